@@ -1,0 +1,86 @@
+"""The exceptions of tensortypes (layer 1: standard library only).
+
+Two kinds of error matter to users: a definition-time ``AnnotationError`` (a bad
+annotation, shape string, dim expression or type expression) and a run-time
+``TypeCheckError`` (a value that breaks its type). The others belong to the C
+back end. Every class subclasses the built-in exception a caller would already
+catch, so ``except TypeError`` still sees a ``TypeCheckError``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AnnotationError",
+    "TypeCheckError",
+    "MethodNotDefined",
+    "CompileError",
+    "CacheError",
+    "caret_message",
+]
+
+
+def caret_message(message: str, text: str, start: int, end: int | None = None) -> str:
+    """Return ``message`` followed by ``text`` and a caret line under ``text[start:end]``.
+
+    >>> print(caret_message("unexpected token", "n + * 2", 4))
+    unexpected token
+        n + * 2
+            ^
+    """
+    start = max(0, min(start, len(text)))
+    if end is None or end <= start:
+        end = start + 1
+    width = max(1, min(end, len(text) + 1) - start)
+    return f"{message}\n    {text}\n    {' ' * start}{'^' * width}"
+
+
+class AnnotationError(ValueError):
+    """A malformed annotation, shape string, dim expression or type expression.
+
+    Raised at definition time. When the problem has a position, ``text`` holds
+    the offending source and ``position`` the index of the bad token, and the
+    message shows the text with a caret under that token.
+    """
+
+    def __init__(self, message: str, text: str | None = None,
+                 position: int | None = None, end: int | None = None):
+        self.message = message
+        self.text = text
+        self.position = position
+        if text is not None and position is not None:
+            full = caret_message(message, text, position, end)
+        else:
+            full = message
+        super().__init__(full)
+
+
+class TypeCheckError(TypeError):
+    """A value that breaks its type at run time.
+
+    Raised by ``Type.filter``, ``SpecifyShape``, checked calls, compiled-function
+    inputs and C extraction. It is a ``TypeError``, which is what spec 000's
+    ``filter`` contract asks for.
+    """
+
+
+class MethodNotDefined(NotImplementedError):
+    """A ``CLinkerType`` or ``Op`` method that a subclass did not provide (spec 001)."""
+
+
+class CompileError(RuntimeError):
+    """The C compiler failed. Carries the compiler's output and the source path."""
+
+    def __init__(self, message: str, source_path: str | None = None,
+                 compiler_output: str = ""):
+        self.source_path = source_path
+        self.compiler_output = compiler_output
+        text = message
+        if source_path:
+            text += f"\n  source: {source_path}"
+        if compiler_output:
+            text += f"\n{compiler_output}"
+        super().__init__(text)
+
+
+class CacheError(OSError):
+    """An unusable module cache (owned by another user, or not writable)."""
