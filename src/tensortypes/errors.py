@@ -47,6 +47,7 @@ class AnnotationError(ValueError):
         self.message = message
         self.text = text
         self.position = position
+        self.end = end
         if text is not None and position is not None:
             full = caret_message(message, text, position, end)
         else:

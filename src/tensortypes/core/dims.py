@@ -1,0 +1,142 @@
+"""Symbolic dimensions: sizes as integer expressions (layer 2: core; stdlib and NumPy only).
+
+A dimension is a constant, a symbol, or an expression of them with
+``+ - * // % **``, unary minus, parentheses, ``min`` and ``max``. Every
+:class:`Dim` is kept in a canonical normal form (a polynomial over symbols and
+opaque terms, see :mod:`tensortypes.core._dimexpr`) and interned, so
+``parse("n+n") is parse("2*n")`` and ``==`` is structural identity.
+
+Dims are kind-neutral: whether ``n`` is a *rigid* size of a graph or a
+*pattern variable* of an annotation depends on where it sits (a shape entry);
+:mod:`tensortypes.core.shapes` takes that into account.
+
+Comparisons are module functions returning ``True``, ``False`` or ``None``
+(cannot tell): :func:`eq`, :func:`ne`, :func:`lt`, :func:`le`, :func:`gt`,
+:func:`ge`. They assume every symbol denotes a non-negative integer, as sizes
+do. Ordering operators (``<``) are deliberately not defined on ``Dim``, and
+``bool(dim)`` raises TypeError.
+
+Evaluation follows the normal form: where a subterm that would divide by zero
+cancels out (``n//m - n//m`` is ``0``), ``evaluate`` does not raise.
+"""
+
+from __future__ import annotations
+
+import keyword
+
+from ..errors import AnnotationError
+from ._dimcmp import bounds, eq, ge, gt, le, lt, ne, solve_linear
+from ._dimexpr import (_INTS, Dim, add, const, floordiv, minmax, mod, mul, neg, power,
+                       sub, symbol_dim)
+from ._dimparse import FUNCTIONS, parse_tree
+
+__all__ = ["Dim", "const", "symbol", "as_dim", "parse", "dmin", "dmax",
+           "eq", "ne", "lt", "le", "gt", "ge", "solve_linear", "bounds"]
+
+_PARSED: dict[str, Dim] = {}
+_PARSE_CACHE_LIMIT = 1 << 14
+
+_BINARY = {"+": add, "-": sub, "*": mul, "//": floordiv, "%": mod, "**": power}
+
+
+def symbol(name: str) -> Dim:
+    """The symbol ``name``: a valid Python identifier other than a keyword, ``min`` or ``max``.
+
+    >>> symbol("batch")
+    Dim('batch')
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"symbol() takes a str, got {type(name).__name__} {name!r}")
+    if not name.isidentifier():
+        raise AnnotationError(f"{name!r} is not a valid dimension name (it must be a "
+                              f"Python identifier)", name, 0, len(name))
+    if keyword.iskeyword(name) or name in FUNCTIONS:
+        raise AnnotationError(f"{name!r} is reserved and cannot name a dimension",
+                              name, 0, len(name))
+    return symbol_dim(name)
+
+
+def _build(node: tuple, text: str) -> Dim:
+    kind = node[0]
+    if kind == "name":
+        return symbol_dim(node[3])  # the tokenizer validated the name
+    try:
+        if kind == "int":
+            return const(node[3])
+        if kind == "neg":
+            return neg(_build(node[3], text))
+        if kind == "pos":
+            return _build(node[3], text)
+        if kind == "call":
+            return minmax(node[3], [_build(arg, text) for arg in node[4]])
+        op, left, right = node[3], node[4], node[5]
+        a, b = _build(left, text), _build(right, text)
+        if op in ("//", "%") and b._value == 0:
+            raise AnnotationError(f"division by zero: the divisor of {op} is 0",
+                                  text, right[1], right[2])
+        if op == "**" and b._value is not None and b._value < 0:
+            raise AnnotationError(f"negative exponent {b._value}: a dimension size must be "
+                                  f"an integer", text, right[1], right[2])
+        return _BINARY[op](a, b)
+    except AnnotationError as error:
+        if error.text is not None:
+            raise
+        raise AnnotationError(error.message, text, node[1], node[2]) from None
+
+
+def parse(text: str) -> Dim:
+    """Parse a dimension expression such as ``"2*n+1"`` into its interned normal form.
+
+    Malformed text raises AnnotationError with a caret under the bad token.
+    Results are cached, so parsing the same text again is a dictionary hit.
+
+    >>> parse("n+1-1") is parse("n")
+    True
+    """
+    found = _PARSED.get(text)
+    if found is not None:
+        return found
+    try:
+        tree = parse_tree(text)
+        result = _build(tree, text)
+    except RecursionError:
+        raise AnnotationError("dimension expression is nested too deeply",
+                              text, 0, len(text)) from None
+    if len(_PARSED) >= _PARSE_CACHE_LIMIT:
+        _PARSED.clear()
+    _PARSED[text] = result
+    return result
+
+
+def as_dim(x) -> Dim:
+    """``x`` as a Dim: a Dim itself, an int (NumPy ints too, not bool) or a str to parse.
+
+    >>> as_dim(3) is const(3), as_dim("n") is symbol("n")
+    (True, True)
+    """
+    if type(x) is Dim:
+        return x
+    if type(x) is str:
+        return parse(x)
+    if type(x) is int or (isinstance(x, _INTS) and not isinstance(x, bool)):
+        return const(int(x))
+    raise TypeError(f"a dimension is an int, a str expression or a Dim, "
+                    f"got {type(x).__name__} {x!r}")
+
+
+def dmin(a, b, *more) -> Dim:
+    """``min`` of two or more dimensions, in normal form.
+
+    >>> dmin("n", "n+1")
+    Dim('n')
+    """
+    return minmax("min", [as_dim(x) for x in (a, b, *more)])
+
+
+def dmax(a, b, *more) -> Dim:
+    """``max`` of two or more dimensions, in normal form.
+
+    >>> dmax(2, 3, "n")
+    Dim('max(n,3)')
+    """
+    return minmax("max", [as_dim(x) for x in (a, b, *more)])
