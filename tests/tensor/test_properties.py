@@ -91,3 +91,10 @@ def test_is_super_true_means_values_pass(a, b):
         value = _value_for(b, np.random.default_rng(0))
         if b.is_valid_value(value):
             assert a.is_valid_value(value)
+
+
+@given(related_triples())
+def test_is_super_agrees_with_the_core_lattice(triple):
+    from tensortypes.core.shapes import shape_is_super
+    a, b, _ = triple
+    assert a.is_super(b) == shape_is_super(a.shape, b.shape)

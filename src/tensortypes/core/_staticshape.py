@@ -124,8 +124,11 @@ def shape_is_super(a, b) -> bool | None:
     >>> shape_is_super((None, 3), (2, 3)), shape_is_super(("n",), (5,))
     (True, None)
     """
-    a = normalize_static_shape(a)
-    b = normalize_static_shape(b)
+    return normalized_shape_is_super(normalize_static_shape(a), normalize_static_shape(b))
+
+
+def normalized_shape_is_super(a: tuple, b: tuple) -> bool | None:
+    """``shape_is_super`` for shapes already normalised (the hot path of TensorType)."""
     if len(a) != len(b):
         return False
     if a == b:

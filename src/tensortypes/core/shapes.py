@@ -31,11 +31,12 @@ from ._dimexpr import symbol_dim
 from ._pattern import KINDS, DimSpec, ShapePattern
 from ._staticshape import (MAX_NDIM, broadcast_compatible, broadcast_static_shapes,
                            dim_is_super, format_static_shape, merge_dims, merge_shapes,
-                           normalize_static_shape, shape_is_super)
+                           normalize_static_shape, normalized_shape_is_super,
+                           shape_is_super)
 from .dims import Dim, const, eq, ge
 
 __all__ = ["MAX_NDIM", "normalize_static_shape", "format_static_shape", "dim_is_super",
-           "shape_is_super", "merge_dims", "merge_shapes", "broadcast_static_shapes",
+           "shape_is_super", "normalized_shape_is_super", "merge_dims", "merge_shapes", "broadcast_static_shapes",
            "broadcast_compatible", "KINDS", "DimSpec", "ShapePattern", "pattern_is_super",
            "match_static"]
 

@@ -21,7 +21,7 @@ import numpy as np
 from tensortypes._config import config
 from tensortypes.core import dtypes as _dtypes
 from tensortypes.core.dims import Dim
-from tensortypes.core.shapes import merge_dims, normalize_static_shape, shape_is_super
+from tensortypes.core.shapes import merge_dims, normalize_static_shape, normalized_shape_is_super
 from tensortypes.errors import TypeCheckError
 from tensortypes.graph import CRegistered, Type, Variable
 from tensortypes.tensor import _filtering, _values
@@ -190,7 +190,14 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
         if isinstance(otype, TensorType):
             if otype.dtype != self.dtype or otype.ndim != self.ndim:
                 return False
-            return shape_is_super(self.shape, otype.shape)
+            if self._symbolic or otype._symbolic:
+                return normalized_shape_is_super(self.shape, otype.shape)
+            # Only ints and None: the common case, answered without the core's
+            # symbolic machinery (same answer, checked by the property tests).
+            for mine, theirs in zip(self.shape, otype.shape):
+                if mine is not None and mine != theirs:
+                    return False
+            return True
         as_tensor = getattr(otype, "as_tensor_type", None)
         if as_tensor is not None:
             concrete = as_tensor()

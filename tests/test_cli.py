@@ -1,0 +1,116 @@
+"""The ``tensortypes`` command line: ``python -m tensortypes demo`` and its sections."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tensortypes import cli
+
+
+def _run(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run(list(argv), capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=300)
+
+
+def test_demo_runs_in_a_fresh_interpreter():
+    proc = _run(sys.executable, "-m", "tensortypes", "demo")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    # One fragment per section, each one a result the tour promises.
+    assert ">>> result_type('float32', 'int64')\nDType('float64')" in out
+    assert "AnnotationError:" in out and "^" in out  # the caret under the bad token
+    assert "TypeCheckError:" in out
+    assert "SpecifyShape [id A] <TensorType(float64, (2, 1))>" in out
+    assert " |<TensorType(float64, (2, ?))> [id B] <TensorType(float64, (2, ?))>" in out
+    assert proc.stderr == ""
+
+
+def test_python_dash_m_lists_the_sections():
+    proc = _run(sys.executable, "-m", "tensortypes", "demo", "--list")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [f"{s.key}: {s.title}" for s in cli.SECTIONS]
+
+
+def test_every_section_runs_alone():
+    for section in cli.SECTIONS:
+        out = io.StringIO()
+        assert cli.run_demo([section.key], out=out) == 0, out.getvalue()
+        assert out.getvalue().startswith(f"\n== 1. {section.title}\n")
+        assert out.getvalue().count(">>> ") == len(section.steps)
+
+
+def test_expected_errors_are_shown_not_raised():
+    out = io.StringIO()
+    assert cli.run_demo(["dims"], out=out) == 0
+    text = out.getvalue()
+    assert ">>> dims.parse('n + * 2')\nAnnotationError: " in text
+    assert "n + * 2\n" in text
+
+
+def test_a_step_that_misbehaves_fails_the_demo(monkeypatch, capsys):
+    broken = cli.Section("broken", "a broken section", (
+        cli.Step("x = 1"),
+        cli.Step("x + 1", raises="TypeCheckError"),
+        cli.Step("never_reached"),
+    ))
+    monkeypatch.setattr(cli, "SECTIONS", [broken])
+    out = io.StringIO()
+    assert cli.run_demo(out=out) == 1
+    assert "expected TypeCheckError, nothing was raised" in capsys.readouterr().err
+    assert "never_reached" not in out.getvalue()
+    assert "(rest of this section skipped)" in out.getvalue()
+
+
+def test_unexpected_error_reports_the_traceback(monkeypatch, capsys):
+    monkeypatch.setattr(cli, "SECTIONS", [
+        cli.Section("bad", "bad", (cli.Step("1 / 0"),))])
+    assert cli.run_demo(out=io.StringIO()) == 1
+    err = capsys.readouterr().err
+    assert "ZeroDivisionError" in err and "[bad] 1 / 0" in err
+    assert "cli.py" not in err  # the demo's own frame is left out
+
+
+def test_unknown_section_is_a_usage_error(capsys):
+    assert cli.main(["demo", "nonsense"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown section nonsense" in err and "dtypes" in err
+
+
+def test_missing_command_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main([])
+    assert info.value.code == 2
+    assert "COMMAND" in capsys.readouterr().err
+
+
+def test_version(capsys):
+    import tensortypes
+
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"tensortypes {tensortypes.__version__}"
+
+
+def test_section_keys_are_unique():
+    keys = [s.key for s in cli.SECTIONS]
+    assert len(keys) == len(set(keys))
+
+
+def test_console_script_when_installed():
+    # pip puts the ``tensortypes`` script beside the interpreter of the environment.
+    script = Path(sys.executable).parent / "tensortypes"
+    if not script.exists():
+        script = shutil.which("tensortypes")
+        if script is None:
+            pytest.skip("the tensortypes console script is not installed here")
+    proc = _run(os.fspath(script), "demo", "--list")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("dtypes: ")

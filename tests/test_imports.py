@@ -1,0 +1,76 @@
+"""Importing tensortypes never imports a heavy array library.
+
+Each test runs in a fresh interpreter, because this process has long since
+imported whatever the other tests needed. Every module of the package is
+imported, not only the root, so a lazy import that slipped to module level in
+any file is caught.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+HEAVY = ("torch", "jax", "jaxlib", "tensorflow", "mlx")
+
+# Lists the package's modules from the installed package itself. __main__ is
+# left out: importing it runs the command line.
+_IMPORT_ALL = """
+import importlib, json, pkgutil, sys
+blocked = sys.argv[1].split(",") if len(sys.argv) > 1 and sys.argv[1] else []
+for name in blocked:
+    sys.modules[name] = None
+import tensortypes
+names = ["tensortypes"] + sorted(
+    m.name for m in pkgutil.walk_packages(tensortypes.__path__, "tensortypes.")
+    if not m.name.endswith("__main__"))
+for name in names:
+    importlib.import_module(name)
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in %r and sys.modules[m] is not None)
+print(json.dumps({"imported": names, "heavy": heavy}))
+""" % (HEAVY,)
+
+
+def _run(run_python, blocked: tuple[str, ...] = ()) -> dict:
+    proc = run_python(_IMPORT_ALL, ",".join(blocked))
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_importing_every_module_imports_no_heavy_library(run_python):
+    result = _run(run_python)
+    for package in ("tensortypes.core", "tensortypes.graph", "tensortypes.tensor"):
+        assert package in result["imported"]
+    assert result["heavy"] == [], f"imported as a side effect: {result['heavy']}"
+
+
+def test_every_module_imports_with_heavy_libraries_blocked(run_python):
+    # sys.modules[name] = None makes ``import name`` raise ImportError, as if
+    # the library were not installed, even where it is.
+    result = _run(run_python, HEAVY)
+    assert "tensortypes" in result["imported"]
+    assert result["heavy"] == []
+
+
+def test_root_exports_errors_and_config(run_python):
+    proc = run_python("""
+        import tensortypes
+        assert issubclass(tensortypes.TypeCheckError, TypeError)
+        assert issubclass(tensortypes.AnnotationError, ValueError)
+        print(tensortypes.config.floatX)
+    """, env={"TENSORTYPES_FLOATX": "float32"})
+    assert proc.stdout.strip() == "float32"
+
+
+@pytest.mark.parametrize("name", HEAVY)
+def test_block_makes_import_fail(run_python, name):
+    # The blocking trick itself must work, or the test above proves nothing.
+    proc = run_python(f"""
+        import sys
+        sys.modules[{name!r}] = None
+        try:
+            import {name}
+        except ImportError:
+            print("blocked")
+    """)
+    assert proc.stdout.strip() == "blocked"
