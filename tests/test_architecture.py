@@ -35,7 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("core",),
     ("graph", "types"),
     ("tensor",),
-    ("annotate",),
+    ("annotate", "pytree"),
     ("runtime", "link", "check"),
 )
 

@@ -233,13 +233,6 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
             return storage
         return value
 
-    def is_valid_value(self, data, strict=True) -> bool:
-        try:
-            self.filter(data, strict=strict)
-        except (TypeError, ValueError):
-            return False
-        return True
-
     values_eq = staticmethod(_values.values_eq)
     values_eq_approx = staticmethod(_values.values_eq_approx)
 
