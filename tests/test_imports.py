@@ -74,3 +74,21 @@ def test_block_makes_import_fail(run_python, name):
             print("blocked")
     """)
     assert proc.stdout.strip() == "blocked"
+
+
+def test_every_public_name_exists():
+    """Each package's ``__all__`` names only what it defines (``import *`` works)."""
+    import importlib
+    import pkgutil
+
+    import tensortypes
+
+    missing = []
+    for info in pkgutil.walk_packages(tensortypes.__path__, "tensortypes."):
+        if not info.ispkg and info.name.rsplit(".", 1)[-1].startswith("_"):
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", ()):
+            if not hasattr(module, name):
+                missing.append(f"{info.name}.{name}")
+    assert not missing, f"names in __all__ that do not exist: {missing}"

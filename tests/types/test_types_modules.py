@@ -1,0 +1,74 @@
+"""Module instance types under spec 003, with the spec's example #49650."""
+
+from __future__ import annotations
+
+import pytest
+
+import tensortypes.types as T
+from tensortypes.errors import AnnotationError
+
+I, F = T.INT, T.FLOAT
+
+torch = pytest.importorskip("torch")
+
+
+class SpecSubModule(torch.nn.Module):  # the spec's TestSubModule
+    def __init__(self):
+        super().__init__()
+        self.v = torch.rand((2, 3))
+
+    def forward(self):
+        return self.v
+
+
+class SpecModule(torch.nn.Module):  # the spec's TestModule
+    sub: SpecSubModule  # spec 003, issue #49650: this annotation must be accepted
+
+    def __init__(self):
+        super().__init__()
+        self.sub = SpecSubModule()
+
+    def forward(self):
+        return self.sub()
+
+
+class Declared(torch.nn.Module):
+    weight: torch.Tensor
+    size: int
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+        self.weight = torch.zeros(size)
+        self.scale = 2.0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.weight
+
+
+def test_module_instance_classes_under_torchscript():
+    # A module class whose attributes have no static type is an instance class:
+    # not an annotation (spec 003) ...
+    with pytest.raises(AnnotationError, match="instance class.*attributes v"):
+        T.ann_to_type(SpecSubModule, torchscript=True)
+    # ... except as the annotated attribute of a module (#49650) ...
+    module = T.ModuleType.from_class(SpecModule, torchscript=True)
+    assert module.attribute("sub") is T.ModuleType.from_class(SpecSubModule)
+    assert T.ann_to_type(SpecModule, torchscript=True) is module
+    # ... or when every attribute is declared statically.
+    declared = T.ann_to_type(Declared, torchscript=True)
+    assert dict(declared.attributes) == {"size": I, "weight": T.TENSOR, "scale": F}
+    assert declared.attribute("forward") is T.CallableType([T.TENSOR], T.TENSOR)
+
+
+def test_module_types_from_instances():
+    a, b = T.infer_type(SpecModule()), T.infer_type(Declared(3))
+    assert isinstance(a, T.ModuleType) and a.attribute("sub").attribute("v") is T.ArrayType(
+        "torch", "float32", (2, 3))
+    assert b.attribute("weight") is T.ArrayType("torch", "float32", (3,))
+    assert T.infer_type(Declared(4)) is not b  # instances of one class, different schemas
+    assert T.is_instance(Declared(3), b) and not T.is_instance(Declared(4), b)
+    assert T.is_subtype(b, T.ann_to_type(Declared)) is False  # weight: exact vs Tensor
+    assert T.is_subtype(b, T.ClassType(Declared)) is True
+    with pytest.raises(AttributeError, match="Declared has no attribute 'nope'"):
+        b.attribute("nope")
