@@ -1,0 +1,214 @@
+"""Reading a value as an array of an annotation's kind, testing its dtype, and merging
+multiple-axes bindings (layer 5: ``annotate``).
+
+These are the pieces that both the generated matchers (``_match``) and the explaining
+interpreter (``_interpret``) call, so the two agree by construction on everything but
+the axis walk.
+
+- ``extractor(kind)`` gives a function ``value -> (dtype name, shape)`` or None when the
+  value is not an array of that kind. ``kind`` is a library name (``"numpy"``,
+  ``"torch"``, ``"jax"``, ``"tensorflow"``, ``"mlx"``), ``"any"`` (any array or duck
+  array, NumPy scalars included) or a class (a subclass such as ``torch.nn.Parameter``
+  or a duck-array class: ``isinstance`` first). Libraries are recognised by module
+  name through ``core.arrays``; nothing is imported.
+- ``DtypeTest``: the dtype names and regexes an annotation accepts; ``names`` is the
+  plain set for the one-lookup test, ``slow`` the fallback for regexes, JAX key names
+  (``"key<fry>"``) and NumPy structured dtypes, or None when the set says it all.
+- ``merge_variadic``: jaxtyping's rules for ``*name`` against ``#*name``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tensortypes.core.arrays import array_info
+from tensortypes.core.dtypes import as_dtype
+
+__all__ = ["extractor", "numpy_dtype_name", "DNAMES", "DtypeTest", "duck_info",
+           "merge_variadic", "broadcast", "KIND_NAMES"]
+
+KIND_NAMES = {"numpy": "NumPy array", "torch": "torch tensor", "jax": "JAX array",
+              "tensorflow": "TensorFlow tensor", "mlx": "MLX array",
+              "any": "array (anything with .shape and .dtype)"}
+
+# NumPy dtype -> name, read inline by the generated matchers (one dict lookup).
+DNAMES: dict[np.dtype, str] = {}
+
+
+def numpy_dtype_name(x: np.ndarray) -> str:
+    """The dtype name of a NumPy array as ``core.arrays`` spells it, cached per dtype.
+
+    >>> numpy_dtype_name(np.zeros(2, np.float32))
+    'float32'
+    """
+    name = array_info(x)[1]
+    if len(DNAMES) < 1024:
+        DNAMES[x.dtype] = name
+    return name
+
+
+def _dtype_text(dtype: Any) -> str:
+    if isinstance(dtype, str):
+        return dtype
+    try:
+        return as_dtype(dtype).name
+    except TypeError:
+        scalar = getattr(dtype, "type", None)
+        return getattr(scalar, "__name__", None) or str(dtype)
+
+
+def duck_info(x: Any) -> tuple[str, tuple] | None:
+    """``(dtype name, shape)`` of anything with ``.shape`` and ``.dtype``, else None.
+
+    >>> duck_info(np.float32(1.0)), duck_info(3.0)
+    (('float32', ()), None)
+    """
+    try:
+        shape, dtype = x.shape, x.dtype
+        if type(shape) is not tuple:
+            shape = tuple(shape)
+        return _dtype_text(dtype), shape
+    except Exception:  # noqa: BLE001 (not an array: any property may raise)
+        return None
+
+
+def _library(kind: str) -> Callable[[Any], tuple | None]:
+    def extract(x: Any) -> tuple | None:
+        info = array_info(x)
+        if info is None or info[0] != kind:
+            return None
+        return info[1], info[2]
+
+    extract.__name__ = f"extract_{kind}"
+    return extract
+
+
+def _of_class(cls: type) -> Callable[[Any], tuple | None]:
+    def extract(x: Any) -> tuple | None:
+        if not isinstance(x, cls):
+            return None
+        info = array_info(x)
+        return duck_info(x) if info is None else (info[1], info[2])
+
+    extract.__name__ = f"extract_{cls.__name__}"
+    return extract
+
+
+def _any(x: Any) -> tuple | None:
+    info = array_info(x)
+    return duck_info(x) if info is None else (info[1], info[2])
+
+
+def extractor(kind: str | type) -> Callable[[Any], tuple | None]:
+    """The value reader for an array kind (see the module docstring).
+
+    >>> extractor("numpy")(np.zeros((2, 3), np.int8)), extractor("torch")(np.zeros(2))
+    (('int8', (2, 3)), None)
+    """
+    if isinstance(kind, type):
+        return _of_class(kind)
+    if kind == "any":
+        return _any
+    if kind in KIND_NAMES:
+        return _library(kind)
+    raise TypeError(f"unknown array kind {kind!r}")
+
+
+class DtypeTest:
+    """The dtypes an annotation accepts: ``None`` entries mean any dtype.
+
+    >>> t = DtypeTest(("float32", re.compile(r"my_.*")))
+    >>> t.accepts(None, "float32"), t.accepts(None, "my_f8"), t.accepts(None, "int8")
+    (True, True, False)
+    """
+
+    __slots__ = ("entries", "label", "names", "patterns", "struct", "key", "slow")
+
+    def __init__(self, entries: tuple | None, label: str | None = None):
+        self.entries = entries
+        self.label = label
+        if entries is None:
+            self.names, self.patterns, self.struct, self.key, self.slow = None, (), False, \
+                False, None
+            return
+        self.names = frozenset(e for e in entries if isinstance(e, str))
+        self.patterns = tuple(e for e in entries if isinstance(e, re.Pattern))
+        # NumPy spells structured and subarray dtypes "[(...)]", "{...}" or "(...)".
+        self.struct = any(n[:1] in ("[", "{", "(") for n in self.names)
+        self.key = "key" in self.names
+        self.slow = self._slow if (self.patterns or self.struct or self.key) else None
+
+    def _slow(self, x: Any, name: str) -> bool:
+        if self.key and name.startswith("key<"):
+            return True
+        if self.struct and name == "void":
+            dtype = getattr(x, "dtype", None)
+            if str(dtype) in self.names:
+                return True
+        return any(p.fullmatch(name) is not None for p in self.patterns)
+
+    def accepts(self, x: Any, name: str) -> bool:
+        """Whether the value ``x`` whose dtype is called ``name`` passes."""
+        if self.names is None or name in self.names:
+            return True
+        return self.slow is not None and self.slow(x, name)
+
+    def describe(self, limit: int = 6) -> str:
+        """The accepted dtypes in a few words: ``"float32"``, ``"one of a, b, ..."``."""
+        if self.entries is None:
+            return "any dtype"
+        shown = [e.pattern if isinstance(e, re.Pattern) else e for e in self.entries]
+        if len(shown) == 1:
+            return shown[0]
+        more = ", ..." if len(shown) > limit else ""
+        listed = ", ".join(shown[:limit]) + more
+        return f"{self.label} ({listed})" if self.label else f"one of {listed}"
+
+
+def broadcast(a: tuple, b: tuple) -> tuple | None:
+    """NumPy's broadcast of two shapes, or None when they do not broadcast.
+
+    >>> broadcast((3, 1), (4,)), broadcast((2,), (3,))
+    ((3, 4), None)
+    """
+    if len(a) < len(b):
+        a, b = b, a
+    out = list(a)
+    offset = len(a) - len(b)
+    for i, y in enumerate(b):
+        x = a[offset + i]
+        if x == y or y == 1:
+            continue
+        if x == 1:
+            out[offset + i] = y
+        else:
+            return None
+    return tuple(out)
+
+
+def merge_variadic(prev: tuple, new: tuple, prev_flag: bool,
+                   flag: bool) -> tuple[tuple, bool] | None:
+    """Check ``new`` axes against the ``prev`` binding of the same ``*name``.
+
+    ``prev_flag``: the binding came only from ``#*name`` entries; ``flag``: this entry
+    is ``#*name``. Returns the binding's new ``(value, flag)`` or None on a mismatch:
+    plain against plain must be equal; ``#`` lets the broadcastable side be broadcast
+    to the other, and two ``#`` sides merge to their broadcast.
+
+    >>> merge_variadic((3, 1), (3, 4), True, False), merge_variadic((3,), (2,), False, True)
+    (((3, 4), False), None)
+    """
+    if not prev_flag and not flag:
+        return (prev, False) if prev == new else None
+    both = broadcast(prev, new)
+    if both is None:
+        return None
+    if prev_flag and flag:
+        return both, True
+    if prev_flag:
+        return (new, False) if both == new else None
+    return (prev, False) if both == prev else None

@@ -1,0 +1,295 @@
+"""The shape strings of array annotations, parsed into core shape patterns (layer 5:
+``annotate``).
+
+``parse_shape("*batch c h-1")`` reads jaxtyping's shape language (spec 002) into a
+:class:`ParsedShape`: one entry per space-separated token, each a
+``core.shapes.DimSpec`` or, for a size written with f-string braces, a
+:class:`Template` kept to be resolved per call. Sizes and expressions go through the
+core dimension parser (no ``eval``). Every malformed token raises ``AnnotationError``
+with a caret under it.
+
+Tokens: ``4`` (fixed), ``n`` (a name bound per call), ``n-1``/``min(h,w)`` (an
+expression), ``_`` (any size), ``...`` (any number of axes), ``{size}`` and
+``{self.k}+3`` (braces resolved from the call's arguments by name and attribute access).
+Modifiers, in any order, at most once each: ``*`` (several axes), ``#`` (size 1 also
+matches), ``_`` (documentation only, not checked), ``?`` (may vary inside a PyTree),
+``name=`` (the name is documentation; what follows is checked).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tensortypes.core.dims import Dim, parse
+from tensortypes.core.shapes import DimSpec, ShapePattern
+from tensortypes.errors import AnnotationError
+
+__all__ = ["ParsedShape", "Template", "parse_shape"]
+
+_TOKENS = re.compile(r"\S+")
+_DIGITS = re.compile(r"[0-9]+")
+_PATH = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+_ANON = DimSpec("anon")
+_ELLIPSIS = DimSpec("anon", variadic=True)
+
+
+class Template:
+    """A size with ``{...}`` parts, resolved per call from the call's arguments.
+
+    ``parts`` holds ``(start, end, path)`` for each brace pair of ``text`` (``path`` the
+    dotted name inside, split on dots). ``resolve(arguments)`` substitutes each value
+    (an int) and parses the result as a dimension expression.
+
+    >>> t = parse_shape("{self.k}+3").dims[0]
+    >>> class C: k = 5
+    >>> t.resolve({"self": C()})
+    (Dim('8'), None)
+    """
+
+    __slots__ = ("text", "parts", "broadcast", "doc")
+
+    def __init__(self, text: str, parts: tuple, broadcast: bool, doc: str | None):
+        self.text = text
+        self.parts = parts
+        self.broadcast = broadcast
+        self.doc = doc
+
+    def resolve(self, arguments: dict[str, Any] | None) -> tuple[Dim | None, str | None]:
+        """``(dim, None)``, or ``(None, reason)`` when a brace's value is not a size.
+
+        A name missing from ``arguments`` (or no arguments at all: outside a checked
+        call) is an ``AnnotationError``: the annotation cannot mean anything there.
+        """
+        pieces, last = [], 0
+        for start, end, path in self.parts:
+            value = _lookup(self, path, arguments)
+            if isinstance(value, bool) or not hasattr(value, "__index__"):
+                return None, (f"{{{'.'.join(path)}}} is {value!r} "
+                              f"({type(value).__name__}), not an int size")
+            pieces.append(self.text[last:start])
+            pieces.append(str(value.__index__()))
+            last = end
+        pieces.append(self.text[last:])
+        return parse("".join(pieces)), None
+
+    def __repr__(self) -> str:
+        return f"Template({self.text!r})"
+
+    def __str__(self) -> str:
+        return ("#" if self.broadcast else "") + (f"{self.doc}=" if self.doc else "") + self.text
+
+
+def _lookup(template: Template, path: tuple, arguments: dict[str, Any] | None) -> Any:
+    shown = "{" + ".".join(path) + "}"
+    if arguments is None:
+        raise AnnotationError(f"cannot resolve {shown} in shape {template.text!r}: braces "
+                              f"are read from a checked call's arguments, and there is no "
+                              f"checked call here")
+    try:
+        value = arguments[path[0]]
+    except KeyError:
+        raise AnnotationError(f"cannot resolve {shown} in shape {template.text!r}: the call "
+                              f"has no argument {path[0]!r} (arguments: "
+                              f"{', '.join(arguments) or 'none'})") from None
+    for attr in path[1:]:
+        try:
+            value = getattr(value, attr)
+        except Exception as error:  # noqa: BLE001 (a property may raise anything)
+            raise AnnotationError(f"cannot resolve {shown} in shape {template.text!r}: "
+                                  f"{type(error).__name__}: {error}") from None
+    return value
+
+
+class ParsedShape:
+    """A parsed shape string.
+
+    ``dims``: one ``DimSpec`` or :class:`Template` per token; ``index_variadic``: the
+    index of the multiple-axes entry or None; ``dim_str``: the tokens joined by single
+    spaces; ``pattern``: the ``ShapePattern`` of the lattice type (a template counts
+    as ``_`` there); ``simple``: no expressions or templates (only fixed sizes, names
+    and ``_``), the form the generated matchers handle inline.
+    """
+
+    __slots__ = ("dims", "index_variadic", "dim_str", "pattern", "simple")
+
+    def __init__(self, dims: tuple, index_variadic: int | None, dim_str: str):
+        self.dims = dims
+        self.index_variadic = index_variadic
+        self.dim_str = dim_str
+        self.pattern = ShapePattern(tuple(_ANON if type(d) is Template else d for d in dims))
+        self.simple = all(type(d) is DimSpec and (d.kind != "var" or d.expr.is_symbol)
+                          for d in dims)
+
+    def __repr__(self) -> str:
+        return f"ParsedShape({self.dim_str!r})"
+
+
+_PARSED: dict[str, ParsedShape] = {}
+
+
+def parse_shape(text: str) -> ParsedShape:
+    """Parse a shape string of spec 002; cached by text.
+
+    >>> p = parse_shape("*batch #c=3 h-1")
+    >>> [str(d) for d in p.dims], p.index_variadic
+    (['*batch', '#c=3', 'h-1'], 0)
+    """
+    if type(text) is not str:
+        raise AnnotationError(f"a shape is a string of space-separated axes such as "
+                              f"'batch channels', got {type(text).__name__} {text!r}")
+    found = _PARSED.get(text)
+    if found is not None:
+        return found
+    dims, tokens, index_variadic = [], [], None
+    for match in _TOKENS.finditer(text):
+        token, start = match.group(), match.start()
+        entry = _entry(token, start, text)
+        if entry.variadic if type(entry) is DimSpec else False:
+            if index_variadic is not None:
+                raise AnnotationError(
+                    f"at most one entry may match several axes ('*name' or '...'); "
+                    f"{tokens[index_variadic]!r} already does", text, start,
+                    start + len(token))
+            index_variadic = len(dims)
+        dims.append(entry)
+        tokens.append(token)
+    parsed = ParsedShape(tuple(dims), index_variadic, " ".join(tokens))
+    if len(_PARSED) < 4096:
+        _PARSED[text] = parsed
+    return parsed
+
+
+def _fail(message: str, text: str, start: int, end: int) -> AnnotationError:
+    return AnnotationError(message, text, start, end)
+
+
+def _entry(token: str, start: int, text: str) -> DimSpec | Template:
+    """One token as a DimSpec or Template; ``start`` is its offset in ``text``."""
+    end = start + len(token)
+    comma = token.find(",")
+    if comma >= 0 and "(" not in token:
+        raise _fail("axes are separated by spaces, not commas", text, start + comma,
+                    start + comma + 1)
+    if "..." in token:
+        if token != "...":
+            at = start + token.index("...")
+            raise _fail(f"'...' (any number of axes) stands on its own, got {token!r}",
+                        text, at, at + 3)
+        return _ELLIPSIS
+    if len(token) > 1 and token.endswith("#") and "#" not in token[:-1]:
+        raise _fail(f"a broadcastable axis is written '#{token[:-1]}' (# first), "
+                    f"not {token!r}", text, end - 1, end)
+    flags = {"#": False, "*": False, "_": False, "?": False}
+    doc, i = None, 0
+    while i < len(token):
+        c = token[i]
+        if c in flags:
+            if flags[c]:
+                raise _fail(f"the modifier {c!r} appears twice in {token!r}", text,
+                            start + i, start + i + 1)
+            flags[c] = True
+            i += 1
+            continue
+        eq = token.find("=", i)
+        if eq < 0:
+            break
+        name = token[i:eq]
+        if token.find("=", eq + 1) >= 0:
+            at = token.find("=", eq + 1)
+            raise _fail("only one 'name=' may document an axis", text, start + at,
+                        start + at + 1)
+        if doc is not None or not name.isidentifier():
+            raise _fail(f"the documentation name before '=' must be one identifier, got "
+                        f"{name!r}", text, start + i, start + eq + 1)
+        doc, i = name, eq + 1
+    body, at = token[i:], start + i
+    broadcast, variadic, anon, path = flags["#"], flags["*"], flags["_"], flags["?"]
+    if not body:
+        if anon and broadcast:
+            raise _fail(f"an axis cannot be both ignored (_) and broadcastable (#): "
+                        f"{token!r}", text, start, end)
+        if anon:
+            return _spec("anon", None, text, start, end, variadic=variadic, doc=doc)
+        raise _fail(f"{token!r} has modifiers but no size or name after them", text,
+                    start, end)
+    if "{" in body or "}" in body:
+        _refuse(token, text, start, end, "braces", variadic=variadic, anon=anon, path=path)
+        return _template(body, at, text, broadcast, doc)
+    if _DIGITS.fullmatch(body):
+        _refuse(token, text, start, end, "a fixed size", variadic=variadic, anon=anon,
+                path=path)
+        return _spec("fixed", int(body), text, at, end, broadcast=broadcast, doc=doc)
+    if body.isidentifier():
+        if anon:
+            if broadcast:
+                raise _fail(f"an axis cannot be both ignored (_) and broadcastable (#): "
+                            f"{token!r}", text, start, end)
+            # "_name": the name only documents the axis.
+            return _spec("anon", None, text, at, end, variadic=variadic, doc=doc or body)
+        return _spec("var", body, text, at, end, broadcast=broadcast, variadic=variadic,
+                     path=path, doc=doc)
+    _refuse(token, text, start, end, "an expression", variadic=variadic, anon=anon, path=path)
+    try:
+        expr = parse(body)
+    except AnnotationError as error:
+        raise _shifted(error, text, at) from None
+    return _spec("var", expr, text, at, end, broadcast=broadcast, doc=doc)
+
+
+def _refuse(token: str, text: str, start: int, end: int, what: str, *, variadic: bool,
+            anon: bool, path: bool) -> None:
+    """Modifiers that make no sense on a fixed size, an expression or braces."""
+    for flag, modifier, meaning in ((variadic, "*", "match several axes"),
+                                    (anon, "_", "be ignored"),
+                                    (path, "?", "vary inside a PyTree")):
+        if flag:
+            raise _fail(f"{what} cannot {meaning} ({modifier}): {token!r}", text, start, end)
+
+
+def _spec(kind: str, expr: Any, text: str, start: int, end: int, **flags: Any) -> DimSpec:
+    try:
+        return DimSpec(kind, expr, **flags)
+    except AnnotationError as error:
+        if error.text is not None:
+            raise _shifted(error, text, start) from None
+        raise _fail(error.message, text, start, end) from None
+
+
+def _shifted(error: AnnotationError, text: str, offset: int) -> AnnotationError:
+    """Move a caret from the token's own text to its place in the whole shape."""
+    position = (error.position or 0) + offset
+    end = None if error.end is None else error.end + offset
+    return AnnotationError(error.message, text, position, end)
+
+
+def _template(body: str, at: int, text: str, broadcast: bool, doc: str | None) -> Template:
+    parts, probe, i = [], [], 0
+    while i < len(body):
+        c = body[i]
+        if c == "}":
+            raise _fail("unbalanced '}' in shape", text, at + i, at + i + 1)
+        if c != "{":
+            probe.append(c)
+            i += 1
+            continue
+        close = body.find("}", i + 1)
+        nested = body.find("{", i + 1)
+        if close < 0 or 0 <= nested < close:
+            raise _fail("unbalanced '{' in shape: braces hold one name and close before "
+                        "the next axis", text, at + i, at + i + 1)
+        inner = body[i + 1:close]
+        if not _PATH.fullmatch(inner):
+            raise _fail(f"only a name or attribute access (e.g. {{self.size}}) may appear in "
+                        f"braces, got {{{inner}}}", text, at + i, at + close + 1)
+        parts.append((i, close + 1, tuple(inner.split("."))))
+        # A placeholder name of the same width keeps the parser's carets in place.
+        width = close + 1 - i
+        tag = f"Z{len(parts)}"
+        probe.append((tag + "_" * width)[:width] if width >= len(tag) else "Z" * width)
+        i = close + 1
+    try:
+        parse("".join(probe))
+    except AnnotationError as error:
+        raise _shifted(error, text, at) from None
+    return Template(body, tuple(parts), broadcast, doc)
