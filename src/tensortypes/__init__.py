@@ -8,6 +8,7 @@ tensortypes`` stays cheap and imports no array library.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from tensortypes._config import config
 from tensortypes.errors import (
@@ -20,10 +21,48 @@ from tensortypes.errors import (
 
 __version__ = "0.1.0"
 
+_DTYPE_CLASSES = (
+    "Shaped", "Bool", "Key", "Num", "Inexact", "Float", "BFloat16", "Float16", "Float32",
+    "Float64", "Float8e4m3b11fnuz", "Float8e4m3fn", "Float8e4m3fnuz", "Float8e5m2",
+    "Float8e5m2fnuz", "Complex", "Complex64", "Complex128", "Integer", "UInt", "UInt2",
+    "UInt4", "UInt8", "UInt16", "UInt32", "UInt64", "Int", "Int2", "Int4", "Int8", "Int16",
+    "Int32", "Int64", "Real",
+)
+# jaxtyping's JAX-only names: present when JAX is installed, loaded on first use.
+_JAX_NAMES = ("Array", "ArrayLike", "DTypeLike", "Scalar", "ScalarLike", "PRNGKeyArray")
+
 # name -> module that defines it, imported on first attribute access.
 _LAZY = {
+    **{name: "tensortypes.annotate" for name in _DTYPE_CLASSES},
+    **{name: "tensortypes.annotate" for name in _JAX_NAMES},
+    "AbstractDtype": "tensortypes.annotate",
+    "AbstractArray": "tensortypes.annotate",
+    "make_numpy_struct_dtype": "tensortypes.annotate",
+    "get_array_name_format": "tensortypes.annotate",
+    "set_array_name_format": "tensortypes.annotate",
     "function": "tensortypes.link",
+    "ann_to_type": "tensortypes.types",
+    "infer_type": "tensortypes.types",
+    "is_subtype": "tensortypes.types",
+    "join": "tensortypes.types",
+    "unify": "tensortypes.types",
+    "check_value": "tensortypes.types",
 }
+
+if TYPE_CHECKING:
+    # Static checkers read every dtype class as typing.Annotated, so
+    # Float32[np.ndarray, "b c"] is an np.ndarray to mypy and pyright.
+    from tensortypes.annotate._static import (  # noqa: F401
+        BFloat16 as BFloat16, Bool as Bool, Complex as Complex, Complex64 as Complex64,
+        Complex128 as Complex128, Float as Float, Float8e4m3b11fnuz as Float8e4m3b11fnuz,
+        Float8e4m3fn as Float8e4m3fn, Float8e4m3fnuz as Float8e4m3fnuz,
+        Float8e5m2 as Float8e5m2, Float8e5m2fnuz as Float8e5m2fnuz, Float16 as Float16,
+        Float32 as Float32, Float64 as Float64, Inexact as Inexact, Int as Int, Int2 as Int2,
+        Int4 as Int4, Int8 as Int8, Int16 as Int16, Int32 as Int32, Int64 as Int64,
+        Integer as Integer, Key as Key, Num as Num, Real as Real, Shaped as Shaped,
+        UInt as UInt, UInt2 as UInt2, UInt4 as UInt4, UInt8 as UInt8, UInt16 as UInt16,
+        UInt32 as UInt32, UInt64 as UInt64,
+    )
 
 __all__ = [
     "AnnotationError",
@@ -32,7 +71,7 @@ __all__ = [
     "MethodNotDefined",
     "TypeCheckError",
     "config",
-    *_LAZY,
+    *(name for name in _LAZY if name not in _JAX_NAMES),
 ]
 
 
