@@ -5,6 +5,7 @@ Subcommands:
 - ``demo [SECTION ...]``: a short tour of what the library does, printed as
   an interactive session (each statement, then its result or its error).
   ``demo --list`` names the sections.
+- ``check [PATH ...]``: the static checker (``tensortypes.check.runner.main``).
 
 The tour is data: ``SECTIONS`` is a list of ``Section`` values, each a title
 and the statements to run, so a new feature adds its section in one place.
@@ -169,6 +170,20 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("sections", nargs="*", metavar="SECTION",
                       help="run only these sections (default: all)")
     demo.add_argument("--list", action="store_true", help="list the sections and exit")
+    check = commands.add_parser(
+        "check", help="find shape and dtype errors without running the code",
+        description="Find shape and dtype errors in NumPy, PyTorch and JAX modules without "
+                    "running them. Exit status 1 when errors are found.")
+    check.add_argument("paths", nargs="*", metavar="PATH",
+                       help="files and folders (default: [tool.tensortypes] paths, or .)")
+    check.add_argument("--json", action="store_true", help="print the diagnostics as JSON")
+    check.add_argument("--strict", action="store_true",
+                       help="also report (as notes) where the checker had to give up")
+    check.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                       help="worker processes (default: one per core; 1: none)")
+    check.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    check.add_argument("--cache-dir", default=None, metavar="DIR",
+                       help="cache directory (default: <cache_dir>/check)")
     return parser
 
 
@@ -187,4 +202,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{section.key}: {section.title}")
             return 0
         return run_demo(args.sections)
+    if args.command == "check":
+        from tensortypes.check.runner import main as check_main
+
+        return check_main(args)
     raise AssertionError(f"unhandled command {args.command!r}")  # pragma: no cover

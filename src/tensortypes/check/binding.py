@@ -1,0 +1,240 @@
+"""Binding annotated shapes to the shapes of arguments (layer 6: ``check``).
+
+One matcher serves every place where a signature meets values: calls to the
+checked module's own annotated functions, the signature rules of
+``check.rules`` (written in the annotation language), layer inputs, and
+return values. A :class:`Binder` holds the bindings of one call: each
+pattern name (``n``, ``*batch``) maps to the caller's size (a ``Dim``, or None
+when unknown) and remembers which argument and axis bound it, for the notes.
+
+The contract is universal: a bound size and another size agree only when the
+dims algebra proves them equal (``dims.eq`` is True). "Cannot tell" is a
+mismatch, since the code must hold for every size its annotations allow; an
+unknown size (None) is never a mismatch (gradual). Expressions such as ``n-1``
+or ``2*n`` are solved for their one unbound name when linear.
+"""
+
+from __future__ import annotations
+
+from tensortypes.core import dims
+from tensortypes.core._dimcmp import split_linear
+from tensortypes.core.dims import Dim
+
+from .symbolic import Bcast, Rest, fmt_dim, fmt_shape
+
+__all__ = ["Binder", "Mismatch", "dtype_problem"]
+
+
+class Mismatch:
+    """One disagreement found while binding: a message and the names it involves."""
+
+    __slots__ = ("message", "names")
+
+    def __init__(self, message: str, names: tuple = ()):
+        self.message = message
+        self.names = names
+
+
+def _solve(expr: Dim, name: str, target: Dim):
+    """``name`` such that ``expr == target`` (linear ``c*name + k``), or None."""
+    split = split_linear(expr, name)
+    if split is None:
+        return None
+    c, k = split
+    diff = target - k
+    if c in (1, -1):
+        return diff * c
+    if diff.is_constant:
+        q, r = divmod(diff.value, c)
+        return dims.const(q) if not r and q >= 0 else None
+    if (diff % c).value == 0:
+        return diff // c
+    return None
+
+
+class Binder:
+    """The bindings of one call: pattern name -> caller's size, and who bound it.
+
+    >>> b = Binder()
+    >>> b.match((dims.symbol("n"), dims.const(3)), (dims.const(5), dims.const(3)), "x")
+    []
+    >>> b.env["n"], b.where["n"]
+    (Dim('5'), 'x axis 0')
+    """
+
+    __slots__ = ("env", "where")
+
+    def __init__(self, env: dict | None = None, where: dict | None = None):
+        self.env = dict(env) if env else {}
+        self.where = dict(where) if where else {}
+
+    # -- one axis ----------------------------------------------------------------------
+    def _expected(self, expr: Dim):
+        """``expr`` under the bindings: a Dim, None (some binding unknown) or _UNBOUND."""
+        if expr.is_constant:
+            return expr
+        mapping = {}
+        for name in expr.free_symbols:
+            if name not in self.env:
+                return _UNBOUND
+            value = self.env[name]
+            if value is None:
+                return None
+            mapping[name] = value
+        return expr.substitute(mapping)
+
+    def _axis(self, p, a, label: str, axis: int, deferred: list, out: list) -> None:
+        if p is None:
+            return
+        if type(a) is Bcast:
+            a = a.dim
+        if type(p) is Bcast:
+            if type(a) is Dim and a.value == 1:
+                return
+            p = p.dim
+        if a is None or type(a) is Rest:
+            for name in p.free_symbols:
+                self.env.setdefault(name, None)
+            return
+        expected = self._expected(p)
+        if expected is _UNBOUND:
+            unbound = [s for s in p.free_symbols if s not in self.env]
+            if p.is_symbol:
+                self.env[p.name] = a
+                self.where[p.name] = f"{label} axis {axis}"
+                return
+            if len(unbound) == 1 and deferred is not None:
+                deferred.append((p, a, label, axis))
+                return
+            if len(unbound) == 1:
+                mapping = {n: v for n, v in self.env.items()
+                           if n in p.free_symbols and not n.startswith("*") and v is not None}
+                solution = _solve(p.substitute(mapping), unbound[0], a)
+                if solution is not None:
+                    self.env[unbound[0]] = solution
+                    self.where[unbound[0]] = f"{label} axis {axis} ({p} = {a})"
+                    return
+            for name in unbound:
+                self.env[name] = None  # tied to sizes we cannot solve for: unknown
+            return
+        if expected is None or expected is a:
+            return
+        same = dims.eq(expected, a)
+        if same:
+            return
+        names = tuple(sorted(p.free_symbols))
+        bound = ", ".join(f"{n} = {fmt_dim(self.env[n])} from {self.where[n]}" for n in names
+                          if n in self.where)
+        why = "" if same is False else " (not provably equal for every size)"
+        message = f"{label} axis {axis} has size {fmt_dim(a)}, expected {fmt_dim(expected)}"
+        if not p.is_constant and str(p) != str(expected):
+            message += f" ({p})"
+        out.append(Mismatch(message + why + (f"; {bound}" if bound else ""), names))
+
+    # -- a whole shape -------------------------------------------------------------------
+    def match(self, pattern, shape, label: str) -> list:
+        """Bind ``pattern`` (annotation entries) to the actual ``shape``; the mismatches."""
+        out: list = []
+        if pattern is None or shape is None:
+            return out
+        rest_p = next((i for i, d in enumerate(pattern) if type(d) is Rest), None)
+        rest_a = next((i for i, d in enumerate(shape) if type(d) is Rest), None)
+        pairs = []
+        if rest_a is not None:
+            # The caller's rank is open: match the ends we can see.
+            head = min(rest_a, rest_p if rest_p is not None else len(pattern))
+            tail_a = len(shape) - rest_a - 1
+            tail_p = len(pattern) - (rest_p + 1 if rest_p is not None else len(pattern))
+            tail = min(tail_a, tail_p)
+            pairs = [(i, pattern[i], shape[i]) for i in range(head)]
+            pairs += [(len(shape) - k, pattern[len(pattern) - k], shape[len(shape) - k])
+                      for k in range(1, tail + 1)]
+            if rest_p is not None and pattern[rest_p].name is not None:
+                self.env.setdefault("*" + pattern[rest_p].name, None)
+        elif rest_p is None:
+            if len(pattern) != len(shape):
+                out.append(Mismatch(f"{label} has rank {len(shape)} {fmt_shape(shape)}, "
+                                    f"expected rank {len(pattern)} {fmt_shape(pattern)}"))
+                return out
+            pairs = list(zip(range(len(shape)), pattern, shape))
+        else:
+            fixed = len(pattern) - 1
+            if len(shape) < fixed:
+                out.append(Mismatch(f"{label} has rank {len(shape)} {fmt_shape(shape)}, "
+                                    f"expected at least {fixed} {fmt_shape(pattern)}"))
+                return out
+            stop = len(shape) - (fixed - rest_p)
+            pairs = [(i, pattern[i], shape[i]) for i in range(rest_p)]
+            pairs += [(stop + k, pattern[rest_p + 1 + k], shape[stop + k])
+                      for k in range(fixed - rest_p)]
+            self._rest(pattern[rest_p], tuple(shape[rest_p:stop]), label, out)
+        deferred: list = []
+        # Bare names first, so that expressions meet their names already bound.
+        for axis, p, a in sorted(pairs, key=lambda t: not (type(t[1]) is Dim and t[1].is_symbol)):
+            self._axis(p, a, label, axis, deferred, out)
+        for p, a, lab, axis in deferred:
+            self._axis(p, a, lab, axis, None, out)
+        return out
+
+    def _rest(self, spec: Rest, entries: tuple, label: str, out: list) -> None:
+        if spec.name is None:
+            return
+        key = "*" + spec.name
+        if key not in self.env:
+            self.env[key] = entries
+            self.where[key] = f"{label}"
+            return
+        bound = self.env[key]
+        if bound is None:
+            return
+        if len(bound) != len(entries):
+            out.append(Mismatch(f"{label}: *{spec.name} has {len(entries)} axes "
+                                f"{fmt_shape(entries)}, but {self.where[key]} bound it to "
+                                f"{len(bound)} axes {fmt_shape(bound)}"))
+            return
+        for i, (x, y) in enumerate(zip(bound, entries)):
+            if type(x) is Dim and type(y) is Dim and not dims.eq(x, y):
+                out.append(Mismatch(f"{label}: *{spec.name} axis {i} is {fmt_dim(y)}, but "
+                                    f"{self.where[key]} bound it to {fmt_dim(x)}"))
+
+    # -- results ---------------------------------------------------------------------------
+    def substitute(self, entries):
+        """The shape an annotation's ``entries`` denote under the bindings (None if open)."""
+        if entries is None:
+            return None
+        out = []
+        for d in entries:
+            if type(d) is Rest:
+                bound = self.env.get("*" + d.name) if d.name is not None else None
+                if bound is None:
+                    return None
+                out.extend(bound)
+            elif type(d) is Bcast:
+                value = self._expected(d.dim)
+                out.append(None if value is _UNBOUND or value is None else Bcast(value))
+            elif d is None:
+                out.append(None)
+            else:
+                value = self._expected(d)
+                out.append(None if value is _UNBOUND else value)
+        return tuple(out)
+
+    def bound_notes(self, names) -> list:
+        """``n = 128 (from x axis 1)`` for each of ``names`` that is bound."""
+        return [f"{n} = {fmt_dim(self.env[n])} (bound by {self.where[n]})"
+                for n in names if n in self.where and self.env.get(n) is not None]
+
+
+_UNBOUND = object()
+
+
+def dtype_problem(expected, actual) -> bool:
+    """Whether no dtype of ``actual`` is allowed by ``expected`` (None: any).
+
+    >>> from tensortypes.core.dtypes import FLOATING, int64
+    >>> dtype_problem(FLOATING, frozenset({int64}))
+    True
+    """
+    if expected is None or actual is None:
+        return False
+    return not (actual & expected)

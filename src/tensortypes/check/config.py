@@ -1,0 +1,97 @@
+"""``[tool.tensortypes]`` in ``pyproject.toml``: what ``tensortypes check`` reads (layer 6).
+
+Keys (all optional)::
+
+    [tool.tensortypes]
+    paths = ["src", "examples"]   # what to check when no path is given
+    exclude = ["build/*", "*_pb2.py"]   # glob patterns, matched against relative paths
+    strict = false                # report where the checker gave up (--strict)
+    jobs = 0                      # worker processes; 0 means one per core
+    cache = true                  # keep per-file results in the cache directory
+
+The file is found by walking up from the working directory. A key of the
+wrong type is a ``ValueError`` naming the key, never silently ignored.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from pathlib import Path
+
+__all__ = ["CheckConfig", "load_config", "find_pyproject", "is_excluded"]
+
+_KEYS = {"paths": list, "exclude": list, "strict": bool, "jobs": int, "cache": bool}
+
+
+class CheckConfig:
+    """The settings of one run (defaults, then the file, then the command line)."""
+
+    __slots__ = ("paths", "exclude", "strict", "jobs", "cache", "root")
+
+    def __init__(self, paths=(), exclude=(), strict=False, jobs=0, cache=True, root=None):
+        self.paths = list(paths)
+        self.exclude = list(exclude)
+        self.strict = strict
+        self.jobs = jobs
+        self.cache = cache
+        self.root = root
+
+    def __repr__(self) -> str:
+        return (f"CheckConfig(paths={self.paths}, exclude={self.exclude}, strict={self.strict}, "
+                f"jobs={self.jobs}, cache={self.cache})")
+
+
+def find_pyproject(start: Path | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` (default: the working directory)."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(pyproject: Path | None = None) -> CheckConfig:
+    """The ``[tool.tensortypes]`` settings of ``pyproject`` (found when None).
+
+    >>> load_config(Path("/nonexistent/pyproject.toml")).strict
+    False
+    """
+    path = pyproject if pyproject is not None else find_pyproject()
+    if path is None or not path.is_file():
+        return CheckConfig()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{path}: invalid TOML: {error}") from None
+    table = data.get("tool", {}).get("tensortypes", {})
+    if not isinstance(table, dict):
+        raise ValueError(f"{path}: [tool.tensortypes] must be a table")
+    values = {}
+    for key, value in table.items():
+        kind = _KEYS.get(key)
+        if kind is None:
+            continue  # other tensortypes settings live in the same table
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ValueError(f"{path}: [tool.tensortypes] {key} must be a {kind.__name__}, "
+                             f"got {value!r}")
+        if kind is list and not all(isinstance(v, str) for v in value):
+            raise ValueError(f"{path}: [tool.tensortypes] {key} must be a list of strings")
+        values[key] = value
+    return CheckConfig(root=path.parent, **values)
+
+
+def is_excluded(path: Path, patterns, root: Path | None = None) -> bool:
+    """Whether ``path`` matches one of the ``exclude`` glob patterns.
+
+    >>> is_excluded(Path("build/x.py"), ["build/*"])
+    True
+    """
+    text = path.as_posix()
+    if root is not None:
+        try:
+            text = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return any(fnmatch.fnmatch(text, p) or fnmatch.fnmatch(path.name, p) for p in patterns)

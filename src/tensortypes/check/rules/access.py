@@ -1,0 +1,252 @@
+"""Rules for casts, views of an array's metadata, and indexing functions (layer 6).
+
+``.float()``/``.to(dtype)``/``.astype``, identity-like methods (``clone``,
+``contiguous``, ``.numpy()``), ``softmax``, ``.item()``, ``.size()``, ``numel``,
+``dim``, ``index_select``/``gather``, ``chunk``/``split``.
+"""
+
+from __future__ import annotations
+
+from tensortypes.core import dims
+from tensortypes.core.dims import Dim
+
+from ..diagnostics import CheckFailure
+from ..symbolic import UNKNOWN, Arr, BoolV, FloatV, IntV, TupleV, fmt_dtypes, fmt_shape
+from . import shapefns as sf
+from .base import (
+    Call,
+    Rule,
+    as_array,
+    default_float,
+    dtype_arg,
+    int_const,
+    is_float,
+)
+
+__all__ = ["Cast", "Identity", "Softmax", "Item", "Size", "shape_value", "Numel", "Ndim",
+           "IndexArg", "Chunk"]
+
+
+def _first(call: Call, bound: dict, name: str):
+    value = bound.get(name)
+    return as_array(value, call.kind) if value is not None else None
+
+
+class Cast(Rule):
+    """``.float()``, ``.long()``, ``.to(dtype)``, ``.astype(dtype)``, ``.type(dtype)``."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype=None):
+        self.dtype = dtype  # fixed target, or None: read it from the arguments
+
+    def apply(self, call: Call):
+        x = as_array(call.args[0], call.kind) if call.args else None
+        if x is None:
+            return UNKNOWN
+        target = self.dtype
+        if target is None:
+            candidates = list(call.args[1:]) + [call.kwargs.get("dtype")]
+            for value in candidates:
+                if value is None:
+                    continue
+                if type(value) is Arr:  # x.to(other) takes other's dtype
+                    return x.with_(dtypes=value.dtypes, origin=None)
+                found = dtype_arg(value)
+                if found is not None:
+                    target = found
+                    break
+            else:
+                if any(type(v).__name__ not in ("StrV", "Ref") for v in candidates
+                       if v is not None):
+                    return x.with_(dtypes=None, origin=None)
+                return x.with_(origin=None)  # .to("cuda"): only the device changes
+        return x.with_(dtypes=frozenset({target}), origin=None)
+
+
+class Identity(Rule):
+    """Same shape and dtype (``clone``, ``detach``, ``cpu``, ``contiguous``...)."""
+
+    __slots__ = ("contiguous", "kind")
+
+    def __init__(self, contiguous: bool = False, kind: str | None = None):
+        self.contiguous = contiguous
+        self.kind = kind  # ``.numpy()`` makes a NumPy array
+
+    def apply(self, call: Call):
+        x = as_array(call.args[0], call.kind) if call.args else None
+        if x is None:
+            return UNKNOWN
+        changes = {"origin": None}
+        if self.contiguous:
+            changes["contiguous"] = True
+        if self.kind is not None:
+            changes["kind"] = self.kind
+        return x.with_(**changes)
+
+
+class Softmax(Rule):
+    """``softmax``/``log_softmax``: shape kept; ``dim`` must be in range."""
+
+    __slots__ = ("params",)
+
+    def __init__(self, params=("input", "dim")):
+        self.params = params
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        x = _first(call, bound, self.params[0])
+        if x is None:
+            return UNKNOWN
+        axis = int_const(bound.get(self.params[1])) if self.params[1] in bound else None
+        if axis is not None and x.rank is not None:
+            sf.norm_axis(axis, x.rank)
+        dtypes = x.dtypes
+        if dtypes is not None and not is_float(dtypes):
+            if (x.kind or call.kind) == "torch":
+                raise CheckFailure("dtype", f"{call.name}: needs a floating-point input, "
+                                            f"{call.label(0)} has dtype {fmt_dtypes(dtypes)}")
+            dtypes = frozenset({default_float(call.kind)})
+        return x.with_(dtypes=dtypes, origin=None)
+
+
+class Item(Rule):
+    """``.item()``/``.tolist()`` of a one-element array: a Python scalar."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        x = as_array(call.args[0], call.kind) if call.args else None
+        if x is None or x.dtypes is None:
+            return UNKNOWN
+        if all(d.kind in "iu" for d in x.dtypes):
+            return IntV()
+        if all(d.kind == "b" for d in x.dtypes):
+            return BoolV()
+        return FloatV()
+
+
+class Size(Rule):
+    """``x.size()``/``x.size(i)``: the shape as ints that are sizes."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        x = as_array(call.args[0], call.kind) if call.args else None
+        if x is None:
+            return UNKNOWN
+        axis = call.args[1] if len(call.args) > 1 else call.kwargs.get("dim")
+        return shape_value(x, axis)
+
+
+def shape_value(x: Arr, axis=None):
+    """``x.shape`` (a tuple of IntV), or ``x.shape[axis]`` when ``axis`` is given."""
+    if axis is not None:
+        i = int_const(axis)
+        if i is None or x.rank is None:
+            return IntV()
+        d = x.shape[sf.norm_axis(i, x.rank)]
+        return IntV(d if type(d) is Dim else None)
+    if x.shape is None or x.rank is None:
+        return UNKNOWN
+    return TupleV(tuple(IntV(d if type(d) is Dim else None) for d in x.shape))
+
+
+class Numel(Rule):
+    """``numel()``/``.size`` of NumPy: the element count."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        x = as_array(call.args[0], call.kind) if call.args else None
+        if x is None or x.rank is None:
+            return IntV()
+        return IntV(sf.product(x.shape))
+
+
+class Ndim(Rule):
+    """``dim()``/``ndim``: the rank."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        x = as_array(call.args[0], call.kind) if call.args else None
+        if x is None or x.rank is None:
+            return IntV()
+        return IntV(dims.const(x.rank))
+
+
+class IndexArg(Rule):
+    """``index_select``/``gather``/``take_along_dim``: an integer index tensor along a dim."""
+
+    __slots__ = ("params", "mode")
+
+    def __init__(self, params=("input", "dim", "index"), mode: str = "select"):
+        self.params = params
+        self.mode = mode  # "select": axis replaced by len(index); "gather": index's shape
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        x = _first(call, bound, self.params[0])
+        index = bound.get("index", bound.get("indices"))
+        if x is None:
+            return UNKNOWN
+        if type(index) is Arr and index.dtypes is not None and \
+                not all(d.kind in "iu" for d in index.dtypes):
+            raise CheckFailure("dtype", f"{call.name}: the index must be an integer tensor, "
+                                        f"got dtype {fmt_dtypes(index.dtypes)}")
+        axis = int_const(bound.get("dim", bound.get("axis")))
+        if type(index) is not Arr or axis is None or x.rank is None:
+            return x.with_(shape=None, origin=None)
+        i = sf.norm_axis(axis, x.rank)
+        if self.mode == "gather":
+            if index.rank is not None and index.rank != x.rank:
+                raise CheckFailure("rank", f"{call.name}: index has rank {index.rank} but "
+                                           f"the input has rank {x.rank}")
+            return x.with_(shape=index.shape, origin=None)
+        if index.rank is not None and index.rank != 1:
+            raise CheckFailure("rank", f"{call.name}: the index must be 1-d, got rank "
+                                       f"{index.rank} {fmt_shape(index.shape)}")
+        size = index.shape[0] if index.shape else None
+        return x.with_(shape=(*x.shape[:i], size, *x.shape[i + 1:]), origin=None)
+
+
+class Chunk(Rule):
+    """``chunk(n, dim)``/``split(size, dim)``: a tuple of pieces along ``dim``."""
+
+    __slots__ = ("mode",)
+
+    def __init__(self, mode: str = "chunk"):
+        self.mode = mode
+
+    def apply(self, call: Call):
+        params = ("input", "chunks", "dim") if self.mode == "chunk" else \
+            ("input", "split_size_or_sections", "dim")
+        bound = call.bind(params)
+        x = _first(call, bound, "input")
+        count = int_const(bound.get(params[1]))
+        axis = int_const(bound.get("dim")) if "dim" in bound else 0
+        if x is None or count is None or axis is None or x.rank is None:
+            return UNKNOWN
+        i = sf.norm_axis(axis, x.rank)
+        size = x.shape[i]
+        if type(size) is not Dim or not size.is_constant:
+            if self.mode == "chunk" and type(size) is Dim and \
+                    dims.eq((size // count) * count, size):
+                piece = x.with_(shape=(*x.shape[:i], size // count, *x.shape[i + 1:]),
+                                origin=None)
+                return TupleV((piece,) * count)
+            return UNKNOWN
+        n = size.value
+        if self.mode == "chunk":
+            step = -(-n // count) if count else 0
+        else:
+            step = count
+        if step <= 0:
+            return UNKNOWN
+        pieces = []
+        for start in range(0, n, step):
+            length = dims.const(min(step, n - start))
+            pieces.append(x.with_(shape=(*x.shape[:i], length, *x.shape[i + 1:]),
+                                  origin=None))
+        return TupleV(tuple(pieces))

@@ -1,0 +1,202 @@
+"""Rules for functions that create arrays (layer 6: ``check.rules``).
+
+``zeros``/``ones``/``empty``/``randn``/``rand``/``full``/``randint``, ``arange``,
+``linspace``, ``eye``, the ``*_like`` family, and conversions from data
+(``torch.tensor``, ``np.array``, ``torch.from_numpy``, ``jnp.asarray``). Default
+dtypes follow each library: a new float array is float32 in PyTorch and JAX,
+float64 in NumPy; an int one int64 (int32 in JAX without x64).
+"""
+
+from __future__ import annotations
+
+from tensortypes.core import dims
+from tensortypes.core.dtypes import bool_
+
+from ..symbolic import UNKNOWN, Arr, BoolV, FloatV, IntV, ListV, TupleV
+from .base import Call, Rule, as_array, default_float, default_int, dims_of, dtype_arg
+
+__all__ = ["Creator", "Arange", "Linspace", "Eye", "Like", "FromData", "literal_array"]
+
+
+def _dtype(call: Call, bound_dtype, default):
+    found = dtype_arg(bound_dtype) if bound_dtype is not None else None
+    return frozenset({found if found is not None else default})
+
+
+def _sizes(values):
+    sizes = dims_of(values)
+    if sizes is None:
+        return None
+    return tuple(None if type(d) is int else d for d in sizes)
+
+
+class Creator(Rule):
+    """``zeros(*size)``/``np.zeros(shape)``: a new array of the given sizes.
+
+    ``shape_param``: how the sizes are passed (``"*size"``: several ints or one
+    tuple; ``"shape"``: the first argument; ``"size"``: a keyword or the
+    argument after ``skip`` leading ones, as in ``randint(low, high, size)``).
+    ``dtype``: ``"float"``, ``"int"``, ``"bool"`` or ``"fill"`` (from the fill value).
+    """
+
+    __slots__ = ("shape_param", "dtype", "skip")
+
+    def __init__(self, shape_param: str = "*size", dtype: str = "float", skip: int = 0):
+        self.shape_param = shape_param
+        self.dtype = dtype
+        self.skip = skip
+
+    def apply(self, call: Call):
+        args = list(call.args[self.skip:])
+        if self.shape_param == "*size":
+            sizes = _sizes(args) if args else (
+                _sizes([call.kwargs["size"]]) if "size" in call.kwargs else None)
+            rest = []
+        elif self.shape_param == "*dims":  # np.random.randn(d0, d1, ...)
+            sizes = _sizes(args) if args else ()
+            rest = []
+        else:
+            given = args[0] if args else call.kwargs.get(self.shape_param)
+            if given is None:
+                given = call.kwargs.get("shape", call.kwargs.get("size"))
+            sizes = None if given is None else (
+                _sizes([given]) if type(given) in (TupleV, ListV, IntV) else None)
+            rest = args[1:]
+        if self.dtype == "fill":
+            fill = rest[0] if rest else call.kwargs.get("fill_value")
+            base = {IntV: default_int(call.kind), BoolV: bool_}.get(type(fill),
+                                                                   default_float(call.kind))
+            if type(fill) is Arr:
+                base = fill.dtype or default_float(call.kind)
+        else:
+            base = {"float": default_float(call.kind), "int": default_int(call.kind),
+                    "bool": bool_}[self.dtype]
+        return Arr(call.kind, _dtype(call, call.kwargs.get("dtype"), base), sizes)
+
+
+class Arange(Rule):
+    """``arange(end)``/``arange(start, end, step)``: ``(end - start)`` elements for step 1."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        args = list(call.args)
+        for key in ("start", "end", "stop", "step"):
+            if key in call.kwargs:
+                args.append(call.kwargs[key])
+        if not args:
+            return UNKNOWN
+        is_float = any(type(a) is FloatV for a in args)
+        base = default_float(call.kind) if is_float else default_int(call.kind)
+        dtypes = _dtype(call, call.kwargs.get("dtype"), base)
+        if is_float or any(type(a) is not IntV for a in args):
+            return Arr(call.kind, dtypes, (None,))
+        start, stop, step = (dims.const(0), args[0].dim, dims.const(1)) if len(args) == 1 \
+            else (args[0].dim, args[1].dim, args[2].dim if len(args) > 2 else dims.const(1))
+        if start is None or stop is None or step is None or not step.is_constant \
+                or step.value <= 0:
+            return Arr(call.kind, dtypes, (None,))
+        s = step.value
+        size = (stop - start + (s - 1)) // s if s != 1 else stop - start
+        return Arr(call.kind, dtypes, (size,))
+
+
+class Linspace(Rule):
+    """``linspace(start, end, steps)``: ``steps`` floats."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        steps = call.args[2] if len(call.args) > 2 else call.kwargs.get(
+            "steps", call.kwargs.get("num"))
+        if steps is None and call.kind != "torch":
+            size = dims.const(50)  # NumPy's default num
+        else:
+            size = steps.dim if type(steps) is IntV else None
+        return Arr(call.kind, _dtype(call, call.kwargs.get("dtype"), default_float(call.kind)),
+                   (size,))
+
+
+class Eye(Rule):
+    """``eye(n)``/``eye(n, m)``."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        args = list(call.args)
+        n = args[0] if args else call.kwargs.get("n", call.kwargs.get("N"))
+        m = args[1] if len(args) > 1 else call.kwargs.get("m", call.kwargs.get("M", n))
+        size = tuple(v.dim if type(v) is IntV else None for v in (n, m))
+        return Arr(call.kind, _dtype(call, call.kwargs.get("dtype"), default_float(call.kind)),
+                   size)
+
+
+class Like(Rule):
+    """``zeros_like(x)`` and friends: ``x``'s shape, its dtype unless one is given."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype: str | None = None):
+        self.dtype = dtype  # "float": randn_like of an int tensor is still refused by torch
+
+    def apply(self, call: Call):
+        x = as_array(call.args[0], call.kind) if call.args else None
+        if x is None:
+            return UNKNOWN
+        explicit = dtype_arg(call.kwargs.get("dtype")) if "dtype" in call.kwargs else None
+        if explicit is not None:
+            return x.with_(dtypes=frozenset({explicit}), origin=None, contiguous=True)
+        if self.dtype == "fill" and len(call.args) > 1:
+            fill = call.args[1]
+            if type(fill) is FloatV and x.kind == "numpy":
+                return x.with_(origin=None, contiguous=True)
+        return x.with_(origin=None, contiguous=True)
+
+
+def literal_array(value, kind):
+    """The ``(dtypes, shape)`` of a nested list/tuple literal, or None when unknown."""
+    if type(value) in (IntV, BoolV, FloatV):
+        base = {IntV: default_int(kind), BoolV: bool_, FloatV: default_float(kind)}[type(value)]
+        return {base}, ()
+    if type(value) is Arr:
+        return set(value.dtypes) if value.dtypes is not None else None, value.shape
+    if type(value) not in (TupleV, ListV) or value.items is None:
+        return None
+    items = value.items
+    if not items:
+        return {default_float(kind)}, (dims.const(0),)
+    parts = [literal_array(v, kind) for v in items]
+    if any(p is None for p in parts):
+        return None
+    shapes = {p[1] for p in parts}
+    dtypes = set().union(*(p[0] for p in parts)) if all(p[0] is not None for p in parts) \
+        else None
+    if dtypes is not None and len(dtypes) > 1:
+        kinds = {d.kind for d in dtypes}
+        dtypes = {default_float(kind)} if "f" in kinds else {default_int(kind)}
+    inner = shapes.pop() if len(shapes) == 1 else None
+    if inner is None:
+        return None
+    return dtypes, (dims.const(len(items)), *inner)
+
+
+class FromData(Rule):
+    """``torch.tensor(data)``, ``np.array(data)``, ``torch.from_numpy(a)``, ``jnp.asarray``."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        data = call.args[0] if call.args else call.kwargs.get("data", call.kwargs.get("obj"))
+        if data is None:
+            return UNKNOWN
+        explicit = dtype_arg(call.kwargs.get("dtype")) if "dtype" in call.kwargs else None
+        if len(call.args) > 1 and call.kind != "torch":
+            explicit = explicit or dtype_arg(call.args[1])
+        found = literal_array(data, call.kind)
+        if found is None:
+            return Arr(call.kind, frozenset({explicit}) if explicit else None, None)
+        dtypes, shape = found
+        if explicit is not None:
+            dtypes = {explicit}
+        return Arr(call.kind, frozenset(dtypes) if dtypes is not None else None, shape)
+

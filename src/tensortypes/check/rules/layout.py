@@ -1,0 +1,281 @@
+"""Rules that rearrange axes: reshape, permute, transpose, join, squeeze (layer 6).
+
+Each class is one family, configured by data in the tables of
+``check.rules.torch``/``numpy``; the shape arithmetic is in ``shapefns``.
+"""
+
+from __future__ import annotations
+
+from tensortypes.core import dims
+
+from ..diagnostics import CheckFailure
+from ..symbolic import UNKNOWN, Arr, ListV, TupleV, fmt_shape
+from . import shapefns as sf
+from .base import (
+    Call,
+    Rule,
+    as_array,
+    dims_of,
+    int_const,
+    int_list,
+    promote,
+)
+
+__all__ = ["Reshape", "Permute", "Swap", "Transpose", "Concat", "Stack", "Squeeze",
+           "Unsqueeze", "Flatten", "Expand"]
+
+
+def _first(call: Call, bound: dict, name: str):
+    value = bound.get(name)
+    return as_array(value, call.kind) if value is not None else None
+
+
+class Reshape(Rule):
+    """``reshape``/``view``: the new shape as several ints or one tuple, -1 allowed."""
+
+    __slots__ = ("view", "method")
+
+    def __init__(self, view: bool = False, method: bool = True):
+        self.view = view
+        self.method = method
+
+    def apply(self, call: Call):
+        args = list(call.args)
+        x = as_array(args.pop(0), call.kind) if args else None
+        if x is None:
+            return UNKNOWN
+        if not self.method and not args:
+            args = [call.kwargs.get("shape", call.kwargs.get("newshape", UNKNOWN))]
+        if self.method and not args and "shape" in call.kwargs:
+            args = [call.kwargs["shape"]]
+        new = dims_of(args)
+        if new is None:
+            return x.with_(shape=None, origin=None)
+        what = call.name
+        if self.view and not x.contiguous:
+            raise CheckFailure("view", f"{what}: the tensor is not contiguous (it was "
+                                       f"transposed, permuted or expanded); view cannot "
+                                       f"change its shape: use .reshape(...) or call "
+                                       f".contiguous() first")
+        shape = sf.reshape_shape(x.shape, new, what, call.facts)
+        return x.with_(shape=shape, origin=None, contiguous=True if not self.view
+                       else x.contiguous)
+
+
+class Permute(Rule):
+    """``permute(*dims)`` / ``np.transpose(x, axes)``: axes in a new order."""
+
+    __slots__ = ("numpy",)
+
+    def __init__(self, numpy: bool = False):
+        self.numpy = numpy
+
+    def apply(self, call: Call):
+        args = list(call.args)
+        x = as_array(args.pop(0), call.kind) if args else None
+        if x is None:
+            return UNKNOWN
+        if not args:
+            given = call.kwargs.get("axes", call.kwargs.get("dims"))
+            args = [given] if given is not None else []
+        if not args:
+            if self.numpy:  # reverse all axes
+                shape = None if x.rank is None else tuple(reversed(x.shape))
+                return x.with_(shape=shape, origin=None, contiguous=False)
+            raise CheckFailure("call", f"{call.name}() needs the new order of the dims")
+        perm = int_list(args[0]) if len(args) == 1 else [int_const(a) for a in args]
+        if perm is None or any(p is None for p in perm):
+            return x.with_(shape=None, origin=None, contiguous=False)
+        return x.with_(shape=sf.permute_shape(x.shape, perm, call.name), origin=None,
+                       contiguous=False)
+
+
+class Swap(Rule):
+    """``transpose(dim0, dim1)`` / ``swapaxes``: two axes exchanged."""
+
+    __slots__ = ("params",)
+
+    def __init__(self, params=("input", "dim0", "dim1")):
+        self.params = params
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        x = _first(call, bound, self.params[0])
+        if x is None:
+            return UNKNOWN
+        a, b = (int_const(bound.get(p)) for p in self.params[1:])
+        if a is None or b is None:
+            return x.with_(shape=None, origin=None, contiguous=False)
+        return x.with_(shape=sf.swap_shape(x.shape, a, b, call.name), origin=None,
+                       contiguous=False)
+
+
+class Transpose(Rule):
+    """``.T``/``.t()``: reverse the axes (``.t()`` needs rank <= 2)."""
+
+    __slots__ = ("max_rank",)
+
+    def __init__(self, max_rank: int | None = None):
+        self.max_rank = max_rank
+
+    def apply(self, call: Call):
+        x = as_array(call.args[0], call.kind) if call.args else None
+        if x is None or x.rank is None:
+            return UNKNOWN if x is None else x.with_(shape=None, origin=None)
+        if self.max_rank is not None and x.rank > self.max_rank:
+            raise CheckFailure("rank", f"{call.name}: expects an array of rank <= "
+                                       f"{self.max_rank}, got rank {x.rank} "
+                                       f"{fmt_shape(x.shape)}")
+        return x.with_(shape=tuple(reversed(x.shape)), origin=None, contiguous=x.rank < 2)
+
+
+def _sequence(value):
+    if type(value) in (TupleV, ListV) and value.items is not None:
+        return value.items
+    return None
+
+
+class Concat(Rule):
+    """``cat``/``concatenate``/``hstack``/``vstack`` of a sequence along an axis."""
+
+    __slots__ = ("params", "fixed_axis", "promote_1d")
+
+    def __init__(self, params=("tensors", "dim"), fixed_axis: int | None = None,
+                 promote_1d: str | None = None):
+        self.params = params
+        self.fixed_axis = fixed_axis
+        self.promote_1d = promote_1d  # "hstack"/"vstack": NumPy's handling of 1-d inputs
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        items = _sequence(bound.get(self.params[0]))
+        if items is None:
+            return UNKNOWN
+        arrays = [as_array(v, call.kind) for v in items]
+        if any(a is None for a in arrays) or not arrays:
+            return UNKNOWN
+        axis = self.fixed_axis
+        if axis is None:
+            given = bound.get(self.params[1])
+            axis = 0 if given is None else int_const(given)
+        if axis is None:
+            return Arr(arrays[0].kind, arrays[0].dtypes, None)
+        shapes = [a.shape for a in arrays]
+        if self.promote_1d == "hstack" and all(s is not None and len(s) == 1 for s in shapes):
+            axis = 0
+        if self.promote_1d == "vstack":
+            shapes = [(dims.const(1), *s) if s is not None and len(s) == 1 else s
+                      for s in shapes]
+        labels = [f"{call.label(0)}[{i}]" for i in range(len(arrays))]
+        shape = sf.concat_shape(shapes, labels, axis, call.name)
+        dtypes = (arrays[0].dtypes, False)
+        for a in arrays[1:]:
+            dtypes = (promote(dtypes, (a.dtypes, False), call.kind), False)
+        return Arr(arrays[0].kind or call.kind, dtypes[0], shape)
+
+
+class Stack(Rule):
+    """``stack``: equal shapes joined along a new axis."""
+
+    __slots__ = ("params",)
+
+    def __init__(self, params=("tensors", "dim")):
+        self.params = params
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        items = _sequence(bound.get(self.params[0]))
+        if items is None:
+            return UNKNOWN
+        arrays = [as_array(v, call.kind) for v in items]
+        if any(a is None for a in arrays) or not arrays:
+            return UNKNOWN
+        given = bound.get(self.params[1])
+        axis = 0 if given is None else int_const(given)
+        if axis is None:
+            return Arr(arrays[0].kind, arrays[0].dtypes, None)
+        labels = [f"{call.label(0)}[{i}]" for i in range(len(arrays))]
+        return Arr(arrays[0].kind or call.kind, arrays[0].dtypes,
+                   sf.stack_shape([a.shape for a in arrays], labels, axis, call.name))
+
+
+class Squeeze(Rule):
+    """``squeeze(dim)``; NumPy (``strict``) refuses to squeeze an axis that is not 1."""
+
+    __slots__ = ("params", "strict")
+
+    def __init__(self, params=("input", "dim"), strict: bool = False):
+        self.params = params
+        self.strict = strict
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        x = _first(call, bound, self.params[0])
+        if x is None:
+            return UNKNOWN
+        given = bound.get(self.params[1])
+        axes = None if given is None else int_list(given)
+        if given is not None and axes is None:
+            return x.with_(shape=None, origin=None)
+        shape = x.shape
+        for a in sorted(axes or [], reverse=True) if axes else [None]:
+            shape = sf.squeeze_shape(shape, a, self.strict)
+        return x.with_(shape=shape, origin=None)
+
+
+class Unsqueeze(Rule):
+    """``unsqueeze(dim)`` / ``expand_dims(axis)``: a new axis of size 1."""
+
+    __slots__ = ("params",)
+
+    def __init__(self, params=("input", "dim")):
+        self.params = params
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        x = _first(call, bound, self.params[0])
+        if x is None:
+            return UNKNOWN
+        axis = int_const(bound.get(self.params[1])) if self.params[1] in bound else None
+        if axis is None:
+            return x.with_(shape=None, origin=None)
+        return x.with_(shape=sf.unsqueeze_shape(x.shape, axis), origin=None)
+
+
+class Flatten(Rule):
+    """``flatten(start_dim, end_dim)``; NumPy's ``ravel``/``flatten`` flatten everything."""
+
+    __slots__ = ("params", "start")
+
+    def __init__(self, params=("input", "start_dim", "end_dim"), start: int = 0):
+        self.params = params
+        self.start = start
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        x = _first(call, bound, self.params[0])
+        if x is None:
+            return UNKNOWN
+        start = bound.get("start_dim")
+        end = bound.get("end_dim")
+        s = self.start if start is None else int_const(start)
+        e = -1 if end is None else int_const(end)
+        if s is None or e is None:
+            return x.with_(shape=None, origin=None)
+        return x.with_(shape=sf.flatten_shape(x.shape, s, e), origin=None, contiguous=True)
+
+
+class Expand(Rule):
+    """``expand(*sizes)``: broadcast to new sizes without copying (not contiguous)."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        args = list(call.args)
+        x = as_array(args.pop(0), call.kind) if args else None
+        if x is None:
+            return UNKNOWN
+        sizes = dims_of(args)
+        if sizes is None:
+            return x.with_(shape=None, origin=None)
+        return x.with_(shape=sf.expand_shape(x.shape, sizes), origin=None, contiguous=False)

@@ -1,0 +1,273 @@
+"""The kinds of rule the tables are made of (layer 6: ``check.rules``).
+
+Each class is one family of operations, configured by data: which parameter
+is the axis, whether a reduction keeps dims, what dtype results. The tables in
+``check.rules.torch``/``numpy`` instantiate them per function or method; a
+function whose shape is a plain signature is a :class:`Sig` written in the
+annotation language (``"input: [n k], mat2: [k m] -> [n m]"``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tensortypes.core.dtypes import BOOL, FLOATING, INTEGER, NUM, bool_, int64
+
+from ..binding import Binder, dtype_problem
+from ..diagnostics import CheckFailure
+from ..shapetext import parse_shape
+from ..symbolic import UNKNOWN, Arr, TupleV, fmt_dtypes, fmt_shape
+from . import shapefns as sf
+from .base import (
+    Call,
+    Rule,
+    as_array,
+    bool_const,
+    default_float,
+    dtype_arg,
+    int_list,
+    is_float,
+    promote,
+    scalar_dtype,
+)
+
+__all__ = ["Sig", "Elementwise", "Binary", "binary", "Where", "Reduce", "Matmul", "matmul",
+           "DTYPE_CLASSES"]
+
+# jaxtyping's dtype classes (spec 002) as dtype sets, for signatures and annotations.
+DTYPE_CLASSES = {
+    "Shaped": None, "Bool": BOOL, "Num": NUM, "Float": FLOATING, "Integer": INTEGER,
+}
+
+
+def _first(call: Call, bound: dict, name: str):
+    value = bound.get(name)
+    return as_array(value, call.kind) if value is not None else None
+
+
+class Sig(Rule):
+    """A signature in the annotation language: ``"a: Float[n k], b: [k m] -> [n m]"``.
+
+    Parameters are array patterns (``[...]``, with an optional jaxtyping dtype
+    class before the bracket). The result takes the promoted dtype of the
+    array arguments unless the return names a dtype class.
+    """
+
+    __slots__ = ("params", "ret", "ret_dtypes", "code", "text")
+    _PARAM = re.compile(r"(\w+)\s*:\s*(\w+)?\[([^\]]*)\]")
+
+    def __init__(self, text: str, code: str = "rank"):
+        args, _, ret = text.partition("->")
+        self.params = tuple((m.group(1), DTYPE_CLASSES.get(m.group(2)) if m.group(2) else None,
+                             parse_shape(m.group(3))) for m in self._PARAM.finditer(args))
+        m = re.match(r"\s*(\w+)?\[([^\]]*)\]", ret)
+        if m is None:
+            raise ValueError(f"signature {text!r} has no return shape")
+        self.ret_dtypes = DTYPE_CLASSES.get(m.group(1)) if m.group(1) else None
+        self.ret = parse_shape(m.group(2))
+        self.code = code
+        self.text = text
+
+    def apply(self, call: Call):
+        bound = call.bind(tuple(p[0] for p in self.params))
+        binder = Binder()
+        dtypes = []
+        for index, (name, want, pattern) in enumerate(self.params):
+            arr = _first(call, bound, name)
+            if arr is None:
+                continue
+            label = call.label(index if index < len(call.args) else name)
+            if dtype_problem(want, arr.dtypes):
+                raise CheckFailure("dtype", f"{call.name}: {label} has dtype "
+                                            f"{fmt_dtypes(arr.dtypes)}, expected {want}")
+            dtypes.append((arr.dtypes, False))
+            problems = binder.match(pattern, arr.shape, f"{label} {fmt_shape(arr.shape)}")
+            if problems:
+                raise CheckFailure(self.code, f"{call.name}: {problems[0].message}")
+        out = dtypes[0] if dtypes else (None, False)
+        for other in dtypes[1:]:
+            out = (promote(out, other, call.kind), False)
+        return Arr(call.kind, self.ret_dtypes if self.ret_dtypes is not None else out[0],
+                   binder.substitute(self.ret))
+
+
+class Elementwise(Rule):
+    """A unary elementwise function: same shape; dtype kept, made float, or bool."""
+
+    __slots__ = ("result", "needs")
+
+    def __init__(self, result: str = "same", needs: str | None = None):
+        self.result = result  # "same", "float" (int inputs give float), "bool"
+        self.needs = needs    # "float": refuse integer inputs (torch's softmax, mean)
+
+    def apply(self, call: Call):
+        x = as_array(call.args[0], call.kind) if call.args else None
+        if x is None:
+            x = as_array(call.kwargs.get("input", call.kwargs.get("x", UNKNOWN)), call.kind)
+        if x is None:
+            return UNKNOWN
+        dtypes = x.dtypes
+        if self.needs == "float" and dtypes is not None and not is_float(dtypes) \
+                and call.kind == "torch":
+            raise CheckFailure("dtype", f"{call.name}: needs a floating-point input, "
+                                        f"{call.label(0)} has dtype {fmt_dtypes(dtypes)}")
+        if self.result == "bool":
+            dtypes = frozenset({bool_})
+        elif self.result == "float" and dtypes is not None and not is_float(dtypes):
+            dtypes = frozenset({default_float(call.kind)})
+        return x.with_(dtypes=dtypes, kind=x.kind or call.kind, origin=None)
+
+
+class Binary(Rule):
+    """A broadcasting binary function: ``add``, ``maximum``, ``eq``, ``truediv``...."""
+
+    __slots__ = ("result", "params")
+
+    def __init__(self, result: str = "promote", params=("input", "other")):
+        self.result = result  # "promote", "float" (true division), "bool"
+        self.params = params
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        a, b = (bound.get(p) for p in self.params[:2])
+        return binary(call, a, b, self.result, call.label(0), call.label(1))
+
+
+def binary(call: Call, a, b, result: str, la: str, lb: str):
+    """The value of an elementwise binary operation on two operands (arrays or scalars)."""
+    xa, xb = as_array(a, call.kind), as_array(b, call.kind)
+    if xa is None or xb is None:
+        return UNKNOWN
+    if type(a) is not Arr and type(b) is not Arr:
+        return UNKNOWN
+    kind = xa.kind if type(a) is Arr else xb.kind
+    shape = sf.broadcast([xa.shape, xb.shape], [la, lb])
+    if result == "bool":
+        dtypes = frozenset({bool_})
+    else:
+        dtypes = promote(scalar_dtype(a, kind), scalar_dtype(b, kind), kind)
+        if result == "float" and dtypes is not None and not is_float(dtypes):
+            dtypes = frozenset({default_float(kind)})
+    return Arr(kind, dtypes, shape)
+
+
+class Where(Rule):
+    """``where(condition, x, y)``: the three broadcast together."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        bound = call.bind(("condition", "input", "other"))
+        values = [bound.get(k) for k in ("condition", "input", "other")]
+        if len(call.args) == 1 and not call.kwargs:
+            return UNKNOWN  # np.where(cond) returns indices
+        arrays = [as_array(v, call.kind) for v in values]
+        if any(a is None for a in arrays):
+            return UNKNOWN
+        shape = sf.broadcast([a.shape for a in arrays], [call.label(i) for i in range(3)])
+        kind = next((v.kind for v in values if type(v) is Arr), call.kind)
+        dtypes = promote(scalar_dtype(values[1], kind), scalar_dtype(values[2], kind), kind)
+        return Arr(kind, dtypes, shape)
+
+
+class Reduce(Rule):
+    """A reduction over ``dim``/``axis`` with ``keepdim``/``keepdims``.
+
+    ``result``: ``"same"`` (max, min), ``"sum"`` (ints widen to int64),
+    ``"float"`` (mean, std: PyTorch refuses integer inputs), ``"index"``
+    (argmax: int64), ``"bool"`` (any, all). ``pair``: PyTorch's ``max(x, dim)``
+    returns ``(values, indices)``.
+    """
+
+    __slots__ = ("params", "result", "pair")
+
+    def __init__(self, params=("input", "dim", "keepdim"), result: str = "same",
+                 pair: bool = False):
+        self.params = params
+        self.result = result
+        self.pair = pair
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        x = _first(call, bound, self.params[0])
+        if x is None:
+            return UNKNOWN
+        axis_value = bound.get("dim", bound.get("axis"))
+        if self.pair and type(axis_value) is Arr:
+            return binary(call, x, axis_value, "promote", call.label(0), call.label(1))
+        keep = bool_const(bound.get("keepdim", bound.get("keepdims")))
+        if axis_value is None or type(axis_value).__name__ == "NoneV":
+            axes = None
+        else:
+            axes = int_list(axis_value)
+            if axes is None:
+                return x.with_(shape=None, origin=None)
+        if keep is None:
+            return x.with_(shape=None, origin=None)
+        dtypes = self._dtypes(call, x)
+        explicit = dtype_arg(bound.get("dtype")) if "dtype" in bound else None
+        if explicit is not None:
+            dtypes = frozenset({explicit})
+        shape = sf.reduce_shape(x.shape, axes, keep)
+        out = Arr(x.kind or call.kind, dtypes, shape)
+        if self.pair and axes is not None:
+            return TupleV((out, out.with_(dtypes=frozenset({int64}))))
+        return out
+
+    def _dtypes(self, call: Call, x: Arr):
+        d = x.dtypes
+        if self.result == "index":
+            return frozenset({int64})
+        if self.result == "bool":
+            return frozenset({bool_})
+        if d is None:
+            return None
+        if self.result == "sum" and all(t.kind in "bui" for t in d):
+            return frozenset({int64})
+        if self.result == "float" and not is_float(d):
+            if x.kind == "torch" or call.kind == "torch":
+                raise CheckFailure("dtype", f"{call.name}: needs a floating-point input "
+                                            f"(PyTorch cannot infer the output dtype), "
+                                            f"{call.label(0)} has dtype {fmt_dtypes(d)}")
+            return frozenset({default_float(call.kind)})
+        return d
+
+
+class Matmul(Rule):
+    """``matmul``/``@``/``mm``/``dot``: contraction, batch broadcasting, and dtypes.
+
+    PyTorch does not promote in a matrix product: both operands need the same
+    dtype (mixed precision is an error); NumPy and JAX promote.
+    """
+
+    __slots__ = ("params", "max_rank")
+
+    def __init__(self, params=("input", "other"), max_rank: int | None = None):
+        self.params = params
+        self.max_rank = max_rank
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        a, b = (bound.get(p) for p in self.params)
+        return matmul(call, a, b, call.label(0), call.label(1), self.max_rank)
+
+
+def matmul(call: Call, a, b, la: str, lb: str, max_rank=None):
+    """The value of ``a @ b``."""
+    if type(a) is not Arr or type(b) is not Arr:
+        return UNKNOWN
+    if max_rank is not None:
+        for x, lab in ((a, la), (b, lb)):
+            if x.rank is not None and x.rank != max_rank:
+                raise CheckFailure("rank", f"{call.name}: expects rank-{max_rank} arrays, "
+                                           f"{lab} has rank {x.rank} {fmt_shape(x.shape)}")
+    kind = a.kind or b.kind
+    if kind == "torch" and a.dtype is not None and b.dtype is not None and a.dtype is not b.dtype:
+        raise CheckFailure("dtype", f"{call.name}: operands have different dtypes: {la} is "
+                                    f"{a.dtype} and {lb} is {b.dtype} (PyTorch does not "
+                                    f"promote in matrix products; cast one with .to(...))")
+    shape = sf.matmul_shape(a.shape, b.shape, f"{la}", f"{lb}")
+    dtypes = promote((a.dtypes, False), (b.dtypes, False), kind)
+    return Arr(kind, dtypes, shape)
+
+

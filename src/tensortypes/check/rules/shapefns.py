@@ -1,0 +1,476 @@
+"""Shape functions of the checker's rules (layer 6: ``check.rules``).
+
+Pure functions from symbolic shapes (tuples of ``Dim``/None/``Bcast``/``Rest``,
+see ``check.symbolic``) to symbolic shapes, raising ``CheckFailure`` with the
+rule's code when no size the annotations allow makes the operation valid.
+Sizes are reasoned about with ``core.dims`` (normal forms, tri-state ``eq``):
+under the checker's contract two sizes agree only when proven equal, and an
+axis is 1 only when it is the constant 1 (``#n`` may also be 1).
+"""
+
+from __future__ import annotations
+
+import random
+
+from tensortypes.core import dims
+from tensortypes.core.dims import Dim
+
+from ..diagnostics import CheckFailure
+from ..symbolic import ONE, Bcast, Rest, fmt_dim, fmt_shape, is_one
+
+__all__ = ["broadcast", "broadcast_pair", "matmul_shape", "norm_axis", "reduce_shape",
+           "reshape_shape", "permute_shape", "swap_shape", "concat_shape", "stack_shape",
+           "squeeze_shape", "unsqueeze_shape", "flatten_shape", "expand_shape", "product",
+           "why_different", "split_rest", "conv_size", "conv_transpose_size"]
+
+
+def why_different(a, b) -> str:
+    """Why two sizes count as different: provably, or only not provably equal."""
+    if type(a) is Dim and type(b) is Dim and dims.eq(a, b) is None:
+        return (f" ({fmt_dim(a)} and {fmt_dim(b)} are different sizes unless proven equal; "
+                f"mark an axis '#' if it may be 1)")
+    return ""
+
+
+def split_rest(shape):
+    """``(prefix, rest, suffix)`` around the one ``Rest`` entry; rest None if there is none."""
+    for i, d in enumerate(shape):
+        if type(d) is Rest:
+            return shape[:i], d, shape[i + 1:]
+    return shape, None, ()
+
+
+def broadcast_pair(a, b):
+    """The broadcast of two axis entries, or raise ValueError when they cannot agree."""
+    if a is b:
+        return a
+    if a is None:
+        return None if b is None or is_one(b) or type(b) is Bcast else b
+    if b is None:
+        return None if is_one(a) or type(a) is Bcast else a
+    if is_one(a):
+        return b
+    if is_one(b):
+        return a
+    da = a.dim if type(a) is Bcast else a
+    db = b.dim if type(b) is Bcast else b
+    if da is db or dims.eq(da, db):
+        return b if type(a) is Bcast else a
+    raise ValueError
+
+
+def broadcast(shapes, labels) -> tuple | None:
+    """The broadcast shape of ``shapes`` (NumPy's rule, sizes symbolic).
+
+    >>> n = dims.symbol("n")
+    >>> broadcast([(n, ONE), (dims.const(3),)], ["a", "b"])
+    (Dim('n'), Dim('3'))
+    """
+    known = [(s, lab) for s, lab in zip(shapes, labels) if s is not None]
+    if not known:
+        return None
+    open_rank = False
+    parts = []
+    for s, lab in known:
+        prefix, rest, suffix = split_rest(s)
+        if rest is not None:
+            open_rank = True
+            parts.append((suffix, lab, s, (prefix, rest)))
+        else:
+            parts.append((s, lab, s, None))
+    width = max(len(p[0]) for p in parts)
+    if open_rank:
+        width = min(len(p[0]) for p in parts if p[3] is not None)
+    out = []
+    for k in range(1, width + 1):
+        acc, acc_label, acc_shape = None, None, None
+        first = True
+        for axes, lab, full, _ in parts:
+            if k > len(axes):
+                continue
+            d = axes[-k]
+            if first:
+                acc, acc_label, acc_shape, first = d, lab, full, False
+                continue
+            try:
+                acc = broadcast_pair(acc, d)
+            except ValueError:
+                raise CheckFailure(
+                    "broadcast",
+                    f"cannot broadcast {acc_label} {fmt_shape(acc_shape)} with {lab} "
+                    f"{fmt_shape(full)}: axis {-k} has sizes {fmt_dim(acc)} and "
+                    f"{fmt_dim(d)}{why_different(acc, d)}") from None
+        out.append(acc)
+    out.reverse()
+    if not open_rank:
+        return tuple(out)
+    heads = {(p[3][0], p[3][1]) for p in parts if p[3] is not None}
+    longest_plain = max((len(p[0]) for p in parts if p[3] is None), default=0)
+    if len(heads) == 1 and longest_plain <= width:
+        prefix, rest = next(iter(heads))
+        return (*prefix, rest, *out)
+    return None
+
+
+def product(entries):
+    """The product of sizes as a Dim, or None when one is unknown."""
+    total = ONE
+    for d in entries:
+        if type(d) is not Dim:
+            return None
+        total = total * d
+    return total
+
+
+def norm_axis(axis: int, rank: int, what: str = "dim", extra: int = 0) -> int:
+    """``axis`` (negative counts from the end) as an index into ``rank + extra`` axes."""
+    n = rank + extra
+    if not -n <= axis < n:
+        raise CheckFailure("axis", f"{what} {axis} is out of range for an array of rank "
+                                   f"{rank} (valid: {-n} to {n - 1})")
+    return axis % n if n else 0
+
+
+def matmul_shape(a, b, la: str = "left operand", lb: str = "right operand"):
+    """The shape of ``a @ b`` (NumPy/PyTorch matmul with batch broadcasting).
+
+    >>> n, k, m = (dims.symbol(s) for s in "nkm")
+    >>> matmul_shape((n, k), (k, m))
+    (Dim('n'), Dim('m'))
+    """
+    if a is None or b is None:
+        return None
+    if len(a) == 0 or len(b) == 0:
+        raise CheckFailure("matmul", f"matmul of a 0-d array: {la} {fmt_shape(a)}, "
+                                     f"{lb} {fmt_shape(b)}")
+    ra, rb = split_rest(a)[1], split_rest(b)[1]
+    ka = a[-1]
+    kb = b[0] if len(b) == 1 and rb is None else (b[-2] if len(b) >= 2 else None)
+    if type(kb) is Rest:
+        kb = None
+    if type(ka) is not Rest and ka is not None and kb is not None:
+        sa = ka.dim if type(ka) is Bcast else ka
+        sb = kb.dim if type(kb) is Bcast else kb
+        if not (sa is sb or dims.eq(sa, sb)):
+            raise CheckFailure(
+                "matmul", f"matmul: contracted axes differ: {la} {fmt_shape(a)} has "
+                          f"{fmt_dim(ka)} columns, {lb} {fmt_shape(b)} has {fmt_dim(kb)} "
+                          f"rows{why_different(sa, sb)}")
+    if ra is None and rb is None:
+        if len(a) == 1 and len(b) == 1:
+            return ()
+        if len(a) == 1:
+            return (*b[:-2], b[-1])
+        if len(b) == 1:
+            return a[:-1]
+    if len(a) < 2 or len(b) < 2:
+        return None
+    batch = broadcast([a[:-2], b[:-2]], [la, lb])
+    if batch is None:
+        return None
+    return (*batch, a[-2], b[-1])
+
+
+def reduce_shape(shape, axes, keepdims: bool):
+    """The shape after reducing ``axes`` (None: all axes)."""
+    if shape is None:
+        return None
+    prefix, rest, suffix = split_rest(shape)
+    if axes is None:
+        if rest is not None:
+            return None if keepdims else ()
+        return tuple(ONE for _ in shape) if keepdims else ()
+    if rest is not None:
+        if all(a < 0 for a in axes) and all(-a <= len(suffix) for a in axes):
+            drop = {len(suffix) + a for a in axes}
+            new = [ONE if i in drop else d for i, d in enumerate(suffix) if keepdims
+                   or i not in drop]
+            return (*prefix, rest, *new)
+        return None
+    rank = len(shape)
+    drop = {norm_axis(a, rank) for a in axes}
+    if keepdims:
+        return tuple(ONE if i in drop else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in drop)
+
+
+def _divide(total: Dim, known: Dim, have=(), given=()):
+    """``total / known`` when it divides exactly (proven), else None.
+
+    Tried first on the factors (the axes of the input and of the new shape),
+    cancelling equal sizes and constants that divide a size, then on the
+    products.
+    """
+    if known.is_constant and known.value == 0:
+        return None
+    rest = [d for d in have if type(d) is Dim]
+    ok = len(rest) == len(have)
+    for f in given:
+        if not ok or type(f) is not Dim:
+            ok = False
+            break
+        if f in rest:
+            rest.remove(f)
+            continue
+        if f.is_constant:
+            for i, h in enumerate(rest):
+                if (h % f).value == 0:
+                    rest[i] = h // f
+                    break
+            else:
+                ok = False
+            continue
+        ok = False
+    if ok:
+        q = product(rest)
+        if q is not None and dims.eq(q * known, total):
+            return q
+    q = total // known
+    if dims.eq(q * known, total):
+        return q
+    return None
+
+
+def equal_under_facts(a: Dim, b: Dim, facts) -> bool:
+    """Whether ``a == b`` given divisibility facts ``(name, k)`` (``k`` divides ``name``).
+
+    Quotients such as ``dim // heads`` are opaque to the normal form, so the
+    identity is tested on sizes that satisfy the facts: an identity of such
+    expressions that holds on many independent random points holds everywhere
+    but with negligible probability (Schwartz-Zippel), and a failure here only
+    keeps an error that the algebra could not rule out either.
+    """
+    names = sorted(a.free_symbols | b.free_symbols)
+    divisors = {name: k for name, k in facts}
+    rng = random.Random(0x7E45)
+    for _ in range(12):
+        env = {}
+        for name in names:
+            if name not in divisors:
+                env[name] = rng.randint(2, 97)
+        for name, k in divisors.items():
+            if name in env or name not in names:
+                continue
+            try:
+                kv = k.evaluate({n: env.setdefault(n, rng.randint(2, 97))
+                                 for n in k.free_symbols})
+            except (KeyError, ArithmeticError, ValueError):
+                return False
+            env[name] = kv * rng.randint(1, 97)
+        try:
+            if a.evaluate(env) != b.evaluate(env):
+                return False
+        except (KeyError, ArithmeticError, ValueError):
+            return False
+    return True
+
+
+def reshape_shape(shape, new, what: str = "reshape", facts=()):
+    """The shape of ``reshape(new)``; ``new`` holds Dims, None (unknown) and -1 markers.
+
+    The element counts must be provably equal; ``-1`` takes the quotient, which
+    must divide exactly. ``facts`` are divisibility facts established by the
+    code (see :func:`equal_under_facts`).
+    """
+    holes = [i for i, d in enumerate(new) if type(d) is int and d == -1]
+    if len(holes) > 1:
+        raise CheckFailure("reshape", f"{what}: only one dimension can be -1, got "
+                                      f"{len(holes)}")
+    if shape is None:
+        return tuple(None if type(d) is int else d for d in new)
+    total = product(shape)
+    known = product(d for d in new if not (type(d) is int and d == -1))
+    if total is None or known is None:
+        return tuple(None if type(d) is int else d for d in new)
+    text_new = "(" + ", ".join("-1" if type(d) is int else fmt_dim(d) for d in new) + ")"
+    if holes:
+        q = _divide(total, known, shape,
+                    [d for d in new if not (type(d) is int and d == -1)])
+        if q is None:
+            if dims.eq(known, 0) is False and total.is_constant and known.is_constant:
+                raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shape)} "
+                                   f"({total} elements) to {text_new}: {total} is not a "
+                                   f"multiple of {known}")
+            if _provably_not_multiple(total, known):
+                raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shape)} "
+                                   f"({total} elements) to {text_new}: {total} is not "
+                                   f"provably a multiple of {known}")
+            return tuple(None if type(d) is int else d for d in new)
+        return tuple(q if type(d) is int else d for d in new)
+    same = dims.eq(total, known)
+    if not same and facts:
+        same = equal_under_facts(total, known, facts) or same
+    if same:
+        return tuple(new)
+    reason = "" if same is False else " (not provably equal for every size)"
+    raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shape)} to {text_new}: "
+                                  f"{total} elements vs {known}{reason}")
+
+
+def _provably_not_multiple(total: Dim, known: Dim) -> bool:
+    """Whether ``total`` fails to be a multiple of ``known`` for some sizes."""
+    if not known.is_constant:
+        return False
+    r = total % known
+    return r.is_constant and r.value != 0 or (not r.is_constant and
+                                              dims.eq(r, 0) is None and
+                                              known.free_symbols <= total.free_symbols)
+
+
+def permute_shape(shape, perm, what: str = "permute"):
+    """The shape after permuting axes by ``perm`` (a full permutation)."""
+    if shape is None or split_rest(shape)[1] is not None:
+        return None
+    rank = len(shape)
+    if len(perm) != rank:
+        raise CheckFailure("axis", f"{what}: {len(perm)} dims given for an array of rank "
+                                   f"{rank} {fmt_shape(shape)}")
+    idx = [norm_axis(p, rank) for p in perm]
+    if len(set(idx)) != rank:
+        raise CheckFailure("axis", f"{what}: repeated dim in {tuple(perm)}")
+    return tuple(shape[i] for i in idx)
+
+
+def swap_shape(shape, a: int, b: int, what: str = "transpose"):
+    """The shape with axes ``a`` and ``b`` exchanged."""
+    if shape is None or split_rest(shape)[1] is not None:
+        return None
+    rank = len(shape)
+    i, j = norm_axis(a, rank), norm_axis(b, rank)
+    out = list(shape)
+    out[i], out[j] = out[j], out[i]
+    return tuple(out)
+
+
+def concat_shape(shapes, labels, axis: int, what: str = "cat"):
+    """The shape of joining ``shapes`` along ``axis``; other axes must agree."""
+    known = [(s, lab) for s, lab in zip(shapes, labels) if s is not None
+             and split_rest(s)[1] is None]
+    if len(known) != len(shapes) or not known:
+        return None
+    rank = len(known[0][0])
+    if rank == 0:
+        raise CheckFailure("concat", f"{what}: zero-dimensional arrays cannot be "
+                                     f"concatenated")
+    ax = norm_axis(axis, rank)
+    first, first_label = known[0]
+    for s, lab in known[1:]:
+        if len(s) != rank:
+            raise CheckFailure("concat", f"{what}: {first_label} has rank {rank} "
+                               f"{fmt_shape(first)} but {lab} has rank {len(s)} "
+                               f"{fmt_shape(s)}")
+        for i, (x, y) in enumerate(zip(first, s)):
+            if i == ax or x is None or y is None:
+                continue
+            if not (x is y or dims.eq(x, y)):
+                raise CheckFailure("concat", f"{what} along axis {axis}: {first_label} "
+                                   f"{fmt_shape(first)} and {lab} {fmt_shape(s)} differ on "
+                                   f"axis {i} ({fmt_dim(x)} vs {fmt_dim(y)})"
+                                   f"{why_different(x, y)}")
+    total = dims.const(0)
+    for s, _ in known:
+        if type(s[ax]) is not Dim:
+            total = None
+            break
+        total = total + s[ax]
+    return tuple(total if i == ax else first[i] for i in range(rank))
+
+
+def stack_shape(shapes, labels, axis: int, what: str = "stack"):
+    """The shape of stacking equal-shaped arrays along a new ``axis``."""
+    known = [(s, lab) for s, lab in zip(shapes, labels) if s is not None
+             and split_rest(s)[1] is None]
+    if len(known) != len(shapes) or not known:
+        return None
+    first, first_label = known[0]
+    for s, lab in known[1:]:
+        if len(s) != len(first) or any(
+                x is not None and y is not None and not (x is y or dims.eq(x, y))
+                for x, y in zip(first, s)):
+            raise CheckFailure("concat", f"{what}: all arrays need the same shape; "
+                                         f"{first_label} is {fmt_shape(first)} but {lab} is "
+                                         f"{fmt_shape(s)}")
+    ax = norm_axis(axis, len(first), extra=1)
+    return (*first[:ax], dims.const(len(shapes)), *first[ax:])
+
+
+def squeeze_shape(shape, axis, strict: bool):
+    """Remove ``axis`` (or every size-1 axis). NumPy (``strict``) refuses a non-1 axis."""
+    if shape is None or split_rest(shape)[1] is not None:
+        return None
+    if axis is None:
+        if any(d is None or type(d) is Bcast for d in shape):
+            return None
+        return tuple(d for d in shape if not is_one(d))
+    i = norm_axis(axis, len(shape))
+    d = shape[i]
+    if is_one(d):
+        return shape[:i] + shape[i + 1:]
+    if type(d) is Dim and (d.is_constant or strict):
+        if strict:
+            raise CheckFailure("axis", f"squeeze: axis {axis} of {fmt_shape(shape)} has size "
+                                       f"{fmt_dim(d)}, not 1")
+        return shape
+    return None
+
+
+def unsqueeze_shape(shape, axis: int):
+    """Insert an axis of size 1 at ``axis`` (range: -rank-1 .. rank)."""
+    if shape is None or split_rest(shape)[1] is not None:
+        return None
+    i = norm_axis(axis, len(shape), extra=1)
+    return (*shape[:i], ONE, *shape[i:])
+
+
+def flatten_shape(shape, start: int = 0, end: int = -1):
+    """Merge axes ``start..end`` into one (their product)."""
+    if shape is None or split_rest(shape)[1] is not None:
+        return None
+    if not shape:
+        return (ONE,)
+    rank = len(shape)
+    i, j = norm_axis(start, rank), norm_axis(end, rank)
+    if i > j:
+        raise CheckFailure("axis", f"flatten: start_dim {start} comes after end_dim {end}")
+    return (*shape[:i], product(shape[i:j + 1]), *shape[j + 1:])
+
+
+def expand_shape(shape, sizes):
+    """``expand(*sizes)``: -1 keeps an axis; an existing axis must be 1 or the new size."""
+    if shape is None:
+        return tuple(None if type(d) is int else d for d in sizes)
+    if split_rest(shape)[1] is not None:
+        return None
+    if len(sizes) < len(shape):
+        raise CheckFailure("rank", f"expand: {len(sizes)} sizes given for an array of rank "
+                                   f"{len(shape)} {fmt_shape(shape)}")
+    lead = len(sizes) - len(shape)
+    out = list(sizes[:lead])
+    for old, new in zip(shape, sizes[lead:]):
+        if type(new) is int and new == -1:
+            out.append(old)
+        elif old is None or new is None or is_one(old) or type(old) is Bcast:
+            out.append(new)
+        elif old is new or dims.eq(old, new):
+            out.append(old)
+        else:
+            raise CheckFailure("broadcast", f"expand: axis of size {fmt_dim(old)} cannot be "
+                                            f"expanded to {fmt_dim(new)}"
+                                            f"{why_different(old, new)}")
+    return tuple(out)
+
+
+def conv_size(size, kernel, stride, padding, dilation):
+    """Output length of a convolution or pooling window: NumPy/PyTorch's formula."""
+    if type(size) is not Dim or any(type(v) is not int for v in
+                                     (kernel, stride, padding, dilation)):
+        return None
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def conv_transpose_size(size, kernel, stride, padding, dilation, output_padding):
+    """Output length of a transposed convolution."""
+    if type(size) is not Dim or any(type(v) is not int for v in
+                                     (kernel, stride, padding, dilation, output_padding)):
+        return None
+    return (size - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1

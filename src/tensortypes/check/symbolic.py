@@ -1,0 +1,504 @@
+"""Abstract values of the static checker (layer 6: the ``check`` back end).
+
+The checker never runs the code it reads; it evaluates it over these values:
+
+- :class:`Arr`: an array of one library (``"torch"``, ``"numpy"``, ``"jax"`` or
+  None when unknown) with a set of possible dtypes (None: any) and a symbolic
+  shape (None: unknown rank). A shape is a tuple of axis entries: a
+  ``core.dims.Dim`` (a size: ``3``, ``n``, ``2*n``), ``None`` (a size nothing is
+  known about), :class:`Bcast` (an axis marked ``#``: that size or 1) and at
+  most one :class:`Rest` (``*batch`` or ``...``: zero or more axes);
+- :class:`IntV`: an int, with the size it denotes when known (``x.shape[0]``);
+- the other Python values a program handles: floats, bools, strings, None,
+  tuples, lists, dtypes, modules and library functions (:class:`Ref`), layers,
+  functions, classes, instances and unions (for ``Optional``).
+
+``UNKNOWN`` is the top: an unknown value is never an error (the checker is
+gradual). Symbols are universally quantified: ``n`` and ``m`` are different
+sizes unless the algebra of ``core.dims`` proves them equal, and an axis may be
+1 only where an annotation marks it ``#``.
+"""
+
+from __future__ import annotations
+
+from tensortypes.core import dims
+from tensortypes.core.dims import Dim
+from tensortypes.core.dtypes import DType
+
+__all__ = [
+    "Value", "Unknown", "UNKNOWN", "Arr", "IntV", "FloatV", "BoolV", "StrV", "NoneV", "NONE",
+    "TupleV", "ListV", "DTypeV", "Ref", "LayerV", "FuncV", "ClassV", "InstV", "MethodV",
+    "UnionV", "Bcast", "Rest", "join_values", "join_shapes", "fmt_shape", "fmt_dim",
+    "fmt_dtypes", "size_of", "is_one", "same_size", "strip_none", "may_be_none",
+    "ONE", "as_size",
+]
+
+ONE = dims.const(1)
+
+
+class Value:
+    """Base of the abstract values; every value is immutable."""
+
+    __slots__ = ()
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+
+class Unknown(Value):
+    """A value the checker knows nothing about (the top of the lattice)."""
+
+    __slots__ = ()
+
+    def describe(self) -> str:
+        return "unknown"
+
+
+UNKNOWN = Unknown()
+
+
+class Bcast:
+    """An axis annotated ``#n``: of size ``n`` or 1 (broadcasting allowed there)."""
+
+    __slots__ = ("dim",)
+    _interned: dict = {}
+
+    def __new__(cls, dim: Dim):
+        found = cls._interned.get(dim)
+        if found is None:
+            found = object.__new__(cls)
+            object.__setattr__(found, "dim", dim)
+            cls._interned[dim] = found
+        return found
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Bcast is immutable")
+
+    def __repr__(self) -> str:
+        return f"#{self.dim}"
+
+
+class Rest:
+    """Zero or more axes: ``*name`` of an annotation, or ``...`` (name None)."""
+
+    __slots__ = ("name",)
+    _interned: dict = {}
+
+    def __new__(cls, name: str | None):
+        found = cls._interned.get(name)
+        if found is None:
+            found = object.__new__(cls)
+            object.__setattr__(found, "name", name)
+            cls._interned[name] = found
+        return found
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Rest is immutable")
+
+    def __repr__(self) -> str:
+        return "..." if self.name is None else f"*{self.name}"
+
+
+def fmt_dim(d) -> str:
+    """The text of one axis entry: ``3``, ``n``, ``?``, ``#n``, ``*b``.
+
+    >>> fmt_dim(dims.parse("2*n")), fmt_dim(None)
+    ('2*n', '?')
+    """
+    return "?" if d is None else str(d) if type(d) is Dim else repr(d)
+
+
+def fmt_shape(shape) -> str:
+    """A shape as the user reads it: ``(b, 128)``; ``(?...)`` for an unknown rank.
+
+    >>> fmt_shape((dims.symbol("b"), dims.const(3)))
+    '(b, 3)'
+    """
+    if shape is None:
+        return "(unknown rank)"
+    if len(shape) == 1:
+        return f"({fmt_dim(shape[0])},)"
+    return "(" + ", ".join(fmt_dim(d) for d in shape) + ")"
+
+
+def fmt_dtypes(dtypes) -> str:
+    """A dtype set as text: ``float32``, ``float16|float32``, ``?``."""
+    if dtypes is None:
+        return "?"
+    names = sorted(d.name for d in dtypes)
+    if len(names) > 3:
+        kinds = {d.kind for d in dtypes}
+        return {frozenset("f"): "floating", frozenset("iu"): "integer", frozenset("i"): "int",
+                frozenset("u"): "uint", frozenset("b"): "bool"}.get(frozenset(kinds),
+                                                                   "/".join(sorted(kinds)))
+    return "|".join(names)
+
+
+class Arr(Value):
+    """An array: library ``kind``, possible ``dtypes``, symbolic ``shape``, where it came from.
+
+    ``contiguous`` is False after a torch transpose/permute/expand (``view``
+    needs a contiguous tensor).
+    """
+
+    __slots__ = ("kind", "dtypes", "shape", "contiguous", "origin")
+
+    def __init__(self, kind, dtypes, shape, origin: str | None = None,
+                 contiguous: bool = True):
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "dtypes", dtypes)
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "contiguous", contiguous)
+        object.__setattr__(self, "origin", origin)
+
+    def with_(self, **changes) -> Arr:
+        """A copy with some fields changed (the origin is kept unless given)."""
+        fields = {"kind": self.kind, "dtypes": self.dtypes, "shape": self.shape,
+                  "origin": self.origin, "contiguous": self.contiguous}
+        fields.update(changes)
+        return Arr(**fields)
+
+    @property
+    def rank(self) -> int | None:
+        """The number of axes, or None when unknown (unknown shape or a ``*rest``)."""
+        shape = self.shape
+        if shape is None or any(type(d) is Rest for d in shape):
+            return None
+        return len(shape)
+
+    @property
+    def dtype(self) -> DType | None:
+        """The one dtype, when exactly one is possible."""
+        if self.dtypes is not None and len(self.dtypes) == 1:
+            return next(iter(self.dtypes))
+        return None
+
+    def describe(self) -> str:
+        return f"array {fmt_shape(self.shape)} {fmt_dtypes(self.dtypes)}"
+
+    def __repr__(self) -> str:
+        return f"Arr({self.kind}, {fmt_dtypes(self.dtypes)}, {fmt_shape(self.shape)})"
+
+
+class IntV(Value):
+    """An int; ``dim`` is the size it denotes when known (a constant or a symbol)."""
+
+    __slots__ = ("dim",)
+
+    def __init__(self, dim: Dim | None = None):
+        object.__setattr__(self, "dim", dim)
+
+    def describe(self) -> str:
+        return "int" if self.dim is None else f"int {self.dim}"
+
+    def __repr__(self) -> str:
+        return f"IntV({self.dim})"
+
+
+class FloatV(Value):
+    """A Python float (or a scalar of floating dtype)."""
+
+    __slots__ = ()
+
+    def describe(self) -> str:
+        return "float"
+
+
+class BoolV(Value):
+    """A bool, with its value when known."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool | None = None):
+        object.__setattr__(self, "value", value)
+
+    def describe(self) -> str:
+        return "bool"
+
+
+class StrV(Value):
+    """A str, with its value when it is a literal."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str | None = None):
+        object.__setattr__(self, "value", value)
+
+    def describe(self) -> str:
+        return "str"
+
+
+class NoneV(Value):
+    """``None``."""
+
+    __slots__ = ()
+
+    def describe(self) -> str:
+        return "None"
+
+
+NONE = NoneV()
+
+
+class TupleV(Value):
+    """A tuple of known length (``x.shape`` gives one of ``IntV``)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple):
+        object.__setattr__(self, "items", tuple(items))
+
+    def describe(self) -> str:
+        return "tuple[" + ", ".join(v.describe() for v in self.items) + "]"
+
+
+class ListV(Value):
+    """A list; ``items`` when its elements are known (a literal), else only ``elem``."""
+
+    __slots__ = ("items", "elem")
+
+    def __init__(self, items: tuple | None, elem: Value = UNKNOWN):
+        object.__setattr__(self, "items", None if items is None else tuple(items))
+        object.__setattr__(self, "elem", elem)
+
+    def describe(self) -> str:
+        return "list"
+
+
+class DTypeV(Value):
+    """A dtype object such as ``torch.float32`` or ``np.int64``."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype: DType):
+        object.__setattr__(self, "dtype", dtype)
+
+    def describe(self) -> str:
+        return f"dtype {self.dtype}"
+
+
+class Ref(Value):
+    """A module, class or function of a library, by its dotted path (``torch.nn.Linear``)."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str):
+        object.__setattr__(self, "path", path)
+
+    def describe(self) -> str:
+        return self.path
+
+
+class LayerV(Value):
+    """An instance of a ``torch.nn`` layer built from known constructor arguments.
+
+    ``rule`` is the layer's rule (``check.rules.layers``), ``args`` its
+    arguments by parameter name, ``site`` the constructor call as written and
+    its line, for the notes.
+    """
+
+    __slots__ = ("rule", "args", "site", "dtype")
+
+    def __init__(self, rule, args: dict, site: str, dtype: DType | None):
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "args", args)
+        object.__setattr__(self, "site", site)
+        object.__setattr__(self, "dtype", dtype)
+
+    def describe(self) -> str:
+        return self.site
+
+
+class FuncV(Value):
+    """A function defined in the checked module."""
+
+    __slots__ = ("info",)
+
+    def __init__(self, info):
+        object.__setattr__(self, "info", info)
+
+    def describe(self) -> str:
+        return f"function {self.info.name}"
+
+
+class ClassV(Value):
+    """A class defined in the checked module."""
+
+    __slots__ = ("info",)
+
+    def __init__(self, info):
+        object.__setattr__(self, "info", info)
+
+    def describe(self) -> str:
+        return f"class {self.info.name}"
+
+
+class InstV(Value):
+    """An instance of a checked class; ``env`` binds its constructor's int parameters."""
+
+    __slots__ = ("info", "env")
+
+    def __init__(self, info, env: dict | None = None):
+        object.__setattr__(self, "info", info)
+        object.__setattr__(self, "env", env or {})
+
+    def describe(self) -> str:
+        return self.info.name
+
+
+class MethodV(Value):
+    """A method looked up on a value: an array method, a checked class's method, ..."""
+
+    __slots__ = ("receiver", "name")
+
+    def __init__(self, receiver: Value, name: str):
+        object.__setattr__(self, "receiver", receiver)
+        object.__setattr__(self, "name", name)
+
+    def describe(self) -> str:
+        return f"method {self.name}"
+
+
+class UnionV(Value):
+    """One of several values (``Optional[X]`` is ``UnionV((NONE, X))``)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple):
+        object.__setattr__(self, "items", tuple(items))
+
+    def describe(self) -> str:
+        return " | ".join(v.describe() for v in self.items)
+
+
+def _frozen(self, name, value):
+    raise AttributeError(f"{type(self).__name__} is immutable")
+
+
+for _cls in (Arr, IntV, FloatV, BoolV, StrV, NoneV, TupleV, ListV, DTypeV, Ref, LayerV, FuncV,
+             ClassV, InstV, MethodV, UnionV, Unknown):
+    _cls.__setattr__ = _frozen  # every value is immutable once built
+del _cls
+
+
+# -- sizes ---------------------------------------------------------------------------
+
+def as_size(d):
+    """The size of an axis entry as a Dim, or None (unknown, ``#n`` or ``*rest``)."""
+    return d if type(d) is Dim else None
+
+
+def size_of(value: Value):
+    """The size an int value denotes (a Dim), or None."""
+    if type(value) is IntV:
+        return value.dim
+    return None
+
+
+def is_one(d) -> bool:
+    """Whether an axis entry is provably 1."""
+    return type(d) is Dim and d.value == 1
+
+
+def same_size(a, b) -> bool | None:
+    """Tri-state equality of two axis entries; None when either is unknown.
+
+    Under the checker's contract a symbolic answer of "cannot tell" counts as
+    different (False), since the code must be right for every size.
+    """
+    if a is None or b is None:
+        return None
+    if type(a) is not Dim or type(b) is not Dim:
+        if type(a) is Bcast and type(b) is Bcast:
+            return a.dim is b.dim
+        return None
+    if a is b:
+        return True
+    return dims.eq(a, b) is True
+
+
+# -- joins ---------------------------------------------------------------------------
+
+def join_shapes(a, b):
+    """The shape both ``a`` and ``b`` fit: equal axes kept, the rest unknown."""
+    if a is b:
+        return a
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x is y or (type(x) is Dim and type(y) is Dim and dims.eq(x, y))
+                 else None for x, y in zip(a, b))
+
+
+def _union_items(a: Value, b: Value) -> tuple:
+    items = list(a.items) if type(a) is UnionV else [a]
+    for v in (b.items if type(b) is UnionV else (b,)):
+        for i, have in enumerate(items):
+            if type(have) is type(v):
+                items[i] = join_values(have, v)
+                break
+        else:
+            items.append(v)
+    return tuple(items)
+
+
+def join_values(a: Value, b: Value) -> Value:
+    """The value after a control-flow join of two branches that gave ``a`` and ``b``.
+
+    >>> join_values(IntV(dims.const(3)), IntV(dims.const(3))).dim
+    Dim('3')
+    """
+    if a is b:
+        return a
+    ta, tb = type(a), type(b)
+    if ta is Unknown or tb is Unknown:
+        return UNKNOWN
+    if ta is UnionV or tb is UnionV or ta is not tb:
+        if ta in (NoneV, UnionV) or tb in (NoneV, UnionV):
+            items = _union_items(a, b)
+            return items[0] if len(items) == 1 else UnionV(items)
+        if {ta, tb} <= {IntV, FloatV, BoolV}:
+            return FloatV() if FloatV in (ta, tb) else IntV()
+        return UNKNOWN
+    if ta is Arr:
+        dtypes = None if a.dtypes is None or b.dtypes is None else a.dtypes | b.dtypes
+        return Arr(a.kind if a.kind == b.kind else None, dtypes, join_shapes(a.shape, b.shape),
+                   a.origin if a.origin == b.origin else None,
+                   a.contiguous and b.contiguous)
+    if ta is IntV:
+        if a.dim is not None and b.dim is not None and dims.eq(a.dim, b.dim):
+            return a
+        return IntV()
+    if ta is TupleV:
+        if len(a.items) == len(b.items):
+            return TupleV(tuple(join_values(x, y) for x, y in zip(a.items, b.items)))
+        return UNKNOWN
+    if ta is BoolV:
+        return a if a.value == b.value else BoolV()
+    if ta is StrV:
+        return a if a.value == b.value else StrV()
+    if ta is LayerV and a.rule is b.rule and a.args == b.args:
+        return a
+    if ta is InstV and a.info is b.info:
+        return a if a.env == b.env else InstV(a.info)
+    if ta in (FloatV, NoneV):
+        return a
+    if ta is ListV:
+        return ListV(None, join_values(a.elem, b.elem))
+    if ta is DTypeV:
+        return a if a.dtype is b.dtype else UNKNOWN
+    return a if ta in (Ref, FuncV, ClassV) and a.describe() == b.describe() else UNKNOWN
+
+
+def strip_none(value: Value) -> Value:
+    """``value`` without its None alternative (refinement by ``is not None``)."""
+    if type(value) is UnionV:
+        items = tuple(v for v in value.items if type(v) is not NoneV)
+        if not items:
+            return UNKNOWN
+        return items[0] if len(items) == 1 else UnionV(items)
+    return UNKNOWN if type(value) is NoneV else value
+
+
+def may_be_none(value: Value) -> bool:
+    """Whether ``value`` may be None while also being something else."""
+    return type(value) is UnionV and any(type(v) is NoneV for v in value.items)

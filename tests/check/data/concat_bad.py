@@ -1,0 +1,20 @@
+"""cat/stack of arrays that disagree off the joined axis."""
+import numpy as np
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+def join(a: Float[Tensor, "b n"], b: Float[Tensor, "c m"]) -> Float[Tensor, "b n+m"]:
+    return torch.cat([a, b], dim=1)  # E: differ on axis 0
+
+
+def pair(a: Float[Tensor, "n"], b: Float[Tensor, "m"]) -> Float[Tensor, "2 n"]:
+    return torch.stack([a, b])  # E: same shape
+
+
+def fixed() -> None:
+    x = np.zeros((3, 4))
+    y = np.zeros((3, 5))
+    z = np.concatenate([x, y], axis=0)  # E: differ on axis 1
+    w = np.concatenate([x, y], axis=2)  # E: out of range

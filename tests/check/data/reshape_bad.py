@@ -1,0 +1,24 @@
+"""Reshapes that change the number of elements; view after transpose."""
+import numpy as np
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+def heads(x: Float[Tensor, "b t d"], h: int) -> Float[Tensor, "b t h d"]:
+    return x.view(x.shape[0], x.shape[1], h, x.shape[2])  # E: elements
+
+
+def merge(x: Float[Tensor, "b h t d"]) -> Float[Tensor, "b t h*d"]:
+    y = x.transpose(1, 2)
+    return y.view(x.shape[0], x.shape[2], -1)  # E: not contiguous [view]
+
+
+def halves(x: Float[Tensor, "b n"]) -> Float[Tensor, "b n//2 2"]:
+    return x.reshape(x.shape[0], x.shape[1] // 2, 2)  # E: not provably equal
+
+
+def fixed() -> None:
+    a = np.arange(12)
+    b = a.reshape(5, -1)  # E: not a multiple of 5
+    c = torch.zeros(2, 3).view(4, 2)  # E: 6 elements vs 8
