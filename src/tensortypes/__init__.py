@@ -47,6 +47,8 @@ _LAZY = {
     "join": "tensortypes.types",
     "unify": "tensortypes.types",
     "check_value": "tensortypes.types",
+    "check_source": "tensortypes.check",
+    "check_paths": "tensortypes.check",
 }
 
 if TYPE_CHECKING:
