@@ -57,7 +57,9 @@ def test_mypy_reads_root_annotations_as_arrays(tmp_path):
         "jt.Float[np.ndarray, 'b']:\n"
         "    return x.sum(axis=1)\n"
         "y: np.ndarray = f(np.zeros((2, 3), np.float32), np.array(0))\n"
-        "z: int = f(np.zeros((2, 3), np.float32), np.array(0))  # a real error\n")
+        "z: int = f(np.zeros((2, 3), np.float32), np.array(0))  # a real error\n"
+        "def g(t: jt.PyTree[jt.Float[np.ndarray, '?n']]) -> None:\n"
+        "    return None\n")
     out, err, status = api.run(["--ignore-missing-imports", "--no-incremental",
                                 "--cache-dir", str(tmp_path / ".mypy"), str(sample)])
     assert status == 1, out + err

@@ -40,6 +40,15 @@ _LAZY = {
     "make_numpy_struct_dtype": "tensortypes.annotate",
     "get_array_name_format": "tensortypes.annotate",
     "set_array_name_format": "tensortypes.annotate",
+    "jaxtyped": "tensortypes.runtime",
+    "typechecked": "tensortypes.runtime",
+    "install_import_hook": "tensortypes.runtime",
+    "print_bindings": "tensortypes.runtime",
+    "load_ipython_extension": "tensortypes.runtime",
+    "unload_ipython_extension": "tensortypes.runtime",
+    "PyTree": "tensortypes.pytree",
+    "PyTreeDef": "tensortypes.pytree",
+    "register_pytree_node": "tensortypes.pytree",
     "function": "tensortypes.link",
     "ann_to_type": "tensortypes.types",
     "infer_type": "tensortypes.types",
@@ -65,6 +74,11 @@ if TYPE_CHECKING:
         UInt as UInt, UInt2 as UInt2, UInt4 as UInt4, UInt8 as UInt8, UInt16 as UInt16,
         UInt32 as UInt32, UInt64 as UInt64,
     )
+    import typing as _typing
+
+    # An attribute static checkers cannot resolve is Any to them, so PyTree[...]
+    # type-checks as Any, as jaxtyping arranges it.
+    PyTree = getattr(_typing, "foo" + "bar")
 
 __all__ = [
     "AnnotationError",

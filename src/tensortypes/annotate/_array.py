@@ -293,7 +293,11 @@ def _create(dtype_cls: type, dtypes: tuple | None, kind: Any, base: type | None,
         if fmt == "dtype_and_shape" else type_str
     matcher = Matcher(kind, dtypes, parsed, name, dtype_cls.__name__)
     namespace = {
-        "__module__": "tensortypes", "__qualname__": name, "__slots__": (),
+        # typing prints a class as module.qualname inside a union unless its
+        # module is "builtins"; beartype requires ``repr(A | B)`` to spell A as
+        # ``repr(A)`` does, so the annotation reads the same in both places.
+        # Pickling goes through copyreg (``_reduce``), not the module path.
+        "__module__": "builtins", "__qualname__": name, "__slots__": (),
         "array_type": Any if base is None else base, "dtype": dtype_cls, "dtypes": dtypes,
         "dims": parsed.dims, "index_variadic": parsed.index_variadic,
         "dim_str": parsed.dim_str, "type": ArrayType(kind, dtypes, parsed.pattern),

@@ -116,9 +116,9 @@ def describe_where(where: tuple) -> str:
     return f"axes {start}-{stop - 1}{of}"
 
 
-_CURRENT: ContextVar[Bindings | None] = ContextVar("tensortypes_dimension_scope", default=None)
+SCOPE: ContextVar[Bindings | None] = ContextVar("tensortypes_dimension_scope", default=None)
 
-current = _CURRENT.get
+current = SCOPE.get
 """The current scope's :class:`Bindings`, or None outside any scope."""
 
 
@@ -132,7 +132,7 @@ def push(arguments: dict[str, Any] | None = None,
     True
     """
     bindings = Bindings(arguments, label)
-    return bindings, _CURRENT.set(bindings)
+    return bindings, SCOPE.set(bindings)
 
 
 def pop(token: Token) -> None:
@@ -141,7 +141,7 @@ def pop(token: Token) -> None:
     >>> _, token = push(); pop(token); current() is None
     True
     """
-    _CURRENT.reset(token)
+    SCOPE.reset(token)
 
 
 class scope:  # noqa: N801 (used like a function: ``with scope():``)
@@ -168,9 +168,9 @@ class scope:  # noqa: N801 (used like a function: ``with scope():``)
     def __enter__(self) -> Bindings:
         if self._token is not None:
             raise RuntimeError("this scope is already entered; create a new one")
-        self._token = _CURRENT.set(self.bindings)
+        self._token = SCOPE.set(self.bindings)
         return self.bindings
 
     def __exit__(self, *exc: Any) -> None:
         token, self._token = self._token, None
-        _CURRENT.reset(token)
+        SCOPE.reset(token)

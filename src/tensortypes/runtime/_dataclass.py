@@ -1,0 +1,168 @@
+"""Checked dataclasses: fields after ``__init__``, and optionally every assignment
+(layer 6: runtime).
+
+As in jaxtyping, what is checked is the object ``__init__`` leaves behind (so a
+``__post_init__`` that converts a field is checked after converting): a
+function whose parameters are the fields, with the fields' annotations, is
+generated once, decorated by the checker (ours, or another one inside our
+scope) and called with the field values when the outermost ``__init__``
+returns. Its code carries the class's file and line, so messages point at the
+class. Fields not set by then (``field(init=False)`` left for later) are not
+checked, as jaxtyping does.
+
+With ``check_assignment=True``, assigning a field after construction checks the
+whole object again with the new value (sizes must still agree with the other
+fields) and restores the old value when the check fails.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import keyword
+import operator
+import sys
+import types
+from typing import Any
+
+from tensortypes.errors import TypeCheckError
+
+__all__ = ["check_dataclass"]
+
+_MISSING = object()
+
+
+def _location(cls: type) -> tuple[str, int]:
+    try:
+        lines, first = inspect.getsourcelines(cls)
+        return inspect.getsourcefile(cls) or "?", first
+    except (OSError, TypeError):
+        module = sys.modules.get(cls.__module__)
+        return getattr(module, "__file__", None) or cls.__module__, 1
+
+
+def _field_function(cls: type, names: tuple) -> Any:
+    """``def Cls(self, a, b): return None`` with the fields' annotations, in the class's
+    module (for string annotations) and at the class's place in the source."""
+    annotations: dict = {}
+    for base in reversed(cls.__mro__):
+        annotations.update(base.__dict__.get("__annotations__", {}))
+    for name in names:
+        if not name.isidentifier() or keyword.iskeyword(name):  # it reaches source code
+            raise TypeError(f"dataclass {cls.__qualname__} has a field named {name!r}, "
+                            "which is not an identifier")
+    namespace: dict = {}
+    # The instance comes first, under a name no field can have (fields are not dunder).
+    source = f"def fields(__instance__, {', '.join(names)}):\n    return None\n"
+    exec(compile(source, "<tensortypes fields>", "exec", dont_inherit=True), namespace)  # noqa: S102
+    code = namespace["fields"].__code__
+    filename, line = _location(cls)
+    code = code.replace(co_filename=filename, co_firstlineno=line, co_name=cls.__name__,
+                        co_qualname=cls.__qualname__)
+    module = sys.modules.get(cls.__module__)
+    made = types.FunctionType(code, vars(module) if module is not None else {}, cls.__name__)
+    made.__qualname__ = cls.__qualname__
+    made.__module__ = cls.__module__
+    made.__annotations__ = {n: annotations[n] for n in names if n in annotations}
+    made.__tensortypes_role__ = "field"
+    return made
+
+
+def _getter(names: tuple) -> Any:
+    if not names:
+        return lambda obj: ()
+    if len(names) == 1:
+        get = operator.attrgetter(names[0])
+        return lambda obj: (get(obj),)
+    return operator.attrgetter(*names)
+
+
+class _FieldChecks:
+    """The checks of one dataclass: all fields, or (rarely) the ones set so far."""
+
+    __slots__ = ("cls", "names", "wrap", "full", "get", "partial")
+
+    def __init__(self, cls: type, wrap: Any):
+        self.cls = cls
+        self.names = tuple(f.name for f in dataclasses.fields(cls))
+        self.wrap = wrap
+        self.full = wrap(_field_function(cls, self.names))
+        self.get = _getter(self.names)
+        self.partial: dict = {}
+
+    def run(self, obj: Any) -> None:
+        try:
+            values = self.get(obj)
+        except AttributeError:
+            present = tuple(n for n in self.names if getattr(obj, n, _MISSING) is not _MISSING)
+            check = self.partial.get(present)
+            if check is None:
+                check = self.partial[present] = self.wrap(_field_function(self.cls, present))
+            check(obj, *(getattr(obj, n) for n in present))
+            return
+        self.full(obj, *values)
+
+
+def check_dataclass(cls: type, wrap: Any, check_assignment: bool) -> type:
+    """Check the fields of ``cls``'s instances after ``__init__`` (and, if asked, on
+    every assignment); returns ``cls`` itself, modified in place.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class P:
+    ...     x: int
+    >>> P = check_dataclass(P, lambda f: f, False)
+    >>> P(1).x
+    1
+    """
+    checks = _FieldChecks(cls, wrap)
+    init = cls.__init__
+    building: set = set()
+
+    if check_assignment:
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            building.add(id(self))
+            try:
+                init(self, *args, **kwargs)
+            finally:
+                building.discard(id(self))
+            if type(self).__init__ is __init__:
+                checks.run(self)
+    else:
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            init(self, *args, **kwargs)
+            # Only the outermost __init__ checks: a subclass's __init__ calling this one
+            # through super() has not set its own fields yet.
+            if type(self).__init__ is __init__:
+                checks.run(self)
+
+    __init__.__wrapped__ = init
+    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+        setattr(__init__, attr, getattr(init, attr, None))
+    cls.__init__ = __init__
+    if check_assignment:
+        _check_assignments(cls, checks, building)
+    return cls
+
+
+def _check_assignments(cls: type, checks: _FieldChecks, building: set) -> None:
+    setter = cls.__setattr__
+    fields = frozenset(checks.names)
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if name not in fields or id(self) in building:
+            setter(self, name, value)
+            return
+        old = getattr(self, name, _MISSING)
+        setter(self, name, value)
+        try:
+            checks.run(self)
+        except TypeCheckError:
+            if old is _MISSING:
+                object.__delattr__(self, name)
+            else:
+                setter(self, name, old)
+            raise
+
+    __setattr__.__qualname__ = f"{cls.__qualname__}.__setattr__"
+    cls.__setattr__ = __setattr__

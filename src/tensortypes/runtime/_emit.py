@@ -1,0 +1,349 @@
+"""Python source from the intermediate form: tests as expressions, arrays as statements
+(layer 6: runtime).
+
+:class:`Source` collects the lines of one generated function and the objects it
+refers to (classes, types, helper functions), each under a generated name with
+the function's reserved prefix, so no parameter name can clash. Only three
+things reach the source as text: the reserved names, parameter names (checked
+to be identifiers by the plan) and size names (identifiers by the shape
+parser, checked again here); everything else is a constant passed in.
+
+Builtins are named through constants too (a parameter called ``type`` or
+``len`` must not change what the checks mean).
+
+``expression(node, value, label)`` gives a boolean expression for a test node;
+``array(node, value, fail)`` the statements of an array check whose sizes live
+in local variables (``<prefix>d_b`` for ``b``), each mismatch running the
+``fail`` statement.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from typing import Any
+
+import numpy as np
+
+from tensortypes._config import config
+from tensortypes.core.arrays import array_info
+from tensortypes.core.dtypes import dtype_from_name
+from tensortypes.types import is_instance as _accept_any
+from tensortypes.types.check import ACCEPT
+from tensortypes.annotate._extract import DtypeTest, extractor
+from tensortypes.annotate import Bindings
+from tensortypes.runtime._ir import (Accept, Always, ArrayCheck, Each, Fixed, Instance, IsNone,
+                                     Mapping, Node, Numeric, Or, Walk)
+from tensortypes.runtime._walk import scope_aware, why
+
+__all__ = ["Source", "UNBOUND", "sample"]
+
+UNBOUND = object()
+"""The value of a size variable not bound yet (behind an ``Optional`` or ``#`` axis)."""
+
+_IDENT = re.compile(r"[^\W\d]\w*\Z")
+_EXPR_TOKENS = re.compile(r"[^\W\d]\w*|\d+|\*\*|[-+*(),]")
+_KIND_CLASSES: dict[str, set] = {"numpy": {np.ndarray}}
+
+
+def sample(items: Any) -> Any:
+    """The elements a container check looks at: all, or the first (``container_check``)."""
+    if config.container_check == "all":
+        return items
+    for item in items:
+        return (item,)
+    return ()
+
+
+def _kind_slow(value: Any, kind: str, seen: set) -> bool:
+    """Whether ``value`` is an array of library ``kind``; remembers its class if so."""
+    info = array_info(value)
+    if info is None or info[0] != kind:
+        return False
+    if len(seen) < 256:
+        seen.add(type(value))
+    return True
+
+
+def _dtype_slow(value: Any, accepted: set, test: DtypeTest) -> bool:
+    """Whether the array's dtype passes ``test``; remembers the dtype object if so."""
+    info = array_info(value)
+    if info is None or not test.accepts(value, info[1]):
+        return False
+    if len(accepted) < 64:
+        try:
+            accepted.add(value.dtype)
+        except TypeError:  # an unhashable dtype is only ever checked the slow way
+            pass
+    return True
+
+
+_DTYPE_TABLES: dict = {}
+
+
+def _dtype_tables(dtypes: Any) -> tuple[DtypeTest, set]:
+    """The dtype test of a dtype set, and the set of dtype objects seen to pass it
+    (shared by every check of that dtype set, so it fills up once)."""
+    found = _DTYPE_TABLES.get(dtypes)
+    if found is None:
+        found = (DtypeTest(None if dtypes is None else tuple(dtypes)), set())
+        if len(_DTYPE_TABLES) < 1024:
+            _DTYPE_TABLES[dtypes] = found
+    return found
+
+
+def _evaluate(dim: Any, sizes: dict) -> Any:
+    """A size expression's value, or None when it cannot be evaluated (the slow path
+    says why)."""
+    try:
+        return dim.evaluate(sizes)
+    except (ArithmeticError, ValueError):
+        return None
+
+
+class Source:
+    """The lines of one generated function and the constants they name."""
+
+    __slots__ = ("prefix", "lines", "consts", "_ids", "depth", "env", "overrides")
+
+    def __init__(self, prefix: str, overrides: dict | None = None):
+        self.prefix = prefix
+        self.overrides = overrides
+        self.lines: list[str] = []
+        self.consts: dict[str, Any] = {}
+        self._ids: dict[int, str] = {}
+        self.depth = 1
+        self.env: str | None = None  # the local holding the call's bindings, in env mode
+
+    def const(self, value: Any, hint: str = "c") -> str:
+        """The generated name under which the function sees ``value``."""
+        found = self._ids.get(id(value))
+        if found is not None and self.consts[found] is value:
+            return found
+        name = f"{self.prefix}{hint}{len(self.consts)}"
+        self.consts[name] = value
+        self._ids[id(value)] = name
+        return name
+
+    def b(self, name: str) -> str:
+        """A builtin, under its name with the reserved prefix (``_tt_len``; other
+        constants' names end in a number, so none can clash)."""
+        alias = self.prefix + name
+        self.consts[alias] = getattr(builtins, name)
+        return alias
+
+    def add(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def size_var(self, name: str) -> str:
+        """The local variable of size ``name`` (``*name`` for several axes)."""
+        bare = name[1:] if name.startswith("*") else name
+        if not _IDENT.match(bare):
+            raise ValueError(f"size name {name!r} is not an identifier")
+        return f"{self.prefix}{'v' if name.startswith('*') else 'd'}_{bare}"
+
+    # -- test nodes as expressions ---------------------------------------------------------
+    def expression(self, node: Node, v: str, label: str, depth: int = 0) -> str:
+        """A boolean expression: does the value named by ``v`` pass ``node``?"""
+        kind = type(node)
+        if kind is Always:
+            return "True"
+        if kind is IsNone:
+            return f"{v} is None"
+        isinstance_ = self.b("isinstance")
+        if kind is Instance:
+            return f"{isinstance_}({v}, {self.const(node.cls, 'k')})"
+        if kind is Numeric:
+            cls = self.b(node.name)
+            wider = self.const(int if node.name == "float" else (int, float), "k")
+            cfg = self.const(config, "cfg")
+            return (f"({isinstance_}({v}, {cls}) or ({cfg}.numeric_tower and "
+                    f"{isinstance_}({v}, {wider})))")
+        if kind is Accept:
+            # A Type outside the type language's tables answers for itself.
+            test = self.const(ACCEPT.get(type(node.t)) or _accept_any, "acc")
+            return f"{test}({v}, {self.const(node.t, 't')})"
+        if kind is Or:
+            return "(" + " or ".join(self.expression(p, v, label, depth)
+                                     for p in node.parts) + ")"
+        if kind is Each:
+            e = f"{self.prefix}e{depth}"
+            inner = self.expression(node.element, e, label, depth + 1)
+            return (f"({isinstance_}({v}, {self.const(node.cls, 'k')}) and {self.b('all')}"
+                    f"({inner} for {e} in {self.const(sample, 'sample')}({v})))")
+        if kind is Mapping:
+            k, x = f"{self.prefix}k{depth}", f"{self.prefix}e{depth}"
+            tests = " and ".join(t for t in (self.expression(node.key, k, label, depth + 1),
+                                             self.expression(node.value, x, label, depth + 1))
+                                 if t != "True")
+            return (f"({isinstance_}({v}, {self.b('dict')}) and {self.b('all')}({tests} for "
+                    f"{k}, {x} in {self.const(sample, 'sample')}({v}.items())))")
+        if kind is Fixed:
+            parts = [f"{isinstance_}({v}, {self.b('tuple')})",
+                     f"{self.b('len')}({v}) == {len(node.elements)}"]
+            parts += [self.expression(e, f"{v}[{i}]", label, depth)
+                      for i, e in enumerate(node.elements)]
+            return "(" + " and ".join(p for p in parts if p != "True") + ")"
+        if kind is Walk:
+            env = self.env or f"{self.const(Bindings, 'B')}()"
+            if scope_aware(node.t):
+                return f"{self.const(node.t, 't')}.check({v}, {env})"
+            return (f"{self.const(why, 'why')}({v}, {self.const(node.t, 't')}, {env}, "
+                    f"{label!r}, {self.const(self.overrides, 'ov')}) is None")
+        raise TypeError(f"no expression for {node!r}")
+
+    # -- arrays as statements -----------------------------------------------------------------
+    def array(self, node: ArrayCheck, v: str, fail: str) -> None:
+        """Statements checking an array whose sizes are local variables."""
+        if node.optional:
+            self.add(f"if {v} is not None:")
+            self.depth += 1
+        self._array(node, v, fail)
+        if node.optional:
+            self.depth -= 1
+
+    def _array(self, node: ArrayCheck, v: str, fail: str) -> None:
+        t = node.t
+        kind = t.kind
+        test, accepted = _dtype_tables(t.dtypes)
+        s = f"{self.prefix}s"
+        if kind in ("numpy", "torch", "jax"):
+            seen = _KIND_CLASSES.setdefault(kind, set())
+            if kind == "numpy":
+                nd = self.const(np.ndarray, "ND")
+                self.add(f"if {self.b('type')}({v}) is not {nd} and not "
+                         f"{self.b('isinstance')}({v}, {nd}):")
+            else:
+                self.add(f"if {self.b('type')}({v}) not in {self.const(seen, 'KS')} and not "
+                         f"{self.const(_kind_slow, 'kslow')}({v}, {kind!r}, "
+                         f"{self.const(seen, 'KS')}):")
+            self.add(f"    {fail}")
+            if t.dtypes is not None:
+                self._dtype(t, v, test, accepted, fail)
+            shape = f"{v}.shape"
+        else:
+            e = f"{self.prefix}x"
+            self.add(f"{e} = {self.const(extractor(kind), 'ex')}({v})")
+            self.add(f"if {e} is None:")
+            self.add(f"    {fail}")
+            if t.dtypes is not None:
+                self.add(f"if not {self.const(test, 'dt')}.accepts({v}, {e}[0]):")
+                self.add(f"    {fail}")
+            shape = f"{e}[1]"
+        ops = node.ops
+        if not ops:
+            return
+        self.add(f"{s} = {shape}")
+        if ops[0][0] == "rank" and len(ops) == ops[0][1] + 1 and all(
+                op[0] == "bind" and not op[3] for op in ops[1:]):
+            # Every axis binds a new name: one unpacking does it.
+            self.add(f"if {self.b('len')}({s}) != {ops[0][1]}:")
+            self.add(f"    {fail}")
+            targets = ", ".join(self.size_var(op[2]) for op in ops[1:])
+            self.add(f"{targets}{',' if len(ops) == 2 else ''} = {s}")
+            return
+        for op in ops:
+            self._shape_op(op, s, fail)
+
+    def _dtype(self, t: Any, v: str, test: DtypeTest, seen: set, fail: str) -> None:
+        d = f"{self.prefix}dt"
+        accepted = self.const(seen, "DS")
+        slow = f"not {self.const(_dtype_slow, 'dslow')}({v}, {accepted}, {self.const(test, 'dt')})"
+        self.add(f"{d} = {v}.dtype")
+        single = t.dtype
+        found = dtype_from_name(single) if single is not None else None
+        if t.kind == "numpy" and found is not None and found.is_numpy:
+            exact = self.const(np.dtype(single), "DT")
+            self.add(f"if {d} is not {exact} and {d} not in {accepted} and {slow}:")
+        else:
+            self.add(f"if {d} not in {accepted} and {slow}:")
+        self.add(f"    {fail}")
+
+    def _shape_op(self, op: tuple, s: str, fail: str) -> None:
+        verb = op[0]
+        if verb == "shape":
+            self.add(f"if {s} != {self.const(op[1], 'SH')}:")
+        elif verb == "rank":
+            self.add(f"if {self.b('len')}({s}) != {op[1]}:")
+        elif verb == "min_rank":
+            self.add(f"if {self.b('len')}({s}) < {op[1]}:")
+        elif verb == "fixed":
+            _, axis, size, broadcast = op
+            extra = f" and {s}[{axis}] != 1" if broadcast else ""
+            self.add(f"if {s}[{axis}] != {int(size)}{extra}:")
+        elif verb in ("bind", "same", "maybe"):
+            self._named(op, s, fail)
+            return
+        elif verb == "expr":
+            _, axis, dim, broadcast = op
+            extra = f" and {s}[{axis}] != 1" if broadcast else ""
+            self.add(f"if {s}[{axis}] != {self._dim_code(dim)}{extra}:")
+        else:
+            self._variadic(op, s, fail)
+            return
+        self.add(f"    {fail}")
+
+    def _named(self, op: tuple, s: str, fail: str) -> None:
+        verb, axis, name, broadcast = op
+        var, a = self.size_var(name), f"{s}[{axis}]"
+        if broadcast:
+            self.add(f"if {a} != 1:")
+            self.depth += 1
+        if verb == "bind":
+            self.add(f"{var} = {a}")
+        elif verb == "same":
+            self.add(f"if {a} != {var}:")
+            self.add(f"    {fail}")
+        else:
+            self.add(f"if {var} is {self.const(UNBOUND, 'U')}:")
+            self.add(f"    {var} = {a}")
+            self.add(f"elif {a} != {var}:")
+            self.add(f"    {fail}")
+        if broadcast:
+            self.depth -= 1
+
+    def _variadic(self, op: tuple, s: str, fail: str) -> None:
+        verb, start, tail, name = op
+        var = self.size_var(name)
+        tuple_ = self.b("tuple")
+        segment = f"{tuple_}({s}[{start}:])" if tail == 0 else \
+            f"{tuple_}({s}[{start}:{self.b('len')}({s}) - {tail}])"
+        if verb == "vbind":
+            self.add(f"{var} = {segment}")
+            return
+        if verb == "vsame":
+            self.add(f"if {segment} != {var}:")
+            self.add(f"    {fail}")
+            return
+        g = f"{self.prefix}g"
+        self.add(f"{g} = {segment}")
+        self.add(f"if {var} is {self.const(UNBOUND, 'U')}:")
+        self.add(f"    {var} = {g}")
+        self.add(f"elif {g} != {var}:")
+        self.add(f"    {fail}")
+
+    def _dim_code(self, dim: Any) -> str:
+        """Python for a size expression over bound size variables.
+
+        Sums, products, powers, ``min`` and ``max`` of non-negative sizes never raise,
+        so they become Python arithmetic. ``//`` and ``%`` may divide by zero: they go
+        through ``Dim.evaluate`` (None on error, which fails the check).
+        """
+        text = str(dim)
+        tokens = _EXPR_TOKENS.findall(text)
+        names = dim.free_symbols
+        if "".join(tokens) == text and "//" not in text and "%" not in text:
+            out = []
+            for tok in tokens:
+                if tok in names:
+                    out.append(self.size_var(tok))
+                elif tok in ("min", "max"):
+                    out.append(self.b(tok))
+                elif not _IDENT.match(tok):
+                    out.append(tok)
+                else:
+                    break
+            else:
+                return "(" + "".join(out) + ")"
+        sizes = ", ".join(f"{n!r}: {self.size_var(n)}" for n in sorted(names))
+        return f"{self.const(_evaluate, 'ev')}({self.const(dim, 'dim')}, {{{sizes}}})"

@@ -1,0 +1,253 @@
+"""Another checker inside our scope: ``jaxtyped(typechecker=beartype)`` and friends
+(layer 6: runtime).
+
+As jaxtyping does, the other checker (beartype, typeguard 2.x's ``typechecked``,
+any decorator that raises on a bad call) decorates two generated functions with
+the wrapped function's annotations: one taking its parameters, one taking the
+return value. Each call opens a fresh dimension scope, runs the first, calls the
+function (awaiting a coroutine, so the return annotation is checked against
+what it gives, not the coroutine object), then runs the second in the same
+scope. The array annotations' ``isinstance`` reads and extends that scope, so
+sizes bind across parameters whichever checker asks.
+
+When the other checker objects, the error is ours: the general checker finds
+the parameter and the reason where it can, and the first line of the other
+checker's own words stands in where it cannot.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from typing import Any
+
+from tensortypes.annotate import Bindings, scope
+from tensortypes.errors import AnnotationError, TypeCheckError
+from tensortypes.runtime.scopes import drive_asyncgen, drive_generator
+from tensortypes.runtime._plan import defining_locals, make_plan
+from tensortypes.runtime._messages import format_error, function_label, where_defined
+from tensortypes.runtime._walk import why
+
+__all__ = ["scope_only", "external_checker"]
+
+_P = inspect.Parameter
+
+
+class _NoTypes:
+    """A stand-in checker for generators run in a bare scope: nothing to check."""
+
+    __slots__ = ()
+
+    class plan:  # noqa: N801 (read as checker.plan by the drivers)
+        yields = sends = ret = overrides = None
+
+
+def _arguments(signature: inspect.Signature, args: tuple, kwargs: dict) -> dict:
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def scope_only(fn: Any) -> Any:
+    """``jaxtyped(typechecker=None)``: each call of ``fn`` runs in a fresh scope.
+
+    >>> @scope_only
+    ... def f(x):
+    ...     return x
+    >>> f(3)
+    3
+    """
+    signature = inspect.signature(fn)
+    if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        drive = drive_asyncgen if inspect.isasyncgenfunction(fn) else drive_generator
+
+        @functools.wraps(fn)
+        def scoped_generator(*args: Any, **kwargs: Any) -> Any:
+            bindings = Bindings(_arguments(signature, args, kwargs))
+            return drive(fn(*args, **kwargs), _NoTypes, bindings, ())
+        return scoped_generator
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def scoped_coroutine(*args: Any, **kwargs: Any) -> Any:
+            with scope(_arguments(signature, args, kwargs)):
+                return await fn(*args, **kwargs)
+        return scoped_coroutine
+
+    @functools.wraps(fn)
+    def scoped(*args: Any, **kwargs: Any) -> Any:
+        with scope(_arguments(signature, args, kwargs)):
+            return fn(*args, **kwargs)
+    return scoped
+
+
+def _signature_function(name: str, params: list, fn: Any) -> Any:
+    """A function with these parameters and annotations whose body does nothing, for
+    the other checker to decorate (beartype reads the real annotations of real code)."""
+    namespace: dict = {}
+    pieces, star = [], False
+    for i, p in enumerate(params):
+        ann = "" if p.annotation is _P.empty else f": _a{i}"
+        default = "" if p.default is _P.empty else f" = _d{i}"
+        namespace[f"_a{i}"], namespace[f"_d{i}"] = p.annotation, p.default
+        if p.kind is _P.VAR_POSITIONAL:
+            pieces.append(f"*{p.name}{ann}")
+            star = True
+        elif p.kind is _P.VAR_KEYWORD:
+            pieces.append(f"**{p.name}{ann}")
+        else:
+            if p.kind is _P.KEYWORD_ONLY and not star:
+                pieces.append("*")
+                star = True
+            pieces.append(f"{p.name}{ann}{default}")
+        if p.kind is _P.POSITIONAL_ONLY and (i + 1 == len(params) or
+                                             params[i + 1].kind is not _P.POSITIONAL_ONLY):
+            pieces.append("/")
+    source = f"def {name}({', '.join(pieces)}):\n    return None\n"
+    # dont_inherit: this module's ``from __future__ import annotations`` would turn
+    # the annotations into strings.
+    exec(compile(source, f"<tensortypes {name}>", "exec", dont_inherit=True), namespace)  # noqa: S102
+    made = namespace[name]
+    made.__module__ = getattr(fn, "__module__", None) or __name__
+    return made
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def _param_error(fn: Any, plan: Any, arguments: dict, bindings: Any,
+                 error: BaseException) -> TypeCheckError:
+    if plan is not None:
+        env = Bindings(arguments)
+        for p in plan.checked_params:
+            if p.name in arguments:
+                reason = why(arguments[p.name], p.type, env, p.name, plan.overrides)
+                if reason is not None:
+                    return format_error(plan, f"{plan.role} {p.name}", arguments[p.name],
+                                        p.ann, p.type, reason, env)
+    label = function_label(fn)
+    return TypeCheckError(f"Type-check error in {label} ({where_defined(fn)}): the "
+                          f"parameters\n  reason:   {_first_line(error)}\n  bindings: "
+                          f"{_describe(bindings)}")
+
+
+def _describe(bindings: Any) -> str:
+    names = list(bindings.sizes)
+    return ", ".join(bindings.describe(n) for n in names) if names else "none"
+
+
+def _name_origins(plan: Any, arguments: dict, bindings: Any) -> None:
+    """Say which parameter bound each size: the other checker's ``isinstance`` calls
+    bound them without knowing the parameters' names."""
+    env = Bindings(arguments)
+    for p in plan.checked_params:
+        if p.name in arguments:
+            why(arguments[p.name], p.type, env, p.name, plan.overrides)
+    for name, where in list(bindings.where.items()):
+        if where[0] is None and name in env.where and env.sizes.get(name) == \
+                bindings.sizes.get(name):
+            bindings.where[name] = env.where[name]
+
+
+def _return_error(fn: Any, plan: Any, value: Any, ann: Any, bindings: Any,
+                  error: BaseException) -> TypeCheckError:
+    reason = None
+    t = None if plan is None else plan.ret
+    if t is not None:
+        _name_origins(plan, bindings.arguments or {}, bindings)
+        reason = why(value, t, bindings.copy(), "the return value", plan.overrides)
+    detail = _first_line(error) if reason is None else reason
+    if plan is None:
+        return TypeCheckError(f"Type-check error in {function_label(fn)} "
+                              f"({where_defined(fn)}): return value\n  reason:   {detail}")
+    return format_error(plan, "return value", value, ann, t, detail, bindings)
+
+
+def external_checker(fn: Any, typechecker: Any) -> Any:
+    """Check calls of ``fn`` with ``typechecker`` inside a fresh dimension scope each.
+
+    >>> def never_raises(f):
+    ...     return f
+    >>> def f(x: int) -> int:
+    ...     return x
+    >>> external_checker(f, never_raises)(2)
+    2
+    """
+    localns = None
+    try:
+        try:
+            hints = typing.get_type_hints(fn, include_extras=True)
+        except NameError:
+            localns = defining_locals(fn)
+            hints = typing.get_type_hints(fn, None, localns, include_extras=True)
+    except Exception as error:  # noqa: BLE001 (names defined later; any annotation code)
+        raise AnnotationError(f"cannot evaluate the annotations of {function_label(fn)} "
+                              f"({where_defined(fn)}): {type(error).__name__}: {error}") \
+            from None
+    try:
+        plan = make_plan(fn, localns)
+    except Exception:  # noqa: BLE001 (our types cannot say it: the checker's words will do)
+        plan = None
+    signature = inspect.signature(fn)
+    params = [p.replace(annotation=hints.get(p.name, p.annotation))
+              for p in signature.parameters.values()]
+    check_params = None
+    if any(p.annotation is not _P.empty for p in params):
+        check_params = typechecker(_signature_function("check_params", params, fn))
+    ret_ann = hints.get("return", _P.empty)
+    generator = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
+    check_return = None
+    if ret_ann is not _P.empty and not generator:
+        check_return = typechecker(_signature_function(
+            "check_return", [_P("value", _P.POSITIONAL_ONLY, annotation=ret_ann)], fn))
+
+    def enter(args: tuple, kwargs: dict) -> Any:
+        arguments = _arguments(signature, args, kwargs)
+        opened = scope(arguments)
+        bindings = opened.__enter__()
+        if check_params is None:
+            return opened, bindings
+        try:
+            check_params(*args, **kwargs)
+        except AnnotationError:
+            opened.__exit__(None, None, None)
+            raise
+        except Exception as error:  # noqa: BLE001 (whatever the other checker raises)
+            opened.__exit__(None, None, None)
+            raise _param_error(fn, plan, arguments, bindings, error) from error
+        return opened, bindings
+
+    def leave(value: Any, bindings: Any) -> None:
+        if check_return is None:
+            return
+        try:
+            check_return(value)
+        except AnnotationError:
+            raise
+        except Exception as error:  # noqa: BLE001 (whatever the other checker raises)
+            raise _return_error(fn, plan, value, ret_ann, bindings, error) from error
+
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def checked_coroutine(*args: Any, **kwargs: Any) -> Any:
+            opened, bindings = enter(args, kwargs)
+            try:
+                value = await fn(*args, **kwargs)
+                leave(value, bindings)
+            finally:
+                opened.__exit__(None, None, None)
+            return value
+        return checked_coroutine
+
+    @functools.wraps(fn)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        opened, bindings = enter(args, kwargs)
+        try:
+            value = fn(*args, **kwargs)
+            leave(value, bindings)
+        finally:
+            opened.__exit__(None, None, None)
+        return value
+    return checked

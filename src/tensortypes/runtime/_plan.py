@@ -1,0 +1,259 @@
+"""A function's signature read once into what the checker must check (layer 6: runtime).
+
+:func:`make_plan` resolves the annotations (strings and forward references
+through the function's globals; ``NameError`` is deferred to the first call),
+converts each with ``types.ann_to_type`` (the one converter), and records per
+parameter its kind, default, annotation, lattice type and the label messages
+use. Generator and coroutine functions get the types of what they yield, accept
+and return (``Iterator[Y]``, ``Generator[Y, S, R]``, ``AsyncIterator[Y]``).
+
+An annotation that does not convert is an ``AnnotationError`` naming the
+function and the parameter; nothing is silently left unchecked.
+"""
+
+from __future__ import annotations
+
+import collections.abc as abc
+import inspect
+import keyword
+import sys
+import types
+import typing
+from typing import Any
+
+from tensortypes.annotate import Template, is_annotation
+from tensortypes.errors import AnnotationError
+from tensortypes.types import ANY, AbcType, ann_to_type
+from tensortypes.runtime._messages import function_label, where_defined
+
+__all__ = ["Param", "Plan", "make_plan", "Unresolved", "FLAVORS", "defining_locals"]
+
+FLAVORS = ("function", "coroutine", "generator", "asyncgen")
+
+_EMPTY = inspect.Parameter.empty
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_YIELDING = {
+    "generator": {abc.Generator: 3, abc.Iterator: 1, abc.Iterable: 1},
+    "asyncgen": {abc.AsyncGenerator: 2, abc.AsyncIterator: 1, abc.AsyncIterable: 1},
+}
+
+
+class Unresolved(Exception):
+    """A string annotation names something not defined yet (resolved at the first call)."""
+
+
+class Param:
+    """One parameter: name, kind, default, annotation and lattice type."""
+
+    __slots__ = ("name", "kind", "default", "ann", "type", "checked")
+
+    def __init__(self, name: str, kind: Any, default: Any, ann: Any, t: Any):
+        self.name = name
+        self.kind = kind
+        self.default = default
+        self.ann = ann
+        self.type = t
+        self.checked = ann is not _EMPTY and t is not ANY
+
+    def __repr__(self) -> str:
+        return f"Param({self.name!r}, {self.type})"
+
+
+class Plan:
+    """Everything the generated check of one function needs to know.
+
+    ``flavor`` is one of ``FLAVORS``; ``ret`` the lattice type of the return
+    value (of what a generator returns; of what a coroutine's await gives), or
+    None when unchecked; ``yields``/``sends`` the types of what a generator
+    yields and is sent (None when unchecked).
+    """
+
+    __slots__ = ("fn", "label", "where", "params", "ret", "ret_ann", "yields", "sends",
+                 "flavor", "names", "role", "overrides")
+
+    def __init__(self, fn: Any, params: list, ret: Any, ret_ann: Any, flavor: str,
+                 yields: Any = None, sends: Any = None):
+        self.fn = fn
+        self.label = function_label(fn)
+        self.where = where_defined(fn)
+        self.params = tuple(params)
+        self.ret = ret
+        self.ret_ann = ret_ann
+        self.flavor = flavor
+        self.yields = yields
+        self.sends = sends
+        self.names = tuple(p.name for p in self.params)
+        # "parameter", or "field" for the generated check of a dataclass's fields.
+        self.role = getattr(fn, "__tensortypes_role__", "parameter")
+        overrides: dict = {}
+        for ann in [p.ann for p in self.params] + [ret_ann]:
+            _template_matchers(fn, ann, overrides)
+        self.overrides = overrides or None
+
+    @property
+    def checked_params(self) -> tuple:
+        """The parameters with an annotation to check."""
+        return tuple(p for p in self.params if p.checked)
+
+
+def _template_matchers(fn: Any, ann: Any, out: dict) -> None:
+    """Collect the array annotations with ``{...}`` sizes inside ``ann``: their lattice
+    type knows such a size only as ``_``, their own matcher resolves it per call."""
+    if is_annotation(ann):
+        if any(type(d) is Template for d in ann.dims):
+            found = out.setdefault(ann.type, ann._tt_matcher)
+            if found is not ann._tt_matcher:
+                raise AnnotationError(
+                    f"cannot check {function_label(fn)} ({where_defined(fn)}): "
+                    f"{found.title} and {ann.__name__} differ only in their {{...}} sizes; "
+                    "use one of them, or name the sizes differently elsewhere")
+        return
+    if isinstance(ann, (str, bytes)):
+        return
+    for arg in typing.get_args(ann):
+        _template_matchers(fn, arg, out)
+
+
+def flavor_of(fn: Any) -> str:
+    """``"function"``, ``"coroutine"``, ``"generator"`` or ``"asyncgen"``.
+
+    >>> def g(): yield 1
+    >>> flavor_of(g)
+    'generator'
+    """
+    if inspect.isasyncgenfunction(fn):
+        return "asyncgen"
+    if inspect.iscoroutinefunction(fn):
+        return "coroutine"
+    if inspect.isgeneratorfunction(fn):
+        return "generator"
+    return "function"
+
+
+def _what(name: str) -> str:
+    return "the return value" if name == "return" else f"parameter {name}"
+
+
+def _hints(fn: Any, localns: dict | None) -> dict:
+    """The function's annotations with strings evaluated (one by one, so that an error
+    names its parameter) in its globals and ``localns``; ``Unresolved`` on a name not
+    defined yet."""
+    raw = dict(getattr(fn, "__annotations__", None) or {})
+    if not any(isinstance(a, (str, typing.ForwardRef)) for a in raw.values()):
+        return raw
+    globalns = getattr(inspect.unwrap(fn), "__globals__", None) or {}
+    shim = types.FunctionType(_SHIM_CODE, globalns)
+    out = {}
+    for name, ann in raw.items():
+        shim.__annotations__ = {"x": ann}
+        try:
+            out[name] = typing.get_type_hints(shim, None, localns, include_extras=True)["x"]
+        except NameError as error:
+            raise Unresolved(str(error)) from None
+        except Exception as error:  # noqa: BLE001 (an annotation's own code may raise anything)
+            raise AnnotationError(f"cannot check {_what(name)} of {function_label(fn)} "
+                                  f"({where_defined(fn)}): cannot evaluate {ann!r}: "
+                                  f"{type(error).__name__}: {error}") from None
+    return out
+
+
+_SHIM_CODE = (lambda: None).__code__
+
+
+def _convert(fn: Any, what: str, ann: Any) -> Any:
+    try:
+        return ann_to_type(ann)
+    except AnnotationError as error:
+        raise AnnotationError(f"cannot check {what} of {function_label(fn)} "
+                              f"({where_defined(fn)}): {error}") from None
+    except TypeError as error:
+        raise AnnotationError(f"cannot check {what} of {function_label(fn)} "
+                              f"({where_defined(fn)}): annotation {ann!r}: {error}") from None
+
+
+def _check_name(fn: Any, name: str) -> str:
+    # Names reach generated source: only identifiers pass.
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise AnnotationError(f"{function_label(fn)} has a parameter named {name!r}, which "
+                              "is not an identifier")
+    return name
+
+
+def _split_yields(fn: Any, flavor: str, ret_t: Any) -> tuple[Any, Any, Any]:
+    """``(yields, sends, returns)`` of a generator's return annotation."""
+    if ret_t is None or ret_t is ANY:
+        return None, None, None
+    if type(ret_t) is not AbcType or ret_t.origin not in _YIELDING[flavor]:
+        raise AnnotationError(
+            f"cannot check the return annotation of {function_label(fn)} "
+            f"({where_defined(fn)}): a {'generator' if flavor == 'generator' else 'async generator'}"
+            f" function is annotated with what it yields, e.g. "
+            f"{'Iterator[int] or Generator[int, None, None]' if flavor == 'generator' else 'AsyncIterator[int]'}"
+            f", got {ret_t}")
+    args = ret_t.args
+    yields = args[0] if args and args[0] is not ANY else None
+    sends = args[1] if len(args) > 1 and args[1] is not ANY else None
+    returns = args[2] if len(args) > 2 and args[2] is not ANY else None
+    return yields, sends, returns
+
+
+def defining_locals(fn: Any) -> dict | None:
+    """The local names of the scope that defined ``fn`` (a function or class body),
+    found on the stack at decoration time; None when it is not there.
+
+    String annotations may name things only that scope knows (``from __future__
+    import annotations`` in a function that imports ``torch`` locally).
+    """
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    # A generated function (a dataclass's field check) was defined by no frame: the
+    # scope that applied the decorator to the class is the one that knows its names.
+    generated = hasattr(fn, "__tensortypes_role__")
+    frame = sys._getframe(1)
+    while frame is not None:
+        if generated:
+            if not frame.f_globals.get("__name__", "").startswith(_OURS):
+                return dict(frame.f_locals)
+        elif code is not None and code in frame.f_code.co_consts:
+            return dict(frame.f_locals)
+        frame = frame.f_back
+    return None
+
+
+_OURS = ("tensortypes.runtime", "dataclasses", "functools")
+
+
+def make_plan(fn: Any, localns: dict | None = None) -> Plan:
+    """Read ``fn``'s signature and annotations into a :class:`Plan`.
+
+    String annotations are evaluated in ``fn``'s globals and ``localns`` (the
+    names of the scope that defined it, when the decorator could find them).
+
+    Raises ``Unresolved`` when a string annotation names something undefined
+    (the caller retries at the first call) and ``AnnotationError`` for an
+    annotation that cannot be checked.
+
+    >>> def f(x: int, *, y: "list[str]" = ()) -> float: ...
+    >>> p = make_plan(f)
+    >>> [(q.name, str(q.type)) for q in p.params], str(p.ret)
+    ([('x', 'int'), ('y', 'List[str]')], 'float')
+    """
+    hints = _hints(fn, localns)
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"cannot read the signature of {fn!r}: {error}") from None
+    params = []
+    for p in signature.parameters.values():
+        name = _check_name(fn, p.name)
+        ann = hints.get(p.name, _EMPTY)
+        t = ANY if ann is _EMPTY else _convert(fn, f"parameter {name}", ann)
+        params.append(Param(name, p.kind, p.default, ann, t))
+    flavor = flavor_of(fn)
+    ret_ann = hints.get("return", _EMPTY)
+    ret = None if ret_ann is _EMPTY else _convert(fn, "the return value", ret_ann)
+    if ret is ANY:
+        ret = None
+    if flavor in ("generator", "asyncgen"):
+        yields, sends, ret = _split_yields(fn, flavor, ret)
+        return Plan(fn, params, ret, ret_ann, flavor, yields, sends)
+    return Plan(fn, params, ret, ret_ann, flavor)

@@ -1,0 +1,205 @@
+"""``typechecked`` and ``jaxtyped``: the decorators users write (layer 6: runtime).
+
+``typechecked`` compiles a function's whole signature once into one generated
+check function (see ``_codegen``); sizes bind across all parameters and the
+return value in one scope per call. It also takes methods, ``classmethod``,
+``staticmethod``, ``property``, generators, async generators, coroutines,
+classes (each method) and dataclasses (their fields after ``__init__``; with
+``check_assignment=True`` every later assignment too).
+
+``jaxtyped`` accepts jaxtyping's call forms:
+
+- ``@jaxtyped`` / ``jaxtyped(fn)``: this package's checker, also stacked on a
+  function another checker already wrapped (jaxtyping's old style);
+- ``@jaxtyped(typechecker=beartype)``, ``@jaxtyped(typechecker=typeguard.typechecked)``:
+  that checker, inside one dimension scope per call, with our messages;
+- ``@jaxtyped(typechecker=None)``: a dimension scope only, for ``isinstance``;
+- ``with jaxtyped("context"):``: a dimension scope around a block.
+
+With ``TENSORTYPES_DISABLE=1`` (or ``JAXTYPING_DISABLE=1``) at import, or
+``config.disable`` set before decorating, every decorator returns the function
+itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import inspect
+from typing import Any
+
+from tensortypes._config import config
+from tensortypes.annotate import scope
+from tensortypes.errors import AnnotationError
+from tensortypes.runtime._codegen import compile_checker
+from tensortypes.runtime._dataclass import check_dataclass
+from tensortypes.runtime.scopes import DRIVERS
+from tensortypes.runtime._external import external_checker, scope_only
+from tensortypes.runtime._plan import Unresolved, defining_locals, make_plan
+from tensortypes.runtime._messages import function_label, where_defined
+
+__all__ = ["typechecked", "jaxtyped"]
+
+_SENTINEL = object()
+
+
+def _apply(obj: Any, wrap: Any, on_class: Any) -> Any:
+    """Decorate a function, a descriptor of one, or a class, with ``wrap``."""
+    if isinstance(obj, classmethod):
+        return classmethod(_apply(obj.__func__, wrap, on_class))
+    if isinstance(obj, staticmethod):
+        return staticmethod(_apply(obj.__func__, wrap, on_class))
+    if isinstance(obj, property):
+        return property(*(None if f is None else _apply(f, wrap, on_class)
+                          for f in (obj.fget, obj.fset, obj.fdel)), obj.__doc__)
+    if inspect.isclass(obj):
+        return on_class(obj)
+    if getattr(obj, "__no_type_check__", False):
+        return obj
+    if not callable(obj) or not hasattr(obj, "__code__") and not hasattr(obj, "__wrapped__"):
+        raise TypeError(f"cannot check {obj!r}: not a function, method, property or class")
+    return wrap(obj)
+
+
+def _compile(fn: Any) -> Any:
+    """The checked wrapper of a function (deferred to its first call when a string
+    annotation names something not defined yet)."""
+    if getattr(fn, "__tensortypes_checker__", None) is not None or \
+            getattr(fn, "__tensortypes_deferred__", False):
+        return fn
+    try:
+        plan = make_plan(fn)
+    except Unresolved:
+        localns = defining_locals(fn)
+        try:
+            plan = make_plan(fn, localns)
+        except Unresolved:
+            return _deferred(fn, localns)
+    return compile_checker(plan, DRIVERS).wrapper
+
+
+def _deferred(fn: Any, localns: dict | None) -> Any:
+    state: list = []
+
+    def compiled() -> Any:
+        if not state:
+            try:
+                plan = make_plan(fn, localns)
+            except Unresolved as error:
+                raise AnnotationError(f"cannot check {function_label(fn)} ({where_defined(fn)}): "
+                                      f"an annotation names "
+                                      f"something that is not defined: {error}") from None
+            state.append(compile_checker(plan, DRIVERS).wrapper)
+        return state[0]
+
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def checked_later(*args: Any, **kwargs: Any) -> Any:
+            return await compiled()(*args, **kwargs)
+    else:
+        @functools.wraps(fn)
+        def checked_later(*args: Any, **kwargs: Any) -> Any:
+            return compiled()(*args, **kwargs)
+    checked_later.__tensortypes_deferred__ = True
+    return checked_later
+
+
+def _check_class(cls: type, check_assignment: bool) -> type:
+    """Check each method of ``cls``; a dataclass's fields instead of its ``__init__``'s
+    parameters (what ``__init__`` leaves behind is what the annotations describe)."""
+    dataclass = dataclasses.is_dataclass(cls)
+    for name, member in list(vars(cls).items()):
+        if name.startswith("__") and name not in ("__init__", "__call__", "__new__"):
+            continue
+        if dataclass and name == "__init__":
+            continue
+        if inspect.isfunction(member) or isinstance(member, (classmethod, staticmethod,
+                                                             property)):
+            setattr(cls, name, _apply(member, _compile, lambda c: c))
+    if dataclass:
+        return check_dataclass(cls, _compile, check_assignment)
+    return cls
+
+
+def typechecked(fn: Any = None, *, check_assignment: bool = False) -> Any:
+    """Check every call of ``fn`` against its annotations, with sizes bound per call.
+
+    >>> import numpy as np
+    >>> @typechecked
+    ... def total(x: np.ndarray) -> float:
+    ...     return float(x.sum())
+    >>> total(np.ones(3))
+    3.0
+    """
+    if fn is None:
+        return functools.partial(typechecked, check_assignment=check_assignment)
+    if config.disable:
+        return fn
+    return _apply(fn, _compile, lambda cls: _check_class(cls, check_assignment))
+
+
+def resolve_checker(typechecker: Any) -> Any:
+    """None for our checker, ``scope_only`` for ``typechecker=None``, else a decorator.
+
+    A string is a dotted name (``"beartype.beartype"``) imported now.
+
+    >>> resolve_checker(None) is scope_only, resolve_checker("tensortypes.runtime.typechecked")
+    (True, None)
+    """
+    if typechecker is None:
+        return scope_only
+    if isinstance(typechecker, str):
+        module, _, attr = typechecker.rpartition(".")
+        if not module or not attr.isidentifier():
+            raise ValueError(f"typechecker {typechecker!r} is not a dotted name such as "
+                             "'beartype.beartype'")
+        typechecker = getattr(importlib.import_module(module), attr)
+    if typechecker is _SENTINEL or typechecker is typechecked or typechecker is jaxtyped:
+        return None
+    if not callable(typechecker):
+        raise TypeError(f"typechecker must be a decorator such as beartype.beartype, a "
+                        f"dotted name of one, or None; got {typechecker!r}")
+    return typechecker
+
+
+def jaxtyped(fn: Any = _SENTINEL, *, typechecker: Any = _SENTINEL,
+             check_assignment: bool = False) -> Any:
+    """jaxtyping's decorator: a dimension scope per call, and a type checker.
+
+    ``check_assignment`` (ours, not jaxtyping's): on a dataclass, also check every
+    field assignment after construction.
+
+    >>> import numpy as np
+    >>> @jaxtyped(typechecker=None)
+    ... def f(x):
+    ...     return x
+    >>> f(np.zeros(2)).shape
+    (2,)
+    """
+    if isinstance(fn, str):
+        if fn != "context":
+            raise ValueError(f"jaxtyped takes a function, a class or the string 'context', "
+                             f"got {fn!r}")
+        if typechecker is not _SENTINEL:
+            raise ValueError("jaxtyped('context') opens a scope for isinstance checks; it "
+                             "takes no typechecker (there is no function to check)")
+        return scope()
+    if fn is _SENTINEL:
+        return functools.partial(jaxtyped, typechecker=typechecker,
+                                 check_assignment=check_assignment)
+    if config.disable:
+        return fn
+    checker = resolve_checker(typechecker)
+    if checker is None:
+        return typechecked(fn, check_assignment=check_assignment)
+    if checker is scope_only:
+        return _apply(fn, scope_only, lambda cls: cls)
+    wrap = functools.partial(external_checker, typechecker=checker)
+    return _apply(fn, wrap, lambda cls: _external_class(cls, wrap, check_assignment))
+
+
+def _external_class(cls: type, wrap: Any, check_assignment: bool) -> type:
+    if dataclasses.is_dataclass(cls):
+        return check_dataclass(cls, wrap, check_assignment)
+    return cls
