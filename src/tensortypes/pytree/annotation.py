@@ -1,0 +1,175 @@
+"""``PyTree`` annotations, jaxtyping's spelling, with or without JAX (layer 5, ``pytree``).
+
+Spec 004's forms::
+
+    a: PyTree                       # any value (every value is a PyTree)
+    b: PyTree[int]                  # every leaf an int
+    c: PyTree[Float[Array, "n"], "T"]   # and the structure binds to T
+    d: PyTree[int, "S T"]           # S with T at every leaf (both bound before)
+    e: PyTree[int, "... T"]         # the lower levels are T
+    f: PyTree[int, "T ..."]         # T is a prefix of the tree
+
+``PyTree[...]`` is an interned class (beartype takes only classes as hints):
+``PyTree[int, "T"] is PyTree[int, "T"]``, it pickles to itself, prints as
+``PyTree[int, 'T']`` and carries jaxtyping's attributes ``leaftype`` and
+``structure`` plus ``.type``, its lattice ``PyTreeType`` (``ann_to_type``
+accepts it; bare ``PyTree`` is ``Any``). ``isinstance(x, PyTree[...])``
+checks in the current dimension scope, binding structure names and sizes
+there like array annotations do, and ``__instancecheck_str__`` gives the
+reason for beartype and typeguard.
+
+Structure names bind in the call's scope like sizes; sizes written ``?name``
+in the leaf annotation may differ between leaves but must agree between the
+leaves at the same position of trees with the same structure name. A ``?``
+size needs a structure name (``PyTree[Float[Array, "?n"], "T"]``), and a
+structured tree of ``?`` sizes inside another structured tree is ambiguous:
+both are ``AnnotationError``s when the annotation is written.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import types
+import typing
+from typing import Any
+
+from tensortypes.annotate._scope import current
+from tensortypes.errors import AnnotationError
+from tensortypes.pytree._leaves import contains, has_path_dims
+from tensortypes.pytree._spec import parse_structure
+from tensortypes.pytree.lattice import PyTreeType, resolve_bindings
+from tensortypes.types import ANY, ann_to_type
+
+__all__ = ["PyTree"]
+
+_SUBSCRIPTED: dict[Any, type] = {}  # by the subscript as written
+_CANONICAL: dict[tuple, type] = {}  # by (leaf annotation, normalised structure)
+
+
+class _PyTreeMeta(type):
+    """Metaclass of ``PyTree``: subscription, ``isinstance``, printing, pickling."""
+
+    def __call__(cls, *args: Any, **kwargs: Any):
+        raise TypeError(f"{cls.__name__} is an annotation and cannot be instantiated")
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        t = cls.type
+        if t is ANY:
+            return True
+        return t.check(obj, current())
+
+    def __instancecheck_str__(cls, obj: Any) -> str:
+        """"" when ``obj`` passes ``isinstance``; else the reason (beartype, typeguard)."""
+        t = cls.type
+        if t is ANY:
+            return ""
+        scope = current()
+        # A copy: the reason is wanted, not the bindings a passing value would add.
+        trial = None if scope is None else resolve_bindings(scope).copy()
+        reason = t.explain(obj, trial, None)
+        return "" if reason is None else reason
+
+    def __getitem__(cls, item: Any) -> type:
+        if cls is not PyTree:
+            raise AnnotationError(f"{cls.__name__} is already subscripted")
+        try:
+            found = _SUBSCRIPTED.get(item)
+        except TypeError:  # an unhashable leaf annotation: build without the cache
+            return _subscript(item)
+        if found is None:
+            found = _SUBSCRIPTED.setdefault(item, _subscript(item))
+        return found
+
+    def __repr__(cls) -> str:
+        return cls.__name__
+
+
+class PyTree(metaclass=_PyTreeMeta):
+    """A PyTree annotation: ``PyTree``, ``PyTree[Leaf]``, ``PyTree[Leaf, "T"]`` (spec 004).
+
+    >>> isinstance({"a": (1, 2)}, PyTree[int]), isinstance([1, "x"], PyTree[int])
+    (True, False)
+    >>> PyTree[int, "S T"].type
+    PyTree[int, 'S T']
+    """
+
+    leaftype: Any = Any
+    structure: str | None = None
+    type: Any = ANY
+
+
+def _leaf_name(leaf: Any) -> str:
+    """The leaf annotation as the user wrote it: ``int``, ``Float[ndarray, 'b'] | None``."""
+    if leaf is None or leaf is type(None):
+        return "None"
+    if isinstance(leaf, type):
+        return leaf.__qualname__
+    if isinstance(leaf, types.UnionType):
+        return " | ".join(_leaf_name(a) for a in typing.get_args(leaf))
+    return repr(leaf).replace("typing.", "")
+
+
+def _subscript(item: Any) -> type:
+    if isinstance(item, tuple):
+        if len(item) != 2:
+            raise AnnotationError(
+                f"PyTree[...] takes a leaf type, or a leaf type and a structure string "
+                f"(PyTree[int, 'T']); got {len(item)} arguments")
+        leaf, text = item
+        spec = parse_structure(text)
+    else:
+        leaf, spec = item, None
+    try:
+        leaf_type = ann_to_type(leaf)
+    except AnnotationError as error:
+        raise AnnotationError(f"PyTree[{_leaf_name(leaf)}]: the leaf type cannot be "
+                              f"checked: {error}") from None
+    except TypeError as error:
+        raise AnnotationError(f"PyTree[{_leaf_name(leaf)}]: the leaf type cannot be "
+                              f"checked: {error}") from None
+    if spec is None and has_path_dims(leaf_type):
+        raise AnnotationError(
+            f"PyTree[{_leaf_name(leaf)}]: a size written '?name' depends on the leaf's "
+            f"position in a structure, so the tree needs a structure name: "
+            f"PyTree[{_leaf_name(leaf)}, 'T']")
+    if spec is not None and contains(leaf_type, lambda u: type(u) is PyTreeType
+                                     and u.spec is not None and u.path_dims):
+        raise AnnotationError(
+            f"PyTree[{_leaf_name(leaf)}, {spec.text!r}]: ambiguous '?' sizes: they could "
+            f"follow the outer structure or the inner one; name the structure of only "
+            f"one of the two trees")
+    text = None if spec is None else spec.text
+    name = f"PyTree[{_leaf_name(leaf)}]" if spec is None else \
+        f"PyTree[{_leaf_name(leaf)}, {text!r}]"
+    trivial = leaf_type is ANY and spec is None
+    # Module "builtins": ``PyTree[int] | None`` then prints as ``PyTree[int] | None``,
+    # the way the class prints alone; beartype refuses hints whose repr differs inside
+    # a union (pickling goes through ``_reduce``, not the module).
+    namespace = {"leaftype": leaf, "structure": text, "__module__": "builtins",
+                 "__qualname__": name, "__doc__": f"The annotation {name} (spec 004).",
+                 "type": ANY if trivial else PyTreeType(leaf_type, text, leaf)}
+    try:  # "T" and " T " are one annotation: one class per leaf and structure
+        found = _CANONICAL.get((leaf, text))
+    except TypeError:
+        found = None
+    if found is not None:
+        return found
+    # type.__new__ directly: the metaclass's __call__ refuses instantiation.
+    made = type.__new__(_PyTreeMeta, name, (PyTree,), namespace)
+    try:
+        return _CANONICAL.setdefault((leaf, text), made)
+    except TypeError:  # an unhashable leaf annotation
+        return made
+
+
+def _rebuild(leaf: Any, structure: str | None) -> type:
+    return PyTree[leaf] if structure is None else PyTree[leaf, structure]
+
+
+def _reduce(cls: type):
+    if cls is PyTree:
+        return "PyTree"
+    return (_rebuild, (cls.leaftype, cls.structure))
+
+
+copyreg.pickle(_PyTreeMeta, _reduce)
