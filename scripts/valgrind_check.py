@@ -1,0 +1,238 @@
+"""Run a short workload of compiled graphs under valgrind; report errors in generated code.
+
+Opt-in, not part of the test suite (valgrind makes Python some 50 times slower):
+
+    python scripts/valgrind_check.py            # needs valgrind on PATH
+    python scripts/valgrind_check.py --keep     # keep the XML report and the modules
+    python scripts/valgrind_check.py --asan     # AddressSanitizer instead (gcc's libasan)
+
+The workload compiles its graphs with ``-g -O1`` (and without ``-march=native``:
+valgrind does not decode every recent instruction) into a temporary module cache,
+then exercises every path of the generated C: fused elementwise loops (flat
+and strided, broadcasting, empty arrays), every kind of wrong input, a node that
+fails after allocating its output, ``perform`` fallbacks (one raising), rigid
+symbols, enum parameters and ``CDataType`` pointers freed by their capsules or
+by the cleanup code. valgrind runs it with ``PYTHONMALLOC=malloc`` and writes
+XML; this script keeps the errors (invalid reads and writes, uses of
+uninitialised values, invalid frees, definite leaks) whose stack passes
+through a generated module (``tt_*.so``), prints them and exits with status 1
+when there is any. Errors of the interpreter itself are counted, not shown.
+
+``--asan`` builds the modules with ``-fsanitize=address`` instead and runs the
+workload natively with the sanitizer's runtime preloaded: it also sees
+overruns of arrays on the stack, which valgrind cannot. Its first error stops
+the run and is printed (leak checking is off: the interpreter's own
+allocations would drown it; valgrind's run covers leaks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+WORKLOAD = r'''
+import ctypes, gc, sys
+import numpy as np
+from tensortypes.graph import Apply, CLinkerOp, FunctionGraph, Op
+from tensortypes.link.c import CDataType, CLinker, EnumList, ModuleCache, default_compiler
+from tensortypes.link.c.compiler import Compiler
+from tensortypes.tensor import dvector, dmatrix, tensor
+from tensortypes.tensor.elemwise import exp, log, where
+from tensortypes.tensor.rewriting import default_rewriter
+from tensortypes.types.primitives import INT
+
+base = default_compiler()
+if sys.argv[2] == "asan":
+    flags = (*base.flags, "-g", "-O1", "-fsanitize=address", "-fno-omit-frame-pointer")
+else:
+    # valgrind does not decode AVX-512: build for the baseline CPU, with debug information.
+    flags = (*(f for f in base.flags if not f.startswith(("-march=", "-mtune="))), "-g", "-O1")
+debug = Compiler(base.command, base.version, flags, vector_math=base.vector_math)
+linker = CLinker(ModuleCache(sys.argv[1], debug))
+
+def build(inputs, outputs, rewrite=True):
+    graph = FunctionGraph(inputs, outputs, clone=True)
+    if rewrite:
+        default_rewriter().apply(graph)
+    return linker.make_function(graph)
+
+def expect_error(f, args):
+    try:
+        f(args)
+    except Exception:
+        return
+    raise AssertionError(f"no error for {args!r}")
+
+# fused loops: flat, strided, broadcast, empty
+x, y = dmatrix("x"), dvector("y")
+f = build([x, y], [where(x > 0.5, exp(x) * y, log(x + 1.0) - y)])
+a, b = np.random.rand(40, 30), np.random.rand(30)
+for args in ([a, b], [a[::-1, ::2], b[::2]], [np.asfortranarray(a), b], [a[:0], b]):
+    f(args)
+for args in ([a.astype("f4"), b], [None, b], [[1.0], b], [a, np.ones(7)], [a], 3,
+             [np.ones(3), b], [a.astype(">f8"), b]):
+    expect_error(f, args)
+
+# a node failing after allocating its output; a raising perform; fallbacks
+class AllocThenFail(Op, CLinkerOp):
+    def make_node(self, v):
+        return Apply(self, [v], [v.type()])
+    def c_code(self, node, name, inputs, outputs, sub):
+        (v,), (z,) = inputs, outputs
+        return (f"{z} = (PyArrayObject*)PyArray_NewLikeArray({v}, NPY_CORDER, NULL, 0);"
+                f"if (!{z}) {{ {sub['fail']} }}"
+                f"if (((double*)PyArray_DATA({v}))[0] < 0) {{"
+                f" PyErr_SetString(PyExc_ValueError, \"negative\"); {sub['fail']} }}"
+                f"memcpy(PyArray_DATA({z}), PyArray_DATA({v}), PyArray_NBYTES({v}));")
+    def c_headers(self, **kwargs):
+        return ["<string.h>"]
+    def c_code_cache_version(self):
+        return (1,)
+
+class Raises(Op):
+    def make_node(self, v):
+        return Apply(self, [v], [v.type()])
+    def perform(self, node, inputs, output_storage):
+        if inputs[0][0] > 100:
+            raise ArithmeticError("boom")
+        output_storage[0][0] = inputs[0] * 2
+
+v = dvector("v")
+g = build([v], [exp(Raises()(exp(AllocThenFail()(v))))], rewrite=False)
+g([np.ones(50)])
+expect_error(g, [-np.ones(50)])
+expect_error(g, [np.full(50, 10.0)])
+
+# rigid symbols
+s1, s2 = tensor("float64", ("n",), name="s1"), tensor("float64", ("2*n",), name="s2")
+q1, q2 = tensor("float64", ("m", "k"), name="q1"), tensor("float64", ("k", "m"), name="q2")
+h = build([s1, s2, q1, q2], [exp(s1), exp(s2), exp(q1), exp(q2)])
+h([np.ones(3), np.ones(6), np.ones((2, 4)), np.ones((4, 2))])
+expect_error(h, [np.ones(3), np.ones(5), np.ones((2, 4)), np.ones((4, 2))])
+expect_error(h, [np.ones(3), np.ones(6), np.ones((2, 4)), np.ones((4, 3))])
+
+# enum parameters and opaque pointers
+MODES = EnumList("ONE", "TWO", cname="vg_modes")
+class Pick(Op, CLinkerOp):
+    params_type = MODES
+    def get_params(self, node):
+        return MODES.TWO
+    def make_node(self, v):
+        return Apply(self, [v], [INT()])
+    def c_code(self, node, name, inputs, outputs, sub):
+        return f"{outputs[0]} = ({sub['params']} == TWO) ? 2 : 1;"
+i = INT("i")
+assert build([i], [Pick()(i)], rewrite=False)([0]) == [2]
+
+MARK = CDataType("long *", freefunc="vg_mark", version=1,
+                 extra_support_code="static void vg_mark(long* p) { p[0] = 7; }\n")
+memory = (ctypes.c_long * 1)(0)
+capsule = MARK.make_value(ctypes.addressof(memory))
+del capsule
+gc.collect()
+assert memory[0] == 7
+print("workload done")
+'''
+
+
+def _frames(error) -> list[str]:
+    frames = []
+    for frame in error.iter("frame"):
+        obj = frame.findtext("obj") or ""
+        fn = frame.findtext("fn") or "?"
+        where = frame.findtext("file") or ""
+        line = frame.findtext("line") or ""
+        frames.append(f"{fn} ({Path(obj).name}{':' + where + ':' + line if where else ''})")
+    return frames
+
+
+def _in_generated(error) -> bool:
+    return any(Path(frame.findtext("obj") or "").name.startswith("tt_")
+               for frame in error.iter("frame"))
+
+
+def run_asan(script: Path, cache: Path, env: dict) -> int:
+    """The workload with modules built by -fsanitize=address; 1 on a sanitizer report."""
+    compiler = os.environ.get("CC", "gcc")
+    runtime = subprocess.run([compiler, "-print-file-name=libasan.so"], capture_output=True,
+                             text=True).stdout.strip()
+    if not runtime or not os.path.isabs(runtime) or not os.path.exists(runtime):
+        print(f"{compiler} has no libasan.so; nothing to check", file=sys.stderr)
+        return 2
+    env = {**env, "LD_PRELOAD": runtime, "PYTHONMALLOC": "malloc",
+           "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1"}
+    proc = subprocess.run([sys.executable, str(script), str(cache), "asan"], env=env, cwd=REPO,
+                          capture_output=True, text=True)
+    report = proc.stderr[proc.stderr.find("ERROR: AddressSanitizer"):] \
+        if "ERROR: AddressSanitizer" in proc.stderr else ""
+    if report:
+        print(report)
+        return 1
+    if "workload done" not in proc.stdout:
+        print(proc.stdout, proc.stderr, file=sys.stderr)
+        print("the workload did not finish under AddressSanitizer", file=sys.stderr)
+        return 1
+    print("AddressSanitizer: no error in the workload")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", action="store_true", help="keep the report and the modules")
+    parser.add_argument("--valgrind", default="valgrind", help="the valgrind command")
+    parser.add_argument("--asan", action="store_true", help="use AddressSanitizer instead")
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="tensortypes-valgrind-"))
+    cache = work / "cache"
+    script = work / "workload.py"
+    script.write_text(WORKLOAD)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    if args.asan:
+        status = run_asan(script, cache, env)
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        return status
+    if shutil.which(args.valgrind) is None:
+        print(f"{args.valgrind} is not installed; nothing to check", file=sys.stderr)
+        return 2
+    # Build the modules first, natively: valgrind then only runs them.
+    subprocess.run([sys.executable, str(script), str(cache), "valgrind"], check=True, env=env,
+                   cwd=REPO)
+    report = work / "valgrind.xml"
+    cmd = [args.valgrind, "--xml=yes", f"--xml-file={report}", "--leak-check=full",
+           "--show-leak-kinds=definite", "--track-origins=yes", "--num-callers=30",
+           sys.executable, str(script), str(cache), "valgrind"]
+    print("running:", " ".join(cmd), flush=True)
+    proc = subprocess.run(cmd, env={**env, "PYTHONMALLOC": "malloc"}, cwd=REPO,
+                          capture_output=True, text=True)
+    if "workload done" not in proc.stdout:
+        print(proc.stdout, proc.stderr, file=sys.stderr)
+        print("the workload did not finish under valgrind", file=sys.stderr)
+        return 1
+    root = ET.parse(report).getroot()
+    errors = root.findall("error")
+    ours = [e for e in errors if _in_generated(e)]
+    print(f"valgrind: {len(errors)} error record(s) in all, {len(ours)} in generated modules")
+    for error in ours:
+        kind = error.findtext("kind")
+        what = error.findtext("what") or error.findtext("xwhat/text") or ""
+        print(f"\n{kind}: {what}")
+        for frame in _frames(error)[:12]:
+            print(f"    {frame}")
+    if args.keep:
+        print(f"\nreport and modules kept in {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if ours else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
