@@ -37,7 +37,7 @@ def test_readme_has_examples():
 
 
 @pytest.mark.parametrize("heading,lineno,text", SECTIONS, ids=[s[0] for s in SECTIONS])
-def test_readme_section_examples(heading, lineno, text):
+def test_readme_section_examples(heading, lineno, text, cache_dir):
     test = doctest.DocTestParser().get_doctest(text, {}, f"README.md: {heading}",
                                                str(README), lineno)
     out = io.StringIO()
