@@ -14,19 +14,27 @@ import pytest
 from tensortypes import cli
 
 
-def _run(*argv: str) -> subprocess.CompletedProcess:
+def _run(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(list(argv), capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=300)
+                          stdin=subprocess.DEVNULL, timeout=300, env=env)
 
 
-def test_demo_runs_in_a_fresh_interpreter():
-    proc = _run(sys.executable, "-m", "tensortypes", "demo")
+def test_demo_runs_in_a_fresh_interpreter(tmp_path):
+    env = {**os.environ, "TENSORTYPES_CACHE_DIR": str(tmp_path / "cache")}
+    proc = _run(sys.executable, "-m", "tensortypes", "demo", env=env)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     # One fragment per section, each one a result the tour promises.
     assert ">>> result_type('float32', 'int64')\nDType('float64')" in out
     assert "AnnotationError:" in out and "^" in out  # the caret under the bad token
     assert "TypeCheckError:" in out
+    # the caught shape error of a checked call, with the binding that broke
+    assert "axis 0 of w has size 5, but fan_in=3 was bound by axis 1 of x" in out
+    # the static checker finds the planted Linear bug without running anything
+    assert "expected 2*hidden (in_features)" in out and "[layer]" in out
+    # the compiled graph runs, and refuses a disagreeing symbol
+    assert "array([4.93656366, 4.93656366, 4.93656366])" in out
+    assert "but n=3, as bound by input 0 (x) axis 0" in out
     assert "SpecifyShape [id A] <TensorType(float64, (2, 1))>" in out
     assert " |<TensorType(float64, (2, ?))> [id B] <TensorType(float64, (2, ?))>" in out
     assert proc.stderr == ""
@@ -38,7 +46,7 @@ def test_python_dash_m_lists_the_sections():
     assert proc.stdout.splitlines() == [f"{s.key}: {s.title}" for s in cli.SECTIONS]
 
 
-def test_every_section_runs_alone():
+def test_every_section_runs_alone(cache_dir):
     for section in cli.SECTIONS:
         out = io.StringIO()
         assert cli.run_demo([section.key], out=out) == 0, out.getvalue()
@@ -113,4 +121,4 @@ def test_console_script_when_installed():
             pytest.skip("the tensortypes console script is not installed here")
     proc = _run(os.fspath(script), "demo", "--list")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("dtypes: ")
+    assert proc.stdout.startswith("annotations: ")

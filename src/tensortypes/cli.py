@@ -44,7 +44,60 @@ def _steps(*items: str | tuple[str, str]) -> tuple[Step, ...]:
     return tuple(Step(*item) if isinstance(item, tuple) else Step(item) for item in items)
 
 
+_MLP_SOURCE = (
+    "import torch\n"
+    "from torch import nn\n"
+    "from tensortypes import Float\n"
+    "class MLP(nn.Module):\n"
+    "    def __init__(self, d_in: int, hidden: int):\n"
+    "        super().__init__()\n"
+    "        self.fc1 = nn.Linear(d_in, hidden)\n"
+    "        self.fc2 = nn.Linear(hidden * 2, 10)\n"
+    "    def forward(self, x: Float[torch.Tensor, 'b d_in']) -> Float[torch.Tensor, 'b 10']:\n"
+    "        return self.fc2(torch.relu(self.fc1(x)))\n"
+)
+
 SECTIONS: list[Section] = [
+    Section("annotations", "annotations checked at call time: a caught shape error", _steps(
+        "import numpy as np",
+        "from tensortypes import Float, typechecked",
+        "@typechecked\n"
+        "def linear(x: Float[np.ndarray, 'batch fan_in'],\n"
+        "           w: Float[np.ndarray, 'fan_in fan_out']) -> Float[np.ndarray, 'batch fan_out']:\n"
+        "    return x @ w",
+        "linear(np.ones((4, 3)), np.ones((3, 2))).shape",
+        ("linear(np.ones((4, 3)), np.ones((5, 2)))", "TypeCheckError"),
+        "isinstance(np.zeros((2, 3), np.float32), Float[np.ndarray, '2 n'])",
+        ("Float[np.ndarray, '*a *b']", "AnnotationError"),
+    )),
+    Section("check", "tensortypes check: the same kind of error found without running", _steps(
+        "import tensortypes",
+        "source = \"\"\"\n" + _MLP_SOURCE + "\"\"\"",
+        "for d in tensortypes.check_source(source, path='mlp.py'):\n"
+        "    print(d.to_text())",
+    )),
+    Section("typelang", "the type language: TorchScript's types with arrays that carry shapes",
+            _steps(
+        "from typing import List, Optional",
+        "import numpy as np",
+        "from tensortypes.types import INT, NONE, ann_to_type, infer_type, is_subtype, unify",
+        "t = ann_to_type(Optional[List[int]])",
+        "str(t), t.torchscript_str()",
+        "is_subtype(infer_type([1, 2]), t)",
+        "unify(INT, NONE)",
+        "infer_type(np.zeros((2, 3), np.float32))",
+    )),
+    Section("compiled", "a typed graph, fused and compiled to C", _steps(
+        "import numpy as np",
+        "import tensortypes",
+        "from tensortypes.tensor import exp, tensor",
+        "x, y, z = (tensor('float64', ('n',), name=name) for name in 'xyz')",
+        "out = exp(x) * y + z * 2 - x / y",
+        "out.type",
+        "f = tensortypes.function([x, y, z], out, mode='c')",
+        "f(np.ones(3), np.full(3, 2.0), np.zeros(3))",
+        ("f(np.ones(3), np.ones(3), np.ones(4))", "TypeCheckError"),
+    )),
     Section("dtypes", "dtypes and promotion", _steps(
         "from tensortypes.core.dtypes import as_dtype, result_type, can_cast",
         "as_dtype('f4')",
