@@ -96,7 +96,7 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
     constant_type = TensorConstant
 
     __slots__ = ("dtype", "shape", "name", "ndim", "numpy_dtype", "lattice_dtype",
-                 "broadcastable", "_symbolic", "_hash", "__weakref__")
+                 "broadcastable", "_symbolic", "_hash", "_base", "__weakref__")
 
     dtype: str
     shape: tuple
@@ -118,13 +118,18 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
         key = (cls, dtype_name, static, name)
         inst = cls._canonical.get(key)
         if inst is None:
-            inst = object.__new__(cls)
-            inst._init(dtype_name, static, name)
+            base = inst = object.__new__(cls)
+            if name is not None:
+                base = cls._build(dtype_name, static, None, None)
+            inst._init(dtype_name, static, name, base)
             cls._canonical[key] = inst
         return inst
 
-    def _init(self, dtype: str, shape: tuple, name: str | None) -> None:
+    def _init(self, dtype: str, shape: tuple, name: str | None, base: TensorType) -> None:
         set_ = object.__setattr__
+        # The nameless type of the same dtype and shape: equality modulo name
+        # is identity of the bases, since every type is interned.
+        set_(self, "_base", base)
         set_(self, "dtype", dtype)
         set_(self, "shape", shape)
         set_(self, "name", name)
@@ -143,10 +148,7 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
 
     # -- identity -------------------------------------------------------------
     def __eq__(self, other):
-        if self is other:
-            return True
-        return (type(other) is type(self) and other.dtype == self.dtype
-                and other.shape == self.shape)
+        return self is other or (type(other) is type(self) and other._base is self._base)
 
     def __hash__(self):
         return self._hash
