@@ -96,7 +96,7 @@ def test_rigid_symbols_are_bound_by_the_first_input_and_checked_in_the_others():
         f(np.ones(2), np.ones((3, 5)))
     message = str(info.value)
     assert "input 1 (y): axis 0 has size 3" in message
-    assert "n=2" in message and "input 0 (x) axis 0" in message
+    assert "n=2, as bound by input 0 (x) axis 0" in message
 
 
 def test_a_symbol_repeated_in_one_input_and_expressions_are_checked():
@@ -113,6 +113,17 @@ def test_a_symbol_repeated_in_one_input_and_expressions_are_checked():
     odd = function([y], y.sum(), mode="py")
     with pytest.raises(TypeCheckError, match="no value of 2\\*n"):
         odd(np.ones(3))
+
+
+def test_expressions_are_checked_after_every_bare_symbol_is_bound():
+    # y comes first but its size is an expression over the n that x binds.
+    y, x = tensor("float64", ("2*n",), name="y"), tensor("float64", ("n",), name="x")
+    f = function([y, x], [y.sum(), x.sum()], mode="py")
+    assert f(np.ones(6), np.ones(3))[0] == 6.0
+    with pytest.raises(TypeCheckError) as info:
+        f(np.ones(5), np.ones(3))
+    assert str(info.value) == ("input 0 (y): axis 0 has size 5, but 2*n=6 with n=3 "
+                               "(as bound by input 1 (x) axis 0)")
 
 
 def test_shared_variables_are_read_at_call_time():
@@ -178,7 +189,7 @@ def _c_linker_or_skip():
         pytest.skip(f"the C backend (tensortypes.link.c) is not available yet: {exc}")
 
 
-def test_mode_c_uses_the_c_backend():
+def test_mode_c_uses_the_c_backend(cache_dir):
     _c_linker_or_skip()
     x, y, z = tt.dvector("x"), tt.dvector("y"), tt.dvector("z")
     f = function([x, y, z], tt.exp(x) * y + z * 2 - x / y, mode="c")
@@ -186,3 +197,4 @@ def test_mode_c_uses_the_c_backend():
     np.testing.assert_allclose(f(a, b, c), np.exp(a) * b + c * 2 - a / b)
     with pytest.raises(TypeCheckError, match="input 0"):
         f(np.ones(5, "complex128"), b, c)
+    assert any(cache_dir.iterdir()), "the module is built in the test's own cache"

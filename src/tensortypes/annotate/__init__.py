@@ -3,8 +3,10 @@
 ``Dtype[ArrayKind, "shape"]`` gives an interned class whose ``isinstance`` checks the
 array kind, dtype and shape (binding sizes in the current dimension scope) and whose
 ``.type`` is the lattice ``types.ArrayType``. The dtype classes, ``AbstractDtype`` for
-custom ones, ``AbstractArray``, the shape language and the scope are here; the checker
-that compiles whole signatures is ``tensortypes.runtime``.
+custom ones, ``AbstractArray``, the shape language and the scope are here, and
+``matcher_for``/``annotation_matchers``, which turn lattice array types and annotations
+into the matchers both checkers above use; the checker that compiles whole signatures
+is ``tensortypes.runtime``.
 
 >>> import numpy as np
 >>> isinstance(np.zeros((2, 3), np.float32), Float32[np.ndarray, "2 n"])
@@ -22,6 +24,7 @@ from tensortypes.annotate._array import (AbstractArray, get_array_name_format,
 from tensortypes.annotate._dtypes import (DTYPE_CLASSES, AbstractDtype,
                                           make_numpy_struct_dtype)
 from tensortypes.annotate._jax import JAX_NAMES, jax_name
+from tensortypes.annotate._compile import annotation_matchers, matcher_for
 from tensortypes.annotate._match import Matcher
 from tensortypes.annotate._scope import SCOPE, Bindings, current, pop, push, scope
 from tensortypes.annotate._shape import ParsedShape, Template, parse_shape
@@ -42,7 +45,7 @@ __all__ = [
     *DTYPE_CLASSES, "AbstractDtype", "AbstractArray", "make_numpy_struct_dtype",
     "get_array_name_format", "set_array_name_format", "is_annotation", "Bindings",
     "current", "push", "pop", "scope", "SCOPE", "Matcher", "ParsedShape", "Template", "parse_shape",
-    "JAX_NAMES",
+    "JAX_NAMES", "matcher_for", "annotation_matchers",
 ]
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from tensortypes.annotate._extract import (DNAMES, KIND_NAMES, DtypeTest, extractor,
                                            merge_variadic, numpy_dtype_name)
 from tensortypes.annotate._interpret import run
-from tensortypes.annotate._shape import ParsedShape
+from tensortypes.annotate._shape import ParsedShape, Template
 
 __all__ = ["Matcher"]
 
@@ -41,7 +41,8 @@ class Matcher:
     ``kind``: a library name, ``"any"`` or a class; ``dtypes``: None (any) or a tuple
     of names and regexes; ``shape``: a ``ParsedShape``; ``title``: the annotation's
     name, used for the generated function's file name; ``dtype_label``: the dtype
-    class's name, for messages.
+    class's name, for messages. ``templated`` says whether a size has ``{...}``
+    braces, which the lattice type cannot express (it reads them as ``_``).
 
     >>> from tensortypes.annotate._shape import parse_shape
     >>> m = Matcher("numpy", ("float32",), parse_shape("b c"), "F")
@@ -50,7 +51,7 @@ class Matcher:
     """
 
     __slots__ = ("kind", "kind_text", "extract", "dtype", "dims", "index_variadic",
-                 "dim_str", "title", "match", "source")
+                 "dim_str", "title", "templated", "match", "source")
 
     def __init__(self, kind: str | type, dtypes: tuple | None, shape: ParsedShape,
                  title: str, dtype_label: str | None = None):
@@ -63,6 +64,7 @@ class Matcher:
         self.index_variadic = shape.index_variadic
         self.dim_str = shape.dim_str
         self.title = title
+        self.templated = any(type(d) is Template for d in shape.dims)
         if shape.simple and not _mixed_paths(shape.dims):
             self.match, self.source = _generate(self)
         else:

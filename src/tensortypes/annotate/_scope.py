@@ -94,6 +94,17 @@ class Bindings:
         new.broadcast = None if self.broadcast is None else set(self.broadcast)
         return new
 
+    def adopt(self, other: Bindings) -> None:
+        """Take over the sizes of ``other``, a trial copy whose check succeeded (a
+        union member that fitted, a container whose every element did).
+
+        >>> b = Bindings(); trial = b.copy(); trial.bind("n", 2); b.adopt(trial); b.sizes
+        {'n': 2}
+        """
+        self.sizes = other.sizes
+        self.where = other.where
+        self.broadcast = other.broadcast
+
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v!r}" for k, v in self.sizes.items())
         return f"Bindings({inner})"

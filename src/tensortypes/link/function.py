@@ -23,11 +23,12 @@ import linecache
 
 import numpy as np
 
-from tensortypes.core.dims import Dim, solve_linear
+from tensortypes.core.dims import Dim
 from tensortypes.errors import TypeCheckError
 from tensortypes.graph import Constant, FunctionGraph, MissingInputError, Variable
 from tensortypes.graph.walk import ancestors
 from tensortypes.link.py import PyFunction, PyLinker
+from tensortypes.tensor import check_symbolic_shape
 from tensortypes.tensor.rewriting import default_rewriter
 from tensortypes.tensor.type import TensorType
 
@@ -66,62 +67,42 @@ def _roots(inputs: list, outputs: list) -> list:
 
 
 class _SymbolPlan:
-    """Binding rigid symbols across the inputs, decided once at build time."""
+    """Binding rigid symbols across the inputs, decided once at build time.
 
-    __slots__ = ("bare", "exprs", "labels")
+    Every input's bare symbols bind first, in input order, then every input's
+    expressions are checked (or solved), so an expression is checked against a
+    symbol that a later input binds. Each step is ``(input, static shape)`` with
+    the other axes blanked out, for ``tensor.check_symbolic_shape``.
+    """
+
+    __slots__ = ("steps", "labels")
 
     def __init__(self, variables: list, labels: list):
         self.labels = labels
-        first: dict = {}
-        self.bare = []   # (input, axis, symbol, None | (input, axis) that bound it)
-        self.exprs = []  # (input, axis, Dim)
+        bare, exprs = [], []
         for i, var in enumerate(variables):
             if not isinstance(var.type, TensorType):
                 continue
-            for axis, d in enumerate(var.type.shape):
-                if not isinstance(d, Dim):
-                    continue
-                if d.is_symbol:
-                    self.bare.append((i, axis, d.name, first.get(d.name)))
-                    first.setdefault(d.name, (i, axis))
-                else:
-                    self.exprs.append((i, axis, d))
+            shape = var.type.shape
+            if any(isinstance(d, Dim) and d.is_symbol for d in shape):
+                bare.append((i, tuple(d if isinstance(d, Dim) and d.is_symbol else None
+                                      for d in shape)))
+            if any(isinstance(d, Dim) and not d.is_symbol for d in shape):
+                exprs.append((i, tuple(d if isinstance(d, Dim) and not d.is_symbol else None
+                                       for d in shape)))
+        self.steps = tuple(bare + exprs)
 
     def __bool__(self) -> bool:
-        return bool(self.bare or self.exprs)
+        return bool(self.steps)
 
     def check(self, values: list) -> None:
         bound: dict = {}
         where: dict = {}
-        for i, axis, name, source in self.bare:
-            got = values[i].shape[axis]
-            if source is None:
-                bound[name] = got
-                where[name] = (i, axis)
-            elif got != bound[name]:
-                self._fail(i, axis, got, f"{name}={bound[name]}", where[name])
-        for i, axis, d in self.exprs:
-            got = values[i].shape[axis]
-            free = d.free_symbols - bound.keys()
-            if not free:
-                want = d.evaluate(bound)
-                if want != got:
-                    source = where[min(d.free_symbols)]
-                    self._fail(i, axis, got, f"{d}={want}", source)
-                continue
-            solved = solve_linear(d.substitute(bound), got)
-            if solved is False:
-                raise TypeCheckError(f"{self.labels[i]}: axis {axis} has size {got}, which no "
-                                     f"value of {d} can take")
-            if solved:
-                bound.update(solved)
-                where.update({n: (i, axis) for n in solved})
-
-    def _fail(self, i, axis, got, binding, source=None):
-        by = "" if source is None else (f", as bound by {self.labels[source[0]]} axis "
-                                         f"{source[1]}")
-        raise TypeCheckError(f"{self.labels[i]}: axis {axis} has size {got}, but {binding}"
-                             f"{by}")
+        labels = self.labels
+        for i, static in self.steps:
+            problem = check_symbolic_shape(static, values[i].shape, bound, where, labels[i])
+            if problem is not None:
+                raise TypeCheckError(f"{labels[i]}: {problem}")
 
 
 class Function:

@@ -22,21 +22,17 @@ run-time meaning.
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Callable
 from typing import Any
 
-from tensortypes.annotate._array import is_annotation
-from tensortypes.annotate._match import Matcher
-from tensortypes.annotate._shape import ParsedShape, Template, parse_shape
+from tensortypes.annotate._compile import has_arrays, matcher_for, scope_aware, type_parts
 from tensortypes.graph.type import Type
 from tensortypes.types import (ANY, BOOL, COMPLEX, FLOAT, INT, NONE, NUMBER, STR,
                                AnnotatedType, ArrayType, DictType, ListType, NamedTupleType,
                                NewTypeType, OptionalType, TupleType, UnionType, VarTupleType,
                                explain, is_instance)
 
-__all__ = ["LeafCheck", "compile_leaf", "annotation_matchers", "has_templates",
-           "has_path_dims", "contains", "touches_scope"]
+__all__ = ["LeafCheck", "compile_leaf", "has_path_dims", "contains"]
 
 _NEVER_NODES = frozenset({ANY, INT, FLOAT, COMPLEX, BOOL, STR, NUMBER})
 _CACHE: dict[Any, LeafCheck] = {}
@@ -57,16 +53,9 @@ class LeafCheck:
         return f"LeafCheck({self.type})"
 
 
-def _parts(t: Any) -> tuple:
-    if type(t) is NewTypeType:
-        return (t.supertype,)
-    contained = getattr(t, "contained", None)
-    return contained() if contained is not None else ()
-
-
 def contains(t: Any, test: Callable[[Any], bool]) -> bool:
     """Whether ``t`` or a type inside it passes ``test``."""
-    return test(t) or any(contains(p, test) for p in _parts(t))
+    return test(t) or any(contains(p, test) for p in type_parts(t))
 
 
 def has_path_dims(t: Any) -> bool:
@@ -76,7 +65,7 @@ def has_path_dims(t: Any) -> bool:
         return t.shape is not None and any(s.path for s in t.shape.specs)
     if _is_pytree(t) and t.spec is not None:
         return False
-    return any(has_path_dims(p) for p in _parts(t))
+    return any(has_path_dims(p) for p in type_parts(t))
 
 
 def _is_pytree(t: Any) -> bool:
@@ -85,17 +74,12 @@ def _is_pytree(t: Any) -> bool:
     return getattr(type(t), "is_pytree_type", False) is True
 
 
-def touches_scope(t: Any) -> bool:
-    """Whether checking ``t`` involves arrays or PyTrees (and so the scope)."""
-    return contains(t, lambda u: type(u) is ArrayType or _is_pytree(u))
-
-
 def compile_leaf(t: Any, matchers: dict | None = None) -> LeafCheck:
     """The :class:`LeafCheck` of the lattice type ``t``.
 
     ``matchers`` maps array types to the compiled matchers of the annotations
-    they came from (``annotation_matchers``), which keep what the lattice type
-    leaves out (``{...}`` sizes). Without it, checks are cached per type.
+    they came from (``annotate.annotation_matchers``), which keep what the lattice
+    type leaves out (``{...}`` sizes). Without it, checks are cached per type.
 
     >>> import numpy as np
     >>> from tensortypes.annotate._scope import Bindings
@@ -116,37 +100,6 @@ def compile_leaf(t: Any, matchers: dict | None = None) -> LeafCheck:
     return found
 
 
-def annotation_matchers(ann: Any) -> dict:
-    """``{array type: matcher}`` of the array annotations inside the annotation ``ann``.
-
-    >>> import numpy as np
-    >>> from tensortypes.annotate import Float
-    >>> A = Float[np.ndarray, "n"]
-    >>> annotation_matchers(A | None) == {A.type: A._tt_matcher}
-    True
-    """
-    found: dict = {}
-
-    def walk(x: Any, depth: int) -> None:
-        if depth > 20:
-            return
-        if is_annotation(x):
-            found.setdefault(x.type, x._tt_matcher)
-            return
-        for arg in typing.get_args(x):
-            walk(arg, depth + 1)
-    walk(ann, 0)
-    return found
-
-
-def has_templates(ann: Any) -> bool:
-    """Whether an array annotation inside ``ann`` has a ``{...}`` size (kept per call)."""
-    for t, m in annotation_matchers(ann).items():
-        if any(type(d) is Template for d in m.dims):
-            return True
-    return False
-
-
 def _compile(t: Any, matchers: dict | None) -> LeafCheck:
     cls = type(t)
     if t is ANY:
@@ -155,7 +108,7 @@ def _compile(t: Any, matchers: dict | None) -> LeafCheck:
         return _array(t, matchers)
     if cls is UnionType or cls is OptionalType:
         return _union(t, matchers)
-    if _is_pytree(t):
+    if scope_aware(t):  # a nested PyTree: it checks its own leaves in the scope
         return LeafCheck(t, t.check, lambda v, b: t.explain(v, b, None),
                          lambda v: t.check(v, None))
     if cls is AnnotatedType:
@@ -164,7 +117,7 @@ def _compile(t: Any, matchers: dict | None) -> LeafCheck:
     if cls is NewTypeType:
         inner = compile_leaf(t.supertype, matchers)
         return LeafCheck(t, inner.match, inner.explain, inner.is_leaf)
-    if touches_scope(t) and cls in _CONTAINERS:
+    if cls in _CONTAINERS and has_arrays(t):
         return _container(t, matchers)
     return _plain(t)
 
@@ -190,17 +143,8 @@ def _plain(t: Any) -> LeafCheck:
 
 
 def _array(t: ArrayType, matchers: dict | None) -> LeafCheck:
-    matcher = None if matchers is None else matchers.get(t)
-    if matcher is None:
-        shape = parse_shape("...") if t.shape is None else ParsedShape(
-            t.shape.specs, t.shape.variadic_index, str(t.shape))
-        dtypes = None if t.dtypes is None else tuple(sorted(t.dtypes, key=_order))
-        matcher = Matcher(t.kind, dtypes, shape, str(t))
+    matcher = matcher_for(t, matchers)
     return LeafCheck(t, matcher.match, matcher.explain, None)
-
-
-def _order(d: Any) -> str:
-    return d if isinstance(d, str) else d.pattern
 
 
 def _union(t: Any, matchers: dict | None) -> LeafCheck:
@@ -262,7 +206,7 @@ def _container(t: Any, matchers: dict | None) -> LeafCheck:
             return False
         trial = b.copy()
         if all(c.match(x, trial) for _, x, c in found):
-            _keep(b, trial)
+            b.adopt(trial)
             return True
         return False
 
@@ -280,11 +224,6 @@ def _container(t: Any, matchers: dict | None) -> LeafCheck:
         return None
 
     return LeafCheck(t, match, why, _leaf_predicate(t))
-
-
-def _keep(b: Any, trial: Any) -> None:
-    """Adopt the bindings a successful trial made."""
-    b.sizes, b.where, b.broadcast = trial.sizes, trial.where, trial.broadcast
 
 
 _CONTAINERS = frozenset({TupleType, NamedTupleType, DictType, ListType, VarTupleType})

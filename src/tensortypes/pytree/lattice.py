@@ -33,17 +33,18 @@ import reprlib
 from functools import reduce
 from typing import Any
 
+from tensortypes.annotate._compile import annotation_matchers, has_arrays
 from tensortypes.annotate._scope import Bindings, current
 from tensortypes.core.arrays import array_info
 from tensortypes.errors import TypeCheckError
 from tensortypes.graph.type import Type
-from tensortypes.pytree._leaves import (annotation_matchers, compile_leaf, has_path_dims,
-                                        has_templates, touches_scope)
+from tensortypes.pytree._leaves import compile_leaf, has_path_dims
 from tensortypes.pytree._spec import StructureSpec, parse_structure
 from tensortypes.pytree.backends import get_backend
 from tensortypes.pytree.paths import keystr
 from tensortypes.types import (ANY, NONE, DictType, ListType, NamedTupleType, OptionalType,
                                TupleType, UnionType, VarTupleType, is_subtype)
+from tensortypes.types.classrules import all_of
 
 __all__ = ["PyTreeType", "resolve_bindings"]
 
@@ -71,14 +72,14 @@ class PyTreeType(Type):
     def __new__(cls, leaf: Any, structure: str | None = None, annotation: Any = None):
         # The lattice type is the key, unless the annotation has ``{...}`` sizes,
         # which only its own matchers check: then the annotation is part of it.
-        templated = annotation is not None and has_templates(annotation)
+        matchers = None if annotation is None else annotation_matchers(annotation)
+        templated = matchers is not None and any(m.templated for m in matchers.values())
         key = (leaf, structure, annotation if templated else None)
         found = _INTERNED.get(key)
         if found is not None:
             return found
         if not isinstance(leaf, Type):
             raise TypeError(f"PyTreeType takes a lattice type as its leaf, got {leaf!r}")
-        matchers = None if annotation is None else annotation_matchers(annotation)
         self = object.__new__(cls)
         set_ = object.__setattr__
         set_(self, "leaf", leaf)
@@ -87,7 +88,7 @@ class PyTreeType(Type):
         set_(self, "path_dims", has_path_dims(leaf))
         # Whether leaf checks may touch the scope (arrays, nested trees): only then
         # does a check snapshot the bindings to restore them on failure.
-        set_(self, "binds", touches_scope(leaf))
+        set_(self, "binds", has_arrays(leaf))
         set_(self, "_prefixes", [])
         set_(self, "_annotation", annotation if templated else None)
         return _INTERNED.setdefault(key, self)
@@ -241,6 +242,8 @@ def resolve_bindings(b: Any) -> Bindings:
 
 
 def _snapshot(b: Bindings) -> tuple:
+    # A tuple of copies, not ``b.copy()``: this runs on every check of a tree with
+    # arrays, and a new Bindings costs twice as much.
     return (dict(b.sizes), dict(b.where), None if b.broadcast is None else set(b.broadcast))
 
 
@@ -332,21 +335,11 @@ def _tree_of(sub: Any, leaf: Any) -> bool | None:
         return True
     cls = type(sub)
     if cls is TupleType or cls is NamedTupleType:
-        return _all(_tree_of(e, leaf) for e in sub.elements)
+        return all_of(_tree_of(e, leaf) for e in sub.elements)
     if cls is ListType or cls is VarTupleType:
         return _tree_of(sub.element, leaf)
     if cls is DictType:
         return _tree_of(sub.value, leaf)
     if cls is UnionType or cls is OptionalType:
-        return _all(_tree_of(m, leaf) for m in sub.members)
+        return all_of(_tree_of(m, leaf) for m in sub.members)
     return direct
-
-
-def _all(answers) -> bool | None:
-    result: bool | None = True
-    for a in answers:
-        if a is False:
-            return False
-        if a is None:
-            result = None
-    return result

@@ -32,9 +32,10 @@ from tensortypes.types import is_instance as _accept_any
 from tensortypes.types.check import ACCEPT
 from tensortypes.annotate._extract import DtypeTest, extractor
 from tensortypes.annotate import Bindings
+from tensortypes.annotate._compile import scope_aware
 from tensortypes.runtime._ir import (Accept, Always, ArrayCheck, Each, Fixed, Instance, IsNone,
                                      Mapping, Node, Numeric, Or, Walk)
-from tensortypes.runtime._walk import scope_aware, why
+from tensortypes.runtime._walk import why
 
 __all__ = ["Source", "UNBOUND", "sample"]
 

@@ -25,7 +25,7 @@ from tensortypes.types import (ANY, BOOL, INT, NONE, NUMBER, STR, AnnotatedType,
                                NewTypeType, OptionalType, SetType, TupleType, TypeVarType,
                                UnionType, VarTupleType)
 from tensortypes.types import COMPLEX, FLOAT
-from tensortypes.runtime._walk import has_arrays, scope_aware
+from tensortypes.annotate._compile import has_arrays, scope_aware, type_parts
 
 __all__ = ["Node", "Always", "IsNone", "Instance", "Numeric", "Accept", "Or", "Each",
            "Mapping", "Fixed", "Walk", "ArrayCheck", "Binder", "lower", "has_names",
@@ -168,9 +168,7 @@ def has_names(t: Any) -> bool:
         return True
     if not has_arrays(t):
         return False
-    parts = t.contained() if type(t) not in (TypeVarType, NewTypeType) else (
-        (t.upper,) if type(t) is TypeVarType else (t.supertype,))
-    return any(p is not None and has_names(p) for p in parts)
+    return any(has_names(p) for p in type_parts(t))
 
 
 def lower(t: Any) -> Node:

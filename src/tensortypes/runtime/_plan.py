@@ -21,7 +21,7 @@ import types
 import typing
 from typing import Any
 
-from tensortypes.annotate import Template, is_annotation
+from tensortypes.annotate import annotation_matchers
 from tensortypes.errors import AnnotationError
 from tensortypes.types import ANY, AbcType, ann_to_type
 from tensortypes.runtime._messages import function_label, where_defined
@@ -85,10 +85,7 @@ class Plan:
         self.names = tuple(p.name for p in self.params)
         # "parameter", or "field" for the generated check of a dataclass's fields.
         self.role = getattr(fn, "__tensortypes_role__", "parameter")
-        overrides: dict = {}
-        for ann in [p.ann for p in self.params] + [ret_ann]:
-            _template_matchers(fn, ann, overrides)
-        self.overrides = overrides or None
+        self.overrides = _template_matchers(fn, [p.ann for p in self.params] + [ret_ann])
 
     @property
     def checked_params(self) -> tuple:
@@ -96,22 +93,18 @@ class Plan:
         return tuple(p for p in self.params if p.checked)
 
 
-def _template_matchers(fn: Any, ann: Any, out: dict) -> None:
-    """Collect the array annotations with ``{...}`` sizes inside ``ann``: their lattice
-    type knows such a size only as ``_``, their own matcher resolves it per call."""
-    if is_annotation(ann):
-        if any(type(d) is Template for d in ann.dims):
-            found = out.setdefault(ann.type, ann._tt_matcher)
-            if found is not ann._tt_matcher:
-                raise AnnotationError(
-                    f"cannot check {function_label(fn)} ({where_defined(fn)}): "
-                    f"{found.title} and {ann.__name__} differ only in their {{...}} sizes; "
-                    "use one of them, or name the sizes differently elsewhere")
-        return
-    if isinstance(ann, (str, bytes)):
-        return
-    for arg in typing.get_args(ann):
-        _template_matchers(fn, arg, out)
+def _template_matchers(fn: Any, annotations: list) -> dict | None:
+    """The matchers of the array annotations with ``{...}`` sizes in ``annotations``:
+    their lattice type knows such a size only as ``_``, their own matcher resolves it
+    per call. None when there are none."""
+    found: dict = {}
+    for ann in annotations:
+        try:
+            annotation_matchers(ann, found)
+        except AnnotationError as error:
+            raise AnnotationError(f"cannot check {function_label(fn)} ({where_defined(fn)}): "
+                                  f"{error}") from None
+    return {t: m for t, m in found.items() if m.templated} or None
 
 
 def flavor_of(fn: Any) -> str:

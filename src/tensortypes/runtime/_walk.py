@@ -13,75 +13,30 @@ extends it; a union tries each member on a copy and keeps the copy of the one
 that fits. Types without arrays inside are answered by ``types.check``
 (``is_instance``/``explain``), the one definition of Python's run-time meaning.
 
-An array is matched by the compiled matcher of ``annotate._match`` built
-from its lattice type, and explained by that module's interpreter, so arrays
-mean the same here as in ``isinstance``.
+An array is matched by the matcher ``annotate.matcher_for`` gives for its
+lattice type (the one the PyTree leaf checks use too), and explained by that
+matcher's interpreter, so arrays mean the same here as in ``isinstance``.
+Whether a type involves arrays at all is ``annotate._compile.has_arrays``; the
+rules below cover exactly its ``WALKED`` types.
 """
 
 from __future__ import annotations
 
 import collections.abc as abc
-import re
 from typing import Any
 
 from tensortypes._config import config
-from tensortypes.core.shapes import DimSpec
+from tensortypes.annotate import Bindings
+from tensortypes.annotate._compile import has_arrays, matcher_for
+from tensortypes.runtime._messages import short_value
 from tensortypes.types import (NONE, AbcType, AnnotatedType, ArrayType, DictType,
-                               FrozenSetType, ListType, NamedTupleType, NewTypeType, OptionalType, SetType,
-                               TupleType, TypedDictType, TypeVarType, UnionType, VarTupleType)
-from tensortypes.types import LatticeType
+                               FrozenSetType, ListType, NamedTupleType, NewTypeType,
+                               OptionalType, SetType, TupleType, TypedDictType, TypeVarType,
+                               UnionType, VarTupleType)
 from tensortypes.types import explain as _types_explain
 from tensortypes.types import is_instance as _types_accept
-from tensortypes.annotate import Bindings, Matcher, ParsedShape
-from tensortypes.runtime._messages import short_value
 
-__all__ = ["why", "copy_into", "has_arrays", "scope_aware", "array_why", "matcher_of"]
-
-_ANON = DimSpec("anon")
-_ELLIPSIS = DimSpec("anon", variadic=True)
-
-
-def copy_into(env: Bindings, trial: Bindings) -> None:
-    """Keep the bindings a successful trial made (a union member that fitted)."""
-    env.sizes = trial.sizes
-    env.where = trial.where
-    env.broadcast = trial.broadcast
-
-
-# -- arrays ------------------------------------------------------------------------------
-
-_MATCHERS: dict[ArrayType, Matcher] = {}
-
-
-def matcher_of(t: ArrayType) -> Matcher:
-    """The compiled matcher of ``annotate._match`` for an array type (cached per type).
-
-    A graph form's unknown axis (``?``) matches any size, like ``_``; a rigid size
-    is a name bound per call, the only meaning it can have on one value.
-
-    >>> import numpy as np
-    >>> matcher_of(ArrayType("numpy", "float32", (2, None))).match(
-    ...     np.zeros((2, 7), np.float32), None)
-    True
-    """
-    found = _MATCHERS.get(t)
-    if found is None:
-        dims = ()
-        index = None
-        if t.shape is not None:
-            dims = tuple(_ANON if s.kind == "unknown" else
-                         DimSpec("var", s.expr) if s.kind == "rigid" else s
-                         for s in t.shape.specs)
-            index = t.shape.variadic_index
-        else:
-            dims, index = (_ELLIPSIS,), 0
-        shape = ParsedShape(dims, index, " ".join(str(d) for d in dims))
-        dtypes = None if t.dtypes is None else tuple(sorted(
-            t.dtypes, key=lambda d: d.pattern if isinstance(d, re.Pattern) else d))
-        found = Matcher(t.kind, dtypes, shape, str(t))
-        if len(_MATCHERS) < 4096:
-            _MATCHERS[t] = found
-    return found
+__all__ = ["why", "array_why"]
 
 
 def array_why(value: Any, t: ArrayType, env: Bindings, label: str,
@@ -95,9 +50,7 @@ def array_why(value: Any, t: ArrayType, env: Bindings, label: str,
     >>> array_why(np.zeros(4), t, env, "y")
     'axis 0 of y has size 4, but n=3 was bound by axis 0 of x'
     """
-    m = None if overrides is None else overrides.get(t)
-    if m is None:
-        m = matcher_of(t)
+    m = matcher_for(t, overrides)
     env.label = label
     if m.match(value, env):
         return None
@@ -108,48 +61,6 @@ def array_why(value: Any, t: ArrayType, env: Bindings, label: str,
 
 
 # -- every other type ---------------------------------------------------------------------
-
-_WALKED = (ArrayType, UnionType, OptionalType, ListType, SetType, FrozenSetType, VarTupleType,
-           TupleType, NamedTupleType, DictType, TypedDictType, AnnotatedType, NewTypeType,
-           TypeVarType, AbcType)
-_HAS_ARRAYS: dict[Any, bool] = {}
-
-
-def scope_aware(t: Any) -> bool:
-    """Whether ``t`` is a type outside the type language that checks values in a scope
-    itself: ``t.check(value, bindings) -> bool`` and ``t.explain(value, bindings,
-    label) -> str | None`` (``pytree.PyTreeType``)."""
-    cls = type(t)
-    return not isinstance(t, LatticeType) and callable(getattr(cls, "check", None)) and \
-        callable(getattr(cls, "explain", None))
-
-
-def has_arrays(t: Any) -> bool:
-    """Whether checking ``t`` involves an array (directly or inside the types walked here).
-
-    >>> from tensortypes.types import INT, ListType, TENSOR
-    >>> has_arrays(ListType(INT)), has_arrays(ListType(TENSOR))
-    (False, True)
-    """
-    found = _HAS_ARRAYS.get(t)
-    if found is None:
-        if type(t) is ArrayType or scope_aware(t):
-            found = True
-        elif type(t) in _WALKED:
-            found = any(has_arrays(c) for c in _parts(t))
-        else:
-            found = False
-        _HAS_ARRAYS[t] = found
-    return found
-
-
-def _parts(t: Any) -> tuple:
-    if type(t) is TypeVarType:
-        return () if t.upper is None else (t.upper,)
-    if type(t) is NewTypeType:
-        return (t.supertype,)
-    return t.contained()
-
 
 def _sample(items: Any) -> Any:
     if config.container_check == "one":
@@ -192,7 +103,7 @@ def _union(value, t, env, label, ov):
         trial = env.copy()
         reason = why(value, member, trial, label, ov)
         if reason is None:
-            copy_into(env, trial)
+            env.adopt(trial)
             return None
         reasons.append(reason)
     if value is not None and NONE in members and len(members) == 2:

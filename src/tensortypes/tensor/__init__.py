@@ -3,10 +3,13 @@
 Layer 4. ``TensorType(dtype, shape)`` carries one NumPy dtype and a static shape
 of ints, ``None`` and rigid symbolic sizes; ``SpecifyShape`` narrows a
 variable's static shape; ``constant``, ``shared`` and the ``scalar``/``vector``/
-``matrix``/... constructors make variables.
+``matrix``/... constructors make variables. ``check_symbolic_shape`` checks the
+rigid symbols of a static shape against concrete shapes, binding each symbol from
+the first value that carries it (what ``filter``, ``function`` and the C linker do).
 """
 
 from tensortypes.tensor import basic as _basic
+from tensortypes.tensor._filtering import check_symbolic_shape
 from tensortypes.tensor._values import default_tolerances, values_eq, values_eq_approx
 from tensortypes.tensor.basic import (
     as_tensor_variable,
@@ -34,7 +37,7 @@ __all__ = [
     "TensorType", "TensorVariable", "TensorConstant", "TensorSharedVariable",
     "SpecifyShape", "specify_shape", "as_tensor_variable", "constant", "shared",
     "scalar", "vector", "row", "col", "matrix", "tensor3", "tensor4", "tensor",
-    "values_eq", "values_eq_approx", "default_tolerances",
+    "values_eq", "values_eq_approx", "default_tolerances", "check_symbolic_shape",
     *_PREFIXED,
 ]
 

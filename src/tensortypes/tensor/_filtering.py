@@ -17,7 +17,7 @@ from tensortypes.core.dims import Dim, solve_linear
 from tensortypes.errors import TypeCheckError
 from tensortypes.tensor._values import values_eq
 
-__all__ = ["coerce", "check_shape", "symbolic_mismatch"]
+__all__ = ["coerce", "check_shape", "check_symbolic_shape"]
 
 
 def _short(data, limit: int = 80) -> str:
@@ -113,34 +113,57 @@ def check_shape(self, data: np.ndarray) -> None:
                 f"{self}: axis {axis} has size {shape[axis]}, but the type requires "
                 f"{want} (data shape {shape})")
     if self._symbolic:
-        problem = symbolic_mismatch(self.shape, shape)
+        problem = check_symbolic_shape(self.shape, shape)
         if problem is not None:
             raise TypeCheckError(f"{self}: {problem} (data shape {shape})")
 
 
-def symbolic_mismatch(static: tuple, shape: tuple, bindings: dict | None = None) -> str | None:
-    """Check the rigid symbolic entries of ``static`` against a concrete ``shape``.
+def check_symbolic_shape(static: tuple, shape: tuple, bindings: dict | None = None,
+                         where: dict | None = None, origin: str | None = None) -> str | None:
+    """Check the rigid symbolic sizes of a static shape against a concrete ``shape``.
 
-    Symbols bind from bare-symbol axes first (in ``bindings``, which is updated),
-    then expressions are evaluated, or solved when linear in one unbound symbol.
-    Returns a message for the first inconsistent axis, or None. An expression
-    that still has two unbound symbols is accepted: nothing in one value can
-    contradict it.
+    ``static`` is a ``TensorType``'s shape (ints, None and ``Dim`` symbols or
+    expressions); ``shape`` the shape of a value of that rank. Bare symbols bind
+    first (in ``bindings``, a dict ``{name: size}`` that is updated, so several
+    values can be checked against one another); then expressions are evaluated, or
+    solved when linear in one unbound symbol. An expression that still has two
+    unbound symbols is accepted: nothing in one value can contradict it.
+
+    ``where``, when given, maps a bound symbol to where it was bound, for the
+    message; the symbols this call binds are recorded there as ``"{origin} axis
+    {i}"``. Returns None when the shape fits, else one line naming the axis.
+
+    >>> from tensortypes.core.dims import parse
+    >>> n = parse("n")
+    >>> bound, where = {}, {}
+    >>> check_symbolic_shape((n, 2 * n), (3, 6), bound, where, "input 0 (x)"), bound
+    (None, {'n': 3})
+    >>> check_symbolic_shape((n,), (4,), bound, where, "input 1 (y)")
+    'axis 0 has size 4, but n=3, as bound by input 0 (x) axis 0'
     """
     if bindings is None:
         bindings = {}
+    if len(shape) != len(static):
+        return (f"the value has {len(shape)} axes, but the static shape "
+                f"{tuple(static)} has {len(static)}")
     pending = []
     for axis, want in enumerate(static):
         if not isinstance(want, Dim):
             continue
         if want.is_symbol:
             got = shape[axis]
-            bound = bindings.get(want.name)
+            name = want.name
+            bound = bindings.get(name)
             if bound is None:
-                bindings[want.name] = got
+                bindings[name] = got
+                if where is not None and origin is not None:
+                    where[name] = f"{origin} axis {axis}"
             elif bound != got:
-                return (f"axis {axis} has size {got}, but {want.name}={bound} "
-                        f"was bound by an earlier axis")
+                by = None if where is None else where.get(name)
+                if by is None:
+                    return (f"axis {axis} has size {got}, but {name}={bound} was bound by an "
+                            f"earlier axis")
+                return f"axis {axis} has size {got}, but {name}={bound}, as bound by {by}"
         else:
             pending.append(axis)
     for axis in pending:
@@ -151,15 +174,19 @@ def symbolic_mismatch(static: tuple, shape: tuple, bindings: dict | None = None)
             expected = want.evaluate(bindings)
             if expected != got:
                 return (f"axis {axis} has size {got}, but {want}={expected} "
-                        f"with {_fmt(bindings, want.free_symbols)}")
+                        f"with {_fmt(bindings, want.free_symbols, where)}")
             continue
         solved = solve_linear(want.substitute(bindings), got)
         if solved is False:
             return f"axis {axis} has size {got}, which no value of {want} can take"
         if solved:
             bindings.update(solved)
+            if where is not None and origin is not None:
+                where.update(dict.fromkeys(solved, f"{origin} axis {axis}"))
     return None
+"""The name the shape ops of this package use (``shape``, ``shape_ops``)."""
 
 
-def _fmt(bindings: dict, names) -> str:
-    return ", ".join(f"{n}={bindings[n]}" for n in sorted(names))
+def _fmt(bindings: dict, names, where: dict | None) -> str:
+    return ", ".join(f"{n}={bindings[n]}" + (f" (as bound by {where[n]})" if where and n in where
+                                             else "") for n in sorted(names))

@@ -21,7 +21,7 @@ from tensortypes.core.dims import Dim
 from tensortypes.core.shapes import merge_dims, normalize_static_shape
 from tensortypes.errors import TypeCheckError
 from tensortypes.graph import Apply, Op, Variable
-from tensortypes.tensor._filtering import symbolic_mismatch
+from tensortypes.tensor._filtering import check_symbolic_shape
 
 __all__ = ["SpecifyShape", "expand_shape_spec", "specify_variable"]
 
@@ -129,7 +129,7 @@ def check_value_shape(x, shape: tuple) -> None:
             raise TypeCheckError(f"SpecifyShape: axis {axis} has size {xshape[axis]}, "
                                  f"expected {want} (shape {tuple(xshape)})")
     if symbolic:
-        problem = symbolic_mismatch(shape, tuple(xshape))
+        problem = check_symbolic_shape(shape, tuple(xshape))
         if problem is not None:
             raise TypeCheckError(f"SpecifyShape: {problem} (shape {tuple(xshape)})")
 

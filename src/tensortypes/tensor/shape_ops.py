@@ -16,7 +16,7 @@ from tensortypes.core.dims import Dim, as_dim, eq as dim_eq
 from tensortypes.core.shapes import format_static_shape, merge_dims, normalize_static_shape
 from tensortypes.errors import TypeCheckError
 from tensortypes.graph import Apply, Op
-from tensortypes.tensor._filtering import symbolic_mismatch
+from tensortypes.tensor._filtering import check_symbolic_shape
 from tensortypes.tensor.basic import as_tensor_variable
 from tensortypes.tensor.math import normalize_axes
 from tensortypes.tensor.scalar_ops import promote_dtypes
@@ -140,7 +140,7 @@ class Reshape(Op):
         shape = self.shape
         if any(isinstance(s, Dim) for s in shape):
             bindings: dict = {}
-            problem = symbolic_mismatch(node.inputs[0].type.shape, x.shape, bindings)
+            problem = check_symbolic_shape(node.inputs[0].type.shape, x.shape, bindings)
             if problem is not None:
                 raise TypeCheckError(f"reshape: input of shape {x.shape}: {problem}")
             try:

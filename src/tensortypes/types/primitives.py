@@ -8,12 +8,18 @@ passes ``int`` at run time, as in Python).
 
 Each class has exactly one instance, also bound to a module constant:
 ``ANY``, ``NONE``, ``INT``, ``FLOAT``, ``COMPLEX``, ``BOOL``, ``STR``, ``NUMBER``.
+
+``int``, ``float`` and ``bool`` have C code (``tensortypes.link.c`` registers it
+per class): they are ``graph.CRegistered``, so spec 001's methods work on them as
+methods (``INT.c_element_type() == "npy_int64"``), loading the C back end on
+first use, as ``TensorType``'s do.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from tensortypes.graph.clinker import CRegistered
 from tensortypes.types.base import SingletonLatticeType
 
 __all__ = [
@@ -56,7 +62,7 @@ class NoneType(_Primitive):
     py_class = type(None)
 
 
-class IntType(_Primitive):
+class IntType(CRegistered, _Primitive):
     """``int``. At run time ``True`` passes (Python's ``isinstance``).
 
     >>> str(INT), INT.is_valid_value(True), INT.is_valid_value(1.0)
@@ -69,7 +75,7 @@ class IntType(_Primitive):
     py_class = int
 
 
-class FloatType(_Primitive):
+class FloatType(CRegistered, _Primitive):
     """``float``. An ``int`` passes only with ``config.numeric_tower`` on.
 
     >>> str(FLOAT), FLOAT.is_valid_value(1.5)
@@ -95,7 +101,7 @@ class ComplexType(_Primitive):
     py_class = complex
 
 
-class BoolType(_Primitive):
+class BoolType(CRegistered, _Primitive):
     """``bool``: not a subtype of ``int`` in the lattice (TorchScript's rule).
 
     >>> str(BOOL), BOOL.is_valid_value(1)

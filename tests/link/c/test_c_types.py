@@ -9,7 +9,7 @@ import pytest
 
 from c_toys import fgraph
 from tensortypes.errors import MethodNotDefined, TypeCheckError
-from tensortypes.graph import Apply, CLinkerOp, Op, generic
+from tensortypes.graph import Apply, CLinkerOp, CRegistered, Op, generic
 from tensortypes.link.c import CLinkerType, EnumType
 from tensortypes.link.c.plan import c_interface
 from tensortypes.tensor import TensorType
@@ -101,8 +101,32 @@ def test_python_scalars_have_registered_c_code(t, ctype):
                                   BOOL: '((npy_bool)1)'}[t]
 
 
+@pytest.mark.parametrize("t, ctype", [(INT, "npy_int64"), (FLOAT, "double"),
+                                      (BOOL, "npy_bool")])
+def test_python_scalars_answer_spec_001_methods_themselves(t, ctype):
+    assert isinstance(t, CRegistered) and isinstance(t, CLinkerType)
+    assert c_interface(t) is t  # no adapter: the type is its own C interface
+    assert t.c_element_type() == ctype
+    assert t.c_is_simple() is True
+    assert t.c_declare("V", {}) == f"{ctype} V;"
+    assert "V = 0;" in t.c_init("V", {})
+    assert t.c_headers() == [] and t.c_code_cache_version()
+
+
+def test_python_scalar_methods_from_a_plain_session(run_python):
+    proc = run_python("""
+        import sys
+        from tensortypes.types import INT, FLOAT
+        assert "tensortypes.link.c" not in sys.modules
+        print(INT.c_element_type(), FLOAT.c_element_type())
+        print("tensortypes.link.c" in sys.modules)
+    """)
+    assert proc.stdout.split() == ["npy_int64", "double", "True"]
+
+
 def test_a_type_without_c_code_has_no_interface():
     assert c_interface(STR) is None
+    assert not isinstance(STR, CLinkerType) and not hasattr(STR, "c_element_type")
 
 
 class Same(Op, CLinkerOp):

@@ -32,8 +32,7 @@ from tensortypes.link.c.cache import BuildSettings, ModuleCache
 from tensortypes.link.c.cnames import c_string
 from tensortypes.link.c.enum_types import check_enum_conflicts
 from tensortypes.link.c.plan import MARK, CVar, plan_node, plan_variables
-from tensortypes.tensor import TensorType
-from tensortypes.tensor._filtering import symbolic_mismatch
+from tensortypes.tensor import TensorType, check_symbolic_shape
 
 __all__ = ["CLinker", "CompiledGraph"]
 
@@ -101,13 +100,16 @@ def _perform_thunk(node):
     return thunk
 
 
-def _checker(names: list, entries: list):
-    """A Python check of symbolic sizes that are expressions (``2*n``), with C's bindings."""
+def _checker(names: list, entries: list, where: dict):
+    """A Python check of symbolic sizes that are expressions (``2*n``), with C's bindings.
+
+    ``where`` says which input and axis bound each of C's symbols, for messages."""
 
     def check(bound, *arrays):
         bindings = {n: v for n, v in zip(names, bound) if v is not None}
+        seen = dict(where)  # a solved symbol is recorded here, per call
         for (label, static), value in zip(entries, arrays):
-            problem = symbolic_mismatch(static, tuple(value.shape), bindings)
+            problem = check_symbolic_shape(static, tuple(value.shape), bindings, seen, label)
             if problem is not None:
                 raise TypeCheckError(f"{label}: {problem}")
         return None
@@ -194,7 +196,10 @@ class _Assembly:
     def call_checker(self, entries: list) -> str:
         """C code calling a new checker on ``entries`` (CVars with expression sizes)."""
         names = [n for n, _ in sorted(self.symbols.items(), key=lambda kv: kv[1][0])]
-        self.checkers.append(_checker(names, [(cv.label, cv.var.type.shape) for cv in entries]))
+        where = {n: f"{self.labels[origin]} axis {axis}"
+                 for n, (_, (origin, axis)) in self.symbols.items()}
+        self.checkers.append(_checker(names, [(cv.label, cv.var.type.shape) for cv in entries],
+                                      where))
         return _CALL_CHECKER.format(nsym=max(len(names), 1), index=len(self.checkers) - 1,
                                     arrays=", ".join(f"py_{cv.name}" for cv in entries),
                                     fail=MARK)
