@@ -26,13 +26,14 @@ import functools
 import importlib
 import operator
 import re
+import sys
 import threading
 import typing
 from typing import Any, Union
 
 from tensortypes.annotate import _kinds
 from tensortypes.annotate._match import Matcher
-from tensortypes.annotate._scope import current as _current
+from tensortypes.annotate._scope import current_at as _current_at
 from tensortypes.annotate._shape import ParsedShape, parse_shape
 from tensortypes.errors import AnnotationError
 from tensortypes.types.arrays import ArrayType
@@ -40,6 +41,7 @@ from tensortypes.types.arrays import ArrayType
 __all__ = ["AbstractArray", "get_array_name_format", "set_array_name_format", "subscript",
            "is_annotation", "union_of"]
 
+_getframe = sys._getframe
 _FORMATS = ("dtype_and_shape", "array")
 _format = "dtype_and_shape"
 
@@ -70,11 +72,12 @@ class _MetaAbstractArray(type):
     """The metaclass of array annotations: ``isinstance`` runs the compiled matcher."""
 
     def __instancecheck__(cls, obj: Any) -> bool:
-        return cls._tt_match(obj, _current())
+        # The scope as seen from the caller (a checked call's body, or none).
+        return cls._tt_match(obj, _current_at(_getframe(1)))
 
     def __instancecheck_str__(cls, obj: Any) -> str:
         """``""`` when ``obj`` matches (binding its sizes in the scope), else the reason."""
-        bindings = _current()
+        bindings = _current_at(_getframe(1))
         if cls._tt_match(obj, bindings):
             return ""
         matcher = cls.__dict__.get("_tt_matcher")

@@ -1,12 +1,27 @@
 """Dimension scopes: the sizes bound while one call (or one ``with`` block) is checked
 (layer 5: ``annotate``; standard library only).
 
-A scope is a :class:`Bindings` object held in a ``contextvars.ContextVar``, so it is
-private to a thread and to an asyncio task. ``isinstance(x, Float[np.ndarray, "b c"])``
+A scope is a :class:`Bindings` object. ``isinstance(x, Float[np.ndarray, "b c"])``
 reads the current scope: inside one it checks ``b`` and ``c`` against the sizes bound
 so far and adds the new ones; outside any scope (``current()`` is None) it checks the
-value alone. The runtime checker pushes a fresh scope per checked call and pops it when
-the call ends, whatever happens in the body.
+value alone. Scopes come from two places, and :func:`current` returns the innermost:
+
+- a ``contextvars.ContextVar`` (private to a thread and to an asyncio task), set by
+  ``with scope():``, :func:`push`, and by checked coroutines and generators, which
+  suspend and so need it;
+- the stack: a plain checked function pushes nothing per call (that would cost more
+  than its checks). Its generated wrapper's code object is registered here
+  (:func:`register`) with a handler that builds the call's bindings from the
+  wrapper's frame. :func:`current` walks the frames from its caller outwards to the
+  nearest registered one; frames give per-thread, per-task and dynamic extent for
+  free. The ContextVar's scope wins when it was opened inside that call
+  (``Bindings.outer`` records the nearest registered frame when it was opened) or
+  when the nearest registered frame is a generator driver or coroutine wrapper.
+
+A one-entry memo (a frame and the nearest registered frame outside it) keeps the
+walk to a step or two when ``isinstance`` is called repeatedly from the same place;
+only ordinary function frames are memoised, whose outer frames cannot change while
+they run.
 
 A binding records its value and where it came from, so an error can say "c=3 was
 bound by axis 1 of x":
@@ -23,10 +38,13 @@ bound by axis 1 of x":
 
 from __future__ import annotations
 
+import sys
+import weakref
 from contextvars import ContextVar, Token
 from typing import Any
 
-__all__ = ["Bindings", "current", "push", "pop", "scope", "describe_where"]
+__all__ = ["Bindings", "current", "current_at", "push", "pop", "scope", "describe_where", "register",
+           "nearest_registered"]
 
 
 class Bindings:
@@ -38,7 +56,7 @@ class Bindings:
     ({'n': 3}, 'n=3 (axis 1 of x)')
     """
 
-    __slots__ = ("sizes", "where", "arguments", "label", "treepath", "broadcast")
+    __slots__ = ("sizes", "where", "arguments", "label", "treepath", "broadcast", "outer")
 
     def __init__(self, arguments: dict[str, Any] | None = None, label: str | None = None):
         self.sizes: dict[str, Any] = {}
@@ -47,6 +65,8 @@ class Bindings:
         self.label = label
         self.treepath = ""
         self.broadcast: set[str] | None = None
+        # The nearest registered frame when this scope was made current (see current()).
+        self.outer: Any = None
 
     def bind(self, name: str, value: Any, where: tuple | None = None) -> None:
         """Record ``name`` = ``value`` (``where`` = ``(label, start, stop)``).
@@ -129,8 +149,96 @@ def describe_where(where: tuple) -> str:
 
 SCOPE: ContextVar[Bindings | None] = ContextVar("tensortypes_dimension_scope", default=None)
 
-current = SCOPE.get
-"""The current scope's :class:`Bindings`, or None outside any scope."""
+_get = SCOPE.get
+_getframe = sys._getframe
+# Generators, coroutines and async generators: their frames' outer frames change
+# between resumptions, so they are never memoised.
+_SUSPENDING = 0x20 | 0x80 | 0x100 | 0x200
+
+FRAMES: dict[int, Any] = {}
+"""``id(code)`` of registered frames -> handler(frame) returning that call's
+``Bindings`` (None while the frame is outside its body), or None for a frame that
+sets the ContextVar itself (generator drivers, coroutine wrappers)."""
+
+_memo: tuple = (None, None)
+
+
+def register(code: Any, handler: Any = None) -> None:
+    """Make frames running ``code`` scope holders for :func:`current` (see the module
+    docstring); the entry goes when ``code`` is collected.
+
+    >>> def wrapper():
+    ...     return current()
+    >>> register(wrapper.__code__, lambda frame: Bindings({"n": 1}))
+    >>> wrapper().arguments
+    {'n': 1}
+    """
+    key = id(code)
+    FRAMES[key] = handler
+    weakref.finalize(code, FRAMES.pop, key, None)
+
+
+def nearest_registered(frame: Any) -> Any:
+    """The nearest frame running registered code, from ``frame`` outwards, or None.
+
+    >>> nearest_registered(sys._getframe()) is None
+    True
+    """
+    global _memo
+    start, (known, answer), frames = frame, _memo, FRAMES
+    while frame is not None:
+        if frame is known:
+            break
+        if id(frame.f_code) in frames:
+            answer = frame
+            break
+        frame = frame.f_back
+    else:
+        answer = None
+    parent = start.f_back
+    if parent is not None and parent is not known and answer is not start and \
+            not parent.f_code.co_flags & _SUSPENDING:
+        # The caller's caller is the frame most likely to be met again (a loop, or
+        # the function calling a fresh helper each time).
+        _memo = (parent, answer)
+    return answer
+
+
+def current() -> Bindings | None:
+    """The current scope's :class:`Bindings`, or None outside any scope.
+
+    >>> current() is None
+    True
+    """
+    return current_at(_getframe(1))
+
+
+def current_at(frame: Any, _get: Any = _get, _frames: dict = FRAMES) -> Bindings | None:
+    """:func:`current` as seen from ``frame`` (``isinstance`` passes its caller's, so
+    the memo holds the caller's caller, a frame likely to be met again).
+
+    >>> current_at(sys._getframe()) is None
+    True
+    """
+    active = _get()
+    if not _frames:
+        return active
+    known, answer = _memo
+    # The memo's usual hit is one or two frames out: test those inline.
+    if frame is not known:
+        if frame.f_back is not known or id(frame.f_code) in _frames:
+            answer = nearest_registered(frame)
+    while answer is not None:
+        handler = _frames.get(id(answer.f_code))
+        if handler is None or (active is not None and active.outer is answer):
+            return active
+        found = handler(answer)
+        if found is not None:
+            return found
+        # A checked call's own checks run outside its body: look further out.
+        up = answer.f_back
+        answer = None if up is None else nearest_registered(up)
+    return active
 
 
 def push(arguments: dict[str, Any] | None = None,
@@ -143,6 +251,8 @@ def push(arguments: dict[str, Any] | None = None,
     True
     """
     bindings = Bindings(arguments, label)
+    if FRAMES:
+        bindings.outer = nearest_registered(_getframe(1))
     return bindings, SCOPE.set(bindings)
 
 
@@ -167,7 +277,7 @@ class scope:  # noqa: N801 (used like a function: ``with scope():``)
     {'n': 2}
     """
 
-    __slots__ = ("bindings", "_token")
+    __slots__ = ("bindings", "_token", "_outer")
 
     def __init__(self, arguments: dict[str, Any] | None = None,
                  bindings: Bindings | None = None):
@@ -175,13 +285,20 @@ class scope:  # noqa: N801 (used like a function: ``with scope():``)
             raise TypeError(f"scope(bindings=...) takes a Bindings, got {bindings!r}")
         self.bindings = bindings if bindings is not None else Bindings(arguments)
         self._token: Token | None = None
+        self._outer: Any = None
 
     def __enter__(self) -> Bindings:
         if self._token is not None:
             raise RuntimeError("this scope is already entered; create a new one")
-        self._token = SCOPE.set(self.bindings)
-        return self.bindings
+        bindings = self.bindings
+        self._outer = bindings.outer
+        # Opened inside a checked call, the block's isinstance checks use this scope,
+        # not the call's; a checked call made inside the block uses its own.
+        bindings.outer = nearest_registered(_getframe(1)) if FRAMES else None
+        self._token = SCOPE.set(bindings)
+        return bindings
 
     def __exit__(self, *exc: Any) -> None:
         token, self._token = self._token, None
+        self.bindings.outer, self._outer = self._outer, None
         SCOPE.reset(token)

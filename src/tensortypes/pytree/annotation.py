@@ -29,11 +29,12 @@ both are ``AnnotationError``s when the annotation is written.
 from __future__ import annotations
 
 import copyreg
+import sys
 import types
 import typing
 from typing import Any
 
-from tensortypes.annotate._scope import current
+from tensortypes.annotate._scope import current_at
 from tensortypes.errors import AnnotationError
 from tensortypes.pytree._leaves import contains, has_path_dims
 from tensortypes.pytree._spec import parse_structure
@@ -56,14 +57,14 @@ class _PyTreeMeta(type):
         t = cls.type
         if t is ANY:
             return True
-        return t.check(obj, current())
+        return t.check(obj, current_at(sys._getframe(1)))
 
     def __instancecheck_str__(cls, obj: Any) -> str:
         """"" when ``obj`` passes ``isinstance``; else the reason (beartype, typeguard)."""
         t = cls.type
         if t is ANY:
             return ""
-        scope = current()
+        scope = current_at(sys._getframe(1))
         # A copy: the reason is wanted, not the bindings a passing value would add.
         trial = None if scope is None else resolve_bindings(scope).copy()
         reason = t.explain(obj, trial, None)

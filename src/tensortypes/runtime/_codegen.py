@@ -25,10 +25,10 @@ from contextvars import Token
 from typing import Any
 
 from tensortypes.annotate import Bindings
-from tensortypes.annotate._scope import SCOPE
+from tensortypes.annotate._scope import SCOPE, register
 from tensortypes.types import STR, DictType, VarTupleType
 from tensortypes.runtime._emit import UNBOUND, Source
-from tensortypes.runtime.scopes import CallScope
+from tensortypes.runtime.scopes import ACTIVE, CallScope, register_wrapper, take
 from tensortypes.runtime._ir import ArrayCheck, Binder, lower
 from tensortypes.runtime._messages import format_error
 from tensortypes.runtime._walk import why
@@ -69,7 +69,7 @@ def _checks(plan: Any) -> list[Check]:
 class Checker:
     """A compiled signature: the generated ``wrapper`` and its slow path."""
 
-    __slots__ = ("plan", "checks", "env_mode", "source", "filename", "wrapper")
+    __slots__ = ("plan", "checks", "env_mode", "source", "filename", "wrapper", "__weakref__")
 
     def __init__(self, plan: Any):
         self.plan = plan
@@ -206,7 +206,7 @@ def _emit_return(checker: Checker, src: Source, node: Any, r: str, values: str,
     if _named_ops(node):
         # An isinstance in the body read the scope (and may have bound more sizes):
         # check against it; the local variables are only valid while it was not read.
-        src.add(f"if {current} is not {scope}:")
+        src.add(f"if {current}:" if scope is None else f"if {current} is not {scope}:")
         src.add(f"    if {walk(current)}:")
         src.add(f"        {fail_return}({values}, {r}, {current})")
         src.add("else:")
@@ -248,7 +248,7 @@ def compile_checker(plan: Any, drivers: dict) -> Checker:
     params, call, values = _param_list(plan, src)
     p = src.prefix
     scope, r, token, current = f"{p}scope", f"{p}r", f"{p}tok", f"{p}cur"
-    marker = None
+    flag, marker = f"{p}body", None
     if binder.needs_env or generator or plan.overrides:
         # A generator's body runs after the call returns: it needs real bindings.
         checker.env_mode = True
@@ -259,31 +259,54 @@ def compile_checker(plan: Any, drivers: dict) -> Checker:
                 f"({values}))")
     else:
         _init_maybe(src, [*nodes, ret_node])
-        marker = CallScope(checker, None)
-        scope = src.const(marker, "CS")
+        if plan.flavor == "coroutine":
+            marker = CallScope(checker, None)
+            scope = src.const(marker, "CS")
     _emit_checks(checker, src, nodes, values)
     fn = src.const(plan.fn, "fn")
     if generator:
         driver = src.const(drivers[plan.flavor], "drive")
         src.add(f"return {driver}({fn}({call}), {src.const(checker, 'chk')}, {scope}, "
                 f"{values})")
-    else:
+    elif plan.flavor == "coroutine":
         src.add(f"{token} = {src.const(SCOPE.set, 'set')}({scope})")
         src.add("try:")
-        awaiting = "await " if plan.flavor == "coroutine" else ""
-        src.add(f"    {r} = {awaiting}{fn}({call})")
+        src.add(f"    {r} = await {fn}({call})")
         if not checker.env_mode and _named_ops(ret_node):
             src.add(f"    {current} = {src.const(SCOPE.get, 'get')}()")
         src.add("finally:")
-        reset = _reset if plan.flavor == "coroutine" else SCOPE.reset
-        src.add(f"    {src.const(reset, 'reset')}({token})")
+        src.add(f"    {src.const(_reset, 'reset')}({token})")
         if ret_node is not None:
             _emit_return(checker, src, ret_node, r, values, scope, current)
         src.add(f"return {r}")
+    else:
+        # No per-call push: the flag tells annotate._scope.current() that the body
+        # runs, and the bindings it materialised (if any) are taken back after it.
+        src.add(f"{flag} = True")
+        src.add("try:")
+        src.add(f"    {r} = {fn}({call})")
+        src.add("finally:")
+        src.add(f"    {flag} = False")
+        taken = f"{src.const(ACTIVE, 'ACT')} and {src.const(take, 'take')}()"
+        if not checker.env_mode and _named_ops(ret_node):
+            # Falsy (the empty ACTIVE, or None) when the body never read its scope.
+            src.add(f"    {current} = {taken}")
+        else:
+            src.add(f"    {taken}")
+        if ret_node is not None:
+            _emit_return(checker, src, ret_node, r, values,
+                         scope if checker.env_mode else None, current)
+        src.add(f"return {r}")
     _finish(checker, src, params)
-    if marker is not None:
-        # The marker finds its call by the wrapper's code, known only now.
-        object.__setattr__(marker, "_code", checker.wrapper.__code__)
+    code = checker.wrapper.__code__
+    if generator or plan.flavor == "coroutine":
+        # Their scopes are in the ContextVar (set by this wrapper or its driver).
+        register(code)
+        if marker is not None:
+            # The marker finds its call by the wrapper's code, known only now.
+            object.__setattr__(marker, "_code", code)
+    else:
+        register_wrapper(checker, flag, scope if checker.env_mode else None)
     return checker
 
 

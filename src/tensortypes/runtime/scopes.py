@@ -1,21 +1,25 @@
-"""The dimension scope of a checked call: pushed cheaply, filled in when read
+"""The dimension scope of a checked call: found on the stack, filled in when read
 (layer 6: runtime).
 
-Every checked call opens a fresh dimension scope (``annotate._scope``) for its
+Every checked call has a fresh dimension scope (``annotate._scope``) for its
 body, so that ``isinstance(x, Float[np.ndarray, "b c"])`` inside it sees the
 sizes the arguments bound. Most bodies never look, and the generated fast path
-keeps the sizes in local variables. So the call pushes its checker's
-:class:`CallScope`, one object per compiled function, created once: pushing it
-allocates nothing.
+keeps the sizes in local variables.
 
-The first time anything reads or writes it (an ``isinstance``,
-:func:`print_bindings`) it finds the call it stands for: the nearest frame of the
-generated wrapper on the current stack (the innermost activation, so recursion
-and threads are each their own), reads that call's arguments, runs the general
-checker over them to rebuild the sizes the fast path bound, with where each came
-from, and makes that ``Bindings`` the current scope for the rest of the call.
-The wrapper notices the swap after the body (the scope is no longer its marker)
-and then checks the return value against the possibly extended bindings.
+A plain function's call pushes nothing. Its wrapper's code is registered with
+``annotate._scope.register`` and :func:`call_bindings` as handler: when
+``current()`` finds the wrapper's frame on the stack (the innermost activation,
+so recursion, threads and tasks are each their own) while the body runs, the
+handler reads that call's arguments from the frame, runs the general checker
+over them to rebuild the sizes the fast path bound, with where each came from,
+and keeps that ``Bindings`` in :data:`ACTIVE` under the frame. The wrapper, after
+the body (also when it raises), takes its entry back (:func:`take`) only if
+``ACTIVE`` is not empty, and then checks the return value against the possibly
+extended bindings.
+
+A coroutine suspends, so its call sets the ContextVar to its checker's
+:class:`CallScope`, one object per compiled function created once (pushing it
+allocates nothing), which rebuilds the bindings the same way on first use.
 
 A generator's body runs after its call returns, step by step: the drivers here
 make the call's scope current for each step and check what it yields, is sent
@@ -27,14 +31,66 @@ body unchanged.
 from __future__ import annotations
 
 import sys
+import weakref
 from typing import Any, TextIO
 
 from tensortypes.annotate import Bindings, current
-from tensortypes.annotate._scope import SCOPE
+from tensortypes.annotate._scope import SCOPE, register
 from tensortypes.runtime._walk import why
 
 __all__ = ["CallScope", "resolve", "drive_generator", "drive_asyncgen", "DRIVERS",
-           "print_bindings", "current_bindings"]
+           "print_bindings", "current_bindings", "ACTIVE", "take", "call_bindings",
+           "register_wrapper"]
+
+ACTIVE: dict = {}
+"""Frame of a running plain checked call -> the bindings its body materialised."""
+
+_getframe = sys._getframe
+
+
+def take() -> Any:
+    """Remove and return the bindings materialised for the calling wrapper's frame
+    (None if its body never read its scope).
+
+    >>> take() is None
+    True
+    """
+    return ACTIVE.pop(_getframe(1), None)
+
+
+def call_bindings(checker: Any, frame: Any, flag: str, env: str | None) -> Any:
+    """The bindings of the plain checked call running in ``frame``, made on first use;
+    None while the frame is not in its body (its own checks run in the outer scope).
+    """
+    found = ACTIVE.get(frame)
+    if found is not None:
+        return found
+    local = frame.f_locals
+    if not local.get(flag):
+        return None
+    if env is not None:
+        bindings = local[env]
+    else:
+        values = tuple(local[name] for name in checker.plan.names)
+        bindings = Bindings(checker.arguments(values))
+        checker.bind_params(values, bindings)
+    ACTIVE[frame] = bindings
+    return bindings
+
+
+def register_wrapper(checker: Any, flag: str, env: str | None) -> None:
+    """Register a plain checked function's wrapper as the holder of its calls' scopes.
+
+    The handler holds the checker weakly, so a discarded function is collected
+    (and its registration with it).
+    """
+    ref = weakref.ref(checker)
+
+    def handler(frame: Any) -> Any:
+        found = ref()
+        return None if found is None else call_bindings(found, frame, flag, env)
+
+    register(checker.wrapper.__code__, handler)
 
 _FIELDS = frozenset(Bindings.__slots__)
 
@@ -45,7 +101,7 @@ def resolve(scope: Any) -> Any:
 
 
 class CallScope(Bindings):
-    """The marker a checked function pushes as its call's scope.
+    """The marker a checked coroutine pushes as its call's scope.
 
     Reading or setting any field of ``Bindings`` goes to the bindings of the
     call it stands for, filled in on first use (see the module docstring).
@@ -56,6 +112,7 @@ class CallScope(Bindings):
     def __init__(self, checker: Any, code: Any):  # noqa: D107 (no Bindings fields on purpose)
         object.__setattr__(self, "_checker", checker)
         object.__setattr__(self, "_code", code)
+        object.__setattr__(self, "outer", None)
 
     def resolve(self) -> Bindings:
         """The bindings of the innermost active call of this function."""
@@ -170,6 +227,9 @@ async def drive_asyncgen(agen: Any, checker: Any, scope: Any, values: tuple):
 
 
 DRIVERS = {"generator": drive_generator, "asyncgen": drive_asyncgen}
+for _driver in (drive_generator, drive_asyncgen):
+    # A generator's body runs below its driver, which sets the ContextVar each step.
+    register(_driver.__code__)
 
 
 # -- print_bindings --------------------------------------------------------------------
