@@ -11,7 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tensortypes.core.dims import (Dim, as_dim, bounds, const, dmax, dmin, eq, ge, gt, le, lt,
-                                   ne, parse, solve_linear, symbol)
+                                   ne, parse, solve_linear, split_linear, symbol)
 from tensortypes.errors import AnnotationError
 
 n, m = symbol("n"), symbol("m")
@@ -410,6 +410,30 @@ def test_solve_linear_odd_inputs():
     assert solve_linear(n, np.int64(4)) == {"n": 4}
     assert solve_linear(3, 3) == {} and solve_linear(3, 2) is False
     assert solve_linear("n", 3) is None
+
+
+@pytest.mark.parametrize("expr, name, expected", [
+    ("2*n+m", "n", (2, "m")), ("n", "n", (1, "0")), ("-n+4", "n", (-1, "4")),
+    ("3*n-2*m+1", "m", (-2, "3*n+1")), ("n*m", "n", None), ("n**2", "n", None),
+    ("n//2", "n", None), ("min(n,m)+n", "n", None), ("m+1", "n", None),
+])
+def test_split_linear(expr, name, expected):
+    found = split_linear(parse(expr), name)
+    if expected is None:
+        assert found is None
+    else:
+        c, k = found
+        assert (c, k) == (expected[0], parse(expected[1]))
+        assert c * symbol(name) + k == parse(expr)
+
+
+def test_split_linear_takes_ints_strings_and_refuses_other_names():
+    assert split_linear("2*n+3", "n") == (2, const(3))
+    assert split_linear(5, "n") is None
+    with pytest.raises(TypeError, match="name"):
+        split_linear(parse("n"), symbol("n"))
+    with pytest.raises(TypeError):
+        split_linear(1.5, "n")
 
 
 # -- properties ------------------------------------------------------------------------------

@@ -12,10 +12,14 @@ quantified: ``n`` and ``m`` are different sizes unless proven equal.
 - ``tensortypes check PATH...``: the command (``runner.main``);
 - :class:`Diagnostic`: one finding; ``CODES`` lists the codes.
 
-Modules: ``symbolic`` (abstract values), ``shapetext`` and ``annotations``
-(annotations read from source), ``binding`` (signatures meet arguments),
-``rules`` (operations as data), ``modinfo``/``infer``/``expr``/``calls`` (the
-walker), ``diagnostics``, ``config``, ``cache``, ``runner``.
+Modules: ``symbolic`` (abstract values), ``joins`` (their control-flow joins),
+``typelang`` (their lattice types: spec 003's rules on values that are not
+arrays), ``shapetext``, ``annotations`` and ``annvalues`` (annotations read
+from source into lattice types, and the values those types give), ``sizes`` and ``binding`` (sizes compared and bound under the
+universal contract), ``rules`` (operations as data), the walker (``modinfo``
+and ``defs``: the first pass; ``infer``, ``frame``, ``statements``, ``refine``,
+``expr``, ``indexing``, ``calls``, ``signatures``, ``schema``), ``suppress``
+(ignore comments), ``diagnostics``, ``config``, ``cache``, ``runner``.
 """
 
 from tensortypes.check.diagnostics import CODES, Diagnostic

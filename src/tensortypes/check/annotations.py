@@ -1,27 +1,36 @@
-"""Annotations read from source into abstract values (layer 6: ``check``).
+"""Annotations read from source into lattice types (layer 6: ``check``).
 
-The checker imports nothing from the code it checks, so an annotation is read
-from its syntax tree, with names resolved through the module's imports
-(``from jaxtyping import Float`` makes ``Float`` the path ``jaxtyping.Float``):
+``types.ann_to_type`` converts live annotation objects; the checker imports
+nothing from the code it checks, so :func:`read_annotation` is its static
+counterpart: it reads the annotation's syntax tree, resolving names through
+the module's imports (``from jaxtyping import Float`` makes ``Float`` the path
+``jaxtyping.Float``), and builds the same lattice types with the classes of
+``tensortypes.types``:
 
 - jaxtyping-style array annotations, ``Float32[torch.Tensor, "b c"]``,
-  ``Int[np.ndarray, "n"]``, ``Shaped[jax.Array, "..."]`` from ``jaxtyping``
-  or ``tensortypes``, and aliases of them defined at module level
-  (``Image = Float[Tensor, "c h w"]``): an :class:`~.symbolic.Arr` whose shape
-  is the shape string read by :func:`~.shapetext.parse_shape`;
-- bare array classes (``torch.Tensor``, ``np.ndarray``, ``jax.Array``): arrays of
-  unknown dtype and shape;
-- ``int``/``float``/``bool``/``str``/``None``, ``Optional[X]``, ``X | None``,
-  ``Union``, ``Tuple[...]``, ``List[X]``, the checked module's own classes,
-  string annotations (forward references).
+  ``Int[np.ndarray, "n"]``, ``Shaped[jax.Array, "..."]`` from ``jaxtyping`` or
+  ``tensortypes``, module-level aliases of them (``Image = Float[Tensor, "c h
+  w"]``) and nestings (``Float[Image, "b"]``): an ``ArrayType`` whose shape is
+  the shape string read by :func:`~.shapetext.shape_pattern`;
+- bare array classes (``torch.Tensor``, ``np.ndarray``, ``jax.Array``,
+  ``npt.NDArray[np.float32]``): arrays of any shape;
+- ``int``/``float``/``bool``/``str``/``complex``/``None``, ``Optional[X]``,
+  ``X | None``, ``Union``, ``Tuple[...]`` (and ``Tuple[X, ...]``),
+  ``List``/``list``, ``Dict``/``dict``, ``Set``, ``Sequence``/``Iterable``
+  and the other ``collections.abc`` generics, ``Literal``, ``Any``,
+  ``Annotated``/``Final``/``ClassVar``, ``torch.dtype``, string annotations
+  (forward references), and the checked module's own classes
+  (``check.typelang.class_type``).
 
-Anything else is ``UNKNOWN``: an annotation the checker cannot read never
-makes an error, only a ``--strict`` note.
+Anything else is ``Any``: an annotation the checker cannot read never makes an
+error, only a ``--strict`` note. A malformed shape string raises
+``AnnotationError`` (with the caret of ``tensortypes.annotate``).
 """
 
 from __future__ import annotations
 
 import ast
+import collections.abc as abc
 
 from tensortypes.core.dtypes import (
     BOOL,
@@ -35,23 +44,34 @@ from tensortypes.core.dtypes import (
     SIGNED,
     UNSIGNED,
     DType,
+    dtype_from_name,
 )
-
-from .shapetext import parse_shape
-from .symbolic import (
+from tensortypes.core.shapes import ShapePattern
+from tensortypes.types import (
+    ANY,
+    DEVICE,
+    DTYPE,
     NONE,
-    UNKNOWN,
-    Arr,
-    BoolV,
-    FloatV,
-    InstV,
-    IntV,
-    ListV,
-    StrV,
-    TupleV,
-    UnionV,
-    Value,
+    AbcType,
+    ArrayType,
+    DictType,
+    FrozenSetType,
+    ListType,
+    LiteralType,
+    OptionalType,
+    SetType,
+    TupleType,
+    UnionType,
+    VarTupleType,
 )
+from tensortypes.types import BOOL as BOOL_T
+from tensortypes.types import COMPLEX as COMPLEX_T
+from tensortypes.types import FLOAT as FLOAT_T
+from tensortypes.types import INT as INT_T
+from tensortypes.types import STR as STR_T
+
+from .shapetext import shape_pattern
+from .typelang import class_type
 
 __all__ = ["DTYPE_NAMES", "ARRAY_KINDS", "JAXTYPING_MODULES", "read_annotation",
            "dtype_class"]
@@ -73,14 +93,32 @@ del _bits, _name
 ARRAY_KINDS = {
     "torch.Tensor": "torch", "torch.FloatTensor": "torch", "torch.LongTensor": "torch",
     "numpy.ndarray": "numpy", "numpy.typing.NDArray": "numpy", "jax.Array": "jax",
-    "jax.numpy.ndarray": "jax", "jaxtyping.Array": "jax", "typing.Any": None,
-    "torch.nn.Parameter": "torch",
+    "jax.numpy.ndarray": "jax", "jaxtyping.Array": "jax", "torch.nn.Parameter": "torch",
 }
 _FIXED_TENSORS = {"torch.FloatTensor": "float32", "torch.LongTensor": "int64"}
+_NAMED = {
+    "builtins.int": INT_T, "builtins.float": FLOAT_T, "builtins.bool": BOOL_T,
+    "builtins.str": STR_T, "builtins.complex": COMPLEX_T, "types.NoneType": NONE,
+    "builtins.list": ListType(ANY), "builtins.dict": DictType(ANY, ANY),
+    "builtins.tuple": VarTupleType(ANY), "typing.List": ListType(ANY),
+    "typing.Dict": DictType(ANY, ANY), "torch.dtype": DTYPE, "torch.device": DEVICE,
+}
+_ABC = {name: getattr(abc, name) for name in (
+    "Iterable", "Iterator", "Collection", "Sequence", "MutableSequence", "Mapping",
+    "MutableMapping", "Reversible", "Container", "Sized")}
+_OPTIONALS = frozenset({"typing.Optional", "typing_extensions.Optional"})
+_UNPACK = frozenset({"typing.Unpack", "typing_extensions.Unpack"})
+_WRAPPERS = frozenset({"typing.Annotated", "typing.Final", "typing.ClassVar",
+                       "typing_extensions.Annotated", "typing.Required",
+                       "typing.NotRequired"})
 
 
 def dtype_class(path: str):
-    """``(True, dtypes)`` when ``path`` names a jaxtyping dtype class, else ``(False, None)``."""
+    """``(True, dtypes)`` when ``path`` names a jaxtyping dtype class, else ``(False, None)``.
+
+    >>> dtype_class("jaxtyping.Float32")[0], dtype_class("torch.Tensor")
+    (True, (False, None))
+    """
     module, _, name = path.rpartition(".")
     if module in JAXTYPING_MODULES and name in DTYPE_NAMES:
         return True, DTYPE_NAMES[name]
@@ -91,16 +129,21 @@ def _elements(node: ast.expr) -> list:
     return list(node.elts) if isinstance(node, ast.Tuple) else [node]
 
 
-def read_annotation(node, module, depth: int = 0) -> Value:
-    """The abstract value an annotation node denotes (see the module docstring).
+def read_annotation(node, module, depth: int = 0):
+    """The lattice type an annotation node denotes (see the module docstring).
 
     ``module`` resolves names: ``module.path_of(node)`` gives a dotted path or
     None, ``module.alias_annotation(name)`` a module-level alias's node,
-    ``module.classes`` the module's own classes. Bad shape strings raise
-    ``AnnotationError``.
+    ``module.classes`` the module's own classes.
+
+    >>> import ast
+    >>> from tensortypes.check.modinfo import ModuleInfo
+    >>> m = ModuleInfo(ast.parse("from typing import List, Optional"))
+    >>> read_annotation(ast.parse("Optional[List[int]]", mode="eval").body, m)
+    Optional[List[int]]
     """
     if node is None or depth > 20:
-        return UNKNOWN
+        return ANY
     if isinstance(node, ast.Constant):
         if node.value is None:
             return NONE
@@ -108,12 +151,12 @@ def read_annotation(node, module, depth: int = 0) -> Value:
             try:
                 parsed = ast.parse(node.value.strip(), mode="eval").body
             except SyntaxError:
-                return UNKNOWN
+                return ANY
             return read_annotation(parsed, module, depth + 1)
-        return UNKNOWN
+        return ANY
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _union([read_annotation(node.left, module, depth + 1),
-                       read_annotation(node.right, module, depth + 1)])
+        return UnionType([read_annotation(node.left, module, depth + 1),
+                          read_annotation(node.right, module, depth + 1)])
     if isinstance(node, ast.Subscript):
         return _subscript(node, module, depth)
     if isinstance(node, ast.Name):
@@ -121,64 +164,74 @@ def read_annotation(node, module, depth: int = 0) -> Value:
         if alias is not None:
             return read_annotation(alias, module, depth + 1)
         if node.id in module.classes:
-            return InstV(module.classes[node.id])
+            return class_type(module.classes[node.id], module)
     path = module.path_of(node)
     if path is None:
-        return UNKNOWN
+        return ANY
     if path in ARRAY_KINDS:
         fixed = _FIXED_TENSORS.get(path)
-        return Arr(ARRAY_KINDS[path], frozenset({DType(fixed)}) if fixed else None, None)
-    return {"builtins.int": IntV(), "builtins.float": FloatV(), "builtins.bool": BoolV(),
-            "builtins.str": StrV(), "types.NoneType": NONE}.get(path, UNKNOWN)
+        return ArrayType(ARRAY_KINDS[path], fixed)
+    return _NAMED.get(path, ANY)
 
 
-def _union(items: list) -> Value:
-    flat = []
-    for item in items:
-        for v in (item.items if type(item) is UnionV else (item,)):
-            if v is UNKNOWN:
-                return UNKNOWN
-            if not any(type(v) is type(w) and v is w for w in flat):
-                flat.append(v)
-    return flat[0] if len(flat) == 1 else UnionV(tuple(flat))
-
-
-def _subscript(node: ast.Subscript, module, depth: int) -> Value:
+def _subscript(node: ast.Subscript, module, depth: int):
+    if isinstance(node.value, ast.Name) and node.value.id in module.classes:
+        return class_type(module.classes[node.value.id], module)  # a generic class: Box[int]
     path = module.path_of(node.value)
     if path is None:
-        return UNKNOWN
+        return ANY
     args = _elements(node.slice)
     is_dtype, dtypes = dtype_class(path)
     if is_dtype:
         return _array(args, dtypes, module, depth)
-    if path == "typing.Optional":
-        return _union([read_annotation(args[0], module, depth + 1), NONE])
-    if path == "typing.Union":
-        return _union([read_annotation(a, module, depth + 1) for a in args])
+
+    def read(i):
+        return read_annotation(args[i], module, depth + 1) if i < len(args) else ANY
+
+    name = path.rpartition(".")[2]
+    if path in _OPTIONALS:
+        return OptionalType(read(0))
+    if path in ("typing.Union", "typing_extensions.Union"):
+        return UnionType([read(i) for i in range(len(args))])
     if path in ("typing.Tuple", "builtins.tuple"):
+        if any(isinstance(a, ast.Starred) or (isinstance(a, ast.Subscript) and
+               module.path_of(a.value) in _UNPACK) for a in args):
+            return ANY  # tuple[*Ts]: a variadic generic's length is not known here
         if len(args) == 2 and isinstance(args[1], ast.Constant) and args[1].value is Ellipsis:
-            return UNKNOWN
-        return TupleV(tuple(read_annotation(a, module, depth + 1) for a in args))
-    if path in ("typing.List", "builtins.list", "typing.Sequence",
-                "collections.abc.Sequence"):
-        return ListV(None, read_annotation(args[0], module, depth + 1))
-    if path in ("typing.Annotated", "typing.Final", "typing.ClassVar"):
-        return read_annotation(args[0], module, depth + 1)
+            return VarTupleType(read(0))
+        if len(args) == 1 and isinstance(args[0], ast.Tuple) and not args[0].elts:
+            return TupleType([])
+        return TupleType([read(i) for i in range(len(args))])
+    if path in ("typing.List", "builtins.list"):
+        return ListType(read(0))
+    if path in ("typing.Dict", "builtins.dict"):
+        return DictType(read(0), read(1))
+    if path in ("typing.Set", "builtins.set"):
+        return SetType(read(0))
+    if path in ("typing.FrozenSet", "builtins.frozenset"):
+        return FrozenSetType(read(0))
+    if path.partition(".")[0] in ("typing", "collections") and name in _ABC and \
+            path in (f"typing.{name}", f"collections.abc.{name}"):
+        return AbcType(_ABC[name], [read(i) for i in range(len(args))])
+    if path in _WRAPPERS:
+        return read(0)
+    if path in ("typing.Literal", "typing_extensions.Literal"):
+        values = [a.value for a in args if isinstance(a, ast.Constant)]
+        if len(values) != len(args) or not values or \
+                not all(type(v) in (int, str, bool) for v in values):
+            return ANY
+        return LiteralType(values)
     if path == "numpy.typing.NDArray":
-        dt = module.path_of(args[0]) or ""
-        found = dt.rpartition(".")[2]
-        try:
-            return Arr("numpy", frozenset({DType(found)}), None)
-        except TypeError:
-            return Arr("numpy", None, None)
-    return UNKNOWN
+        found = dtype_from_name((module.path_of(args[0]) or "").rpartition(".")[2])
+        return ArrayType("numpy", found.name if found is not None else None)
+    return ANY
 
 
-def _array(args: list, dtypes, module, depth: int) -> Value:
+def _array(args: list, dtypes, module, depth: int):
     if len(args) != 2:
-        return UNKNOWN
+        return ANY
     base, shape_node = args
-    kind = None
+    kind = "any"
     base_path = module.path_of(base)
     inner = None
     if base_path in ARRAY_KINDS:
@@ -187,13 +240,15 @@ def _array(args: list, dtypes, module, depth: int) -> Value:
         inner = read_annotation(module.alias_annotation(base.id), module, depth + 1)
     elif isinstance(base, ast.Subscript):
         inner = read_annotation(base, module, depth + 1)
-    if type(inner) is Arr:
+    if type(inner) is ArrayType:
         kind = inner.kind
         if inner.dtypes is not None:
-            dtypes = inner.dtypes if dtypes is None else (dtypes & inner.dtypes)
-    if not (isinstance(shape_node, ast.Constant) and isinstance(shape_node.value, str)):
-        return Arr(kind, dtypes, None)
-    shape = parse_shape(shape_node.value)
-    if type(inner) is Arr and inner.shape is not None:
-        shape = shape + inner.shape  # jaxtyping nests: Float[Image, "b"] is "b c h w"
-    return Arr(kind, dtypes, shape)
+            mine = ArrayType(kind, dtypes).dtypes if dtypes is not None else None
+            dtypes = inner.dtypes if mine is None else (mine & inner.dtypes)
+    shape = None
+    if isinstance(shape_node, ast.Constant) and isinstance(shape_node.value, str):
+        shape = shape_pattern(shape_node.value)
+        if type(inner) is ArrayType and inner.shape is not None:
+            # jaxtyping nests: Float[Image, "b"] is "b c h w"
+            shape = ShapePattern(shape.specs + inner.shape.specs)
+    return ArrayType(kind, dtypes, shape)

@@ -17,9 +17,9 @@ or ``2*n`` are solved for their one unbound name when linear.
 from __future__ import annotations
 
 from tensortypes.core import dims
-from tensortypes.core._dimcmp import split_linear
-from tensortypes.core.dims import Dim
+from tensortypes.core.dims import Dim, split_linear
 
+from .sizes import equal_under_facts, same_size
 from .symbolic import Bcast, Rest, fmt_dim, fmt_shape
 
 __all__ = ["Binder", "Mismatch", "dtype_problem"]
@@ -62,11 +62,12 @@ class Binder:
     (Dim('5'), 'x axis 0')
     """
 
-    __slots__ = ("env", "where")
+    __slots__ = ("env", "where", "facts")
 
-    def __init__(self, env: dict | None = None, where: dict | None = None):
+    def __init__(self, env: dict | None = None, where: dict | None = None, facts: tuple = ()):
         self.env = dict(env) if env else {}
         self.where = dict(where) if where else {}
+        self.facts = facts  # divisibility facts of the caller: (name, k) pairs
 
     # -- one axis ----------------------------------------------------------------------
     def _expected(self, expr: Dim):
@@ -114,22 +115,45 @@ class Binder:
                     self.env[unbound[0]] = solution
                     self.where[unbound[0]] = f"{label} axis {axis} ({p} = {a})"
                     return
+                known = p.substitute(mapping)
+                step = self._indivisible(known, unbound[0], a)
+                if step is not None:
+                    self.env[unbound[0]] = None
+                    out.append(Mismatch(f"{label} axis {axis} has size {fmt_dim(a)}, expected "
+                                        f"{known} (a multiple of {step} for every size)",
+                                        tuple(sorted(p.free_symbols))))
+                    return
             for name in unbound:
                 self.env[name] = None  # tied to sizes we cannot solve for: unknown
             return
         if expected is None or expected is a:
             return
-        same = dims.eq(expected, a)
-        if same:
+        if type(a) is Dim and same_size(expected, a, self.facts):
             return
         names = tuple(sorted(p.free_symbols))
         bound = ", ".join(f"{n} = {fmt_dim(self.env[n])} from {self.where[n]}" for n in names
-                          if n in self.where)
-        why = "" if same is False else " (not provably equal for every size)"
+                          if n in self.where and not self._self_bound(n))
+        why = "" if dims.eq(expected, a) is False else " (not provably equal for every size)"
         message = f"{label} axis {axis} has size {fmt_dim(a)}, expected {fmt_dim(expected)}"
         if not p.is_constant and str(p) != str(expected):
             message += f" ({p})"
         out.append(Mismatch(message + why + (f"; {bound}" if bound else ""), names))
+
+    def _indivisible(self, expr: Dim, name: str, target: Dim):
+        """The step ``c`` when ``expr = c*name + k`` cannot meet ``target`` for every size."""
+        split = split_linear(expr, name)
+        if split is None or abs(split[0]) < 2:
+            return None
+        c, k = split
+        diff = target - k
+        rest = diff % c
+        if rest.is_constant:
+            return c if rest.value != 0 or (diff.is_constant and diff.value < 0) else None
+        if dims.eq(rest, 0) is True:
+            return None
+        if self.facts and equal_under_facts((diff // c) * c, diff, self.facts):
+            return None
+        return c
 
     # -- a whole shape -------------------------------------------------------------------
     def match(self, pattern, shape, label: str) -> list:
@@ -220,9 +244,15 @@ class Binder:
         return tuple(out)
 
     def bound_notes(self, names) -> list:
-        """``n = 128 (from x axis 1)`` for each of ``names`` that is bound."""
+        """``n = 128 (from x axis 1)`` for each of ``names`` bound to another size."""
         return [f"{n} = {fmt_dim(self.env[n])} (bound by {self.where[n]})"
-                for n in names if n in self.where and self.env.get(n) is not None]
+                for n in names if n in self.where and self.env.get(n) is not None
+                and not self._self_bound(n)]
+
+    def _self_bound(self, name: str) -> bool:
+        """``n`` bound to the symbol ``n`` itself: the function's own size, no news."""
+        value = self.env.get(name)
+        return type(value) is Dim and value.is_symbol and value.name == name
 
 
 _UNBOUND = object()

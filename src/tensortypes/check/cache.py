@@ -27,7 +27,7 @@ from .diagnostics import Diagnostic
 __all__ = ["ResultCache", "CHECKER_VERSION", "cache_key"]
 
 # Bump when a change to the checker changes any diagnostic, so old entries miss.
-CHECKER_VERSION = "check-1"
+CHECKER_VERSION = "check-2"
 
 
 def cache_key(text: str, strict: bool) -> str:

@@ -1,4 +1,4 @@
-"""Calls: library rules, layers, losses, and the checked module's own functions (layer 6).
+"""Calls: library rules, layers, losses, builtins and methods (layer 6: ``check``).
 
 :class:`CallMixin` is the part of the walker that evaluates a call. The callee
 decides the path:
@@ -7,11 +7,9 @@ decides the path:
   ``check.rules``; no rule means an unknown result (a ``--strict`` note);
 - a ``torch.nn`` layer class: a :class:`~.symbolic.LayerV` holding its
   constructor arguments; calling the layer applies its forward rule;
-- a function, method or class of the checked module: parameter binding
-  (spec 003): each argument is matched against its parameter's annotation,
-  sizes bound through a :class:`~.binding.Binder`, and the result is the
-  return annotation (or the inferred return value) under those bindings;
-- an instance of a checked ``nn.Module``: its ``forward``.
+- a function, method or class of the checked module, or an instance of a
+  checked ``nn.Module`` (its ``forward``): parameter binding, in
+  ``check.signatures``.
 """
 
 from __future__ import annotations
@@ -21,13 +19,15 @@ import ast
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
-from .binding import Binder, dtype_problem
 from .diagnostics import CheckFailure
-from .expr import Labels, label_of
+from .expr import Labels, attr_key, label_of
+from .joins import element_of, join_all, join_values, may_be_none
+from .modinfo import REGISTERS
 from .rules import function_rule, layer_rule, loss_rule, method_rule
 from .rules.base import Call
 from .rules.layers import build_layer, layer_dtype, layer_forward
 from .rules.losses import Loss, apply_loss
+from .sizes import size_symbol
 from .symbolic import (
     NONE,
     UNKNOWN,
@@ -42,35 +42,18 @@ from .symbolic import (
     LayerV,
     ListV,
     MethodV,
-    NoneV,
     Ref,
     StrV,
     TupleV,
     UnionV,
     Unknown,
-    fmt_dtypes,
-    fmt_shape,
-    may_be_none,
 )
 
-__all__ = ["CallMixin", "subst_value"]
+__all__ = ["CallMixin"]
 
 _LIBRARY_ROOTS = ("torch", "numpy", "jax")
-
-
-def subst_value(value, binder: Binder):
-    """``value`` with the callee's sizes replaced by the caller's (via ``binder``)."""
-    t = type(value)
-    if t is Arr:
-        return value.with_(shape=binder.substitute(value.shape), origin=None)
-    if t is TupleV:
-        return TupleV(tuple(subst_value(v, binder) for v in value.items))
-    if t is IntV and value.dim is not None:
-        found = binder.substitute((value.dim,))
-        return IntV(found[0] if found and type(found[0]) is Dim else None)
-    if t is UnionV:
-        return UnionV(tuple(subst_value(v, binder) for v in value.items))
-    return value
+_LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
+                            "reverse"})
 
 
 class CallMixin:
@@ -82,6 +65,11 @@ class CallMixin:
         return call
 
     def e_Call(self, node, frame):
+        if self.is_reveal(node.func, frame) and len(node.args) == 1:
+            value = self.eval(node.args[0], frame)
+            self.report(node, "reveal", f"revealed: {label_of(node.args[0])} is "
+                                        f"{value.describe()}", severity="note")
+            return value
         callee = self.eval(node.func, frame)
         args, kwargs, star = [], {}, False
         label_nodes = {}
@@ -99,7 +87,23 @@ class CallMixin:
                 continue
             kwargs[kw.arg] = self.eval(kw.value, frame)
             label_nodes[kw.arg] = kw.value
-        return self.invoke(callee, args, kwargs, node, frame, Labels(label_nodes), star)
+        result = self.invoke(callee, args, kwargs, node, frame, Labels(label_nodes), star)
+        if not _pure(callee):
+            for arg_node in label_nodes.values():
+                key = attr_key(arg_node) if isinstance(arg_node, ast.Attribute) else \
+                    getattr(arg_node, "id", None)
+                found = frame.vars.get(key) if key is not None else None
+                if type(found) is ListV and found.items is not None:
+                    # The callee may fill the list (dist.broadcast_object_list(objs)).
+                    frame.vars[key] = ListV(None)
+        return result
+
+    def is_reveal(self, func, frame) -> bool:
+        """Whether ``func`` is mypy's ``reveal_type`` (bare, or from typing)."""
+        if isinstance(func, ast.Name) and func.id == "reveal_type":
+            return func.id not in frame.vars and func.id not in self.module.functions
+        return self.module.path_of(func) in ("typing.reveal_type",
+                                             "typing_extensions.reveal_type")
 
     def invoke(self, callee, args, kwargs, node, frame, labels, star=False):
         t = type(callee)
@@ -116,8 +120,8 @@ class CallMixin:
         if t is InstV:
             info = callee.info
             self.ensure_schema(info)
-            method = info.methods.get("forward") if info.is_module else None
-            method = method or info.methods.get("__call__")
+            method = self.find_method(info, "forward") if info.is_module else None
+            method = method or self.find_method(info, "__call__")
             if method is None:
                 return UNKNOWN
             return self.call_function(method, args, kwargs, node, frame, labels, callee, star)
@@ -126,6 +130,11 @@ class CallMixin:
         return UNKNOWN
 
     def _rule_call(self, rule, name, args, kwargs, node, frame, labels, kind, star):
+        if star:
+            # ``f(*sizes)``, ``x.to(**options)``: the arguments the rule would read are
+            # unknown, so the result is an array of the first one's library, nothing more.
+            first = args[0] if args else None
+            return Arr(first.kind, None, None) if type(first) is Arr else UNKNOWN
         call = Call(name, args, kwargs, labels, kind, star)
         call.facts = frame.facts
         operands = [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is Arr]
@@ -172,25 +181,9 @@ class CallMixin:
             return given if type(given) is ListV else ListV(None)
         if path == "torch.nn.Parameter" and args and type(args[0]) is Arr:
             return args[0].with_(origin=None)
-        if path == "torch.nn.functional.one_hot":
-            return self.one_hot(args, kwargs, labels)
         if path.partition(".")[0] in _LIBRARY_ROOTS:
             self.gave_up(node, f"no rule for {path}: its result is unknown")
         return UNKNOWN
-
-    def one_hot(self, args, kwargs, labels):
-        x = args[0] if args else kwargs.get("tensor")
-        classes = args[1] if len(args) > 1 else kwargs.get("num_classes")
-        if type(x) is not Arr:
-            return UNKNOWN
-        if x.dtypes is not None and not all(d.kind in "iu" for d in x.dtypes):
-            raise CheckFailure("dtype", f"F.one_hot: class values must be an integer tensor, "
-                                        f"{labels.get(0, 'the input')} has dtype "
-                                        f"{fmt_dtypes(x.dtypes)}")
-        size = classes.dim if type(classes) is IntV else None
-        from tensortypes.core.dtypes import int64
-        shape = None if x.shape is None else (*x.shape, size)
-        return Arr("torch", frozenset({int64}), shape)
 
     def build_layer(self, rule, args, kwargs, node, frame, labels, star):
         # An unannotated parameter passed as a size is that size: ``Linear(d_in, ...)``.
@@ -211,7 +204,8 @@ class CallMixin:
     def as_size_arg(self, value, node, frame):
         if type(value) is Unknown and isinstance(node, ast.Name) and frame.func is not None \
                 and any(p[0] == node.id for p in frame.func.params):
-            return IntV(dims.symbol(node.id)) if node.id.isidentifier() else value
+            found = size_symbol(node.id)
+            return IntV(found) if found is not None else value
         return value
 
     def call_builtin(self, name, args, kwargs, node, frame):
@@ -223,6 +217,8 @@ class CallMixin:
             if type(first) in (TupleV,) or (type(first) is ListV and first.items is not None):
                 return IntV(dims.const(len(first.items)))
             return IntV()
+        if name == "round" and len(args) > 1:
+            return first if type(first) in (FloatV, IntV) else UNKNOWN
         if name in ("int", "round") and type(first) is IntV:
             return first
         if name in ("int", "round"):
@@ -233,24 +229,39 @@ class CallMixin:
             return BoolV()
         if name == "str" or name == "repr":
             return StrV()
-        if name in ("tuple", "list") and type(first) in (TupleV, ListV):
-            items = first.items
-            if items is None:
-                return ListV(None)
-            return TupleV(items) if name == "tuple" else ListV(items)
-        if name in ("max", "min") and len(args) >= 2 and all(type(a) is IntV for a in args):
-            if all(a.dim is not None for a in args):
-                fn = dims.dmax if name == "max" else dims.dmin
-                return IntV(fn(*(a.dim for a in args)))
-            return IntV()
+        if name in ("tuple", "list", "sorted") and type(first) in (TupleV, ListV):
+            if first.items is not None and name != "sorted":
+                return TupleV(first.items) if name == "tuple" else ListV(first.items)
+            return UNKNOWN if name == "tuple" else ListV(None, element_of(first))
+        if name in ("max", "min", "sum"):
+            return self.extremum(name, args)
         if name == "abs" and type(first) in (IntV, FloatV, Arr):
             return first
         if name in ("print", "setattr", "delattr"):
             return NONE
-        if name in ("range", "zip", "enumerate", "reversed", "sorted", "map", "filter"):
-            return Ref(f"builtins.{name}()")
+        if name in ("range", "zip", "enumerate", "reversed", "map", "filter"):
+            return ListV(None, _iterated(name, args), "range" if name == "range" else "iterator")
         if name == "super":
             return Ref("builtins.super()")
+        return UNKNOWN
+
+    @staticmethod
+    def extremum(name: str, args):
+        """``max``/``min`` of ints (sizes kept), of numbers, or of one list; ``sum`` of one."""
+        if len(args) >= 2 and name != "sum":
+            if all(type(a) is IntV for a in args):
+                if all(a.dim is not None for a in args):
+                    fn = dims.dmax if name == "max" else dims.dmin
+                    return IntV(fn(*(a.dim for a in args)))
+                return IntV()
+            return join_all(args) if all(type(a) in (IntV, FloatV, BoolV) for a in args) \
+                else UNKNOWN
+        if len(args) >= 1 and type(args[0]) in (ListV, TupleV):
+            found = element_of(args[0])
+            if name == "sum":
+                return {IntV: IntV(), BoolV: IntV(), FloatV: FloatV()}.get(type(found),
+                                                                           UNKNOWN)
+            return found
         return UNKNOWN
 
     # -- methods -------------------------------------------------------------------------
@@ -279,6 +290,14 @@ class CallMixin:
             if info.is_module and name in ("to", "double", "float", "half", "cuda", "cpu",
                                            "train", "eval", "requires_grad_"):
                 return receiver
+            if name in REGISTERS and len(args) >= 2 and type(args[0]) is StrV and \
+                    args[0].value is not None and info is frame.building and \
+                    isinstance(node.func, ast.Attribute) and \
+                    isinstance(node.func.value, ast.Name):
+                # self.register_buffer("mask", t) makes the attribute self.mask
+                frame.vars[f"{node.func.value.id}.{args[0].value}"] = args[1]
+                info.attrs[args[0].value] = args[1]
+                return NONE
             return UNKNOWN
         if t is LayerV:
             if name == "forward":
@@ -305,8 +324,29 @@ class CallMixin:
         if t is StrV:
             return StrV() if name in ("format", "upper", "lower", "strip", "join",
                                       "replace") else UNKNOWN
-        if t is ListV and name == "append":
-            return NONE
+        if t is ListV:
+            return self.list_method(receiver, name, args, node, frame)
+        return UNKNOWN
+
+    def list_method(self, receiver: ListV, name: str, args, node, frame):
+        """A list method; one that changes the list forgets its known items."""
+        element = element_of(receiver)
+        if name in _LIST_MUTATORS:
+            added = args[-1] if name in ("append", "insert") and args else None
+            if name == "extend" and args:
+                added = element_of(args[0])
+            grown = element if added is None else (
+                added if receiver.items == () else join_values(element, added))
+            owner = getattr(node.func, "value", None)  # None: the method was stored first
+            key = attr_key(owner) if isinstance(owner, ast.Attribute) else \
+                getattr(owner, "id", None)
+            if key is not None:
+                frame.vars[key] = ListV(None, grown)
+            return element if name == "pop" else NONE
+        if name in ("index", "count"):
+            return IntV()
+        if name == "copy":
+            return receiver
         return UNKNOWN
 
     def find_method(self, info, name):
@@ -329,162 +369,32 @@ class CallMixin:
                 operands, frame)
         call = Call(layer.rule.name, args, kwargs, labels, "torch")
         call.invoke = self._invoker(node, frame, labels)
+        call.facts = frame.facts
         operands = [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is Arr]
         return self.with_notes(lambda: layer_forward(layer, list(args), call), operands, frame)
 
-    # -- the checked module's functions ---------------------------------------------------------
-    def construct(self, info, args, kwargs, node, frame, labels, star):
-        self.ensure_schema(info)
-        init = self.find_method(info, "__init__")
-        env = {}
-        if init is not None:
-            binder = self.bind_call(init, args, kwargs, node, frame, labels, InstV(info), star)
-            env = {k: v for k, v in binder.env.items() if not k.startswith("*")}
-        elif info.is_dataclass:
-            names = [f.target.id for f in info.fields]
-            bound = dict(zip(names, args))
-            bound.update(kwargs)
-            for f in info.fields:
-                want = self.annotation_value(f.annotation, frame)
-                got = bound.get(f.target.id)
-                if got is not None:
-                    self.check_binding(want, got, f"field {f.target.id}", Binder(), node, frame)
-        return InstV(info, env)
 
-    def call_function(self, info, args, kwargs, node, frame, labels, self_value, star):
-        binder = self.bind_call(info, args, kwargs, node, frame, labels, self_value, star)
-        if info.returns is not None:
-            ret = self.annotation_value(info.returns, frame)
-        else:
-            ret = self.inferred_return(info)
-        if type(self_value) is InstV and self_value.env:
-            for k, v in self_value.env.items():
-                binder.env.setdefault(k, v)
-        return subst_value(ret, binder)
-
-    def bind_call(self, info, args, kwargs, node, frame, labels, self_value, star) -> Binder:
-        params = list(info.params)
-        if self_value is not None and params and params[0][3] == "positional":
-            params = params[1:]
-        elif info.cls is not None and not info.is_static and self_value is None and params:
-            params = params[1:]  # an unbound method looked up on the class
-        binder = Binder(self_value.env if type(self_value) is InstV else None)
-        positional = [p for p in params if p[3] == "positional"]
-        has_star = any(p[3] == "star" for p in params)
-        has_kw = any(p[3] == "starstar" for p in params)
-        if len(args) > len(positional) and not has_star and not star:
-            self.fail(node, CheckFailure("call", f"{info.qualname}() takes {len(positional)} "
-                                                 f"positional arguments but {len(args)} were "
-                                                 f"given"), frame)
-        given = {}
-        for p, value, i in zip(positional, args, range(len(args))):
-            given[p[0]] = (value, labels.nodes.get(i))
-        names = {p[0] for p in params}
-        for key, value in kwargs.items():
-            if key not in names and not has_kw:
-                self.fail(node, CheckFailure("call", f"{info.qualname}() got an unexpected "
-                                                     f"keyword argument {key!r}"), frame)
-                continue
-            given[key] = (value, labels.nodes.get(key))
-        if not star:
-            missing = [p[0] for p in params if p[3] in ("positional", "keyword")
-                       and p[2] is None and p[0] not in given]
-            if missing:
-                self.fail(node, CheckFailure("call", f"{info.qualname}() is missing "
-                                                     f"argument {missing[0]!r}"), frame)
-        ordered = sorted(params, key=lambda p: not self._is_array_param(p, frame))
-        for name, ann, default, kind in ordered:
-            if name not in given or ann is None:
-                continue
-            value, arg_node = given[name]
-            want = self.annotation_value(ann, frame)
-            if type(want) is IntV and type(value) is IntV:
-                self.bind_int(binder, name, value, arg_node or node, info, frame)
-                continue
-            self.check_binding(want, value, f"argument {name!r} of {info.qualname}()", binder,
-                               arg_node or node, frame, default)
-        return binder
-
-    def _is_array_param(self, p, frame) -> bool:
-        return p[1] is not None and type(self.annotation_value(p[1], frame)) is Arr
-
-    def bind_int(self, binder, name, value, node, info, frame):
-        if value.dim is None:
-            binder.env.setdefault(name, None)
-            return
-        bound = binder.env.get(name)
-        if bound is None:
-            binder.env[name] = value.dim
-            binder.where[name] = f"argument {name!r}"
-            return
-        if not dims.eq(bound, value.dim):
-            self.fail(node, CheckFailure(
-                "arg-type", f"argument {name!r} of {info.qualname}() is {value.dim}, but "
-                            f"{binder.where.get(name, 'another argument')} makes {name} = "
-                            f"{bound}"), frame)
-
-    def check_binding(self, want, got, what, binder, node, frame, default=None,
-                      code="arg-type"):
-        """Parameter binding and assignment (spec 003): does ``got`` fit ``want``?"""
-        if type(want) is Unknown or type(got) is Unknown:
-            return
-        if type(got) is UnionV and may_be_none(got) and not _allows_none(want):
-            if default is None or not (isinstance(default, ast.Constant)
-                                       and default.value is None):
-                self.fail(node, CheckFailure("optional", f"{what} may be None, but its "
-                                                         f"annotation does not allow None"),
-                          frame)
-                return
-        if type(got) is NoneV and not _allows_none(want):
-            self.fail(node, CheckFailure(code, f"{what} is None, expected "
-                                                     f"{want.describe()}"), frame)
-            return
-        want_arr = _array_part(want)
-        got_arr = _array_part(got)
-        if want_arr is not None and got_arr is not None:
-            if dtype_problem(want_arr.dtypes, got_arr.dtypes):
-                self.fail(node, CheckFailure(code, f"{what} has dtype "
-                                                         f"{fmt_dtypes(got_arr.dtypes)}, "
-                                                         f"expected {fmt_dtypes(want_arr.dtypes)}"),
-                          frame)
-                return
-            problems = binder.match(want_arr.shape, got_arr.shape,
-                                    f"{what} {fmt_shape(got_arr.shape)}")
-            if problems:
-                notes = binder.bound_notes(problems[0].names)
-                self.fail(node, CheckFailure(code, problems[0].message, notes), frame)
-            return
-        if want_arr is not None and type(got) in (IntV, FloatV, StrV, BoolV, TupleV):
-            if type(got) is StrV or (type(got) is TupleV and want_arr.kind == "torch"):
-                self.fail(node, CheckFailure(code, f"{what} is {got.describe()}, "
-                                                         f"expected an array"), frame)
-            return
-        if type(want) is IntV and type(got) in (StrV, Arr, FloatV):
-            if type(got) is Arr and got.rank == 0:
-                return
-            self.fail(node, CheckFailure(code, f"{what} is {got.describe()}, expected "
-                                                     f"int"), frame)
-        if type(want) is TupleV and type(got) is TupleV:
-            if len(want.items) != len(got.items):
-                self.fail(node, CheckFailure(code, f"{what} has {len(got.items)} items, "
-                                                         f"expected {len(want.items)}"), frame)
-                return
-            for i, (w, g) in enumerate(zip(want.items, got.items)):
-                self.check_binding(w, g, f"{what}[{i}]", binder, node, frame)
+def _pure(callee) -> bool:
+    """Whether a callee leaves the lists it is given as they were (rules, builtins, layers)."""
+    t = type(callee)
+    if t is LayerV:
+        return True
+    if t is Ref:
+        path = callee.path
+        return path.startswith(("builtins.", "math.")) or function_rule(path) is not None
+    if t is MethodV:
+        return type(callee.receiver) is Arr
+    return False
 
 
-def _allows_none(want) -> bool:
-    return type(want) in (NoneV, Unknown) or (type(want) is UnionV and any(
-        type(v) is NoneV for v in want.items))
-
-
-def _array_part(value):
-    if type(value) is Arr:
-        return value
-    if type(value) is UnionV:
-        arrays = [v for v in value.items if type(v) is Arr]
-        if len(arrays) == 1 and all(type(v) in (Arr, NoneV) for v in value.items):
-            return arrays[0]
-    return None
-
-
+def _iterated(name: str, args):
+    """The element a ``for`` loop gets from ``range``, ``enumerate``, ``zip``, ``reversed``."""
+    if name == "range":
+        return IntV()
+    if name == "enumerate" and args:
+        return TupleV((IntV(), element_of(args[0])))
+    if name == "zip" and args:
+        return TupleV(tuple(element_of(a) for a in args))
+    if name == "reversed" and args:
+        return element_of(args[0])
+    return UNKNOWN

@@ -41,6 +41,7 @@ CODES: dict[str, str] = {
     "annotation": "a malformed shape string or dimension expression",
     "syntax": "the file does not parse",
     "unchecked": "(--strict) the checker gave up on a value here",
+    "reveal": "(a note) reveal_type(x): what the checker knows about x",
 }
 
 

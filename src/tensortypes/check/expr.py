@@ -3,8 +3,8 @@
 :class:`ExprMixin` is the part of the walker (``check.infer.Checker``) that
 evaluates expressions over the values of ``check.symbolic``: names, constants,
 attributes (``x.shape``, ``x.T``, ``self.fc``), arithmetic and comparisons with
-broadcasting, ``@``, indexing and slicing, tuples and lists. Calls are in
-``check.calls``. A rule that fails raises ``CheckFailure``; it is reported at
+broadcasting, ``@``, tuples and lists. Indexing is in ``check.indexing``,
+calls in ``check.calls``. A rule that fails raises ``CheckFailure``; it is reported at
 the node being evaluated and the expression becomes ``UNKNOWN``, so one bug
 gives one error rather than a cascade.
 """
@@ -14,17 +14,16 @@ from __future__ import annotations
 import ast
 
 from tensortypes.core import dims
-from tensortypes.core.dims import Dim
 
 from .diagnostics import CheckFailure
+from .joins import join_values, may_be_none, strip_none
 from .rules import dtype_object
 from .rules import shapefns as sf
 from .rules.access import shape_value
-from .rules.base import int_const, is_float
+from .rules.base import int_const
 from .rules.ops import binary, matmul
 from .symbolic import (
     NONE,
-    ONE,
     UNKNOWN,
     Arr,
     BoolV,
@@ -42,15 +41,11 @@ from .symbolic import (
     StrV,
     TupleV,
     UnionV,
-    fmt_dim,
-    fmt_dtypes,
+    Unknown,
     fmt_shape,
-    join_values,
-    may_be_none,
-    strip_none,
 )
 
-__all__ = ["ExprMixin", "Labels", "ELLIPSIS"]
+__all__ = ["ExprMixin", "Labels", "ELLIPSIS", "label_of", "attr_key"]
 
 ELLIPSIS = Ref("builtins.Ellipsis")
 _ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -66,6 +61,14 @@ class Labels:
     def __init__(self, nodes: dict):
         self.nodes = nodes
         self.cache: dict = {}
+
+    def item(self, key, i: int) -> str | None:
+        """The source text of item ``i`` of a list or tuple literal argument, else None."""
+        node = self.nodes.get(key)
+        if isinstance(node, (ast.List, ast.Tuple)) and i < len(node.elts) and \
+                not isinstance(node.elts[i], ast.Starred):
+            return label_of(node.elts[i])
+        return None
 
     def get(self, key, default=None):
         found = self.cache.get(key)
@@ -224,6 +227,8 @@ class ExprMixin:
             if path in ("math.pi", "math.e", "math.tau", "math.inf", "numpy.pi", "numpy.e",
                         "numpy.inf", "numpy.nan", "jax.numpy.pi", "jax.numpy.inf"):
                 return FloatV()
+            if path in ("numpy.newaxis", "jax.numpy.newaxis"):
+                return NONE
             found = dtype_object(path)
             return DTypeV(found) if found is not None else Ref(path)
         if t is UnionV and may_be_none(receiver):
@@ -315,6 +320,8 @@ class ExprMixin:
             if op == "/":
                 return FloatV()
             return IntV(_int_dim(left, op, right))
+        if tl is BoolV and tr is BoolV and op in ("&", "|", "^"):
+            return BoolV()
         if tl in (IntV, FloatV, BoolV) and tr in (IntV, FloatV, BoolV):
             return FloatV() if FloatV in (tl, tr) or op == "/" else IntV()
         if tl is TupleV and tr is TupleV and op == "+":
@@ -332,9 +339,11 @@ class ExprMixin:
     def e_Compare(self, node, frame):
         values = [self.eval(node.left, frame)] + [self.eval(c, frame) for c in node.comparators]
         arrays = [v for v in values if type(v) is Arr]
-        if not arrays or any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
-                             for op in node.ops):
+        if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
             return BoolV()
+        if not arrays:
+            # Unknown operands may be arrays, whose comparison is an array, not a bool.
+            return UNKNOWN if any(type(v) is Unknown for v in values) else BoolV()
         out = None
         nodes = [node.left, *node.comparators]
         for i in range(len(node.ops)):
@@ -350,64 +359,6 @@ class ExprMixin:
                                   [(nodes[i], a), (nodes[i + 1], b)], frame)
         return out if out is not None else BoolV()
 
-    # -- indexing -----------------------------------------------------------------------------
-    def e_Subscript(self, node, frame):
-        receiver = self.check_optional(self.eval(node.value, frame), node.value, frame)
-        t = type(receiver)
-        if t is Arr:
-            index = self.eval_index(node.slice, frame)
-            return self.with_notes(lambda: index_array(receiver, index, label_of(node.value)),
-                                   [(node.value, receiver)], frame)
-        if t is TupleV or (t is ListV and receiver.items is not None):
-            items = receiver.items
-            if isinstance(node.slice, ast.Slice):
-                bounds = [int_const(self.eval(b, frame)) if b is not None else None
-                          for b in (node.slice.lower, node.slice.upper, node.slice.step)]
-                if all(b is not None or n is None for b, n in
-                       zip(bounds, (node.slice.lower, node.slice.upper, node.slice.step))):
-                    part = items[slice(*bounds)]
-                    return TupleV(part) if t is TupleV else ListV(part)
-                return UNKNOWN
-            i = int_const(self.eval(node.slice, frame))
-            if i is None:
-                return join_all(items)
-            if not -len(items) <= i < len(items):
-                raise CheckFailure("index", f"tuple index {i} out of range for "
-                                            f"{label_of(node.value)} of length {len(items)}")
-            return items[i]
-        if t is ListV:
-            self.eval(node.slice, frame)
-            return receiver.elem
-        if t is LayerV and receiver.rule.name == "Sequential":
-            i = int_const(self.eval(node.slice, frame))
-            layers = receiver.args.get("layers", ())
-            if i is not None and -len(layers) <= i < len(layers):
-                return layers[i]
-            return UNKNOWN
-        self.eval(node.slice, frame)
-        return UNKNOWN
-
-    def eval_index(self, node, frame) -> list:
-        parts = node.elts if isinstance(node, ast.Tuple) else [node]
-        out = []
-        for part in parts:
-            if isinstance(part, ast.Slice):
-                out.append(("slice", [self.eval(p, frame) if p is not None else None
-                                      for p in (part.lower, part.upper, part.step)]))
-            else:
-                out.append(("item", self.eval(part, frame)))
-        return out
-
-
-def join_all(items):
-    """The join of several values (UNKNOWN for none)."""
-    if not items:
-        return UNKNOWN
-    out = items[0]
-    for v in items[1:]:
-        out = join_values(out, v)
-    return out
-
 
 def attr_key(node) -> str | None:
     """``"self.fc"`` for an attribute chain rooted at a name, the key refinement uses."""
@@ -418,114 +369,3 @@ def attr_key(node) -> str | None:
     if isinstance(node, ast.Name) and parts:
         return ".".join([node.id, *reversed(parts)])
     return None
-
-
-def _slice_size(n, bounds):
-    start, stop, step = (int_const(b) if type(b) is IntV else b for b in bounds)
-    sym = [b.dim if type(b) is IntV else None for b in bounds]
-    if step is not None and (type(step) is not int or step <= 0):
-        return None
-    step = step or 1
-    if type(n) is Dim and n.is_constant and all(b is None or type(b) is int
-                                                 for b in (start, stop)):
-        return dims.const(len(range(n.value)[slice(start, stop, step)]))
-    if type(n) is not Dim:
-        return None
-
-    def position(b, symbolic, default):
-        if b is None and symbolic is None:
-            return default
-        if type(b) is int:
-            return n + b if b < 0 else dims.const(b)
-        return symbolic
-
-    lo = position(start, sym[0] if start is None and bounds[0] is not None else None,
-                  dims.const(0))
-    hi = position(stop, sym[1] if stop is None and bounds[1] is not None else None, n)
-    if lo is None or hi is None:
-        return None
-    if dims.le(hi, n) is not True:
-        hi = dims.dmin(hi, n) if type(hi) is Dim else None
-        if hi is None:
-            return None
-    size = hi - lo
-    if dims.ge(size, 0) is not True and not (size.is_constant and size.value >= 0):
-        if size.is_constant:
-            return dims.const(0)
-    return size if step == 1 else (size + (step - 1)) // step
-
-
-def index_array(x: Arr, index: list, label: str):
-    """The value of ``x[index]`` (basic and advanced indexing)."""
-    shape = x.shape
-    if shape is None or x.rank is None:
-        return x.with_(shape=None, origin=None)
-    consuming = 0
-    for kind, v in index:
-        if kind == "slice":
-            consuming += 1
-        elif type(v) is Arr and v.dtypes is not None and all(d.kind == "b" for d in v.dtypes):
-            consuming += v.rank if v.rank is not None else 1
-        elif v is not NONE and v is not ELLIPSIS:
-            consuming += 1
-    if consuming > len(shape):
-        raise CheckFailure("index", f"too many indices for {label}: it has rank {len(shape)} "
-                                    f"{fmt_shape(shape)} but {consuming} were given")
-    out = []
-    axis = 0
-    advanced = None
-    for kind, v in index:
-        if v is ELLIPSIS:
-            skip = len(shape) - consuming
-            out.extend(shape[axis:axis + skip])
-            axis += skip
-            continue
-        if kind == "slice":
-            out.append(_slice_size(shape[axis], v))
-            axis += 1
-            continue
-        if type(v) is NoneV:
-            out.append(ONE)
-            continue
-        if type(v) is IntV:
-            size = shape[axis]
-            i = int_const(v)
-            if i is not None and type(size) is Dim and size.is_constant and \
-                    not -size.value <= i < size.value:
-                raise CheckFailure("index", f"index {i} is out of bounds for axis {axis} of "
-                                            f"{label} with size {size.value}")
-            axis += 1
-            continue
-        if type(v) is Arr:
-            if v.dtypes is not None and is_float(v.dtypes):
-                raise CheckFailure("dtype", f"indices of {label} must be integers or bools, "
-                                            f"got an array of dtype {fmt_dtypes(v.dtypes)}")
-            if v.dtypes is not None and all(d.kind == "b" for d in v.dtypes):
-                r = v.rank if v.rank is not None else 1
-                if v.shape is not None and v.rank is not None:
-                    for k, (m, s) in enumerate(zip(v.shape, shape[axis:axis + r])):
-                        if type(m) is Dim and type(s) is Dim and dims.eq(m, s) is False:
-                            raise CheckFailure("index", f"boolean mask of shape "
-                                                        f"{fmt_shape(v.shape)} does not match "
-                                                        f"axis {axis + k} of {label} "
-                                                        f"{fmt_shape(shape)} ({fmt_dim(m)} vs "
-                                                        f"{fmt_dim(s)})")
-                out.append(None)
-                axis += r
-                continue
-            if advanced is None:
-                advanced = v.shape
-                if v.shape is None:
-                    return x.with_(shape=None, origin=None)
-                out.extend(v.shape)
-            axis += 1
-            continue
-        if type(v) in (ListV, TupleV) and v.items is not None:
-            out.append(dims.const(len(v.items)))
-            axis += 1
-            continue
-        return x.with_(shape=None, origin=None)
-    out.extend(shape[axis:])
-    return x.with_(shape=tuple(out), origin=None)
-
-

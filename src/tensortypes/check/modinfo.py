@@ -6,10 +6,10 @@ A first pass over the syntax tree collects what every later step looks up:
   ``numpy``, ``F`` -> ``torch.nn.functional``, ``Float`` -> ``jaxtyping.Float``);
 - module-level constants (``HIDDEN = 128``) and annotation aliases
   (``Image = Float[Tensor, "c h w"]``);
-- the functions (:class:`FunctionInfo`: parameters, annotations, decorators)
-  and classes (:class:`ClassInfo`: bases, methods, whether it is an
-  ``nn.Module`` or a dataclass, and the instance attribute schema that the
-  walker fills from ``__init__``).
+- the functions and classes (``check.defs``: :class:`~.defs.FunctionInfo`,
+  :class:`~.defs.ClassInfo`), and in the same walk over every node what each
+  class's methods assign to ``self`` (and where), whether its schema is open
+  (``setattr``, ``__dict__``), and which functions are generators.
 """
 
 from __future__ import annotations
@@ -18,139 +18,48 @@ import ast
 import builtins
 
 from .annotations import dtype_class
+from .defs import ClassFacts, ClassInfo, FunctionInfo, define
 
-__all__ = ["ModuleInfo", "FunctionInfo", "ClassInfo", "MODULE_ATTRS"]
+__all__ = ["ModuleInfo", "REGISTERS"]
 
 _BUILTINS = frozenset(dir(builtins))
 
-# Attributes every torch.nn.Module has, so that using them is never an ``attr`` error.
-MODULE_ATTRS = frozenset({
-    "training", "forward", "parameters", "named_parameters", "buffers", "named_buffers",
-    "children", "named_children", "modules", "named_modules", "train", "eval", "to", "cpu",
-    "cuda", "double", "float", "half", "bfloat16", "zero_grad", "state_dict",
-    "load_state_dict", "register_buffer", "register_parameter", "add_module", "apply",
-    "requires_grad_", "register_forward_hook", "register_forward_pre_hook",
-    "register_full_backward_hook", "register_module", "get_submodule", "get_parameter",
-    "get_buffer", "extra_repr", "type", "share_memory", "__call__", "__class__", "__dict__",
-    "__init__", "_modules", "_parameters", "_buffers", "__repr__", "__str__", "__eq__",
-    "__hash__", "__module__", "__doc__", "__name__", "__qualname__", "__setattr__",
-    "__getattr__", "__getattribute__", "compile", "set_extra_state", "get_extra_state",
-})
+# Nodes with nothing below them that the scan looks for, and each node class's fields
+# that can hold nodes (``ctx`` and plain values left out): the scan is the one walk over
+# every node of a module, so it avoids ``ast.iter_child_nodes``'s generic generators.
+_LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.alias,
+                     ast.Pass, ast.Break, ast.Continue})
+_PLAIN_FIELDS = frozenset({"ctx", "id", "attr", "name", "arg", "value_str", "level",
+                           "module", "names", "type_comment", "kind", "conversion",
+                           "is_async", "lineno", "simple", "op"})
+_CHILD_FIELDS: dict = {}
 
 
-class FunctionInfo:
-    """One ``def``: its node, parameters with their annotation nodes, and decorators."""
-
-    __slots__ = ("name", "node", "params", "returns", "cls", "decorators", "inferred",
-                 "checking", "qualname")
-
-    def __init__(self, node, cls=None):
-        self.name = node.name
-        self.node = node
-        self.cls = cls
-        self.qualname = f"{cls.name}.{node.name}" if cls is not None else node.name
-        a = node.args
-        positional = a.posonlyargs + a.args
-        defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
-        self.params = [(p.arg, p.annotation, d, "positional") for p, d in
-                       zip(positional, defaults)]
-        if a.vararg is not None:
-            self.params.append((a.vararg.arg, None, None, "star"))
-        self.params += [(p.arg, p.annotation, d, "keyword") for p, d in
-                        zip(a.kwonlyargs, a.kw_defaults)]
-        if a.kwarg is not None:
-            self.params.append((a.kwarg.arg, None, None, "starstar"))
-        self.returns = node.returns
-        self.decorators = [_decorator_name(d) for d in node.decorator_list]
-        self.inferred = None   # the return value found by walking the body (memo)
-        self.checking = False  # guards recursion while the body is being walked
-
-    @property
-    def is_static(self) -> bool:
-        return "staticmethod" in self.decorators
-
-    @property
-    def is_property(self) -> bool:
-        return "property" in self.decorators or "cached_property" in self.decorators
+def _child_fields(t) -> tuple:
+    found = tuple(f for f in t._fields if f not in _PLAIN_FIELDS)
+    _CHILD_FIELDS[t] = found
+    return found
 
 
-def _decorator_name(node) -> str:
-    while isinstance(node, ast.Call):
-        node = node.func
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return node.id if isinstance(node, ast.Name) else ""
+REGISTERS = frozenset({"register_buffer", "register_parameter", "add_module",
+                       "register_module"})
 
 
-class ClassInfo:
-    """One ``class``: bases, methods, and the instance attribute schema.
-
-    ``attrs`` maps attribute names to values (filled by the walker from
-    ``__init__``, then joined with assignments found in other methods);
-    ``open`` is True when the schema may be incomplete (an unknown base class,
-    ``setattr``/``__getattr__``/``__dict__``), so a missing attribute is no error.
-    """
-
-    __slots__ = ("name", "node", "bases", "methods", "attrs", "assigned", "is_module",
-                 "is_dataclass", "open", "fields", "ready", "class_attrs", "facts")
-
-    def __init__(self, node, module):
-        self.name = node.name
-        self.node = node
-        self.bases = [module.path_of(b) or (b.id if isinstance(b, ast.Name) else "?")
-                      for b in node.bases]
-        self.methods = {}
-        self.attrs: dict = {}
-        self.assigned: set = set()
-        self.class_attrs: dict = {}
-        self.fields: list = []
-        self.ready = False
-        self.facts: tuple = ()  # divisibility facts __init__ establishes for every method
-        decorators = [_decorator_name(d) for d in node.decorator_list]
-        self.is_dataclass = "dataclass" in decorators
-        self.is_module = any(b in ("torch.nn.Module", "flax.linen.Module", "equinox.Module")
-                             for b in self.bases)
-        self.open = False
-        for stmt in node.body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.methods[stmt.name] = FunctionInfo(stmt, self)
-            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                self.fields.append(stmt)
-            elif isinstance(stmt, ast.Assign):
-                for target in stmt.targets:
-                    if isinstance(target, ast.Name):
-                        self.class_attrs[target.id] = stmt.value
-        assigned, is_open = module.class_facts.get(id(node), (set(), False))
-        self.assigned |= assigned
-        self.open = is_open or "__getattr__" in self.methods or \
-            "__getattribute__" in self.methods
-
-    def has_attr(self, name: str, module) -> bool | None:
-        """Whether instances have attribute ``name``; None when the schema is open."""
-        if self.open:
-            return None
-        if name in self.methods or name in self.attrs or name in self.assigned \
-                or name in self.class_attrs or any(f.target.id == name for f in self.fields):
-            return True
-        if self.is_module and name in MODULE_ATTRS:
-            return True
-        if name.startswith("__") and name.endswith("__"):
-            return None
-        for base in self.bases:
-            if base in module.classes:
-                found = module.classes[base].has_attr(name, module)
-                if found is not False:
-                    return found
-            elif base not in ("torch.nn.Module", "builtins.object", "object"):
-                return None
-        return False
+def _registered_name(call: ast.Call) -> str | None:
+    """``"mask"`` for ``self.register_buffer("mask", ...)`` (an attribute made by a call)."""
+    func = call.func
+    if type(func) is ast.Attribute and func.attr in REGISTERS and \
+            type(func.value) is ast.Name and func.value.id == "self" and call.args and \
+            type(call.args[0]) is ast.Constant and type(call.args[0].value) is str:
+        return call.args[0].value
+    return None
 
 
 class ModuleInfo:
     """Imports, constants, aliases, functions and classes of one module (first pass)."""
 
     __slots__ = ("aliases", "constants", "annotation_aliases", "functions", "classes",
-                 "generators", "class_facts")
+                 "generators", "class_facts", "by_type", "shadowed")
 
     def __init__(self, tree: ast.Module):
         self.aliases: dict = {}
@@ -159,7 +68,9 @@ class ModuleInfo:
         self.functions: dict = {}
         self.classes: dict = {}
         self.generators: set = set()   # ids of the def nodes that contain a yield
-        self.class_facts: dict = {}    # id of a class node -> (assigned names, open)
+        self.class_facts: dict = {}    # id of a class node -> its ClassFacts
+        self.by_type: dict = {}        # types.ClassType of a checked class -> its ClassInfo
+        self.shadowed: set = set()     # builtins the module rebinds (``map = safe_map``)
         self._scan(tree)
         for stmt in tree.body:
             self._top(stmt)
@@ -172,12 +83,18 @@ class ModuleInfo:
                     info.is_module = changed = True
 
     def _scan(self, tree) -> None:
-        """One pass over the whole tree: imports, generators, what classes assign."""
-        stack = [(tree, None, None)]
+        """One pass over the whole tree: imports, generators, what classes assign.
+
+        Each stack entry carries the enclosing function (for ``yield``), class (for
+        ``self.x = ...``) and method name (an attribute assigned outside
+        ``__init__`` is *mutated*: other methods may see another value).
+        """
+        stack = [(tree, None, None, None)]
         pop, push = stack.pop, stack.append
         store = ast.Store
+        facts = self.class_facts
         while stack:
-            node, func, cls = pop()
+            node, func, cls, method = pop()
             t = type(node)
             if t is ast.Import:
                 for alias in node.names:
@@ -194,28 +111,43 @@ class ModuleInfo:
                 continue
             if t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.Lambda:
                 func = id(node)
+                if cls is not None and method is None and t is not ast.Lambda:
+                    method = node.name
             elif t is ast.ClassDef:
-                cls = id(node)
-                self.class_facts[cls] = (set(), False)
+                cls, method = id(node), None
+                facts[cls] = ClassFacts()
             elif t is ast.Yield or t is ast.YieldFrom:
                 if func is not None:
                     self.generators.add(func)
             elif cls is not None:
                 if t is ast.Attribute:
                     if node.attr == "__dict__":
-                        self.class_facts[cls] = (self.class_facts[cls][0], True)
+                        facts[cls].open = True
                     elif type(node.ctx) is store and type(node.value) is ast.Name and \
                             node.value.id == "self":
-                        self.class_facts[cls][0].add(node.attr)
-                elif t is ast.Call and type(node.func) is ast.Name and \
-                        node.func.id in ("setattr", "vars"):
-                    self.class_facts[cls] = (self.class_facts[cls][0], True)
-            for child in ast.iter_child_nodes(node):
-                push((child, func, cls))
+                        facts[cls].note(node.attr, method)
+                elif t is ast.Call:
+                    name = _registered_name(node)
+                    if name is not None:
+                        facts[cls].note(name, method)
+                    elif type(node.func) is ast.Name and node.func.id in ("setattr", "vars"):
+                        facts[cls].open = True
+            for name in _CHILD_FIELDS.get(t) or _child_fields(t):
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    for child in value:
+                        if type(child) not in _LEAVES and isinstance(child, ast.AST):
+                            push((child, func, cls, method))
+                elif type(value) not in _LEAVES and isinstance(value, ast.AST):
+                    push((value, func, cls, method))
 
     def _top(self, stmt) -> None:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
+                self.shadowed.update(n.id for n in ast.walk(target)
+                                     if isinstance(n, ast.Name) and n.id in _BUILTINS)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.functions[stmt.name] = FunctionInfo(stmt)
+            define(self.functions, FunctionInfo(stmt))
         elif isinstance(stmt, ast.ClassDef):
             self.classes[stmt.name] = ClassInfo(stmt, self)
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
@@ -248,7 +180,7 @@ class ModuleInfo:
             found = self.aliases.get(node.id)
             if found is not None:
                 return found
-            if node.id in _BUILTINS:
+            if node.id in _BUILTINS and node.id not in self.shadowed:
                 return f"builtins.{node.id}"
             return None
         if isinstance(node, ast.Attribute):

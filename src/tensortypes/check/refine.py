@@ -19,9 +19,28 @@ from __future__ import annotations
 import ast
 
 from tensortypes.core.dims import Dim
+from tensortypes.types import ANY, is_subtype
 
 from .expr import attr_key
-from .symbolic import NONE, UNKNOWN, Arr, Bcast, IntV, TupleV, UnionV, strip_none
+from .joins import strip_none
+from .symbolic import (
+    NONE,
+    UNKNOWN,
+    Arr,
+    Bcast,
+    BoolV,
+    FloatV,
+    InstV,
+    IntV,
+    ListV,
+    NoneV,
+    StrV,
+    TupleV,
+    UnionV,
+    Unknown,
+)
+
+_PLAIN = frozenset({IntV, FloatV, BoolV, StrV, TupleV, ListV, NoneV})
 
 __all__ = ["RefineMixin", "assume_equal"]
 
@@ -39,8 +58,11 @@ class RefineMixin:
             return frame
         key = _key(test)
         if key is not None:
+            if isinstance(test, ast.NamedExpr):
+                test = test.target
             if positive and key in frame.vars:
                 frame = frame.copy()
+                frame.terminated = type(frame.vars[key]) is NoneV  # `if x:` of a None: dead
                 frame.vars[key] = strip_none(frame.vars[key])
             elif positive and isinstance(test, ast.Attribute):
                 frame = frame.copy()
@@ -51,10 +73,23 @@ class RefineMixin:
         if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and \
                 test.func.id == "isinstance" and len(test.args) == 2:
             return self.narrow_isinstance(test, frame, positive)
+        if positive and isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and \
+                test.func.id == "hasattr" and len(test.args) == 2 and \
+                isinstance(test.args[1], ast.Constant) and type(test.args[1].value) is str:
+            key = _key(test.args[0])
+            if key is not None:  # hasattr(x, "a"): x.a exists here, of a kind not known
+                frame = frame.copy()
+                frame.vars.setdefault(f"{key}.{test.args[1].value}", UNKNOWN)
         return frame
 
     def narrow_compare(self, test, frame, positive):
         op, left, right = test.ops[0], test.left, test.comparators[0]
+        if isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and \
+                isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and \
+                left.func.id == "type" and len(left.args) == 1 and not left.keywords:
+            same = isinstance(op, (ast.Is, ast.Eq)) == positive
+            return self.narrow_isinstance(ast.Call(left.func, [left.args[0], right], []),
+                                          frame, same, exact=True)
         if isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and \
                 isinstance(right, ast.Constant) and right.value is None:
             key = _key(left)
@@ -65,8 +100,16 @@ class RefineMixin:
             if current is None:
                 current = self.eval(left, frame)
             frame = frame.copy()
+            # `x is not None` where x is None: this branch cannot run.
+            frame.terminated = not is_none and type(current) is NoneV
             frame.vars[key] = NONE if is_none else strip_none(current)
             return frame
+        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) == positive and \
+                _literal(right):
+            key = _key(left)  # dim == -1: an equal value is not None
+            if key is not None and type(frame.vars.get(key)) is UnionV:
+                frame = frame.copy()
+                frame.vars[key] = strip_none(frame.vars[key])
         if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) == positive and \
                 isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mod) and \
                 isinstance(right, ast.Constant) and right.value == 0:
@@ -97,23 +140,112 @@ class RefineMixin:
                     frame = assume_equal(frame, x, y, test.lineno)
         return frame
 
-    def narrow_isinstance(self, test, frame, positive):
-        key = _key(test.args[0])
+    def narrow_isinstance(self, test, frame, positive, exact: bool = False):
+        """``isinstance(x, C)`` (or ``type(x) is C``): ``x`` is a ``C`` in the branch.
+
+        A union keeps the members that may be a ``C`` (or, negated, those that may
+        not); an instance of a checked class becomes one of the subclass tested
+        for; whatever cannot be told becomes unknown, never an error.
+        """
+        subject = test.args[0]
+        key = _key(subject)
         if key is None:
             return frame
         current = frame.vars.get(key)
-        if current is None or type(current) is not UnionV:
-            return frame
-        path = self.module.path_of(test.args[1]) or ""
-        wants_array = path.endswith(("Tensor", "ndarray", "Array"))
-        keep = [v for v in current.items if (type(v) is Arr) == (wants_array == positive)]
+        if current is None:
+            self.quiet += 1
+            try:
+                current = self.eval(subject, frame)
+            finally:
+                self.quiet -= 1
+        targets = [self.class_target(node) for node in
+                   (test.args[1].elts if isinstance(test.args[1], ast.Tuple)
+                    else [test.args[1]])]
+        items = current.items if type(current) is UnionV else (current,)
+        kept = []
+        for item in items:
+            found = [_matches(item, t) for t in targets]
+            if positive:
+                if any(f is True for f in found):
+                    kept.append(item)
+                elif any(f is None for f in found):
+                    local = [t for t in targets if type(t) is not str]
+                    kept.append(InstV(local[0]) if len(local) == len(targets) == 1
+                                else UNKNOWN)
+            elif exact or not any(f is True for f in found):
+                kept.append(item)
         frame = frame.copy()
-        frame.vars[key] = keep[0] if len(keep) == 1 else UnionV(tuple(keep)) if keep else \
-            UNKNOWN
+        if not kept or any(v is UNKNOWN for v in kept):
+            frame.vars[key] = UNKNOWN
+        else:
+            frame.vars[key] = kept[0] if len(kept) == 1 else UnionV(tuple(kept))
         return frame
+
+    def class_target(self, node):
+        """What ``isinstance`` tests for: a checked class (its ClassInfo) or a name.
+
+        Names: an array library (``"torch"``, ``"numpy"``, ``"jax"``, or
+        ``"array"`` when not known), a builtin's name (``"int"``), ``"iterable"``
+        for the ``collections.abc`` containers, or ``"?"`` for a class the
+        checker does not know.
+        """
+        if isinstance(node, ast.Name) and node.id in self.module.classes:
+            return self.module.classes[node.id]
+        path = self.module.path_of(node) or ""
+        if path.endswith(("Tensor", "ndarray", "Array")) or path == "torch.nn.Parameter":
+            return {"torch": "torch", "numpy": "numpy", "jax": "jax",
+                    "jaxtyping": "jax"}.get(path.partition(".")[0], "array")
+        if path.rpartition(".")[0] in ("typing", "collections.abc") and \
+                path.rpartition(".")[2] in ("Iterable", "Sequence", "Collection"):
+            return "iterable"
+        if path.startswith("builtins.") and path[9:] in _BUILTIN_KINDS:
+            return path[9:]
+        if path == "types.NoneType":
+            return "NoneType"
+        return "?"
+
+
+# The values each builtin class has among the checker's values.
+_ARRAY_TARGETS = frozenset({"array", "torch", "numpy", "jax"})
+_BUILTIN_KINDS = {"int": (IntV, BoolV), "float": (FloatV,), "bool": (BoolV,), "str": (StrV,),
+                  "tuple": (TupleV,), "list": (ListV,), "NoneType": (NoneV,)}
+
+
+def _matches(value, target) -> bool | None:
+    """Whether ``value`` is an instance of ``target`` (see ``class_target``); None: unknown."""
+    t = type(value)
+    if target == "?" or t is Unknown:
+        return None
+    if target in _ARRAY_TARGETS:
+        if t is not Arr:
+            return None if t is InstV else False
+        return True if target == "array" or value.kind in (None, target) else False
+    if target == "iterable":
+        return True if t in (StrV, TupleV, ListV, Arr) else (None if t is InstV else False)
+    if type(target) is str:
+        if t in _BUILTIN_KINDS[target]:
+            return True
+        return False if t in _PLAIN else None
+    if t is InstV:
+        mine, theirs = value.info.lattice, target.lattice
+        if mine is None or theirs is None or ANY in (mine, theirs):
+            return None
+        if is_subtype(mine, theirs) is True:
+            return True
+        return None  # a subclass of both may exist
+    return False if t in _PLAIN or t is Arr else None
+
+
+def _literal(node) -> bool:
+    """Whether ``node`` is a literal other than None (``3``, ``-1``, ``"mean"``)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and node.value is not None
 
 
 def _key(node):
+    if isinstance(node, ast.NamedExpr):
+        return node.target.id  # (x := f()) is not None: x is what is narrowed
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):

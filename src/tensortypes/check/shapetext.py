@@ -1,98 +1,99 @@
 """Shape strings found in source, read into checker shapes (layer 6: ``check``).
 
 An annotation such as ``Float[Tensor, "b n-1 #c *rest"]`` carries a shape
-string in jaxtyping's language (spec 002). The checker reads it as a tuple of
-axis entries (see :mod:`tensortypes.check.symbolic`): a ``core.dims.Dim`` for a
-fixed size, a name or an expression (``n-1``, ``2*n``, ``h*w``, ``n//2``),
-``None`` for ``_``, ``Bcast`` for ``#``, ``Rest`` for ``*name`` and ``...``.
-``name=`` documentation prefixes and ``?`` path markers are dropped: a static
-reading of one function has no PyTree paths. jaxtyping's f-string sizes
-(``{self.dim}``, ``{dim}``) name the attribute or argument they read, so
-``{self.d_in}`` is the size ``d_in``.
+string in jaxtyping's language (spec 002). It goes through the one parser of
+that language in the library, ``tensortypes.annotate.parse_shape``, so the
+checker accepts exactly the strings the runtime checker accepts and refuses a
+malformed one with the same ``AnnotationError`` and caret. Two readings of the
+parsed entries:
 
-The text goes through the annotation front end's parser
-(``tensortypes.annotate``) when that package provides one, and otherwise
-through the core parsers: ``core.dims.parse`` for every size expression and
-``core.shapes.DimSpec``/``ShapePattern`` for the entries, so the two readings
-agree on what is valid. A malformed string raises ``AnnotationError`` with a
-caret under the bad token.
+- :func:`shape_pattern`: the ``core.shapes.ShapePattern`` that a lattice
+  ``types.ArrayType`` carries;
+- :func:`parse_shape`: the checker's tuple of axis entries (see
+  :mod:`tensortypes.check.symbolic`): a ``core.dims.Dim`` for a fixed size, a
+  name or an expression (``n-1``, ``2*n``, ``h*w``, ``n//2``), ``None`` for
+  ``_``, ``Bcast`` for ``#``, ``Rest`` for ``*name`` and ``...``.
+
+``name=`` documentation prefixes and ``?`` path markers carry no meaning for a
+static reading of one function. jaxtyping's braces (``{self.dim}``, ``{dim}``,
+``{self.k}+1``), which the runtime resolves from a call's arguments, are read
+as the size the attribute or argument names: ``{self.d_in}`` is the size
+``d_in``, the constructor argument of the same name.
 """
 
 from __future__ import annotations
 
-import re
-
+from tensortypes.annotate import Template
+from tensortypes.annotate import parse_shape as parse_shape_text
 from tensortypes.core import dims
 from tensortypes.core.shapes import DimSpec, ShapePattern
 from tensortypes.errors import AnnotationError
 
 from .symbolic import Bcast, Rest
 
-__all__ = ["parse_shape", "pattern_entries"]
+__all__ = ["parse_shape", "shape_pattern", "pattern_entries"]
 
-_FSTRING = re.compile(r"\{\s*(?:self\.)?([A-Za-z_][A-Za-z_0-9]*)\s*\}")
-_CACHE: dict[str, tuple] = {}
+_PATTERNS: dict[str, ShapePattern] = {}
+_ENTRIES: dict[ShapePattern, tuple] = {}
+_CACHE_LIMIT = 1 << 12
+_ANON = DimSpec("anon")
 
 
-def _annotate_parser():
-    """The annotation front end's shape-string parser, when that package has one."""
+def _brace_name(path: tuple) -> str:
+    """The size a brace names: its last attribute (``{self.d_in}`` -> ``d_in``)."""
+    last = path[-1]
+    if last.isidentifier() and last not in ("min", "max"):
+        return last
+    return "_".join(path)
+
+
+def _template_spec(template: Template) -> DimSpec:
+    pieces, last = [], 0
+    for start, end, path in template.parts:
+        pieces.append(template.text[last:start])
+        pieces.append(_brace_name(path))
+        last = end
+    pieces.append(template.text[last:])
     try:
-        from tensortypes.annotate import parse_shape_string  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return parse_shape_string
+        expr = dims.parse("".join(pieces))
+    except AnnotationError:
+        return _ANON  # a brace naming a keyword: a size the checker cannot name
+    kind = "fixed" if expr.is_constant else "var"
+    return DimSpec(kind, expr.value if expr.is_constant else expr,
+                   broadcast=template.broadcast and kind == "var")
 
 
-def _token_spec(token: str, text: str, start: int) -> DimSpec:
-    body = token
-    variadic = broadcast = path = False
-    doc = None
-    if body == "...":
-        return DimSpec("anon", variadic=True)
-    while body[:1] in ("*", "#", "?"):
-        flag, body = body[0], body[1:]
-        variadic |= flag == "*"
-        broadcast |= flag == "#"
-        path |= flag == "?"
-    if "=" in body:
-        doc, _, body = body.partition("=")
-        if not doc.isidentifier():
-            raise AnnotationError(f"{doc!r} is not a valid documentation name", text,
-                                  start, start + len(token))
-    if not body:
-        raise AnnotationError("empty dimension", text, start, start + len(token))
-    if body[0] == "_":  # "_" and "_name": an axis that is not checked
-        return DimSpec("anon", variadic=variadic, broadcast=broadcast)
-    offset = start + len(token) - len(body)
-    try:
-        expr = dims.parse(body)
-    except AnnotationError as error:
-        position = offset + (error.position or 0)
-        raise AnnotationError(error.message, text, position,
-                              None if error.end is None else offset + error.end) from None
-    try:
-        return DimSpec("var", expr, broadcast=broadcast, variadic=variadic, path=path,
-                       doc=None)
-    except AnnotationError as error:
-        raise AnnotationError(error.message, text, start, start + len(token)) from None
+def shape_pattern(text: str) -> ShapePattern:
+    """The ``ShapePattern`` of a shape string, braces read as sizes (cached by text).
 
+    A malformed string raises ``AnnotationError`` with a caret under the bad token.
 
-def _core_pattern(text: str) -> ShapePattern:
-    specs = []
-    for match in re.finditer(r"\S+", text):
-        specs.append(_token_spec(match.group(), text, match.start()))
-    try:
-        return ShapePattern(specs)
-    except AnnotationError as error:
-        raise AnnotationError(error.message, text, 0, len(text)) from None
+    >>> str(shape_pattern("b {self.d_in} #c"))
+    'b d_in #c'
+    """
+    found = _PATTERNS.get(text)
+    if found is not None:
+        return found
+    parsed = parse_shape_text(text)
+    if any(type(d) is Template for d in parsed.dims):
+        found = ShapePattern(tuple(_template_spec(d) if type(d) is Template else d
+                                   for d in parsed.dims))
+    else:
+        found = parsed.pattern
+    if len(_PATTERNS) < _CACHE_LIMIT:
+        _PATTERNS[text] = found
+    return found
 
 
 def pattern_entries(pattern: ShapePattern) -> tuple:
-    """The checker's axis entries for a ``core.shapes.ShapePattern``.
+    """The checker's axis entries for a ``core.shapes.ShapePattern`` (cached).
 
-    >>> pattern_entries(_core_pattern("b #n *r"))
+    >>> pattern_entries(shape_pattern("b #n *r"))
     (Dim('b'), #n, *r)
     """
+    found = _ENTRIES.get(pattern)
+    if found is not None:
+        return found
     out = []
     for spec in pattern.specs:
         kind = spec.kind
@@ -103,25 +104,18 @@ def pattern_entries(pattern: ShapePattern) -> tuple:
         else:
             d = dims.as_dim(spec.expr)
             out.append(Bcast(d) if spec.broadcast else d)
-    return tuple(out)
+    found = tuple(out)
+    if len(_ENTRIES) < _CACHE_LIMIT:
+        _ENTRIES[pattern] = found
+    return found
 
 
 def parse_shape(text: str) -> tuple:
-    """The axis entries of a jaxtyping shape string (cached by text).
+    """The axis entries of a jaxtyping shape string.
 
     >>> parse_shape("b n-1 _")
     (Dim('b'), Dim('n-1'), None)
     >>> parse_shape("{self.d_in} 3")
     (Dim('d_in'), Dim('3'))
     """
-    found = _CACHE.get(text)
-    if found is not None:
-        return found
-    cleaned = _FSTRING.sub(lambda m: m.group(1).ljust(len(m.group())), text)
-    parser = _annotate_parser()
-    pattern = parser(cleaned) if parser is not None else _core_pattern(cleaned)
-    if type(pattern) is not ShapePattern:
-        pattern = ShapePattern(tuple(pattern))
-    found = pattern_entries(pattern)
-    _CACHE[text] = found
-    return found
+    return pattern_entries(shape_pattern(text))

@@ -16,7 +16,9 @@ The checker never runs the code it reads; it evaluates it over these values:
 ``UNKNOWN`` is the top: an unknown value is never an error (the checker is
 gradual). Symbols are universally quantified: ``n`` and ``m`` are different
 sizes unless the algebra of ``core.dims`` proves them equal, and an axis may be
-1 only where an annotation marks it ``#``.
+1 only where an annotation marks it ``#``. Joins of values are in
+``check.joins``; their types in the lattice of ``tensortypes.types`` in
+``check.typelang``.
 """
 
 from __future__ import annotations
@@ -28,9 +30,7 @@ from tensortypes.core.dtypes import DType
 __all__ = [
     "Value", "Unknown", "UNKNOWN", "Arr", "IntV", "FloatV", "BoolV", "StrV", "NoneV", "NONE",
     "TupleV", "ListV", "DTypeV", "Ref", "LayerV", "FuncV", "ClassV", "InstV", "MethodV",
-    "UnionV", "Bcast", "Rest", "join_values", "join_shapes", "fmt_shape", "fmt_dim",
-    "fmt_dtypes", "size_of", "is_one", "same_size", "strip_none", "may_be_none",
-    "ONE", "as_size",
+    "UnionV", "Bcast", "Rest", "fmt_shape", "fmt_dim", "fmt_dtypes", "is_one", "ONE",
 ]
 
 ONE = dims.const(1)
@@ -253,16 +253,22 @@ class TupleV(Value):
 
 
 class ListV(Value):
-    """A list; ``items`` when its elements are known (a literal), else only ``elem``."""
+    """A list; ``items`` when its elements are known (a literal), else only ``elem``.
 
-    __slots__ = ("items", "elem")
+    ``kind`` is ``"list"``, or ``"iterator"``/``"range"`` for what ``zip``,
+    ``enumerate`` or ``range`` give: iterated like a list, typed as an
+    ``Iterator``/``Sequence``.
+    """
 
-    def __init__(self, items: tuple | None, elem: Value = UNKNOWN):
+    __slots__ = ("items", "elem", "kind")
+
+    def __init__(self, items: tuple | None, elem: Value = UNKNOWN, kind: str = "list"):
         object.__setattr__(self, "items", None if items is None else tuple(items))
         object.__setattr__(self, "elem", elem)
+        object.__setattr__(self, "kind", kind)
 
     def describe(self) -> str:
-        return "list"
+        return self.kind
 
 
 class DTypeV(Value):
@@ -383,122 +389,10 @@ del _cls
 
 # -- sizes ---------------------------------------------------------------------------
 
-def as_size(d):
-    """The size of an axis entry as a Dim, or None (unknown, ``#n`` or ``*rest``)."""
-    return d if type(d) is Dim else None
-
-
-def size_of(value: Value):
-    """The size an int value denotes (a Dim), or None."""
-    if type(value) is IntV:
-        return value.dim
-    return None
-
-
 def is_one(d) -> bool:
-    """Whether an axis entry is provably 1."""
+    """Whether an axis entry is provably 1.
+
+    >>> is_one(ONE), is_one(dims.symbol("n")), is_one(None)
+    (True, False, False)
+    """
     return type(d) is Dim and d.value == 1
-
-
-def same_size(a, b) -> bool | None:
-    """Tri-state equality of two axis entries; None when either is unknown.
-
-    Under the checker's contract a symbolic answer of "cannot tell" counts as
-    different (False), since the code must be right for every size.
-    """
-    if a is None or b is None:
-        return None
-    if type(a) is not Dim or type(b) is not Dim:
-        if type(a) is Bcast and type(b) is Bcast:
-            return a.dim is b.dim
-        return None
-    if a is b:
-        return True
-    return dims.eq(a, b) is True
-
-
-# -- joins ---------------------------------------------------------------------------
-
-def join_shapes(a, b):
-    """The shape both ``a`` and ``b`` fit: equal axes kept, the rest unknown."""
-    if a is b:
-        return a
-    if a is None or b is None or len(a) != len(b):
-        return None
-    return tuple(x if x is y or (type(x) is Dim and type(y) is Dim and dims.eq(x, y))
-                 else None for x, y in zip(a, b))
-
-
-def _union_items(a: Value, b: Value) -> tuple:
-    items = list(a.items) if type(a) is UnionV else [a]
-    for v in (b.items if type(b) is UnionV else (b,)):
-        for i, have in enumerate(items):
-            if type(have) is type(v):
-                items[i] = join_values(have, v)
-                break
-        else:
-            items.append(v)
-    return tuple(items)
-
-
-def join_values(a: Value, b: Value) -> Value:
-    """The value after a control-flow join of two branches that gave ``a`` and ``b``.
-
-    >>> join_values(IntV(dims.const(3)), IntV(dims.const(3))).dim
-    Dim('3')
-    """
-    if a is b:
-        return a
-    ta, tb = type(a), type(b)
-    if ta is Unknown or tb is Unknown:
-        return UNKNOWN
-    if ta is UnionV or tb is UnionV or ta is not tb:
-        if ta in (NoneV, UnionV) or tb in (NoneV, UnionV):
-            items = _union_items(a, b)
-            return items[0] if len(items) == 1 else UnionV(items)
-        if {ta, tb} <= {IntV, FloatV, BoolV}:
-            return FloatV() if FloatV in (ta, tb) else IntV()
-        return UNKNOWN
-    if ta is Arr:
-        dtypes = None if a.dtypes is None or b.dtypes is None else a.dtypes | b.dtypes
-        return Arr(a.kind if a.kind == b.kind else None, dtypes, join_shapes(a.shape, b.shape),
-                   a.origin if a.origin == b.origin else None,
-                   a.contiguous and b.contiguous)
-    if ta is IntV:
-        if a.dim is not None and b.dim is not None and dims.eq(a.dim, b.dim):
-            return a
-        return IntV()
-    if ta is TupleV:
-        if len(a.items) == len(b.items):
-            return TupleV(tuple(join_values(x, y) for x, y in zip(a.items, b.items)))
-        return UNKNOWN
-    if ta is BoolV:
-        return a if a.value == b.value else BoolV()
-    if ta is StrV:
-        return a if a.value == b.value else StrV()
-    if ta is LayerV and a.rule is b.rule and a.args == b.args:
-        return a
-    if ta is InstV and a.info is b.info:
-        return a if a.env == b.env else InstV(a.info)
-    if ta in (FloatV, NoneV):
-        return a
-    if ta is ListV:
-        return ListV(None, join_values(a.elem, b.elem))
-    if ta is DTypeV:
-        return a if a.dtype is b.dtype else UNKNOWN
-    return a if ta in (Ref, FuncV, ClassV) and a.describe() == b.describe() else UNKNOWN
-
-
-def strip_none(value: Value) -> Value:
-    """``value`` without its None alternative (refinement by ``is not None``)."""
-    if type(value) is UnionV:
-        items = tuple(v for v in value.items if type(v) is not NoneV)
-        if not items:
-            return UNKNOWN
-        return items[0] if len(items) == 1 else UnionV(items)
-    return UNKNOWN if type(value) is NoneV else value
-
-
-def may_be_none(value: Value) -> bool:
-    """Whether ``value`` may be None while also being something else."""
-    return type(value) is UnionV and any(type(v) is NoneV for v in value.items)

@@ -26,12 +26,13 @@ import keyword
 
 from ..errors import AnnotationError
 from ._dimcmp import bounds, eq, ge, gt, le, lt, ne, solve_linear
+from ._dimcmp import split_linear as _split_linear
 from ._dimexpr import (_INTS, Dim, add, const, floordiv, minmax, mod, mul, neg, power,
                        sub, symbol_dim)
 from ._dimparse import FUNCTIONS, parse_tree
 
 __all__ = ["Dim", "const", "symbol", "as_dim", "parse", "dmin", "dmax",
-           "eq", "ne", "lt", "le", "gt", "ge", "solve_linear", "bounds"]
+           "eq", "ne", "lt", "le", "gt", "ge", "solve_linear", "split_linear", "bounds"]
 
 _PARSED: dict[str, Dim] = {}
 _PARSE_CACHE_LIMIT = 1 << 14
@@ -140,3 +141,22 @@ def dmax(a, b, *more) -> Dim:
     Dim('max(n,3)')
     """
     return minmax("max", [as_dim(x) for x in (a, b, *more)])
+
+
+def split_linear(d, name: str) -> tuple[int, Dim] | None:
+    """``(c, k)`` with ``d == c*name + k``: ``c`` a nonzero int, ``k`` a Dim free of ``name``.
+
+    None when ``d`` is not linear in ``name``: the symbol is absent, raised to a
+    power, multiplied by another symbol, or inside an opaque term (``n//2``,
+    ``min(n, m)``). Solving ``d == target`` for ``name`` is then
+    ``(target - k) / c`` where that divides exactly.
+
+    >>> split_linear("2*n+m", "n")
+    (2, Dim('m'))
+    >>> split_linear("n*m", "n") is None, split_linear("n//2", "n") is None
+    (True, True)
+    """
+    if type(name) is not str:
+        raise TypeError(f"split_linear: the symbol is given by its name (a str), "
+                        f"got {type(name).__name__} {name!r}")
+    return _split_linear(as_dim(d), name)

@@ -27,7 +27,7 @@ from ..symbolic import Arr, BoolV, DTypeV, FloatV, IntV, ListV, StrV, TupleV, Un
 
 __all__ = ["Call", "Rule", "int_const", "int_list", "dim_of", "dims_of", "dtype_arg",
            "default_float", "default_int", "promote", "scalar_dtype", "is_float", "is_int",
-           "as_array", "bool_const"]
+           "as_array", "bool_const", "explicit_dtypes"]
 
 
 class Call:
@@ -55,8 +55,8 @@ class Call:
     def bind(self, params: tuple, defaults: dict | None = None) -> dict:
         """Arguments by parameter name; a name starting with ``*`` collects the rest.
 
-        An argument the rule does not know raises a ``call`` failure; a missing
-        one is simply absent (rules treat it as its default).
+        Arguments the rule does not name are left out; a missing one is simply
+        absent (rules treat it as its default).
         """
         out = dict(defaults) if defaults else {}
         positional = list(self.args)
@@ -68,9 +68,8 @@ class Call:
             if not positional:
                 break
             out[name] = positional.pop(0)
-        if positional and not self.star:
-            raise CheckFailure("call", f"{self.name}() takes at most {len(params)} positional "
-                                       f"arguments, got {len(self.args)}")
+        # Positional arguments past the rule's parameters are ones no rule reads
+        # (``order=``, ``out=``...): the library's own signature decides, not ours.
         names = {p.lstrip("*") for p in params}
         for key, value in self.kwargs.items():
             if key in names or key in ALIASES and ALIASES[key] in names:
@@ -80,6 +79,12 @@ class Call:
     def label(self, key) -> str:
         """The source text of an argument (by position or keyword), for messages."""
         return self.labels.get(key, str(key))
+
+    def item_label(self, key, i: int) -> str:
+        """The source text of item ``i`` of a sequence argument (``[a, b]`` gives ``b``)."""
+        item = getattr(self.labels, "item", None)
+        found = item(key, i) if item is not None else None
+        return found if found is not None else f"{self.label(key)}[{i}]"
 
 
 # Spellings PyTorch and NumPy accept for the same parameter.
@@ -164,6 +169,19 @@ def dtype_arg(value) -> DType | None:
         except (TypeError, ValueError):
             return None
     return None
+
+
+def explicit_dtypes(value, default):
+    """The dtype set a ``dtype=`` argument gives: ``default`` when it is absent or None,
+    the named dtype, or None (unknown) when the argument's value is not known.
+
+    >>> explicit_dtypes(None, "d"), explicit_dtypes(StrV("float32"), "d")
+    ('d', frozenset({DType('float32')}))
+    """
+    if value is None or type(value).__name__ == "NoneV":
+        return default
+    found = dtype_arg(value)
+    return frozenset({found}) if found is not None else None
 
 
 def default_float(kind) -> DType:

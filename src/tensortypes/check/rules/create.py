@@ -12,15 +12,31 @@ from __future__ import annotations
 from tensortypes.core import dims
 from tensortypes.core.dtypes import bool_
 
-from ..symbolic import UNKNOWN, Arr, BoolV, FloatV, IntV, ListV, TupleV
-from .base import Call, Rule, as_array, default_float, default_int, dims_of, dtype_arg
+from ..symbolic import UNKNOWN, Arr, BoolV, FloatV, IntV, ListV, Ref, StrV, TupleV
+from .base import (
+    Call,
+    Rule,
+    as_array,
+    default_float,
+    default_int,
+    dims_of,
+    explicit_dtypes,
+    int_const,
+)
 
-__all__ = ["Creator", "Arange", "Linspace", "Eye", "Like", "FromData", "literal_array"]
+__all__ = ["Creator", "Arange", "Linspace", "Eye", "Like", "FromData", "NewLike",
+           "literal_array"]
+
+
+def is_object_dtype(value) -> bool:
+    """Whether a ``dtype=`` argument asks for an array of Python objects."""
+    if type(value) is StrV:
+        return value.value in ("O", "object")
+    return type(value) is Ref and value.path in ("builtins.object", "numpy.object_")
 
 
 def _dtype(call: Call, bound_dtype, default):
-    found = dtype_arg(bound_dtype) if bound_dtype is not None else None
-    return frozenset({found if found is not None else default})
+    return explicit_dtypes(bound_dtype, frozenset({default}))
 
 
 def _sizes(values):
@@ -71,6 +87,8 @@ class Creator(Rule):
         else:
             base = {"float": default_float(call.kind), "int": default_int(call.kind),
                     "bool": bool_}[self.dtype]
+        if is_object_dtype(call.kwargs.get("dtype")):
+            return UNKNOWN  # an array of Python objects: anything goes in
         return Arr(call.kind, _dtype(call, call.kwargs.get("dtype"), base), sizes)
 
 
@@ -143,9 +161,9 @@ class Like(Rule):
         x = as_array(call.args[0], call.kind) if call.args else None
         if x is None:
             return UNKNOWN
-        explicit = dtype_arg(call.kwargs.get("dtype")) if "dtype" in call.kwargs else None
-        if explicit is not None:
-            return x.with_(dtypes=frozenset({explicit}), origin=None, contiguous=True)
+        if call.kwargs.get("dtype") is not None:
+            return x.with_(dtypes=explicit_dtypes(call.kwargs["dtype"], x.dtypes), origin=None,
+                           contiguous=True)
         if self.dtype == "fill" and len(call.args) > 1:
             fill = call.args[1]
             if type(fill) is FloatV and x.kind == "numpy":
@@ -189,14 +207,34 @@ class FromData(Rule):
         data = call.args[0] if call.args else call.kwargs.get("data", call.kwargs.get("obj"))
         if data is None:
             return UNKNOWN
-        explicit = dtype_arg(call.kwargs.get("dtype")) if "dtype" in call.kwargs else None
-        if len(call.args) > 1 and call.kind != "torch":
-            explicit = explicit or dtype_arg(call.args[1])
+        given = call.kwargs.get("dtype")
+        if given is None and len(call.args) > 1 and call.kind != "torch":
+            given = call.args[1]  # np.array(data, np.float32)
+        if is_object_dtype(given):
+            return UNKNOWN  # an array of Python objects: anything goes in
         found = literal_array(data, call.kind)
-        if found is None:
-            return Arr(call.kind, frozenset({explicit}) if explicit else None, None)
-        dtypes, shape = found
-        if explicit is not None:
-            dtypes = {explicit}
-        return Arr(call.kind, frozenset(dtypes) if dtypes is not None else None, shape)
+        dtypes, shape = found if found is not None else (None, None)
+        dtypes = frozenset(dtypes) if dtypes is not None else None
+        ndmin = int_const(call.kwargs.get("ndmin")) if "ndmin" in call.kwargs else None
+        if shape is not None and ndmin is not None and len(shape) < ndmin:
+            shape = (dims.const(1),) * (ndmin - len(shape)) + shape
+        return Arr(call.kind, explicit_dtypes(given, dtypes), shape)
 
+
+class NewLike(Rule):
+    """``x.new_zeros(*size)`` and friends: new sizes, ``x``'s library and dtype."""
+
+    __slots__ = ("fill",)
+
+    def __init__(self, fill: bool = False):
+        self.fill = fill  # new_full(size, fill_value)
+
+    def apply(self, call: Call):
+        x = as_array(call.args[0], call.kind) if call.args else None
+        if x is None:
+            return UNKNOWN
+        sizes_args = list(call.args[1:2] if self.fill else call.args[1:])
+        if not sizes_args and "size" in call.kwargs:
+            sizes_args = [call.kwargs["size"]]
+        dtypes = explicit_dtypes(call.kwargs.get("dtype"), x.dtypes)
+        return Arr(x.kind or call.kind, dtypes, _sizes(sizes_args) if sizes_args else None)

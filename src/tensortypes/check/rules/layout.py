@@ -7,6 +7,7 @@ Each class is one family, configured by data in the tables of
 from __future__ import annotations
 
 from tensortypes.core import dims
+from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
 from ..symbolic import UNKNOWN, Arr, ListV, TupleV, fmt_shape
@@ -20,9 +21,10 @@ from .base import (
     int_list,
     promote,
 )
+from .reshape import reshape_shape
 
 __all__ = ["Reshape", "Permute", "Swap", "Transpose", "Concat", "Stack", "Squeeze",
-           "Unsqueeze", "Flatten", "Expand"]
+           "Unsqueeze", "Flatten", "Expand", "AsShape"]
 
 
 def _first(call: Call, bound: dict, name: str):
@@ -57,7 +59,7 @@ class Reshape(Rule):
                                        f"transposed, permuted or expanded); view cannot "
                                        f"change its shape: use .reshape(...) or call "
                                        f".contiguous() first")
-        shape = sf.reshape_shape(x.shape, new, what, call.facts)
+        shape = reshape_shape(x.shape, new, what, call.facts)
         return x.with_(shape=shape, origin=None, contiguous=True if not self.view
                        else x.contiguous)
 
@@ -161,12 +163,14 @@ class Concat(Rule):
         if axis is None:
             return Arr(arrays[0].kind, arrays[0].dtypes, None)
         shapes = [a.shape for a in arrays]
+        if self.promote_1d is not None:  # hstack/vstack see their inputs as atleast_1d/2d
+            least = 1 if self.promote_1d == "hstack" else 2
+            shapes = [(dims.const(1),) * (least - len(s)) + s
+                      if s is not None and sf.split_rest(s)[1] is None and len(s) < least else s
+                      for s in shapes]
         if self.promote_1d == "hstack" and all(s is not None and len(s) == 1 for s in shapes):
             axis = 0
-        if self.promote_1d == "vstack":
-            shapes = [(dims.const(1), *s) if s is not None and len(s) == 1 else s
-                      for s in shapes]
-        labels = [f"{call.label(0)}[{i}]" for i in range(len(arrays))]
+        labels = [call.item_label(0, i) for i in range(len(arrays))]
         shape = sf.concat_shape(shapes, labels, axis, call.name)
         dtypes = (arrays[0].dtypes, False)
         for a in arrays[1:]:
@@ -194,7 +198,7 @@ class Stack(Rule):
         axis = 0 if given is None else int_const(given)
         if axis is None:
             return Arr(arrays[0].kind, arrays[0].dtypes, None)
-        labels = [f"{call.label(0)}[{i}]" for i in range(len(arrays))]
+        labels = [call.item_label(0, i) for i in range(len(arrays))]
         return Arr(arrays[0].kind or call.kind, arrays[0].dtypes,
                    sf.stack_shape([a.shape for a in arrays], labels, axis, call.name))
 
@@ -279,3 +283,28 @@ class Expand(Rule):
         if sizes is None:
             return x.with_(shape=None, origin=None)
         return x.with_(shape=sf.expand_shape(x.shape, sizes), origin=None, contiguous=False)
+
+
+class AsShape(Rule):
+    """``view_as``/``reshape_as``/``expand_as(other)``: the other tensor's shape."""
+
+    __slots__ = ("mode",)
+
+    def __init__(self, mode: str):
+        self.mode = mode  # "view", "reshape" or "expand"
+
+    def apply(self, call: Call):
+        x = as_array(call.args[0], call.kind) if call.args else None
+        other = call.args[1] if len(call.args) > 1 else call.kwargs.get("other")
+        if x is None:
+            return UNKNOWN
+        if type(other) is not Arr or other.rank is None:
+            return x.with_(shape=None, origin=None)
+        sizes = tuple(d if type(d) is Dim else None for d in other.shape)
+        if self.mode == "expand":
+            return x.with_(shape=sf.expand_shape(x.shape, sizes), origin=None,
+                           contiguous=False)
+        if self.mode == "view" and not x.contiguous:
+            raise CheckFailure("view", f"{call.name}: the tensor is not contiguous; use "
+                                       f".reshape_as(...) or call .contiguous() first")
+        return x.with_(shape=reshape_shape(x.shape, sizes, call.name, call.facts), origin=None)

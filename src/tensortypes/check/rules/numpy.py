@@ -28,10 +28,11 @@ from tensortypes.core.dtypes import (
 
 from .access import Cast, Identity, Item, Softmax
 from .create import Arange, Creator, Eye, FromData, Like, Linspace
+from .functional import OneHot
 from .layout import Concat, Flatten, Permute, Reshape, Squeeze, Stack, Swap, Unsqueeze
-from .ops import Binary, Elementwise, Matmul, Reduce, Sig, Where
+from .ops import Binary, Elementwise, Flat, Matmul, Reduce, Where
 
-__all__ = ["FUNCTIONS", "METHODS", "DTYPES"]
+__all__ = ["FUNCTIONS", "METHODS", "DTYPES", "JAX_NN", "JAX_RANDOM"]
 
 # ``np.<name>`` / ``jnp.<name>`` dtype objects.
 DTYPES = {
@@ -63,9 +64,9 @@ _FLOAT_UNARY = ("exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "ta
 
 FUNCTIONS: dict = {
     "matmul": Matmul(("x1", "x2")), "dot": Matmul(("a", "b")),
-    "vdot": Sig("a: [n], b: [n] -> []", code="matmul"),
+    "vdot": Flat(inner=True),
     "inner": Matmul(("a", "b")),
-    "outer": Sig("a: [n], b: [m] -> [n m]"),
+    "outer": Flat(inner=False),
     "add": _ADD, "subtract": _ADD, "multiply": _ADD, "divide": _DIV, "true_divide": _DIV,
     "floor_divide": _ADD, "power": _ADD, "maximum": _ADD, "minimum": _ADD, "mod": _ADD,
     "arctan2": _DIV, "hypot": _DIV,
@@ -104,7 +105,12 @@ for _name in _FLOAT_UNARY:
 # ``jax.nn`` functions that keep the shape.
 JAX_NN = {"relu": _SAME, "gelu": _SAME, "sigmoid": _FLOAT, "softplus": _SAME, "silu": _SAME,
           "softmax": Softmax(("x", "axis")), "log_softmax": Softmax(("x", "axis")),
-          "tanh": _FLOAT}
+          "tanh": _FLOAT, "one_hot": OneHot(("x", "num_classes"))}
+
+# ``jax.random`` samplers: a key first, then the shape.
+JAX_RANDOM = {"normal": Creator("shape", skip=1), "uniform": Creator("shape", skip=1),
+              "truncated_normal": Creator("shape", skip=3),
+              "randint": Creator("shape", dtype="int", skip=1)}
 
 METHODS: dict = {
     "dot": Matmul(("a", "b")), "sum": _SUM, "mean": _MEAN, "max": _MAX, "min": _MAX,

@@ -16,6 +16,7 @@ from tensortypes.core.dtypes import BOOL, FLOATING, INTEGER, NUM, bool_, int64
 from ..binding import Binder, dtype_problem
 from ..diagnostics import CheckFailure
 from ..shapetext import parse_shape
+from ..sizes import same_size
 from ..symbolic import UNKNOWN, Arr, TupleV, fmt_dtypes, fmt_shape
 from . import shapefns as sf
 from .base import (
@@ -24,15 +25,15 @@ from .base import (
     as_array,
     bool_const,
     default_float,
-    dtype_arg,
+    explicit_dtypes,
     int_list,
     is_float,
     promote,
     scalar_dtype,
 )
 
-__all__ = ["Sig", "Elementwise", "Binary", "binary", "Where", "Reduce", "Matmul", "matmul",
-           "DTYPE_CLASSES"]
+__all__ = ["Sig", "Elementwise", "Binary", "binary", "Where", "MaskedFill", "Reduce", "Matmul",
+           "matmul", "Flat", "DTYPE_CLASSES"]
 
 # jaxtyping's dtype classes (spec 002) as dtype sets, for signatures and annotations.
 DTYPE_CLASSES = {
@@ -70,7 +71,7 @@ class Sig(Rule):
 
     def apply(self, call: Call):
         bound = call.bind(tuple(p[0] for p in self.params))
-        binder = Binder()
+        binder = Binder(facts=call.facts)
         dtypes = []
         for index, (name, want, pattern) in enumerate(self.params):
             arr = _first(call, bound, name)
@@ -170,6 +171,36 @@ class Where(Rule):
         return Arr(kind, dtypes, shape)
 
 
+class MaskedFill(Rule):
+    """``masked_fill(mask, value)``: a bool mask that broadcasts to the input's shape.
+
+    The result keeps the input's shape, so the mask may not add axes or sizes;
+    PyTorch refuses a mask of any dtype but bool (a float ``tril`` mask is the
+    usual slip: compare it, ``mask == 0``).
+    """
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        bound = call.bind(("input", "mask", "value"))
+        x = _first(call, bound, "input")
+        mask = bound.get("mask")
+        if x is None:
+            return UNKNOWN
+        if type(mask) is Arr:
+            if mask.dtypes is not None and not all(d.kind == "b" for d in mask.dtypes):
+                raise CheckFailure("dtype", f"{call.name}: the mask must be a bool tensor, "
+                                            f"{call.label(1)} has dtype "
+                                            f"{fmt_dtypes(mask.dtypes)} (compare it: "
+                                            f"{call.label(1)} == 0)")
+            joined = sf.broadcast([x.shape, mask.shape], [call.label(0), call.label(1)])
+            if x.rank is not None and joined is not None and len(joined) > x.rank:
+                raise CheckFailure("broadcast", f"{call.name}: mask {call.label(1)} "
+                                                f"{fmt_shape(mask.shape)} has more axes than "
+                                                f"{call.label(0)} {fmt_shape(x.shape)}")
+        return x.with_(origin=None)
+
+
 class Reduce(Rule):
     """A reduction over ``dim``/``axis`` with ``keepdim``/``keepdims``.
 
@@ -204,10 +235,9 @@ class Reduce(Rule):
                 return x.with_(shape=None, origin=None)
         if keep is None:
             return x.with_(shape=None, origin=None)
-        dtypes = self._dtypes(call, x)
-        explicit = dtype_arg(bound.get("dtype")) if "dtype" in bound else None
-        if explicit is not None:
-            dtypes = frozenset({explicit})
+        dtypes = explicit_dtypes(bound.get("dtype"), None)
+        if dtypes is None and bound.get("dtype") is None:
+            dtypes = self._dtypes(call, x)
         shape = sf.reduce_shape(x.shape, axes, keep)
         out = Arr(x.kind or call.kind, dtypes, shape)
         if self.pair and axes is not None:
@@ -271,3 +301,30 @@ def matmul(call: Call, a, b, la: str, lb: str, max_rank=None):
     return Arr(kind, dtypes, shape)
 
 
+class Flat(Rule):
+    """NumPy's ``outer(a, b)`` and ``vdot(a, b)``, which flatten both inputs first.
+
+    ``outer`` gives ``(a.size, b.size)``; ``vdot`` a 0-d result and needs the
+    two sizes equal.
+    """
+
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: bool):
+        self.inner = inner
+
+    def apply(self, call: Call):
+        bound = call.bind(("a", "b"))
+        a, b = (as_array(bound.get(p), call.kind) if bound.get(p) is not None else None
+                for p in ("a", "b"))
+        if a is None or b is None:
+            return UNKNOWN
+        sizes = tuple(sf.product(x.shape) if x.rank is not None else None for x in (a, b))
+        dtypes = promote((a.dtypes, False), (b.dtypes, False), call.kind)
+        if not self.inner:
+            return Arr(a.kind or call.kind, dtypes, sizes)
+        if None not in sizes and not same_size(*sizes, call.facts):
+            raise CheckFailure("matmul", f"{call.name}: {call.label(0)} has {sizes[0]} "
+                                         f"elements but {call.label(1)} has {sizes[1]}"
+                                         f"{sf.why_different(*sizes)}")
+        return Arr(a.kind or call.kind, dtypes, ())

@@ -10,8 +10,6 @@ axis is 1 only when it is the constant 1 (``#n`` may also be 1).
 
 from __future__ import annotations
 
-import random
-
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
@@ -19,9 +17,9 @@ from ..diagnostics import CheckFailure
 from ..symbolic import ONE, Bcast, Rest, fmt_dim, fmt_shape, is_one
 
 __all__ = ["broadcast", "broadcast_pair", "matmul_shape", "norm_axis", "reduce_shape",
-           "reshape_shape", "permute_shape", "swap_shape", "concat_shape", "stack_shape",
-           "squeeze_shape", "unsqueeze_shape", "flatten_shape", "expand_shape", "product",
-           "why_different", "split_rest", "conv_size", "conv_transpose_size"]
+           "permute_shape", "swap_shape", "concat_shape", "stack_shape", "squeeze_shape",
+           "unsqueeze_shape", "flatten_shape", "expand_shape", "product", "why_different",
+           "split_rest"]
 
 
 def why_different(a, b) -> str:
@@ -62,12 +60,17 @@ def broadcast_pair(a, b):
 def broadcast(shapes, labels) -> tuple | None:
     """The broadcast shape of ``shapes`` (NumPy's rule, sizes symbolic).
 
+    The known shapes must broadcast together; the result is unknown (None) when
+    any shape is, since an array of unknown rank may add axes.
+
     >>> n = dims.symbol("n")
     >>> broadcast([(n, ONE), (dims.const(3),)], ["a", "b"])
     (Dim('n'), Dim('3'))
     """
     known = [(s, lab) for s, lab in zip(shapes, labels) if s is not None]
-    if not known:
+    if len(known) < len(shapes):
+        if len(known) > 1:
+            broadcast([s for s, _ in known], [lab for _, lab in known])
         return None
     open_rank = False
     parts = []
@@ -188,133 +191,12 @@ def reduce_shape(shape, axes, keepdims: bool):
             return (*prefix, rest, *new)
         return None
     rank = len(shape)
+    if rank == 0 and all(a in (0, -1) for a in axes):
+        return ()  # NumPy reduces a 0-d array over "axis 0" to itself
     drop = {norm_axis(a, rank) for a in axes}
     if keepdims:
         return tuple(ONE if i in drop else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in drop)
-
-
-def _divide(total: Dim, known: Dim, have=(), given=()):
-    """``total / known`` when it divides exactly (proven), else None.
-
-    Tried first on the factors (the axes of the input and of the new shape),
-    cancelling equal sizes and constants that divide a size, then on the
-    products.
-    """
-    if known.is_constant and known.value == 0:
-        return None
-    rest = [d for d in have if type(d) is Dim]
-    ok = len(rest) == len(have)
-    for f in given:
-        if not ok or type(f) is not Dim:
-            ok = False
-            break
-        if f in rest:
-            rest.remove(f)
-            continue
-        if f.is_constant:
-            for i, h in enumerate(rest):
-                if (h % f).value == 0:
-                    rest[i] = h // f
-                    break
-            else:
-                ok = False
-            continue
-        ok = False
-    if ok:
-        q = product(rest)
-        if q is not None and dims.eq(q * known, total):
-            return q
-    q = total // known
-    if dims.eq(q * known, total):
-        return q
-    return None
-
-
-def equal_under_facts(a: Dim, b: Dim, facts) -> bool:
-    """Whether ``a == b`` given divisibility facts ``(name, k)`` (``k`` divides ``name``).
-
-    Quotients such as ``dim // heads`` are opaque to the normal form, so the
-    identity is tested on sizes that satisfy the facts: an identity of such
-    expressions that holds on many independent random points holds everywhere
-    but with negligible probability (Schwartz-Zippel), and a failure here only
-    keeps an error that the algebra could not rule out either.
-    """
-    names = sorted(a.free_symbols | b.free_symbols)
-    divisors = {name: k for name, k in facts}
-    rng = random.Random(0x7E45)
-    for _ in range(12):
-        env = {}
-        for name in names:
-            if name not in divisors:
-                env[name] = rng.randint(2, 97)
-        for name, k in divisors.items():
-            if name in env or name not in names:
-                continue
-            try:
-                kv = k.evaluate({n: env.setdefault(n, rng.randint(2, 97))
-                                 for n in k.free_symbols})
-            except (KeyError, ArithmeticError, ValueError):
-                return False
-            env[name] = kv * rng.randint(1, 97)
-        try:
-            if a.evaluate(env) != b.evaluate(env):
-                return False
-        except (KeyError, ArithmeticError, ValueError):
-            return False
-    return True
-
-
-def reshape_shape(shape, new, what: str = "reshape", facts=()):
-    """The shape of ``reshape(new)``; ``new`` holds Dims, None (unknown) and -1 markers.
-
-    The element counts must be provably equal; ``-1`` takes the quotient, which
-    must divide exactly. ``facts`` are divisibility facts established by the
-    code (see :func:`equal_under_facts`).
-    """
-    holes = [i for i, d in enumerate(new) if type(d) is int and d == -1]
-    if len(holes) > 1:
-        raise CheckFailure("reshape", f"{what}: only one dimension can be -1, got "
-                                      f"{len(holes)}")
-    if shape is None:
-        return tuple(None if type(d) is int else d for d in new)
-    total = product(shape)
-    known = product(d for d in new if not (type(d) is int and d == -1))
-    if total is None or known is None:
-        return tuple(None if type(d) is int else d for d in new)
-    text_new = "(" + ", ".join("-1" if type(d) is int else fmt_dim(d) for d in new) + ")"
-    if holes:
-        q = _divide(total, known, shape,
-                    [d for d in new if not (type(d) is int and d == -1)])
-        if q is None:
-            if dims.eq(known, 0) is False and total.is_constant and known.is_constant:
-                raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shape)} "
-                                   f"({total} elements) to {text_new}: {total} is not a "
-                                   f"multiple of {known}")
-            if _provably_not_multiple(total, known):
-                raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shape)} "
-                                   f"({total} elements) to {text_new}: {total} is not "
-                                   f"provably a multiple of {known}")
-            return tuple(None if type(d) is int else d for d in new)
-        return tuple(q if type(d) is int else d for d in new)
-    same = dims.eq(total, known)
-    if not same and facts:
-        same = equal_under_facts(total, known, facts) or same
-    if same:
-        return tuple(new)
-    reason = "" if same is False else " (not provably equal for every size)"
-    raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shape)} to {text_new}: "
-                                  f"{total} elements vs {known}{reason}")
-
-
-def _provably_not_multiple(total: Dim, known: Dim) -> bool:
-    """Whether ``total`` fails to be a multiple of ``known`` for some sizes."""
-    if not known.is_constant:
-        return False
-    r = total % known
-    return r.is_constant and r.value != 0 or (not r.is_constant and
-                                              dims.eq(r, 0) is None and
-                                              known.free_symbols <= total.free_symbols)
 
 
 def permute_shape(shape, perm, what: str = "permute"):
@@ -458,19 +340,3 @@ def expand_shape(shape, sizes):
                                             f"expanded to {fmt_dim(new)}"
                                             f"{why_different(old, new)}")
     return tuple(out)
-
-
-def conv_size(size, kernel, stride, padding, dilation):
-    """Output length of a convolution or pooling window: NumPy/PyTorch's formula."""
-    if type(size) is not Dim or any(type(v) is not int for v in
-                                     (kernel, stride, padding, dilation)):
-        return None
-    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
-
-
-def conv_transpose_size(size, kernel, stride, padding, dilation, output_padding):
-    """Output length of a transposed convolution."""
-    if type(size) is not Dim or any(type(v) is not int for v in
-                                     (kernel, stride, padding, dilation, output_padding)):
-        return None
-    return (size - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1

@@ -23,8 +23,10 @@ from tensortypes.core.dtypes import (
 )
 
 from .access import Cast, Chunk, Identity, IndexArg, Item, Ndim, Numel, Size, Softmax
-from .create import Arange, Creator, Eye, FromData, Like, Linspace
+from .create import Arange, Creator, Eye, FromData, Like, Linspace, NewLike
+from .functional import FUNCTIONAL, Interpolate, OneHot
 from .layout import (
+    AsShape,
     Concat,
     Expand,
     Flatten,
@@ -36,7 +38,7 @@ from .layout import (
     Transpose,
     Unsqueeze,
 )
-from .ops import Binary, Elementwise, Matmul, Reduce, Sig, Where
+from .ops import Binary, Elementwise, MaskedFill, Matmul, Reduce, Sig, Where
 
 __all__ = ["FUNCTIONS", "METHODS", "DTYPES"]
 
@@ -62,13 +64,14 @@ _ANY = Reduce(("input", "dim", "keepdim"), "bool")
 _STD = Reduce(("input", "dim", "unbiased", "keepdim"), "float")
 _PROD = Reduce(("input", "dim", "keepdim", "dtype"), "sum")
 _SOFTMAX = Softmax(("input", "dim"))
+_MASK = MaskedFill()
 _UNARY = ("abs", "neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan",
           "tanh", "sigmoid", "relu", "floor", "ceil", "round", "sign", "square", "clamp",
           "clip", "reciprocal", "erf", "trunc", "frac", "nan_to_num", "exp2", "log2",
           "log10", "cumsum", "cumprod", "flip", "roll", "tril", "triu", "sinh", "cosh",
           "asin", "acos", "atan", "abs_", "relu_", "clamp_", "sigmoid_", "tanh_",
           "exp_", "log_", "sqrt_", "neg_", "zero_", "fill_", "normal_", "uniform_",
-          "masked_fill", "masked_fill_", "clamp_min", "clamp_max", "nan_to_num_")
+          "clamp_min", "clamp_max", "nan_to_num_")
 _FLOAT_UNARY = ("sqrt", "rsqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
                 "sigmoid", "erf", "exp2", "log2", "log10", "sinh", "cosh", "asin", "acos",
                 "atan", "reciprocal")
@@ -80,14 +83,15 @@ FUNCTIONS: dict = {
     "torch.outer": Sig("input: [n], vec2: [m] -> [n m]"),
     "torch.mv": Sig("input: [n m], vec: [m] -> [n]", code="matmul"),
     "torch.addmm": Sig("input: [#n #m], mat1: [n k], mat2: [k m] -> [n m]", code="matmul"),
-    "torch.nn.functional.linear": Sig("input: [*b k], weight: [m k] -> [*b m]", code="layer"),
+    "torch.nn.functional.linear": Sig("input: [*b k], weight: [m k], bias: [m] -> [*b m]",
+                                      code="layer"),
     "torch.add": _ADD, "torch.sub": _ADD, "torch.mul": _ADD, "torch.subtract": _ADD,
     "torch.multiply": _ADD, "torch.div": _DIV, "torch.true_divide": _DIV,
     "torch.maximum": _ADD, "torch.minimum": _ADD, "torch.pow": _ADD,
     "torch.atan2": _DIV, "torch.fmod": _ADD, "torch.remainder": _ADD,
     "torch.eq": _CMP, "torch.ne": _CMP, "torch.lt": _CMP, "torch.le": _CMP, "torch.gt": _CMP,
     "torch.ge": _CMP, "torch.logical_and": _CMP, "torch.logical_or": _CMP,
-    "torch.isclose": _CMP, "torch.where": Where(),
+    "torch.isclose": _CMP, "torch.where": Where(), "torch.masked_fill": _MASK,
     "torch.isnan": _BOOL, "torch.isinf": _BOOL, "torch.isfinite": _BOOL,
     "torch.logical_not": _BOOL,
     "torch.sum": _SUM, "torch.mean": _MEAN, "torch.max": _MAX, "torch.min": _MAX,
@@ -121,13 +125,15 @@ FUNCTIONS: dict = {
     "torch.tensor": FromData(), "torch.as_tensor": FromData(), "torch.from_numpy": FromData(),
     "torch.clone": _SAME, "torch.nn.functional.dropout": _SAME,
     "torch.nn.functional.normalize": _SAME,
-    "torch.nn.functional.layer_norm": _SAME, "torch.nn.functional.relu": _SAME,
+    "torch.nn.functional.relu": _SAME,
     "torch.nn.functional.gelu": _SAME, "torch.nn.functional.silu": _SAME,
     "torch.nn.functional.leaky_relu": _SAME, "torch.nn.functional.elu": _SAME,
     "torch.nn.functional.tanh": _FLOAT, "torch.nn.functional.sigmoid": _FLOAT,
     "torch.nn.functional.softplus": _SAME, "torch.nn.functional.mish": _SAME,
     "torch.nn.functional.relu6": _SAME, "torch.nn.functional.hardtanh": _SAME,
+    "torch.nn.functional.interpolate": Interpolate(), "torch.nn.functional.one_hot": OneHot(),
 }
+FUNCTIONS.update({f"torch.nn.functional.{name}": rule for name, rule in FUNCTIONAL.items()})
 for _name in _UNARY:
     FUNCTIONS.setdefault(f"torch.{_name.rstrip('_')}", _FLOAT if _name in _FLOAT_UNARY
                          else _SAME)
@@ -157,7 +163,11 @@ METHODS: dict = {
     "bool": Cast(bool_), "byte": Cast(uint8), "char": Cast(int8), "to": Cast(), "type": Cast(),
     "item": Item(), "tolist": Item(), "size": Size(), "numel": Numel(), "dim": Ndim(),
     "ndimension": Ndim(), "zero_": _SAME, "isnan": _BOOL, "isinf": _BOOL,
-    "logical_not": _BOOL, "masked_fill": _SAME, "where": Where(),
+    "logical_not": _BOOL, "masked_fill": _MASK, "masked_fill_": _MASK, "where": Where(),
+    "view_as": AsShape("view"), "reshape_as": AsShape("reshape"),
+    "expand_as": AsShape("expand"), "type_as": Cast(),
+    "new_zeros": NewLike(), "new_ones": NewLike(), "new_empty": NewLike(),
+    "new_full": NewLike(fill=True),
 }
 for _name in _UNARY:
     METHODS.setdefault(_name, _FLOAT if _name.rstrip("_") in _FLOAT_UNARY else _SAME)

@@ -1,0 +1,309 @@
+"""Functions and classes of a checked module, as the walker sees them (layer 6: ``check``).
+
+- :class:`FunctionInfo`: one ``def``: parameters with their annotation nodes,
+  decorators (whether a call keeps the signature and the result as written:
+  ``@torch.no_grad()`` does, ``@dispatch`` and ``@overload`` do not), and the
+  memo of the value its body returns;
+- :class:`ClassInfo`: one ``class``: bases, methods, dataclass fields, and the
+  instance attribute schema the walker fills from ``__init__``; whether an
+  attribute exists (``attr`` errors) and a dataclass's ``__init__`` parameters.
+
+``ModuleInfo`` (``check.modinfo``) builds them in its first pass.
+"""
+
+from __future__ import annotations
+
+import ast
+
+__all__ = ["FunctionInfo", "ClassInfo", "ClassFacts", "MODULE_ATTRS", "SIGNATURE_KEEPING",
+           "RESULT_CHANGING", "define", "decorator_name"]
+
+# Attributes every torch.nn.Module has, so that using them is never an ``attr`` error.
+MODULE_ATTRS = frozenset({
+    "training", "forward", "parameters", "named_parameters", "buffers", "named_buffers",
+    "children", "named_children", "modules", "named_modules", "train", "eval", "to", "cpu",
+    "cuda", "double", "float", "half", "bfloat16", "zero_grad", "state_dict",
+    "load_state_dict", "register_buffer", "register_parameter", "add_module", "apply",
+    "requires_grad_", "register_forward_hook", "register_forward_pre_hook",
+    "register_full_backward_hook", "register_module", "get_submodule", "get_parameter",
+    "get_buffer", "extra_repr", "type", "share_memory", "__call__", "__class__", "__dict__",
+    "__init__", "_modules", "_parameters", "_buffers", "__repr__", "__str__", "__eq__",
+    "__hash__", "__module__", "__doc__", "__name__", "__qualname__", "__setattr__",
+    "__getattr__", "__getattribute__", "compile", "set_extra_state", "get_extra_state",
+    "register_backward_hook", "register_full_backward_pre_hook", "register_state_dict_hook",
+    "register_state_dict_pre_hook", "register_load_state_dict_pre_hook",
+    "register_load_state_dict_post_hook", "_register_state_dict_hook",
+    "_register_load_state_dict_pre_hook", "_apply", "_get_name", "_version",
+    "_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_non_persistent_buffers_set",
+    "_save_to_state_dict", "_load_from_state_dict", "_named_members", "_call_impl",
+    "to_empty", "ipu", "xpu", "mtia", "dump_patches", "call_super_init",
+})
+
+
+class FunctionInfo:
+    """One ``def``: its node, parameters with their annotation nodes, and decorators."""
+
+    __slots__ = ("name", "node", "params", "returns", "cls", "decorators", "inferred",
+                 "checking", "qualname", "overloaded")
+
+    def __init__(self, node, cls=None):
+        self.name = node.name
+        self.node = node
+        self.cls = cls
+        self.qualname = f"{cls.name}.{node.name}" if cls is not None else node.name
+        a = node.args
+        positional = a.posonlyargs + a.args
+        defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+        self.params = [(p.arg, p.annotation, d, "positional") for p, d in
+                       zip(positional, defaults)]
+        if a.vararg is not None:
+            self.params.append((a.vararg.arg, None, None, "star"))
+        self.params += [(p.arg, p.annotation, d, "keyword") for p, d in
+                        zip(a.kwonlyargs, a.kw_defaults)]
+        if a.kwarg is not None:
+            self.params.append((a.kwarg.arg, None, None, "starstar"))
+        self.returns = node.returns
+        self.decorators = [decorator_name(d) for d in node.decorator_list]
+        self.inferred = None   # the return value found by walking the body (memo)
+        self.checking = False  # guards recursion while the body is being walked
+        self.overloaded = False  # @overload variants precede it: its result depends on them
+
+    @property
+    def is_static(self) -> bool:
+        return "staticmethod" in self.decorators
+
+    @property
+    def is_property(self) -> bool:
+        return "property" in self.decorators or "cached_property" in self.decorators
+
+    @property
+    def keeps_signature(self) -> bool:
+        """Whether every decorator leaves the call signature as written (``@torch.no_grad()``);
+        another decorator (``@dispatch``, ``@mock.patch``) may change it."""
+        return all(d in SIGNATURE_KEEPING or d in RESULT_CHANGING for d in self.decorators)
+
+    @property
+    def keeps_result(self) -> bool:
+        """Whether a call gives what the body returns (not ``@contextmanager``'s manager)."""
+        return not self.overloaded and not any(d in RESULT_CHANGING for d in self.decorators)
+
+
+# Library bases that add no attributes an instance's schema would miss.
+_PLAIN_BASES = frozenset({"torch.nn.Module", "builtins.object", "object", "abc.ABC",
+                          "typing.Generic", "typing_extensions.Generic"})
+
+class ClassFacts:
+    """What the scan learns about one class: attributes assigned, and where."""
+
+    __slots__ = ("assigned", "mutated", "open")
+
+    def __init__(self):
+        self.assigned: set = set()
+        self.mutated: set = set()  # assigned (also) outside __init__
+        self.open = False
+
+    def note(self, name: str, method: str | None) -> None:
+        self.assigned.add(name)
+        if method != "__init__":
+            self.mutated.add(name)
+
+
+def _names_bound(stmt) -> set:
+    """Names a class-body ``if``/``try``/``with`` binds (``if X: def f(self): ...``)."""
+    found = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+    return found
+
+
+# Decorators that leave a function's parameters as written, and those that keep the
+# parameters but change what a call returns.
+SIGNATURE_KEEPING = frozenset({
+    "staticmethod", "classmethod", "property", "cached_property", "setter", "getter",
+    "deleter", "abstractmethod", "override", "final", "no_grad", "inference_mode",
+    "enable_grad", "cache", "lru_cache", "jit", "script", "ignore", "unused", "export",
+    "overload", "wraps", "compile", "checkpoint", "jaxtyped", "typechecked", "beartype",
+    "total_ordering", "unique",
+})
+RESULT_CHANGING = frozenset({"contextmanager", "asynccontextmanager", "vmap", "grad",
+                             "value_and_grad"})
+
+
+def define(table: dict, info: FunctionInfo) -> None:
+    """Add a ``def`` to ``table``; the one after ``@overload`` stubs is marked overloaded."""
+    before = table.get(info.name)
+    if before is not None and "overload" in before.decorators:
+        info.overloaded = True
+    table[info.name] = info
+
+
+def decorator_name(node) -> str:
+    while isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+class ClassInfo:
+    """One ``class``: bases, methods, and the instance attribute schema.
+
+    ``attrs`` maps attribute names to values (filled by the walker from
+    ``__init__``, then joined with assignments found in other methods);
+    ``open`` is True when the schema may be incomplete (an unknown base class,
+    ``setattr``/``__getattr__``/``__dict__``), so a missing attribute is no error.
+    ``declared`` maps attributes to the annotation that fixes their type (in the
+    class body or as ``self.x: T = ...``); every assignment to them is checked.
+    ``mutated`` names the attributes assigned outside ``__init__``: other methods
+    know only their kind, not the value ``__init__`` gave them.
+    """
+
+    __slots__ = ("name", "node", "bases", "methods", "attrs", "assigned", "is_module",
+                 "is_dataclass", "open", "fields", "ready", "class_attrs", "facts", "lattice",
+                 "declared", "mutated", "kw_only")
+
+    def __init__(self, node, module):
+        self.name = node.name
+        self.node = node
+        heads = [b.value if isinstance(b, ast.Subscript) else b for b in node.bases]
+        self.bases = [module.path_of(b) or (b.id if isinstance(b, ast.Name) else "?")
+                      for b in heads]
+        self.methods = {}
+        self.attrs: dict = {}
+        self.assigned: set = set()
+        self.class_attrs: dict = {}
+        self.fields: list = []
+        self.ready = False
+        self.facts: tuple = ()  # divisibility facts __init__ establishes for every method
+        self.lattice = None  # its types.ClassType (check.typelang.class_type)
+        self.declared: dict = {}  # attribute -> annotation node (class body, self.x: T = ...)
+        decorators = [decorator_name(d) for d in node.decorator_list]
+        self.is_dataclass = "dataclass" in decorators
+        self.kw_only = any(isinstance(d, ast.Call) and any(
+            k.arg == "kw_only" and isinstance(k.value, ast.Constant) and k.value.value is True
+            for k in d.keywords) for d in node.decorator_list)
+        self.is_module = any(b in ("torch.nn.Module", "flax.linen.Module", "equinox.Module")
+                             for b in self.bases)
+        self.open = False
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                define(self.methods, FunctionInfo(stmt, self))
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                self.fields.append(stmt)
+                self.declared[stmt.target.id] = stmt.annotation
+            elif isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        self.class_attrs[target.id] = stmt.value
+            elif isinstance(stmt, ast.ClassDef):
+                self.assigned.add(stmt.name)  # a nested class is an attribute too
+            elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
+                self.assigned.update(_names_bound(stmt))
+        scanned = module.class_facts.get(id(node)) or ClassFacts()
+        self.assigned |= scanned.assigned
+        self.mutated = scanned.mutated
+        # A mixin's methods use attributes of the classes it is mixed into.
+        self.open = scanned.open or "__getattr__" in self.methods or \
+            "__getattribute__" in self.methods or self.name.endswith("Mixin")
+
+    def init_fields(self, module) -> tuple:
+        """A dataclass ``__init__``'s parameters: ``(positional names or None, all names)``.
+
+        Fields of checked dataclass bases come first, in their order; a field a
+        subclass redefines keeps its place and takes the new definition.
+        ``ClassVar`` fields and ``field(init=False)`` are not parameters; after
+        ``_: KW_ONLY`` (or with ``kw_only=True``) they are keyword-only. The
+        positional order is None when a base the checker does not know may add
+        fields.
+        """
+        table, known = self._field_table(module)
+        names = [n for n, (init, _) in table.items() if init]
+        positional = [n for n, (init, kw) in table.items() if init and not kw]
+        return (positional if known else None), names
+
+    def _field_table(self, module) -> tuple:
+        """``({name: (in __init__, keyword-only)}, whether every base is known)``."""
+        table: dict = {}
+        known = True
+        for base in reversed(self.bases):
+            local = module.classes.get(base)
+            if local is not None and local is not self and local.is_dataclass:
+                theirs, their_known = local._field_table(module)
+                table.update(theirs)
+                known = known and their_known
+            elif base not in _PLAIN_BASES:
+                known = False
+        keyword_only = self.kw_only
+        for f in self.fields:
+            ann = f.annotation
+            path = module.path_of(ann.value if isinstance(ann, ast.Subscript) else ann) or ""
+            if path.endswith(".ClassVar"):
+                continue
+            if path.endswith(".KW_ONLY"):
+                keyword_only = True
+                continue
+            value = f.value
+            init = not (isinstance(value, ast.Call) and decorator_name(value.func) == "field"
+                        and any(k.arg == "init" and isinstance(k.value, ast.Constant) and
+                                k.value.value is False for k in value.keywords))
+            table[f.target.id] = (init, keyword_only)
+        return table, known
+
+    def has_attr(self, name: str, module) -> bool | None:
+        """Whether instances have attribute ``name``; None when the schema is open.
+
+        The schema is what a constructor makes, so a class with no ``__init__``
+        of its own or from a checked base (an abstract base, a namespace filled
+        from outside) is open; an attribute that a subclass in the module
+        defines may be there too (``self`` may be that subclass).
+        """
+        found = self._own_attr(name, module)
+        if found is not False:
+            return found
+        if not self.constructed(module):
+            return None
+        for other in module.classes.values():
+            if other is not self and self.name in other.ancestors(module) and \
+                    other._own_attr(name, module) is not False:
+                return None
+        return False
+
+    def _own_attr(self, name: str, module) -> bool | None:
+        if self.open:
+            return None
+        if name in self.methods or name in self.attrs or name in self.assigned \
+                or name in self.class_attrs or name in self.declared:
+            return True
+        if self.is_module and name in MODULE_ATTRS:
+            return True
+        if name.startswith("__") and name.endswith("__"):
+            return None
+        for base in self.bases:
+            if base in module.classes and module.classes[base] is not self:
+                found = module.classes[base]._own_attr(name, module)
+                if found is not False:
+                    return found
+            elif base not in _PLAIN_BASES:
+                return None
+        return False
+
+    def constructed(self, module) -> bool:
+        """Whether this class or a checked base defines the constructor (or is a dataclass)."""
+        if "__init__" in self.methods or self.is_dataclass:
+            return True
+        return any(module.classes[b].constructed(module) for b in self.bases
+                   if b in module.classes and module.classes[b] is not self)
+
+    def ancestors(self, module) -> set:
+        """The names of this class's checked base classes, transitively."""
+        found: set = set()
+        todo = [b for b in self.bases if b in module.classes]
+        while todo:
+            name = todo.pop()
+            if name not in found:
+                found.add(name)
+                todo.extend(b for b in module.classes[name].bases if b in module.classes)
+        return found

@@ -1,0 +1,234 @@
+"""Indexing and slicing of arrays, tuples and lists (layer 6: ``check``).
+
+:class:`IndexMixin` gives the walker ``x[...]``: basic indexing of arrays
+(ints drop an axis, slices keep it with the sliced size: ``x[:, 1:]`` of
+``(b, n)`` is ``(b, n-1)``; ``None`` adds an axis of 1; ``...`` stands for the
+axes not indexed), advanced indexing with integer and boolean arrays (float
+indices are a ``dtype`` error; a mask must match the axes it covers), too many
+indices and constant indices out of range (``index``); constant indices and
+slices of tuples and list literals; and ``Sequential[i]``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tensortypes.core import dims
+from tensortypes.core.dims import Dim
+
+from .diagnostics import CheckFailure
+from .expr import ELLIPSIS, label_of
+from .joins import join_all
+from .rules.base import int_const, is_float
+from .sizes import same_size
+from .symbolic import (
+    NONE,
+    ONE,
+    UNKNOWN,
+    Arr,
+    IntV,
+    LayerV,
+    ListV,
+    NoneV,
+    Rest,
+    StrV,
+    TupleV,
+    Unknown,
+    fmt_dim,
+    fmt_dtypes,
+    fmt_shape,
+)
+
+__all__ = ["IndexMixin", "index_array"]
+
+
+class IndexMixin:
+    """Subscripts for the walker (needs ``eval``, ``check_optional`` and ``with_notes``)."""
+
+    def e_Subscript(self, node, frame):
+        receiver = self.check_optional(self.eval(node.value, frame), node.value, frame)
+        t = type(receiver)
+        if t is Arr:
+            index = self.eval_index(node.slice, frame)
+            return self.with_notes(lambda: index_array(receiver, index, label_of(node.value)),
+                                   [(node.value, receiver)], frame)
+        if t is TupleV or (t is ListV and receiver.items is not None):
+            items = receiver.items
+            if isinstance(node.slice, ast.Slice):
+                bounds = [int_const(self.eval(b, frame)) if b is not None else None
+                          for b in (node.slice.lower, node.slice.upper, node.slice.step)]
+                if all(b is not None or n is None for b, n in
+                       zip(bounds, (node.slice.lower, node.slice.upper, node.slice.step))):
+                    part = items[slice(*bounds)]
+                    return TupleV(part) if t is TupleV else ListV(part)
+                return UNKNOWN
+            i = int_const(self.eval(node.slice, frame))
+            if i is None:
+                return join_all(items)
+            if not -len(items) <= i < len(items):
+                if t is ListV:
+                    return UNKNOWN  # a list may have grown since its literal
+                raise CheckFailure("index", f"tuple index {i} out of range for "
+                                            f"{label_of(node.value)} of length {len(items)}")
+            return items[i]
+        if t is ListV:
+            self.eval(node.slice, frame)
+            return receiver if isinstance(node.slice, ast.Slice) else receiver.elem
+        if t is LayerV and receiver.rule.name == "Sequential":
+            i = int_const(self.eval(node.slice, frame))
+            layers = receiver.args.get("layers", ())
+            if i is not None and -len(layers) <= i < len(layers):
+                return layers[i]
+            return UNKNOWN
+        self.eval(node.slice, frame)
+        return UNKNOWN
+
+    def eval_index(self, node, frame) -> list:
+        parts = node.elts if isinstance(node, ast.Tuple) else [node]
+        out = []
+        for part in parts:
+            if isinstance(part, ast.Slice):
+                out.append(("slice", [self.eval(p, frame) if p is not None else None
+                                      for p in (part.lower, part.upper, part.step)]))
+            else:
+                out.append(("item", self.eval(part, frame)))
+        return out
+
+
+def _slice_size(n, bounds):
+    start, stop, step = (int_const(b) if type(b) is IntV else b for b in bounds)
+    sym = [b.dim if type(b) is IntV else None for b in bounds]
+    if step is not None and (type(step) is not int or step <= 0):
+        return None
+    step = step or 1
+    if type(n) is Dim and n.is_constant and all(b is None or type(b) is int
+                                                 for b in (start, stop)):
+        return dims.const(len(range(n.value)[slice(start, stop, step)]))
+    if type(n) is not Dim:
+        return None
+
+    def position(b, symbolic, default):
+        if b is None and symbolic is None:
+            return default
+        if type(b) is int:
+            return n + b if b < 0 else dims.const(b)
+        return symbolic
+
+    lo = position(start, sym[0] if start is None and bounds[0] is not None else None,
+                  dims.const(0))
+    hi = position(stop, sym[1] if stop is None and bounds[1] is not None else None, n)
+    if lo is None or hi is None:
+        return None
+    if type(hi) is not Dim:
+        return None
+    if dims.le(hi, n) is False:
+        hi = n  # a stop past the end stops at the end
+    # A bound that may or may not exceed the axis is taken to be in range (``mask[:t]``
+    # of a (max_len, max_len) buffer has t rows): code that slices by a size means it.
+    size = hi - lo
+    if dims.ge(size, 0) is not True and not (size.is_constant and size.value >= 0):
+        if size.is_constant:
+            return dims.const(0)
+    return size if step == 1 else (size + (step - 1)) // step
+
+
+def _index_open(x: Arr, index: list, label: str):
+    """``x[index]`` for a shape with ``*rest``: ``...`` splits the index at the rest."""
+    marks = [i for i, (kind, v) in enumerate(index) if v is ELLIPSIS]
+    basic = all(kind == "slice" or type(v) in (IntV, NoneV) or v is ELLIPSIS
+                for kind, v in index)
+    if len(marks) != 1 or not basic:
+        return x.with_(shape=None, origin=None)
+    cut = next(i for i, d in enumerate(x.shape) if type(d) is Rest)
+    before, after = index[:marks[0]], index[marks[0] + 1:]
+    if _consumed(before) > cut or _consumed(after) > len(x.shape) - cut - 1:
+        return x.with_(shape=None, origin=None)  # the index reaches into the *rest
+    head = index_array(x.with_(shape=x.shape[:cut]), [*before, ("item", ELLIPSIS)], label)
+    tail = index_array(x.with_(shape=x.shape[cut + 1:]), [("item", ELLIPSIS), *after], label)
+    if head.shape is None or tail.shape is None:
+        return x.with_(shape=None, origin=None)
+    return x.with_(shape=(*head.shape, x.shape[cut], *tail.shape), origin=None)
+
+
+def _consumed(index: list) -> int:
+    return sum(1 for kind, v in index if kind == "slice" or type(v) is IntV)
+
+
+def index_array(x: Arr, index: list, label: str):
+    """The value of ``x[index]`` (basic and advanced indexing)."""
+    shape = x.shape
+    if shape is None:
+        return x.with_(shape=None, origin=None)
+    if x.rank is None:
+        return _index_open(x, index, label)
+    if any(kind == "item" and type(v) in (Unknown, StrV) for kind, v in index):
+        # An index nothing is known about (a NumPy bool, a field name of a structured
+        # array) may add, keep or drop axes.
+        return x.with_(shape=None, origin=None)
+    consuming = 0
+    for kind, v in index:
+        if kind == "slice":
+            consuming += 1
+        elif type(v) is Arr and v.dtypes is not None and all(d.kind == "b" for d in v.dtypes):
+            consuming += v.rank if v.rank is not None else 1
+        elif v is not NONE and v is not ELLIPSIS:
+            consuming += 1
+    if consuming > len(shape):
+        raise CheckFailure("index", f"too many indices for {label}: it has rank {len(shape)} "
+                                    f"{fmt_shape(shape)} but {consuming} were given")
+    out = []
+    axis = 0
+    advanced = None
+    for kind, v in index:
+        if v is ELLIPSIS:
+            skip = len(shape) - consuming
+            out.extend(shape[axis:axis + skip])
+            axis += skip
+            continue
+        if kind == "slice":
+            out.append(_slice_size(shape[axis], v))
+            axis += 1
+            continue
+        if type(v) is NoneV:
+            out.append(ONE)
+            continue
+        if type(v) is IntV:
+            size = shape[axis]
+            i = int_const(v)
+            if i is not None and type(size) is Dim and size.is_constant and \
+                    not -size.value <= i < size.value:
+                raise CheckFailure("index", f"index {i} is out of bounds for axis {axis} of "
+                                            f"{label} with size {size.value}")
+            axis += 1
+            continue
+        if type(v) is Arr:
+            if v.dtypes is not None and is_float(v.dtypes):
+                raise CheckFailure("dtype", f"indices of {label} must be integers or bools, "
+                                            f"got an array of dtype {fmt_dtypes(v.dtypes)}")
+            if v.dtypes is not None and all(d.kind == "b" for d in v.dtypes):
+                r = v.rank if v.rank is not None else 1
+                if v.shape is not None and v.rank is not None:
+                    for k, (m, s) in enumerate(zip(v.shape, shape[axis:axis + r])):
+                        if type(m) is Dim and type(s) is Dim and not same_size(m, s):
+                            raise CheckFailure("index", f"boolean mask of shape "
+                                                        f"{fmt_shape(v.shape)} does not match "
+                                                        f"axis {axis + k} of {label} "
+                                                        f"{fmt_shape(shape)} ({fmt_dim(m)} vs "
+                                                        f"{fmt_dim(s)})")
+                out.append(None)
+                axis += r
+                continue
+            if advanced is None:
+                advanced = v.shape
+                if v.shape is None:
+                    return x.with_(shape=None, origin=None)
+                out.extend(v.shape)
+            axis += 1
+            continue
+        if type(v) in (ListV, TupleV) and v.items is not None:
+            out.append(dims.const(len(v.items)))
+            axis += 1
+            continue
+        return x.with_(shape=None, origin=None)
+    out.extend(shape[axis:])
+    return x.with_(shape=tuple(out), origin=None)

@@ -1,0 +1,190 @@
+"""Control-flow joins of the checker's values (layer 6: ``check``).
+
+Where two branches of an ``if``/``try``, the arms of a conditional
+expression, or the iterations of a loop meet, a variable holds one of the
+values the branches gave it. :func:`join_values` is that value:
+
+- arrays keep what both agree on: the library, the union of the dtype sets,
+  the sizes that are provably equal (``(b, n)`` and ``(b, m)`` join to
+  ``(b, ?)``), contiguity only if both are contiguous;
+- ints keep their size when both are the same size;
+- None with anything is a union (an ``Optional``), which refinement by
+  ``is not None`` takes apart again;
+- numbers join along PEP 484's numeric tower (an int and a float are a float);
+- other values of different kinds join through the type lattice
+  (``check.typelang.join_kinds``: ``types.unify``, else ``types.join``): an
+  instance of a checked class and one of its subclass join to the base class;
+  an int and a str to the union, which is an error only where a use needs
+  one of them.
+"""
+
+from __future__ import annotations
+
+from tensortypes.core import dims
+from tensortypes.core.dims import Dim
+
+from .symbolic import (
+    UNKNOWN,
+    Arr,
+    BoolV,
+    ClassV,
+    DTypeV,
+    FloatV,
+    FuncV,
+    InstV,
+    IntV,
+    LayerV,
+    ListV,
+    NoneV,
+    Ref,
+    StrV,
+    TupleV,
+    UnionV,
+    Unknown,
+    Value,
+)
+from .typelang import join_kinds
+
+__all__ = ["join_values", "join_all", "join_shapes", "strip_none", "may_be_none", "element_of"]
+
+_NUMBERS = frozenset({IntV, FloatV, BoolV})
+
+
+def join_shapes(a, b):
+    """The shape both ``a`` and ``b`` fit: equal axes kept, the rest unknown.
+
+    >>> n, m = dims.symbol("n"), dims.symbol("m")
+    >>> join_shapes((n, m), (n, n))
+    (Dim('n'), None)
+    """
+    if a is b:
+        return a
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x is y or (type(x) is Dim and type(y) is Dim and dims.eq(x, y))
+                 else None for x, y in zip(a, b))
+
+
+def _union_items(a: Value, b: Value) -> tuple:
+    items = list(a.items) if type(a) is UnionV else [a]
+    for v in (b.items if type(b) is UnionV else (b,)):
+        for i, have in enumerate(items):
+            if type(have) is type(v):
+                items[i] = join_values(have, v)
+                break
+        else:
+            items.append(v)
+    return tuple(items)
+
+
+def join_values(a: Value, b: Value) -> Value:
+    """The value after a control-flow join of two branches that gave ``a`` and ``b``.
+
+    >>> join_values(IntV(dims.const(3)), IntV(dims.const(3))).dim
+    Dim('3')
+    >>> join_values(IntV(), NoneV()).describe()
+    'int | None'
+    """
+    if a is b:
+        return a
+    ta, tb = type(a), type(b)
+    if ta is Unknown or tb is Unknown:
+        return UNKNOWN
+    if ta is UnionV or tb is UnionV or ta is not tb:
+        if ta in (NoneV, UnionV) or tb in (NoneV, UnionV):
+            items = _union_items(a, b)
+            return items[0] if len(items) == 1 else UnionV(items)
+        if ta in _NUMBERS and tb in _NUMBERS:
+            return FloatV() if FloatV in (ta, tb) else IntV()
+        if ta is Arr or tb is Arr:
+            return UNKNOWN  # an array or a scalar: either may follow; gradual
+        return join_kinds(a, b)
+    if ta is Arr:
+        dtypes = None if a.dtypes is None or b.dtypes is None else a.dtypes | b.dtypes
+        return Arr(a.kind if a.kind == b.kind else None, dtypes, join_shapes(a.shape, b.shape),
+                   a.origin if a.origin == b.origin else None,
+                   a.contiguous and b.contiguous)
+    if ta is IntV:
+        if a.dim is not None and b.dim is not None and dims.eq(a.dim, b.dim):
+            return a
+        return IntV()
+    if ta is TupleV:
+        if len(a.items) == len(b.items):
+            return TupleV(tuple(join_values(x, y) for x, y in zip(a.items, b.items)))
+        return join_kinds(a, b)
+    if ta is BoolV:
+        return a if a.value == b.value else BoolV()
+    if ta is StrV:
+        return a if a.value == b.value else StrV()
+    if ta is LayerV and a.rule is b.rule and a.args == b.args:
+        return a
+    if ta is InstV:
+        if a.info is b.info:
+            return a if a.env == b.env else InstV(a.info)
+        return join_kinds(a, b)
+    if ta in (FloatV, NoneV):
+        return a
+    if ta is ListV:
+        if a.kind != b.kind:
+            return join_kinds(a, b)
+        if a.items == () or b.items == ():  # an empty literal adds no element kind
+            return ListV(None, element_of(b if a.items == () else a))
+        return ListV(None, join_values(element_of(a), element_of(b)))
+    if ta is DTypeV:
+        return a if a.dtype is b.dtype else UNKNOWN
+    return a if ta in (Ref, FuncV, ClassV) and a.describe() == b.describe() else UNKNOWN
+
+
+def join_all(items):
+    """The join of several values (``UNKNOWN`` for none).
+
+    >>> join_all([IntV(), FloatV()]).describe()
+    'float'
+    """
+    if not items:
+        return UNKNOWN
+    out = items[0]
+    for v in items[1:]:
+        out = join_values(out, v)
+    return out
+
+
+def strip_none(value: Value) -> Value:
+    """``value`` without its None alternative (refinement by ``is not None``).
+
+    >>> strip_none(UnionV((IntV(), NoneV()))).describe()
+    'int'
+    """
+    if type(value) is UnionV:
+        items = tuple(v for v in value.items if type(v) is not NoneV)
+        if not items:
+            return UNKNOWN
+        return items[0] if len(items) == 1 else UnionV(items)
+    return UNKNOWN if type(value) is NoneV else value
+
+
+def may_be_none(value: Value) -> bool:
+    """Whether ``value`` may be None while also being something else.
+
+    >>> may_be_none(UnionV((IntV(), NoneV()))), may_be_none(NoneV())
+    (True, False)
+    """
+    return type(value) is UnionV and any(type(v) is NoneV for v in value.items)
+
+
+def element_of(iterable):
+    """The value of one element of ``iterable`` (what a ``for`` loop binds).
+
+    >>> element_of(ListV((IntV(), FloatV()))).describe()
+    'float'
+    """
+    t = type(iterable)
+    if t is ListV:
+        return join_all(iterable.items) if iterable.items is not None else iterable.elem
+    if t is TupleV:
+        return join_all(iterable.items)
+    if t is Arr:
+        if iterable.rank:
+            return iterable.with_(shape=iterable.shape[1:], origin=None)
+        return iterable.with_(shape=None, origin=None)
+    return UNKNOWN

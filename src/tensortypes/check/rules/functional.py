@@ -1,0 +1,147 @@
+"""``torch.nn.functional`` forms of layers, resizing and one-hot encoding (layer 6).
+
+A functional form takes the layer's constructor arguments after its input:
+``F.max_pool2d(x, 2)`` is ``nn.MaxPool2d(2)(x)``. :class:`Functional` builds
+the layer rule of ``check.rules.layers`` from those arguments and applies its
+forward, so the two spellings share one rule (the table ``FUNCTIONAL``).
+
+:class:`Interpolate` gives ``F.interpolate``'s output sizes from ``size`` or an
+integer ``scale_factor``; :class:`OneHot` gives ``F.one_hot``'s extra class axis
+and refuses a float input.
+"""
+
+from __future__ import annotations
+
+from tensortypes.core.dims import Dim
+from tensortypes.core.dtypes import int64
+
+from ..diagnostics import CheckFailure
+from ..symbolic import UNKNOWN, Arr, IntV, LayerV, ListV, TupleV, fmt_dtypes, fmt_shape
+from .base import Call, Rule, default_float
+from .layer_table import LAYERS
+from .layers import build_layer, layer_forward
+
+__all__ = ["Functional", "Interpolate", "OneHot", "FUNCTIONAL"]
+
+
+class _Shifted:
+    """The labels of a call seen without its first argument (the layer's arguments)."""
+
+    __slots__ = ("labels",)
+
+    def __init__(self, labels):
+        self.labels = labels
+
+    def get(self, key, default=None):
+        return self.labels.get(key + 1 if type(key) is int else key, default)
+
+
+class Functional(Rule):
+    """``F.<name>(input, ...)``: the layer ``LAYERS[layer]`` built and applied.
+
+    ``params`` are the functional's own parameters after the input, in its
+    positional order (``F.max_pool2d`` puts ``ceil_mode`` before
+    ``return_indices``; ``nn.MaxPool2d`` the other way round); those the layer
+    has are passed to it by name, the rest (``weight=`` of ``F.layer_norm``)
+    are read by nothing.
+    """
+
+    __slots__ = ("layer", "params")
+
+    def __init__(self, layer: str, params: tuple):
+        if layer not in LAYERS:
+            raise KeyError(f"no layer rule {layer!r} for a functional form")
+        self.layer = layer
+        self.params = params
+
+    def apply(self, call: Call):
+        rule = LAYERS[self.layer]
+        bound = call.bind(("input", *self.params))
+        known = {p.lstrip("*") for p in rule.params}
+        built = Call(rule.name, [], {k: v for k, v in bound.items() if k in known},
+                     _Shifted(call.labels), "torch", call.star)
+        layer = LayerV(rule, build_layer(rule, built), f"{call.name}(...)", None)
+        return layer_forward(layer, [bound.get("input")], call)
+
+
+_MAX = ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
+_AVG = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+        "divisor_override")
+FUNCTIONAL = {
+    "max_pool1d": Functional("MaxPool1d", _MAX), "max_pool2d": Functional("MaxPool2d", _MAX),
+    "avg_pool1d": Functional("AvgPool1d", _AVG), "avg_pool2d": Functional("AvgPool2d", _AVG),
+    "adaptive_avg_pool1d": Functional("AdaptiveAvgPool1d", ("output_size",)),
+    "adaptive_avg_pool2d": Functional("AdaptiveAvgPool2d", ("output_size",)),
+    "adaptive_max_pool2d": Functional("AdaptiveMaxPool2d", ("output_size", "return_indices")),
+    "layer_norm": Functional("LayerNorm", ("normalized_shape", "weight", "bias", "eps")),
+}
+
+
+def _sizes(value, n: int, what: str):
+    """``n`` sizes from an int or a tuple of ints (None where unknown)."""
+    if type(value) is IntV:
+        return [value.dim] * n
+    if type(value) in (TupleV, ListV) and value.items is not None:
+        if len(value.items) != n:
+            raise CheckFailure("rank", f"F.interpolate: {what} has {len(value.items)} "
+                                       f"entries for {n} spatial axes")
+        return [v.dim if type(v) is IntV else None for v in value.items]
+    return [None] * n
+
+
+class Interpolate(Rule):
+    """``F.interpolate(x, size=None, scale_factor=None)`` of an ``(N, C, *spatial)`` input."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        bound = call.bind(("input", "size", "scale_factor", "mode", "align_corners"))
+        x = bound.get("input")
+        if type(x) is not Arr:
+            return UNKNOWN
+        size, scale = bound.get("size"), bound.get("scale_factor")
+        if size is None and scale is None and not call.star:
+            raise CheckFailure("call", "F.interpolate: give either size or scale_factor")
+        if x.rank is None:
+            return x.with_(shape=None, origin=None)
+        if not 3 <= x.rank <= 5:
+            raise CheckFailure("rank", f"F.interpolate: expects (N, C, *spatial) with 1 to 3 "
+                                       f"spatial axes, {call.label(0)} has shape "
+                                       f"{fmt_shape(x.shape)}")
+        n = x.rank - 2
+        if size is not None:
+            out = _sizes(size, n, "size")
+        else:
+            factors = _sizes(scale, n, "scale_factor")
+            out = [d * f if type(d) is Dim and f is not None else None
+                   for d, f in zip(x.shape[2:], factors)]
+        return x.with_(shape=(*x.shape[:2], *out), origin=None, contiguous=True)
+
+
+class OneHot(Rule):
+    """``one_hot(labels, num_classes)``: a new last axis of ``num_classes``.
+
+    PyTorch's ``F.one_hot`` needs integer labels and gives int64; JAX's
+    ``jax.nn.one_hot`` (``params`` ``("x", "num_classes")``) compares any labels
+    and gives the default float dtype.
+    """
+
+    __slots__ = ("params",)
+
+    def __init__(self, params=("tensor", "num_classes")):
+        self.params = params
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        x, classes = bound.get(self.params[0], call.kwargs.get("input")), \
+            bound.get("num_classes")
+        if type(x) is not Arr:
+            return UNKNOWN
+        size = classes.dim if type(classes) is IntV else None
+        shape = None if x.shape is None else (*x.shape, size)
+        if call.kind != "torch":
+            return Arr(call.kind, frozenset({default_float(call.kind)}), shape)
+        if x.dtypes is not None and not all(d.kind in "iu" for d in x.dtypes):
+            raise CheckFailure("dtype", f"F.one_hot: class values must be an integer tensor, "
+                                        f"{call.label(0)} has dtype {fmt_dtypes(x.dtypes)}")
+        return Arr("torch", frozenset({int64}), shape)

@@ -1,0 +1,130 @@
+"""Element counts: reshape and view with ``-1`` and divisibility (layer 6: ``check.rules``).
+
+``reshape_shape`` decides whether a reshape keeps the number of elements for
+every size the annotations allow: the two products must be provably equal in
+the normal form of ``core.dims`` (``(b, 2*n)`` to ``(b, n, 2)`` is fine,
+``(b, n)`` to ``(b, n//2, 2)`` is not: odd ``n`` has no such reshape), and a
+``-1`` takes the quotient, which must divide exactly. Quotients by a symbolic
+size (``dim // heads``) are opaque to the normal form; divisibility facts the
+code established (``assert dim % heads == 0``) make them exact
+(``check.sizes.equal_under_facts``).
+"""
+
+from __future__ import annotations
+
+from tensortypes.core import dims
+from tensortypes.core.dims import Dim
+
+from ..diagnostics import CheckFailure
+from ..sizes import equal_under_facts
+from ..symbolic import fmt_dim, fmt_shape
+from .shapefns import product
+
+__all__ = ["reshape_shape"]
+
+
+def _divide(total: Dim, known: Dim, have=(), given=()):
+    """``total / known`` when it divides exactly (proven), else None.
+
+    Tried first on the factors (the axes of the input and of the new shape),
+    cancelling equal sizes and constants that divide a size, then on the
+    products.
+    """
+    if known.is_constant and known.value == 0:
+        return None
+    rest = [d for d in have if type(d) is Dim]
+    ok = len(rest) == len(have)
+    for f in given:
+        if not ok or type(f) is not Dim:
+            ok = False
+            break
+        if f in rest:
+            rest.remove(f)
+            continue
+        if f.is_constant:
+            for i, h in enumerate(rest):
+                if (h % f).value == 0:
+                    rest[i] = h // f
+                    break
+            else:
+                ok = False
+            continue
+        ok = False
+    if ok:
+        q = product(rest)
+        if q is not None and dims.eq(q * known, total):
+            return q
+    q = total // known
+    if dims.eq(q * known, total):
+        return q
+    return None
+
+
+def reshape_shape(shape, new, what: str = "reshape", facts=()):
+    """The shape of ``reshape(new)``; ``new`` holds Dims, None (unknown) and -1 markers.
+
+    The element counts must be provably equal; ``-1`` takes the quotient, which
+    must divide exactly. ``facts`` are divisibility facts established by the
+    code (see ``check.sizes.equal_under_facts``).
+
+    >>> b, n = dims.symbol("b"), dims.symbol("n")
+    >>> reshape_shape((b, 2 * n), (b, -1, dims.const(2)))
+    (Dim('b'), Dim('n'), Dim('2'))
+    """
+    holes = [i for i, d in enumerate(new) if type(d) is int and d == -1]
+    if len(holes) > 1:
+        raise CheckFailure("reshape", f"{what}: only one dimension can be -1, got "
+                                      f"{len(holes)}")
+    if shape is None:
+        return tuple(None if type(d) is int else d for d in new)
+    total = product(shape)
+    known = product(d for d in new if not (type(d) is int and d == -1))
+    if total is None or known is None:
+        return tuple(None if type(d) is int else d for d in new)
+    text_new = "(" + ", ".join("-1" if type(d) is int else fmt_dim(d) for d in new) + ")"
+    if holes:
+        if known.is_constant and known.value == 0:
+            return tuple(None if type(d) is int else d for d in new)
+        q = _divide(total, known, shape,
+                    [d for d in new if not (type(d) is int and d == -1)])
+        if q is None and facts and equal_under_facts((total // known) * known, total, facts):
+            q = total // known
+        if q is None:
+            if dims.eq(known, 0) is False and total.is_constant and known.is_constant:
+                raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shape)} "
+                                   f"({total} elements) to {text_new}: {total} is not a "
+                                   f"multiple of {known}")
+            if _provably_not_multiple(total, known, facts):
+                raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shape)} "
+                                   f"({total} elements) to {text_new}: {total} is not "
+                                   f"provably a multiple of {known}")
+            return tuple(None if type(d) is int else d for d in new)
+        return tuple(q if type(d) is int else d for d in new)
+    same = dims.eq(total, known)
+    if not same and facts:
+        same = equal_under_facts(total, known, facts) or same
+    if same:
+        return tuple(new)
+    reason = "" if same is False else " (not provably equal for every size)"
+    raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shape)} to {text_new}: "
+                                  f"{total} elements vs {known}{reason}")
+
+
+def _provably_not_multiple(total: Dim, known: Dim, facts=()) -> bool:
+    """Whether ``total`` fails to be a multiple of ``known`` for some sizes.
+
+    A constant remainder decides; otherwise the facts may make the quotient
+    exact; a constant divisor that the algebra cannot show divides fails for
+    some size, and so does a divisor with a size of its own (``side`` in
+    ``reshape(b, -1, side, side)`` of ``(b, n, d)``: a large ``side`` does not divide).
+    """
+    r = total % known
+    if r.is_constant:
+        return r.value != 0
+    if dims.eq(r, 0) is True:
+        return False
+    if facts and equal_under_facts((total // known) * known, total, facts):
+        return False
+    if known.is_constant:
+        return True
+    return bool(known.free_symbols - total.free_symbols)

@@ -1,0 +1,131 @@
+"""Instance schemas: what attributes a checked class's instances have (layer 6: ``check``).
+
+Spec 003's constructors rule: the schema of a class is what ``__init__``
+assigns (the value each attribute has where ``__init__`` ends), plus dataclass
+fields, class attributes, attributes ``register_buffer`` makes, and declared
+attributes (``self.x: T = ...`` or ``x: T`` in the class body, whose type wins).
+:class:`SchemaMixin` gives the walker that schema and attribute resolution on
+instances: an attribute outside a complete schema is an ``attr`` error (see
+``check.defs.ClassInfo.has_attr``).
+
+Another method sees less than ``__init__`` left: an attribute reassigned outside
+``__init__``, a list (which may grow) or one ``__init__`` set to None (filled in
+later) keeps only its kind (:func:`widened`).
+"""
+
+from __future__ import annotations
+
+from .binding import Binder
+from .defs import MODULE_ATTRS
+from .expr import Labels
+from .frame import Frame
+from .joins import element_of
+from .symbolic import (
+    UNKNOWN,
+    Arr,
+    BoolV,
+    FloatV,
+    InstV,
+    IntV,
+    ListV,
+    MethodV,
+    NoneV,
+    StrV,
+    UnionV,
+)
+
+__all__ = ["SchemaMixin", "widened"]
+
+
+class SchemaMixin:
+    """Class schemas for the walker (needs ``check_function``, ``annotation_value``...)."""
+
+    def ensure_schema(self, info) -> None:
+        """Fill ``info.attrs``: bases' schemas, dataclass fields, then a walk of ``__init__``."""
+        if info.ready:
+            return
+        info.ready = True
+        for base in info.bases:
+            if base in self.module.classes:
+                self.ensure_schema(self.module.classes[base])
+                info.attrs.update(self.module.classes[base].attrs)
+        for field in info.fields:
+            info.attrs[field.target.id] = self.annotation_value(field.annotation)
+        init = info.methods.get("__init__")
+        if init is not None:
+            self.check_function(init, building=info)
+        for name in info.assigned:
+            if name not in info.attrs:
+                info.attrs[name] = UNKNOWN
+
+    def settle_schema(self, info, me: str, end: Frame) -> None:
+        """Each attribute's value where ``__init__`` ends (not the join of all its values)."""
+        prefix = me + "."
+        for key, value in end.vars.items():
+            if key.startswith(prefix) and key.count(".") == 1:
+                info.attrs[key[len(prefix):]] = value
+
+    def instance_attribute(self, inst: InstV, attr: str, node, frame):
+        """``inst.attr``: its declared type, its schema value, a method, or an ``attr`` error."""
+        info = inst.info
+        self.ensure_schema(info)
+        declared = self.declared_attribute(info, attr)
+        if declared is not None:
+            value = self.annotation_value(declared)
+            if value is not UNKNOWN:
+                return self.env_value(inst, value)
+        if attr in info.attrs:
+            value = info.attrs[attr]
+            if type(value) in (ListV, NoneV) or self.is_mutated(info, attr):
+                value = widened(value)  # None in __init__: a value set later, elsewhere
+            return self.env_value(inst, value)
+        method = self.find_method(info, attr)
+        if method is not None:
+            if method.is_property:
+                return self.call_function(method, [], {}, node, frame, Labels({}), inst,
+                                          False)
+            return MethodV(inst, attr)
+        if attr in info.class_attrs:
+            return self.eval(info.class_attrs[attr], Frame())
+        if info.is_module and attr in MODULE_ATTRS:
+            return BoolV() if attr == "training" else MethodV(inst, attr)
+        known = info.has_attr(attr, self.module)
+        if known is False:
+            names = ", ".join(sorted(info.attrs)[:8])
+            self.report(node, "attr", f"{info.name} has no attribute {attr!r}",
+                        [f"attributes set in __init__: {names}"] if names else [])
+        return UNKNOWN
+
+    def is_mutated(self, info, attr: str) -> bool:
+        """Whether a method other than ``__init__`` (of ``info`` or a base) assigns ``attr``."""
+        if attr in info.mutated:
+            return True
+        return any(self.is_mutated(self.module.classes[b], attr) for b in info.bases
+                   if b in self.module.classes and self.module.classes[b] is not info)
+
+    @staticmethod
+    def env_value(inst: InstV, value):
+        """An attribute's value with the instance's constructor sizes substituted."""
+        if inst.env and type(value) is Arr:
+            return value.with_(shape=Binder(inst.env).substitute(value.shape))
+        return value
+
+
+def widened(value):
+    """What another method may see of an attribute that is reassigned or mutated.
+
+    The kind stays (an int, a str, an array of its library and dtypes); what a
+    reassignment may change goes (the size an int denotes, a shape, the items of
+    a list or tuple). Anything else is unknown.
+    """
+    t = type(value)
+    if t is Arr:
+        return value.with_(shape=None, origin=None)
+    if t is ListV:
+        return ListV(None, element_of(value) if value.items is not None else value.elem)
+    if t in (IntV, FloatV, BoolV, StrV):
+        return t()
+    if t is UnionV:
+        items = tuple(widened(v) for v in value.items)
+        return UNKNOWN if any(v is UNKNOWN for v in items) else UnionV(items)
+    return UNKNOWN

@@ -1,0 +1,258 @@
+"""Parameter binding: calls into the checked module's own code (layer 6: ``check``).
+
+:class:`SignatureMixin` is the part of the walker that applies spec 003's
+parameter binding and assignment rules wherever a value meets a declared type:
+a call to a function, method or class of the checked module (each argument
+against its parameter's annotation), an annotated assignment, a declared
+attribute, a return value. :meth:`~SignatureMixin.check_binding` is the one
+rule for all of them:
+
+- a value that may be None against a type without None is an ``optional``
+  error; None itself is an error of the site's code;
+- an array against an array type: dtypes must overlap, and the shape is
+  matched symbolically by a :class:`~.binding.Binder` (sizes bind names, from
+  the first argument that has them, and must agree afterwards; the result is
+  the return annotation under those bindings);
+- anything else goes through the lattice: ``types.is_subtype`` of the value's
+  type (``check.typelang.type_of``) and the declared type. False is an error;
+  None (cannot tell) is not.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tensortypes.core import dims
+from tensortypes.core.dims import Dim
+from tensortypes.types import ANY, INT, TupleType
+
+from .annvalues import array_member, array_value
+from .binding import Binder, dtype_problem
+from .diagnostics import CheckFailure
+from .rules.layers import validate_layer
+from .symbolic import (
+    UNKNOWN,
+    Arr,
+    InstV,
+    IntV,
+    LayerV,
+    ListV,
+    NoneV,
+    TupleV,
+    UnionV,
+    Unknown,
+    fmt_dtypes,
+    fmt_shape,
+)
+from .typelang import allows_none, describe, fits
+
+__all__ = ["SignatureMixin", "subst_value"]
+
+
+def subst_value(value, binder: Binder):
+    """``value`` with the callee's sizes replaced by the caller's (via ``binder``)."""
+    t = type(value)
+    if t is Arr:
+        return value.with_(shape=binder.substitute(value.shape), origin=None)
+    if t is TupleV:
+        return TupleV(tuple(subst_value(v, binder) for v in value.items))
+    if t is IntV and value.dim is not None:
+        found = binder.substitute((value.dim,))
+        return IntV(found[0] if found and type(found[0]) is Dim else None)
+    if t is UnionV:
+        return UnionV(tuple(subst_value(v, binder) for v in value.items))
+    return value
+
+
+def _array_part(value):
+    """The array a value is, or is when not None (``Optional[Tensor]``), else None."""
+    if type(value) is Arr:
+        return value
+    if type(value) is UnionV:
+        arrays = [v for v in value.items if type(v) is Arr]
+        if len(arrays) == 1 and all(type(v) in (Arr, NoneV) for v in value.items):
+            return arrays[0]
+    return None
+
+
+def _none_default(default) -> bool:
+    return isinstance(default, ast.Constant) and default.value is None
+
+
+class SignatureMixin:
+    """Calls of checked functions, methods and classes, and the binding rule."""
+
+    def construct(self, info, args, kwargs, node, frame, labels, star):
+        self.ensure_schema(info)
+        if self.find_method(info, "__new__") is not None:
+            return UNKNOWN  # __new__ decides what a call of the class gives
+        init = self.find_method(info, "__init__")
+        env = {}
+        if init is not None:
+            binder = self.bind_call(init, args, kwargs, node, frame, labels, InstV(info), star)
+            env = {k: v for k, v in binder.env.items() if not k.startswith("*")}
+            if any(type(v) is Dim for v in env.values()):
+                self.check_layers(info, env, node, frame)
+        elif info.is_dataclass:
+            positional, names = info.init_fields(self.module)
+            bound = dict(zip(positional, args)) if positional is not None and not star else {}
+            bound.update((k, v) for k, v in kwargs.items() if k in names)
+            for name, got in bound.items():
+                node_of = self.declared_attribute(info, name)
+                if node_of is not None and not self.check_binding(
+                        self.annotation_type(node_of), got, f"field {name} of {info.name}",
+                        Binder(facts=frame.facts), node, frame):
+                    break
+        return InstV(info, env)
+
+    def check_layers(self, info, env: dict, node, frame) -> None:
+        """The layers ``__init__`` built, checked again with this construction's sizes."""
+        layers = []
+        for value in info.attrs.values():
+            if type(value) is LayerV:
+                layers.append(value)
+                layers.extend(v for v in value.args.get("layers", ()) if type(v) is LayerV)
+            elif type(value) is ListV and value.items is not None:
+                layers.extend(v for v in value.items if type(v) is LayerV)
+        for layer in layers:
+            try:
+                validate_layer(layer.rule, layer.args, env)
+            except CheckFailure as failure:
+                sizes = ", ".join(f"{k}={v}" for k, v in sorted(env.items()) if type(v) is Dim)
+                self.fail(node, CheckFailure(failure.code, failure.message,
+                                             [f"layer: {layer.site}, built by "
+                                              f"{info.name}.__init__ with {sizes}"]), frame)
+                return
+
+    def call_function(self, info, args, kwargs, node, frame, labels, self_value, star):
+        if not info.keeps_signature:
+            return UNKNOWN  # a decorator may take other arguments and give another result
+        binder = self.bind_call(info, args, kwargs, node, frame, labels, self_value, star)
+        if not info.keeps_result:
+            return UNKNOWN  # the matching @overload's result, or a context manager
+        if info.returns is not None:
+            ret = self.annotation_value(info.returns)
+        else:
+            ret = self.inferred_return(info)
+        if type(self_value) is InstV and self_value.env:
+            for k, v in self_value.env.items():
+                binder.env.setdefault(k, v)
+        return subst_value(ret, binder)
+
+    def bind_call(self, info, args, kwargs, node, frame, labels, self_value, star) -> Binder:
+        params = list(info.params)
+        if self_value is not None and params and params[0][3] == "positional":
+            params = params[1:]
+        elif info.cls is not None and not info.is_static and self_value is None and params:
+            params = params[1:]  # an unbound method looked up on the class
+        binder = Binder(self_value.env if type(self_value) is InstV else None, facts=frame.facts)
+        positional = [p for p in params if p[3] == "positional"]
+        has_star = any(p[3] == "star" for p in params)
+        has_kw = any(p[3] == "starstar" for p in params)
+        if len(args) > len(positional) and not has_star and not star:
+            self.fail(node, CheckFailure("call", f"{info.qualname}() takes {len(positional)} "
+                                                 f"positional arguments but {len(args)} were "
+                                                 f"given"), frame)
+        given = {}
+        for p, value, i in zip(positional, args, range(len(args))):
+            given[p[0]] = (value, labels.nodes.get(i))
+        names = {p[0] for p in params}
+        for key, value in kwargs.items():
+            if key not in names and not has_kw:
+                self.fail(node, CheckFailure("call", f"{info.qualname}() got an unexpected "
+                                                     f"keyword argument {key!r}"), frame)
+                continue
+            given[key] = (value, labels.nodes.get(key))
+        if not star:
+            missing = [p[0] for p in params if p[3] in ("positional", "keyword")
+                       and p[2] is None and p[0] not in given]
+            if missing:
+                self.fail(node, CheckFailure("call", f"{info.qualname}() is missing "
+                                                     f"argument {missing[0]!r}"), frame)
+        # Arrays first: their axes bind the size names that int arguments then meet.
+        ordered = sorted(params, key=lambda p: p[1] is None or
+                         array_member(self.annotation_type(p[1])) is None)
+        for name, ann, default, kind in ordered:
+            if name not in given or ann is None:
+                continue
+            value, arg_node = given[name]
+            want = self.annotation_type(ann)
+            if want is INT and type(value) is IntV:
+                ok = self.bind_int(binder, name, value, arg_node or node, info, frame)
+            else:
+                ok = self.check_binding(want, value, f"argument {name!r} of {info.qualname}()",
+                                        binder, arg_node or node, frame, default)
+            if not ok:
+                break  # the bindings are now off: one error per call, not a cascade
+        return binder
+
+    def bind_int(self, binder, name, value, node, info, frame) -> bool:
+        if value.dim is None:
+            binder.env.setdefault(name, None)
+            return True
+        bound = binder.env.get(name)
+        if bound is None:
+            binder.env[name] = value.dim
+            binder.where[name] = f"argument {name!r}"
+            return True
+        if dims.eq(bound, value.dim):
+            return True
+        self.fail(node, CheckFailure(
+            "arg-type", f"argument {name!r} of {info.qualname}() is {value.dim}, but "
+                        f"{binder.where.get(name, 'another argument')} makes {name} = "
+                        f"{bound}"), frame)
+        return False
+
+    def check_binding(self, want, got, what, binder, node, frame, default=None,
+                      code="arg-type") -> bool:
+        """Parameter binding and assignment (spec 003): does ``got`` fit type ``want``?
+
+        Reports what does not fit (at ``node``, with ``code``) and returns False
+        then; True when ``got`` fits or when that cannot be told.
+        """
+        if want is ANY or type(got) is Unknown:
+            return True
+        if type(got) is UnionV and not allows_none(want) and \
+                any(type(v) is NoneV for v in got.items):
+            if _none_default(default) or any(type(v) is Unknown for v in got.items):
+                return True  # None, or a value nothing is known about: it may be fine
+            return self._mismatch(node, "optional", f"{what} may be None ({describe(got)}), "
+                                                    f"but its type {want} does not allow "
+                                                    f"None", frame)
+        if type(got) is NoneV and not allows_none(want):
+            return self._mismatch(node, code, f"{what} is None, expected {want}", frame)
+        wanted = array_member(want)
+        got_arr = _array_part(got)
+        if wanted is not None and got_arr is not None:
+            if not self.bind_array(array_value(wanted), got_arr, what, binder, node, frame,
+                                   code):
+                return False
+            if fits(got, want) is False:  # a NumPy array where a torch.Tensor is expected
+                return self._mismatch(node, code, f"{what} is {describe(got)}, expected "
+                                                  f"{want}", frame)
+            return True
+        if type(got) is TupleV and type(want) is TupleType and \
+                len(want.elements) == len(got.items):
+            return all(self.check_binding(w, g, f"item {i} of {what}", binder, node, frame,
+                                          code=code)
+                       for i, (w, g) in enumerate(zip(want.elements, got.items)))
+        if fits(got, want) is False:
+            return self._mismatch(node, code, f"{what} is {describe(got)}, expected {want}",
+                                  frame)
+        return True
+
+    def bind_array(self, want: Arr, got: Arr, what, binder, node, frame, code) -> bool:
+        """Dtypes must overlap; the shape binds the annotation's size names."""
+        if dtype_problem(want.dtypes, got.dtypes):
+            return self._mismatch(node, code, f"{what} has dtype {fmt_dtypes(got.dtypes)}, "
+                                              f"expected {fmt_dtypes(want.dtypes)}", frame)
+        problems = binder.match(want.shape, got.shape, f"{what} {fmt_shape(got.shape)}")
+        if problems:
+            notes = binder.bound_notes(problems[0].names)
+            self.fail(node, CheckFailure(code, problems[0].message, notes), frame)
+            return False
+        return True
+
+    def _mismatch(self, node, code: str, message: str, frame) -> bool:
+        self.fail(node, CheckFailure(code, message), frame)
+        return False

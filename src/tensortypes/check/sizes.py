@@ -1,0 +1,82 @@
+"""Comparing sizes under the checker's contract (layer 6: ``check``).
+
+Two sizes agree only when the dims algebra of ``core.dims`` proves them equal
+for every value of their symbols (``dims.eq`` is True): "cannot tell" counts
+as different, since the code must be right for every size its annotations
+allow. Quotients by a symbolic size (``dim // heads``) are opaque to the normal
+form, so :func:`same_size` also takes the divisibility facts the code
+established (``assert dim % heads == 0``, in the function or in ``__init__``)
+and then decides by :func:`equal_under_facts`.
+"""
+
+from __future__ import annotations
+
+import keyword
+import random
+
+from tensortypes.core import dims
+from tensortypes.core.dims import Dim
+
+__all__ = ["same_size", "equal_under_facts", "size_symbol"]
+
+_RESERVED = frozenset({"min", "max"})
+
+
+def size_symbol(name: str):
+    """The size a parameter named ``name`` stands for, or None if no dim may be named so.
+
+    >>> size_symbol("d_in"), size_symbol("min")
+    (Dim('d_in'), None)
+    """
+    if not name.isidentifier() or name in _RESERVED or keyword.iskeyword(name):
+        return None
+    return dims.symbol(name)
+
+
+def same_size(a: Dim, b: Dim, facts=()) -> bool:
+    """Whether sizes ``a`` and ``b`` are equal for every size the facts allow.
+
+    >>> n = dims.symbol("n")
+    >>> same_size(2 * (n // 2), n), same_size(2 * (n // 2), n, (("n", dims.const(2)),))
+    (False, True)
+    """
+    if a is b:
+        return True
+    found = dims.eq(a, b)
+    if found is None and facts:
+        return equal_under_facts(a, b, facts)
+    return bool(found)
+
+
+def equal_under_facts(a: Dim, b: Dim, facts) -> bool:
+    """Whether ``a == b`` given divisibility facts ``(name, k)`` (``k`` divides ``name``).
+
+    Quotients such as ``dim // heads`` are opaque to the normal form, so the
+    identity is tested on sizes that satisfy the facts: an identity of such
+    expressions that holds on many independent random points holds everywhere
+    but with negligible probability (Schwartz-Zippel), and a failure here only
+    keeps an error that the algebra could not rule out either.
+    """
+    names = sorted(a.free_symbols | b.free_symbols)
+    divisors = {name: k for name, k in facts}
+    rng = random.Random(0x7E45)
+    for _ in range(12):
+        env = {}
+        for name in names:
+            if name not in divisors:
+                env[name] = rng.randint(2, 97)
+        for name, k in divisors.items():
+            if name in env or name not in names:
+                continue
+            try:
+                kv = k.evaluate({n: env.setdefault(n, rng.randint(2, 97))
+                                 for n in k.free_symbols})
+            except (KeyError, ArithmeticError, ValueError):
+                return False
+            env[name] = kv * rng.randint(1, 97)
+        try:
+            if a.evaluate(env) != b.evaluate(env):
+                return False
+        except (KeyError, ArithmeticError, ValueError):
+            return False
+    return True

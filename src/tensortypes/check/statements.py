@@ -1,0 +1,400 @@
+"""Statements: assignment, returns and control flow (layer 6: ``check``).
+
+:class:`StatementMixin` is the part of the walker that executes statements
+over a :class:`~.frame.Frame`, applying spec 003's rules where a statement
+binds a value:
+
+- assignment: an annotated assignment (``y: Float[Tensor, "b"] = ...``,
+  ``self.count: int = 0``) checks its value and declares the name's type, so
+  every later assignment to that local or attribute is checked too (``assign``
+  code); tuple unpacking of a known length (``b, c, h, w = x.shape`` of a
+  rank-3 array is a ``rank`` error); subscript assignment must broadcast; an
+  in-place update keeps the target's shape and dtype;
+- return types: each ``return`` against the return annotation, with the
+  function's own size names (a generator's ``return`` ends iteration and is
+  not checked);
+- control-flow joins: each branch of an ``if``/``try`` walks its own copy of
+  the frame and the copies are joined (``check.frame.join_frames``); a branch
+  that returns or raises does not reach the join; loops are walked until their
+  variables settle (twice, the first walk silent).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tensortypes.core import dims
+from tensortypes.core.dims import Dim
+
+from .binding import Binder
+from .diagnostics import CheckFailure
+from .expr import attr_key, label_of
+from .frame import join_frames
+from .indexing import index_array
+from .joins import element_of, join_values
+from .rules import dtype_object
+from .rules import shapefns as sf
+from .rules.base import is_float, is_int
+from .sizes import size_symbol
+from .symbolic import (
+    NONE,
+    UNKNOWN,
+    Arr,
+    DTypeV,
+    InstV,
+    ListV,
+    Ref,
+    TupleV,
+    fmt_dtypes,
+    fmt_shape,
+)
+
+__all__ = ["StatementMixin"]
+
+
+class StatementMixin:
+    """Statement execution for the walker (needs ``eval``, ``narrow``, ``check_binding``)."""
+
+    def exec_block(self, body, frame):
+        for stmt in body:
+            if frame.terminated:
+                break
+            frame = self.exec_stmt(stmt, frame)
+        return frame
+
+    def exec_stmt(self, stmt, frame):
+        method = getattr(self, "s_" + type(stmt).__name__, None)
+        if method is None:
+            return frame
+        try:
+            return method(stmt, frame)
+        except CheckFailure as failure:
+            self.fail(stmt, failure, frame)
+            return frame
+
+    def s_Expr(self, stmt, frame):
+        self.eval(stmt.value, frame)
+        return frame
+
+    def s_Assign(self, stmt, frame):
+        value = self.eval(stmt.value, frame)
+        for target in stmt.targets:
+            self.assign(target, value, frame, stmt)
+        return frame
+
+    def s_AnnAssign(self, stmt, frame):
+        want = self.annotation_type(stmt.annotation)
+        target = stmt.target
+        if isinstance(target, ast.Name):
+            frame.declared[target.id] = want
+        elif frame.building is not None and isinstance(target, ast.Attribute) and \
+                isinstance(target.value, ast.Name) and target.value.id == "self":
+            frame.building.declared.setdefault(target.attr, stmt.annotation)
+        if stmt.value is None:
+            key = attr_key(target) if not isinstance(target, ast.Name) else target.id
+            if key is not None:
+                frame.vars[key] = self.annotation_value(stmt.annotation)
+            return frame
+        got = self.eval(stmt.value, frame)
+        self.check_binding(want, got, f"value assigned to {label_of(target)}",
+                           self.own_binder(frame), stmt.value, frame, code="assign")
+        if got is UNKNOWN:
+            got = self.annotation_value(stmt.annotation)
+        self.assign(target, got, frame, stmt, declared=False)
+        return frame
+
+    def s_AugAssign(self, stmt, frame):
+        old = self.eval(stmt.target, frame)
+        value = self.eval(stmt.value, frame)
+        if type(old) is Arr:
+            new = self.arith(stmt, type(stmt.op), old, value, frame,
+                             (stmt.target, stmt.value)) \
+                if not isinstance(stmt.op, ast.MatMult) else UNKNOWN
+            if type(new) is Arr:
+                self.check_inplace(stmt, old, new, frame)
+            return frame
+        if isinstance(stmt.target, ast.Subscript):
+            return frame
+        new = self.arith(stmt, type(stmt.op), old, value, frame, (stmt.target, stmt.value))
+        self.assign(stmt.target, new, frame, stmt)
+        return frame
+
+    def check_inplace(self, stmt, old: Arr, new: Arr, frame) -> None:
+        target = label_of(stmt.target)
+        if old.shape is not None and new.shape is not None and (
+                len(new.shape) != len(old.shape) or any(
+                    type(a) is Dim and type(b) is Dim and not dims.eq(a, b)
+                    for a, b in zip(old.shape, new.shape))):
+            self.report(stmt, "broadcast", f"in-place update of {target} {fmt_shape(old.shape)} "
+                                           f"would need shape {fmt_shape(new.shape)}: the "
+                                           f"result of an in-place operation keeps the "
+                                           f"target's shape")
+            return
+        if is_int(old.dtypes) and new.dtypes is not None and is_float(new.dtypes):
+            self.report(stmt, "dtype", f"in-place update of {target} ({fmt_dtypes(old.dtypes)}) "
+                                       f"with a {fmt_dtypes(new.dtypes)} result: the float "
+                                       f"result cannot be cast back to the integer array "
+                                       f"(cast {target} to float first)")
+
+    # -- assignment -----------------------------------------------------------------------
+    def assign(self, target, value, frame, stmt, declared: bool = True) -> None:
+        """Bind ``value`` to ``target``; ``declared``: check it against a declared type."""
+        if isinstance(target, ast.Name):
+            want = frame.declared.get(target.id) if declared else None
+            if want is not None:
+                self.check_binding(want, value, f"value assigned to {target.id}",
+                                   self.own_binder(frame), stmt, frame, code="assign")
+            if type(value) is Arr and value.origin is None:
+                value = value.with_(origin=f"assigned at line {stmt.lineno}")
+            frame.vars[target.id] = value
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            self.unpack(target, value, frame, stmt)
+            return
+        if isinstance(target, ast.Attribute):
+            self.assign_attribute(target, value, frame, stmt, declared)
+            return
+        if isinstance(target, ast.Subscript):
+            self.assign_item(target, value, frame, stmt)
+
+    def unpack(self, target, value, frame, stmt) -> None:
+        starred = any(isinstance(e, ast.Starred) for e in target.elts)
+        items = value.items if type(value) is TupleV or (
+            type(value) is ListV and value.items is not None) else None
+        if starred:
+            items = None
+        if items is not None and len(items) != len(target.elts):
+            self.report(stmt, "rank", f"cannot unpack {label_of(stmt.value)} of length "
+                                      f"{len(items)} into {len(target.elts)} names")
+            items = None
+        for i, element in enumerate(target.elts):
+            element = element.value if isinstance(element, ast.Starred) else element
+            self.assign(element, items[i] if items is not None else UNKNOWN, frame, stmt)
+
+    def assign_attribute(self, target, value, frame, stmt, declared: bool) -> None:
+        key = attr_key(target)
+        owner = None
+        if isinstance(target.value, ast.Name):
+            owner = frame.vars.get(target.value.id)
+        if declared and type(owner) is InstV:
+            node = self.declared_attribute(owner.info, target.attr)
+            if node is not None:
+                self.check_binding(self.annotation_type(node), value,
+                                   f"value assigned to {label_of(target)}",
+                                   self.own_binder(frame), stmt, frame, code="assign")
+        if key is not None:
+            frame.vars[key] = value
+        if frame.building is not None and type(owner) is InstV and \
+                owner.info is frame.building:
+            attrs = frame.building.attrs
+            attrs[target.attr] = value if target.attr not in attrs else \
+                join_values(attrs[target.attr], value)
+
+    def declared_attribute(self, info, attr: str):
+        """The annotation node declaring ``attr`` in ``info`` or a checked base, or None."""
+        found = info.declared.get(attr)
+        if found is not None:
+            return found
+        for base in info.bases:
+            local = self.module.classes.get(base)
+            if local is not None and local is not info:
+                found = self.declared_attribute(local, attr)
+                if found is not None:
+                    return found
+        return None
+
+    def assign_item(self, target, value, frame, stmt) -> None:
+        receiver = self.eval(target.value, frame)
+        if type(receiver) is not Arr or type(value) is not Arr:
+            return
+        index = self.eval_index(target.slice, frame)
+        shape = value.shape
+        while shape and type(shape[0]) is Dim and shape[0].value == 1:
+            shape = shape[1:]  # NumPy and PyTorch drop leading 1s of an assigned value
+        try:
+            region = index_array(receiver, index, label_of(target.value))
+            joined = sf.broadcast([region.shape, shape],
+                                  [f"{label_of(target)}", label_of(stmt.value)])
+            if region.shape is not None and joined is not None and \
+                    len(joined) != len(region.shape):
+                raise CheckFailure("broadcast", f"cannot assign {label_of(stmt.value)} "
+                                                f"{fmt_shape(value.shape)} to {label_of(target)} "
+                                                f"{fmt_shape(region.shape)}")
+        except CheckFailure as failure:
+            self.fail(stmt, failure, frame)
+
+    # -- returns and other simple statements ---------------------------------------------------
+    def s_Return(self, stmt, frame):
+        value = self.eval(stmt.value, frame) if stmt.value is not None else NONE
+        frame.returns.append((value, stmt))
+        info = frame.func
+        if info is not None and info.returns is not None and info.name != "__init__" and \
+                id(info.node) not in self.module.generators:
+            want = self.annotation_type(info.returns)
+            self.check_binding(want, value, f"return value of {info.qualname}()",
+                               self.own_binder(frame), stmt.value or stmt, frame, code="return")
+        frame.terminated = True
+        return frame
+
+    def own_binder(self, frame) -> Binder:
+        """A binder where the function's own size names stand for themselves."""
+        names = {n: size_symbol(n) for n in frame.where if size_symbol(n) is not None}
+        return Binder(names, {n: frame.where[n] for n in names}, frame.facts)
+
+    def s_Raise(self, stmt, frame):
+        frame.terminated = True
+        return frame
+
+    s_Break = s_Continue = s_Raise
+
+    def s_FunctionDef(self, stmt, frame):
+        """A nested ``def`` shadows the name; lists it captures may change when it runs."""
+        if frame.func is not None:
+            frame.vars[stmt.name] = UNKNOWN
+            captured = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+            for name in captured:
+                found = frame.vars.get(name)
+                if type(found) is ListV and found.items is not None:
+                    frame.vars[name] = ListV(None)
+        return frame
+
+    s_AsyncFunctionDef = s_FunctionDef
+
+    def s_ClassDef(self, stmt, frame):
+        if frame.func is not None:
+            frame.vars[stmt.name] = UNKNOWN
+        return frame
+
+    def s_Import(self, stmt, frame):
+        """An import inside a function binds its names there (they may shadow globals)."""
+        if frame.func is None:
+            return frame
+        for alias in stmt.names:
+            if isinstance(stmt, ast.ImportFrom):
+                name = alias.asname or alias.name
+                if not stmt.module or stmt.level:
+                    frame.vars[name] = UNKNOWN  # a relative import: another checked file
+                    continue
+                path = f"{stmt.module}.{alias.name}"
+            else:
+                name = alias.asname or alias.name.partition(".")[0]
+                path = alias.name if alias.asname else name
+            found = dtype_object(path)
+            frame.vars[name] = DTypeV(found) if found is not None else Ref(path)
+        return frame
+
+    s_ImportFrom = s_Import
+
+    def s_Delete(self, stmt, frame):
+        for target in stmt.targets:
+            if isinstance(target, ast.Name):
+                frame.vars.pop(target.id, None)
+        return frame
+
+    def s_Assert(self, stmt, frame):
+        self.eval(stmt.test, frame)
+        return self.narrow(stmt.test, frame, True)
+
+    # -- control flow ------------------------------------------------------------------------
+    def s_If(self, stmt, frame):
+        self.eval(stmt.test, frame)
+        yes = self.exec_block(stmt.body, self.narrow(stmt.test, frame.copy(), True))
+        no = self.exec_block(stmt.orelse, self.narrow(stmt.test, frame.copy(), False))
+        if yes.terminated and no.terminated:
+            return yes
+        if yes.terminated:
+            return no
+        if no.terminated:
+            return yes
+        return join_frames(yes, no)
+
+    def s_With(self, stmt, frame):
+        expects_error = False
+        for item in stmt.items:
+            value = self.eval(item.context_expr, frame)
+            expects_error |= _raises(item.context_expr)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, UNKNOWN if type(value) is not Arr else value,
+                            frame, stmt)
+        if not expects_error:
+            return self.exec_block(stmt.body, frame)
+        self.quiet += 1  # ``with pytest.raises(...)``: the body is meant to fail
+        try:
+            end = self.exec_block(stmt.body, frame.copy())
+        finally:
+            self.quiet -= 1
+        end.terminated = False
+        return join_frames(frame, end)
+
+    s_AsyncWith = s_With
+
+    def s_Try(self, stmt, frame):
+        body = self.exec_block(stmt.body, frame.copy())
+        outs = [] if body.terminated else [self.exec_block(stmt.orelse, body)]
+        for handler in stmt.handlers:
+            start = join_frames(frame, body) if not body.terminated else frame.copy()
+            if handler.name:
+                start.vars[handler.name] = UNKNOWN
+            end = self.exec_block(handler.body, start)
+            if not end.terminated:
+                outs.append(end)
+        if not outs:
+            result = body if body.terminated else frame
+            result.terminated = True
+        else:
+            result = outs[0]
+            for other in outs[1:]:
+                result = join_frames(result, other)
+        if stmt.finalbody:
+            saved = result.terminated
+            result.terminated = False
+            result = self.exec_block(stmt.finalbody, result)
+            result.terminated = result.terminated or saved
+        return result
+
+    s_TryStar = s_Try
+
+    def s_For(self, stmt, frame):
+        element = element_of(self.eval(stmt.iter, frame))
+        return self.loop(stmt, frame, lambda f: self.assign(stmt.target, element, f, stmt))
+
+    s_AsyncFor = s_For
+
+    def s_While(self, stmt, frame):
+        self.eval(stmt.test, frame)
+        return self.loop(stmt, frame, None, stmt.test)
+
+    def loop(self, stmt, frame, bind, test=None):
+        head = frame
+        for attempt in range(2):
+            start = head.copy()
+            if bind is not None:
+                bind(start)
+            if test is not None:
+                start = self.narrow(test, start, True)
+            if attempt == 0:
+                self.quiet += 1
+            try:
+                end = self.exec_block(stmt.body, start)
+            finally:
+                if attempt == 0:
+                    self.quiet -= 1
+            end.terminated = False
+            head = join_frames(frame, end)
+        out = head
+        if test is not None:
+            out = self.narrow(test, out, False)
+        if stmt.orelse:
+            out = self.exec_block(stmt.orelse, out)
+        return out
+
+
+_RAISES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assert_raises",
+                     "assert_raises_regex", "raises_regex"})
+
+
+def _raises(node) -> bool:
+    """Whether a context manager expects its body to raise (``pytest.raises(...)``)."""
+    func = node.func if isinstance(node, ast.Call) else None
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return name in _RAISES
