@@ -27,7 +27,6 @@ span of the node in the text:
 
 from __future__ import annotations
 
-import keyword
 import re
 
 from ..errors import AnnotationError
@@ -92,9 +91,6 @@ def _tokenize(text: str) -> list[tuple]:
         elif name is not None:
             if not name.isidentifier():
                 raise AnnotationError(f"{name!r} is not a valid name", text, start, end)
-            if keyword.iskeyword(name):
-                raise AnnotationError(f"{name!r} is a Python keyword, not a dimension name",
-                                      text, start, end)
             tokens.append(("name", name, start, end))
         elif op is not None:
             tokens.append(("op", op, start, end))

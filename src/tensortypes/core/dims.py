@@ -22,7 +22,6 @@ cancels out (``n//m - n//m`` is ``0``), ``evaluate`` does not raise.
 
 from __future__ import annotations
 
-import keyword
 
 from ..errors import AnnotationError
 from ._dimcmp import bounds, eq, ge, gt, le, lt, ne, solve_linear
@@ -41,7 +40,10 @@ _BINARY = {"+": add, "-": sub, "*": mul, "//": floordiv, "%": mod, "**": power}
 
 
 def symbol(name: str) -> Dim:
-    """The symbol ``name``: a valid Python identifier other than a keyword, ``min`` or ``max``.
+    """The symbol ``name``: a valid Python identifier other than ``min`` or ``max``.
+
+    Keywords are plain names here (``"batch in"`` is a jaxtyping shape), since
+    expressions are parsed by our own parser, never by Python's.
 
     >>> symbol("batch")
     Dim('batch')
@@ -51,7 +53,7 @@ def symbol(name: str) -> Dim:
     if not name.isidentifier():
         raise AnnotationError(f"{name!r} is not a valid dimension name (it must be a "
                               f"Python identifier)", name, 0, len(name))
-    if keyword.iskeyword(name) or name in FUNCTIONS:
+    if name in FUNCTIONS:
         raise AnnotationError(f"{name!r} is reserved and cannot name a dimension",
                               name, 0, len(name))
     return symbol_dim(name)
