@@ -74,6 +74,41 @@ def test_parallel_and_serial_runs_agree(tmp_path):
     assert serial == parallel and len(serial) == 5
 
 
+def test_worker_processes_in_a_single_threaded_process(tmp_path, run_python):
+    # The test session may have JAX's threads running, where forking is unsafe
+    # and the runner checks serially; a fresh interpreter uses worker processes.
+    for i in range(10):
+        (tmp_path / f"m{i}.py").write_text(BUG if i % 2 else FINE)
+    proc = run_python(f"""
+        from concurrent import futures
+        from tensortypes.check import runner
+        used = []
+        original = futures.ProcessPoolExecutor
+        class Recording(original):
+            def __init__(self, *args, **kwargs):
+                used.append(kwargs.get("max_workers"))
+                super().__init__(*args, **kwargs)
+        runner.ProcessPoolExecutor = Recording
+        found = runner.check_paths([{str(tmp_path)!r}], cache=False, jobs=2)
+        print(len(found), used)
+    """)
+    assert proc.stdout.split() == ["5", "[2]"], proc.stdout
+
+
+def test_no_fork_when_threads_are_running():
+    import threading
+
+    from tensortypes.check import runner
+    stop = threading.Event()
+    worker = threading.Thread(target=stop.wait)
+    worker.start()
+    try:
+        assert runner._can_fork() is False
+    finally:
+        stop.set()
+        worker.join()
+
+
 def test_collect_files_skips_hidden_and_excluded(tmp_path):
     (tmp_path / ".hidden").mkdir()
     (tmp_path / ".hidden" / "x.py").write_text(BUG)

@@ -13,8 +13,10 @@ Folders are searched for ``*.py`` files, skipping hidden folders,
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -28,6 +30,16 @@ __all__ = ["check_source", "check_paths", "collect_files", "main"]
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist"})
 _PARALLEL_MIN_FILES = 8
 
+
+def _can_fork() -> bool:
+    """Worker processes are forked, which is safe only in a single-threaded process.
+
+    Forking a process with threads (JAX's, for one) can deadlock the child, and
+    spawning would re-run an unguarded ``__main__``; with other threads about,
+    the files are checked in this process instead (the same results, serially).
+    """
+    return (threading.active_count() == 1 and "jax" not in sys.modules
+            and "fork" in multiprocessing.get_all_start_methods())
 
 def check_source(text: str, path: str = "<string>", strict: bool = False) -> list:
     """The diagnostics of one module's source text, sorted by position.
@@ -110,8 +122,9 @@ def check_paths(paths, strict: bool = False, jobs: int = 0, cache=True, exclude=
         todo.append(name)
     workers = jobs if jobs > 0 else (os.cpu_count() or 1)
     jobs_list = [(name, strict) for name in todo]
-    if workers > 1 and len(todo) >= _PARALLEL_MIN_FILES:
-        with ProcessPoolExecutor(max_workers=min(workers, len(todo))) as pool:
+    if workers > 1 and len(todo) >= _PARALLEL_MIN_FILES and _can_fork():
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context) as pool:
             done = list(pool.map(_check_file, jobs_list, chunksize=max(1, len(todo) //
                                                                         (workers * 4))))
     else:
