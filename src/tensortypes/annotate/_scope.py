@@ -133,12 +133,15 @@ class Bindings:
 def describe_where(where: tuple) -> str:
     """Text for a ``(label, start, stop)`` origin: ``"axis 1 of x"``, ``"axes 0-2 of y"``.
 
-    A None label (a bare ``isinstance``) leaves out the ``of ...`` part.
+    A None label (a bare ``isinstance``) leaves out the ``of ...`` part; a None
+    start means the whole value named by the label (a PyTree's structure).
 
     >>> describe_where(("x", 1, 2)), describe_where((None, 0, 3)), describe_where(("y", 2, 2))
     ('axis 1 of x', 'axes 0-2', 'no axes of y')
     """
     label, start, stop = where
+    if start is None:  # a binding made by a whole value (a PyTree structure)
+        return "the call" if label is None else label
     of = "" if label is None else f" of {label}"
     if stop - start == 1:
         return f"axis {start}{of}"

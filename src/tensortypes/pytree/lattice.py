@@ -191,7 +191,7 @@ class PyTreeType(Type):
             _restore(b, saved)
             return False
         if spec is not None and spec.mode == "name" and spec.keys[0] not in b.sizes:
-            b.bind(spec.keys[0], structure, (label, 0, 0))
+            b.bind(spec.keys[0], structure, (label, None, None))
         return True
 
     def explain(self, value: Any, bindings: Bindings | None, label: str | None) -> str | None:
@@ -228,7 +228,7 @@ class PyTreeType(Type):
         finally:
             b.label, b.treepath = old_label, treepath
         if spec is not None and spec.mode == "name" and spec.keys[0] not in b.sizes:
-            b.bind(spec.keys[0], structure, (root or None, 0, 0))
+            b.bind(spec.keys[0], structure, (root or None, None, None))
         return None
 
 
