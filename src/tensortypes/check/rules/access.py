@@ -15,21 +15,18 @@ from ..symbolic import UNKNOWN, Arr, BoolV, FloatV, IntV, TupleV, fmt_dtypes, fm
 from . import shapefns as sf
 from .base import (
     Call,
+    ParamRule,
     Rule,
-    as_array,
+    bound_array,
     default_float,
     dtype_arg,
+    first_array,
     int_const,
     is_float,
 )
 
 __all__ = ["Cast", "Identity", "Softmax", "Item", "Size", "shape_value", "Numel", "Ndim",
            "IndexArg", "Chunk"]
-
-
-def _first(call: Call, bound: dict, name: str):
-    value = bound.get(name)
-    return as_array(value, call.kind) if value is not None else None
 
 
 class Cast(Rule):
@@ -41,7 +38,7 @@ class Cast(Rule):
         self.dtype = dtype  # fixed target, or None: read it from the arguments
 
     def apply(self, call: Call):
-        x = as_array(call.args[0], call.kind) if call.args else None
+        x = first_array(call)
         if x is None:
             return UNKNOWN
         target = self.dtype
@@ -74,7 +71,7 @@ class Identity(Rule):
         self.kind = kind  # ``.numpy()`` makes a NumPy array
 
     def apply(self, call: Call):
-        x = as_array(call.args[0], call.kind) if call.args else None
+        x = first_array(call)
         if x is None:
             return UNKNOWN
         changes = {"origin": None}
@@ -85,20 +82,17 @@ class Identity(Rule):
         return x.with_(**changes)
 
 
-class Softmax(Rule):
+class Softmax(ParamRule):
     """``softmax``/``log_softmax``: shape kept; ``dim`` must be in range."""
 
-    __slots__ = ("params",)
-
-    def __init__(self, params=("input", "dim")):
-        self.params = params
+    __slots__ = ()
+    PARAMS = ("input", "dim")
 
     def apply(self, call: Call):
-        bound = call.bind(self.params)
-        x = _first(call, bound, self.params[0])
+        bound, x = self.bind_input(call)
         if x is None:
             return UNKNOWN
-        axis = int_const(bound.get(self.params[1])) if self.params[1] in bound else None
+        axis = self.int_arg(bound, 1)
         if axis is not None and x.rank is not None:
             sf.norm_axis(axis, x.rank)
         dtypes = x.dtypes
@@ -116,7 +110,7 @@ class Item(Rule):
     __slots__ = ()
 
     def apply(self, call: Call):
-        x = as_array(call.args[0], call.kind) if call.args else None
+        x = first_array(call)
         if x is None or x.dtypes is None:
             return UNKNOWN
         if all(d.kind in "iu" for d in x.dtypes):
@@ -132,7 +126,7 @@ class Size(Rule):
     __slots__ = ()
 
     def apply(self, call: Call):
-        x = as_array(call.args[0], call.kind) if call.args else None
+        x = first_array(call)
         if x is None:
             return UNKNOWN
         axis = call.args[1] if len(call.args) > 1 else call.kwargs.get("dim")
@@ -158,7 +152,7 @@ class Numel(Rule):
     __slots__ = ()
 
     def apply(self, call: Call):
-        x = as_array(call.args[0], call.kind) if call.args else None
+        x = first_array(call)
         if x is None or x.rank is None:
             return IntV()
         return IntV(sf.product(x.shape))
@@ -170,24 +164,24 @@ class Ndim(Rule):
     __slots__ = ()
 
     def apply(self, call: Call):
-        x = as_array(call.args[0], call.kind) if call.args else None
+        x = first_array(call)
         if x is None or x.rank is None:
             return IntV()
         return IntV(dims.const(x.rank))
 
 
-class IndexArg(Rule):
+class IndexArg(ParamRule):
     """``index_select``/``gather``/``take_along_dim``: an integer index tensor along a dim."""
 
-    __slots__ = ("params", "mode")
+    __slots__ = ("mode",)
+    PARAMS = ("input", "dim", "index")
 
-    def __init__(self, params=("input", "dim", "index"), mode: str = "select"):
-        self.params = params
+    def __init__(self, params: tuple | None = None, mode: str = "select"):
+        super().__init__(params)
         self.mode = mode  # "select": axis replaced by len(index); "gather": index's shape
 
     def apply(self, call: Call):
-        bound = call.bind(self.params)
-        x = _first(call, bound, self.params[0])
+        bound, x = self.bind_input(call)
         index = bound.get("index", bound.get("indices"))
         if x is None:
             return UNKNOWN
@@ -223,7 +217,7 @@ class Chunk(Rule):
         params = ("input", "chunks", "dim") if self.mode == "chunk" else \
             ("input", "split_size_or_sections", "dim")
         bound = call.bind(params)
-        x = _first(call, bound, "input")
+        x = bound_array(call, bound, "input")
         count = int_const(bound.get(params[1]))
         axis = int_const(bound.get("dim")) if "dim" in bound else 0
         if x is None or count is None or axis is None or x.rank is None:

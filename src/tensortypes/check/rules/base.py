@@ -25,9 +25,9 @@ from tensortypes.core.dtypes import (
 from ..diagnostics import CheckFailure
 from ..symbolic import Arr, BoolV, DTypeV, FloatV, IntV, ListV, StrV, TupleV, Unknown, Value
 
-__all__ = ["Call", "Rule", "int_const", "int_list", "dim_of", "dims_of", "dtype_arg",
+__all__ = ["Call", "Rule", "ParamRule", "int_const", "int_list", "dim_of", "dims_of", "dtype_arg",
            "default_float", "default_int", "promote", "scalar_dtype", "is_float", "is_int",
-           "as_array", "bool_const", "explicit_dtypes"]
+           "as_array", "first_array", "bound_array", "bool_const", "explicit_dtypes"]
 
 
 class Call:
@@ -98,6 +98,35 @@ class Rule:
 
     def apply(self, call: Call) -> Value:
         raise NotImplementedError(type(self).__name__)
+
+
+class ParamRule(Rule):
+    """Abstract base of the rules that read arguments by parameter name.
+
+    ``params`` are the names :meth:`Call.bind` binds, the array operand first;
+    a table passes its library's spelling (NumPy's ``("a", "axis")``) and a
+    subclass's ``PARAMS`` is the default.
+
+    >>> class Neg(ParamRule):
+    ...     PARAMS = ("input",)
+    >>> Neg().params, Neg(("a",)).params
+    (('input',), ('a',))
+    """
+
+    __slots__ = ("params",)
+    PARAMS: tuple = ()
+
+    def __init__(self, params: tuple | None = None):
+        self.params = self.PARAMS if params is None else params
+
+    def bind_input(self, call: Call) -> tuple[dict, Arr | None]:
+        """The bound arguments, and the array operand (``params[0]``) or None."""
+        bound = call.bind(self.params)
+        return bound, bound_array(call, bound, self.params[0])
+
+    def int_arg(self, bound: dict, i: int) -> int | None:
+        """The known int bound to ``params[i]``; None when it is absent or not known."""
+        return int_const(bound.get(self.params[i]))
 
 
 # -- reading argument values ------------------------------------------------------------
@@ -274,3 +303,21 @@ def as_array(value, kind) -> Arr | None:
         return Arr(kind, scalar_dtype(value, kind)[0], ())
     return None
 
+
+def first_array(call: Call) -> Arr | None:
+    """The first positional argument as an array (the ``x`` of ``x.float()``), or None.
+
+    >>> first_array(Call("t", [], {}, {}, "torch")) is None
+    True
+    """
+    return as_array(call.args[0], call.kind) if call.args else None
+
+
+def bound_array(call: Call, bound: dict, name: str) -> Arr | None:
+    """The argument bound to parameter ``name`` as an array, or None when absent or not one.
+
+    >>> bound_array(Call("f", [], {}, {}, "numpy"), {"a": IntV()}, "a").shape
+    ()
+    """
+    value = bound.get(name)
+    return as_array(value, call.kind) if value is not None else None

@@ -16,11 +16,11 @@ from ..symbolic import UNKNOWN, Arr, BoolV, FloatV, IntV, ListV, Ref, StrV, Tupl
 from .base import (
     Call,
     Rule,
-    as_array,
     default_float,
     default_int,
     dims_of,
     explicit_dtypes,
+    first_array,
     int_const,
 )
 
@@ -158,7 +158,7 @@ class Like(Rule):
         self.dtype = dtype  # "float": randn_like of an int tensor is still refused by torch
 
     def apply(self, call: Call):
-        x = as_array(call.args[0], call.kind) if call.args else None
+        x = first_array(call)
         if x is None:
             return UNKNOWN
         if call.kwargs.get("dtype") is not None:
@@ -230,7 +230,7 @@ class NewLike(Rule):
         self.fill = fill  # new_full(size, fill_value)
 
     def apply(self, call: Call):
-        x = as_array(call.args[0], call.kind) if call.args else None
+        x = first_array(call)
         if x is None:
             return UNKNOWN
         sizes_args = list(call.args[1:2] if self.fill else call.args[1:])

@@ -14,9 +14,11 @@ from ..symbolic import UNKNOWN, Arr, ListV, TupleV, fmt_shape
 from . import shapefns as sf
 from .base import (
     Call,
+    ParamRule,
     Rule,
     as_array,
     dims_of,
+    first_array,
     int_const,
     int_list,
     promote,
@@ -27,9 +29,9 @@ __all__ = ["Reshape", "Permute", "Swap", "Transpose", "Concat", "Stack", "Squeez
            "Unsqueeze", "Flatten", "Expand", "AsShape"]
 
 
-def _first(call: Call, bound: dict, name: str):
-    value = bound.get(name)
-    return as_array(value, call.kind) if value is not None else None
+def _split(call: Call):
+    """The array a method is called on, and the positional arguments after it."""
+    return first_array(call), list(call.args[1:])
 
 
 class Reshape(Rule):
@@ -42,8 +44,7 @@ class Reshape(Rule):
         self.method = method
 
     def apply(self, call: Call):
-        args = list(call.args)
-        x = as_array(args.pop(0), call.kind) if args else None
+        x, args = _split(call)
         if x is None:
             return UNKNOWN
         if not self.method and not args:
@@ -73,8 +74,7 @@ class Permute(Rule):
         self.numpy = numpy
 
     def apply(self, call: Call):
-        args = list(call.args)
-        x = as_array(args.pop(0), call.kind) if args else None
+        x, args = _split(call)
         if x is None:
             return UNKNOWN
         if not args:
@@ -92,20 +92,17 @@ class Permute(Rule):
                        contiguous=False)
 
 
-class Swap(Rule):
+class Swap(ParamRule):
     """``transpose(dim0, dim1)`` / ``swapaxes``: two axes exchanged."""
 
-    __slots__ = ("params",)
-
-    def __init__(self, params=("input", "dim0", "dim1")):
-        self.params = params
+    __slots__ = ()
+    PARAMS = ("input", "dim0", "dim1")
 
     def apply(self, call: Call):
-        bound = call.bind(self.params)
-        x = _first(call, bound, self.params[0])
+        bound, x = self.bind_input(call)
         if x is None:
             return UNKNOWN
-        a, b = (int_const(bound.get(p)) for p in self.params[1:])
+        a, b = self.int_arg(bound, 1), self.int_arg(bound, 2)
         if a is None or b is None:
             return x.with_(shape=None, origin=None, contiguous=False)
         return x.with_(shape=sf.swap_shape(x.shape, a, b, call.name), origin=None,
@@ -121,7 +118,7 @@ class Transpose(Rule):
         self.max_rank = max_rank
 
     def apply(self, call: Call):
-        x = as_array(call.args[0], call.kind) if call.args else None
+        x = first_array(call)
         if x is None or x.rank is None:
             return UNKNOWN if x is None else x.with_(shape=None, origin=None)
         if self.max_rank is not None and x.rank > self.max_rank:
@@ -131,30 +128,31 @@ class Transpose(Rule):
         return x.with_(shape=tuple(reversed(x.shape)), origin=None, contiguous=x.rank < 2)
 
 
-def _sequence(value):
-    if type(value) in (TupleV, ListV) and value.items is not None:
-        return value.items
-    return None
+def _arrays(call: Call, value) -> list | None:
+    """The items of a known, non-empty tuple/list argument of arrays, else None."""
+    items = value.items if type(value) in (TupleV, ListV) else None
+    if not items:
+        return None
+    arrays = [as_array(v, call.kind) for v in items]
+    return None if any(a is None for a in arrays) else arrays
 
 
-class Concat(Rule):
+class Concat(ParamRule):
     """``cat``/``concatenate``/``hstack``/``vstack`` of a sequence along an axis."""
 
-    __slots__ = ("params", "fixed_axis", "promote_1d")
+    __slots__ = ("fixed_axis", "promote_1d")
+    PARAMS = ("tensors", "dim")
 
-    def __init__(self, params=("tensors", "dim"), fixed_axis: int | None = None,
+    def __init__(self, params: tuple | None = None, fixed_axis: int | None = None,
                  promote_1d: str | None = None):
-        self.params = params
+        super().__init__(params)
         self.fixed_axis = fixed_axis
         self.promote_1d = promote_1d  # "hstack"/"vstack": NumPy's handling of 1-d inputs
 
     def apply(self, call: Call):
         bound = call.bind(self.params)
-        items = _sequence(bound.get(self.params[0]))
-        if items is None:
-            return UNKNOWN
-        arrays = [as_array(v, call.kind) for v in items]
-        if any(a is None for a in arrays) or not arrays:
+        arrays = _arrays(call, bound.get(self.params[0]))
+        if arrays is None:
             return UNKNOWN
         axis = self.fixed_axis
         if axis is None:
@@ -178,21 +176,16 @@ class Concat(Rule):
         return Arr(arrays[0].kind or call.kind, dtypes[0], shape)
 
 
-class Stack(Rule):
+class Stack(ParamRule):
     """``stack``: equal shapes joined along a new axis."""
 
-    __slots__ = ("params",)
-
-    def __init__(self, params=("tensors", "dim")):
-        self.params = params
+    __slots__ = ()
+    PARAMS = ("tensors", "dim")
 
     def apply(self, call: Call):
         bound = call.bind(self.params)
-        items = _sequence(bound.get(self.params[0]))
-        if items is None:
-            return UNKNOWN
-        arrays = [as_array(v, call.kind) for v in items]
-        if any(a is None for a in arrays) or not arrays:
+        arrays = _arrays(call, bound.get(self.params[0]))
+        if arrays is None:
             return UNKNOWN
         given = bound.get(self.params[1])
         axis = 0 if given is None else int_const(given)
@@ -203,18 +196,18 @@ class Stack(Rule):
                    sf.stack_shape([a.shape for a in arrays], labels, axis, call.name))
 
 
-class Squeeze(Rule):
+class Squeeze(ParamRule):
     """``squeeze(dim)``; NumPy (``strict``) refuses to squeeze an axis that is not 1."""
 
-    __slots__ = ("params", "strict")
+    __slots__ = ("strict",)
+    PARAMS = ("input", "dim")
 
-    def __init__(self, params=("input", "dim"), strict: bool = False):
-        self.params = params
+    def __init__(self, params: tuple | None = None, strict: bool = False):
+        super().__init__(params)
         self.strict = strict
 
     def apply(self, call: Call):
-        bound = call.bind(self.params)
-        x = _first(call, bound, self.params[0])
+        bound, x = self.bind_input(call)
         if x is None:
             return UNKNOWN
         given = bound.get(self.params[1])
@@ -227,37 +220,34 @@ class Squeeze(Rule):
         return x.with_(shape=shape, origin=None)
 
 
-class Unsqueeze(Rule):
+class Unsqueeze(ParamRule):
     """``unsqueeze(dim)`` / ``expand_dims(axis)``: a new axis of size 1."""
 
-    __slots__ = ("params",)
-
-    def __init__(self, params=("input", "dim")):
-        self.params = params
+    __slots__ = ()
+    PARAMS = ("input", "dim")
 
     def apply(self, call: Call):
-        bound = call.bind(self.params)
-        x = _first(call, bound, self.params[0])
+        bound, x = self.bind_input(call)
         if x is None:
             return UNKNOWN
-        axis = int_const(bound.get(self.params[1])) if self.params[1] in bound else None
+        axis = self.int_arg(bound, 1)
         if axis is None:
             return x.with_(shape=None, origin=None)
         return x.with_(shape=sf.unsqueeze_shape(x.shape, axis), origin=None)
 
 
-class Flatten(Rule):
+class Flatten(ParamRule):
     """``flatten(start_dim, end_dim)``; NumPy's ``ravel``/``flatten`` flatten everything."""
 
-    __slots__ = ("params", "start")
+    __slots__ = ("start",)
+    PARAMS = ("input", "start_dim", "end_dim")
 
-    def __init__(self, params=("input", "start_dim", "end_dim"), start: int = 0):
-        self.params = params
+    def __init__(self, params: tuple | None = None, start: int = 0):
+        super().__init__(params)
         self.start = start
 
     def apply(self, call: Call):
-        bound = call.bind(self.params)
-        x = _first(call, bound, self.params[0])
+        bound, x = self.bind_input(call)
         if x is None:
             return UNKNOWN
         start = bound.get("start_dim")
@@ -275,8 +265,7 @@ class Expand(Rule):
     __slots__ = ()
 
     def apply(self, call: Call):
-        args = list(call.args)
-        x = as_array(args.pop(0), call.kind) if args else None
+        x, args = _split(call)
         if x is None:
             return UNKNOWN
         sizes = dims_of(args)
@@ -294,7 +283,7 @@ class AsShape(Rule):
         self.mode = mode  # "view", "reshape" or "expand"
 
     def apply(self, call: Call):
-        x = as_array(call.args[0], call.kind) if call.args else None
+        x = first_array(call)
         other = call.args[1] if len(call.args) > 1 else call.kwargs.get("other")
         if x is None:
             return UNKNOWN

@@ -21,11 +21,14 @@ from ..symbolic import UNKNOWN, Arr, TupleV, fmt_dtypes, fmt_shape
 from . import shapefns as sf
 from .base import (
     Call,
+    ParamRule,
     Rule,
     as_array,
     bool_const,
+    bound_array,
     default_float,
     explicit_dtypes,
+    first_array,
     int_list,
     is_float,
     promote,
@@ -39,11 +42,6 @@ __all__ = ["Sig", "Elementwise", "Binary", "binary", "Where", "MaskedFill", "Red
 DTYPE_CLASSES = {
     "Shaped": None, "Bool": BOOL, "Num": NUM, "Float": FLOATING, "Integer": INTEGER,
 }
-
-
-def _first(call: Call, bound: dict, name: str):
-    value = bound.get(name)
-    return as_array(value, call.kind) if value is not None else None
 
 
 class Sig(Rule):
@@ -74,7 +72,7 @@ class Sig(Rule):
         binder = Binder(facts=call.facts)
         dtypes = []
         for index, (name, want, pattern) in enumerate(self.params):
-            arr = _first(call, bound, name)
+            arr = bound_array(call, bound, name)
             if arr is None:
                 continue
             label = call.label(index if index < len(call.args) else name)
@@ -102,7 +100,7 @@ class Elementwise(Rule):
         self.needs = needs    # "float": refuse integer inputs (torch's softmax, mean)
 
     def apply(self, call: Call):
-        x = as_array(call.args[0], call.kind) if call.args else None
+        x = first_array(call)
         if x is None:
             x = as_array(call.kwargs.get("input", call.kwargs.get("x", UNKNOWN)), call.kind)
         if x is None:
@@ -183,7 +181,7 @@ class MaskedFill(Rule):
 
     def apply(self, call: Call):
         bound = call.bind(("input", "mask", "value"))
-        x = _first(call, bound, "input")
+        x = bound_array(call, bound, "input")
         mask = bound.get("mask")
         if x is None:
             return UNKNOWN
@@ -201,7 +199,7 @@ class MaskedFill(Rule):
         return x.with_(origin=None)
 
 
-class Reduce(Rule):
+class Reduce(ParamRule):
     """A reduction over ``dim``/``axis`` with ``keepdim``/``keepdims``.
 
     ``result``: ``"same"`` (max, min), ``"sum"`` (ints widen to int64),
@@ -210,17 +208,17 @@ class Reduce(Rule):
     returns ``(values, indices)``.
     """
 
-    __slots__ = ("params", "result", "pair")
+    __slots__ = ("result", "pair")
+    PARAMS = ("input", "dim", "keepdim")
 
-    def __init__(self, params=("input", "dim", "keepdim"), result: str = "same",
+    def __init__(self, params: tuple | None = None, result: str = "same",
                  pair: bool = False):
-        self.params = params
+        super().__init__(params)
         self.result = result
         self.pair = pair
 
     def apply(self, call: Call):
-        bound = call.bind(self.params)
-        x = _first(call, bound, self.params[0])
+        bound, x = self.bind_input(call)
         if x is None:
             return UNKNOWN
         axis_value = bound.get("dim", bound.get("axis"))
@@ -315,8 +313,7 @@ class Flat(Rule):
 
     def apply(self, call: Call):
         bound = call.bind(("a", "b"))
-        a, b = (as_array(bound.get(p), call.kind) if bound.get(p) is not None else None
-                for p in ("a", "b"))
+        a, b = (bound_array(call, bound, p) for p in ("a", "b"))
         if a is None or b is None:
             return UNKNOWN
         sizes = tuple(sf.product(x.shape) if x.rank is not None else None for x in (a, b))
