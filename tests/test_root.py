@@ -65,3 +65,11 @@ def test_mypy_reads_root_annotations_as_arrays(tmp_path):
     assert status == 1, out + err
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert len(errors) == 1 and "sample.py:7" in errors[0], out
+
+
+def test_lazy_tables_match_the_modules_that_define_the_names():
+    # The root lists the annotation names without importing annotate (to stay
+    # cheap); this keeps that list equal to annotate's own.
+    from tensortypes import annotate
+    assert set(tensortypes._DTYPE_CLASSES) == set(annotate.DTYPE_CLASSES)
+    assert set(tensortypes._JAX_NAMES) == set(annotate.JAX_NAMES)
