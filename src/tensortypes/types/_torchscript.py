@@ -26,7 +26,7 @@ from tensortypes.types.base import hooks
 from tensortypes.types.nominal import DEVICE
 from tensortypes.types.primitives import ANY, BOOL, COMPLEX, FLOAT, INT, STR
 
-__all__ = ["refuse", "refuse_bare", "refuse_generic", "check_dict_key", "check_enum",
+__all__ = ["ann_name", "refuse", "refuse_bare", "refuse_generic", "check_dict_key", "check_enum",
            "check_module_class", "check_class", "array_class", "torch_generic",
            "unannotated_field_type"]
 
@@ -45,7 +45,14 @@ _ENUM_BASES = frozenset(getattr(enum, n) for n in ("Enum", "IntEnum", "Flag", "I
                                                    "StrEnum", "ReprEnum") if hasattr(enum, n))
 
 
-def _name(ann: Any) -> str:
+def ann_name(ann: Any) -> str:
+    """How messages name an annotation: a class by its qualified name, a typing form
+    without the ``typing.`` prefix.
+
+    >>> import typing
+    >>> ann_name(typing.List[int]), ann_name(dict)
+    ('List[int]', 'dict')
+    """
     if isinstance(ann, type):
         return ann.__qualname__
     return repr(ann).replace("typing.", "")
@@ -59,7 +66,7 @@ def refuse(ann: Any, why: str, instead: str) -> NoReturn:
     ...
     tensortypes.errors.AnnotationError: object is not a TorchScript type: object is ...
     """
-    raise AnnotationError(f"{_name(ann)} is not a TorchScript type: {why}; {instead}")
+    raise AnnotationError(f"{ann_name(ann)} is not a TorchScript type: {why}; {instead}")
 
 
 def refuse_bare(ann: Any) -> NoReturn:
@@ -71,8 +78,8 @@ def refuse_bare(ann: Any) -> NoReturn:
     tensortypes.errors.AnnotationError: dict is not a TorchScript type: ... Dict[str, int]
     """
     origin = getattr(ann, "__origin__", ann)
-    example = _BARE_EXAMPLES.get(origin, f"{_name(ann)}[int]")
-    raise AnnotationError(f"{_name(ann)} is not a TorchScript type: attempted to use it "
+    example = _BARE_EXAMPLES.get(origin, f"{ann_name(ann)}[int]")
+    raise AnnotationError(f"{ann_name(ann)} is not a TorchScript type: attempted to use it "
                           f"without contained types; add them, e.g. {example}")
 
 
@@ -88,10 +95,10 @@ def refuse_generic(ann: Any, origin: Any, args: tuple) -> NoReturn:
     if advice is None and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable,
                                      abc.Iterator, abc.Collection, abc.Generator,
                                      abc.Reversible, abc.Container):
-        advice = f"use List[{_name(args[0])}]" if args else "use List[T]"
+        advice = f"use List[{ann_name(args[0])}]" if args else "use List[T]"
     if advice is None:
         advice = "use List, Tuple, Dict, Optional or Union of TorchScript types"
-    refuse(ann, f"{_name(origin)} has no TorchScript counterpart", advice)
+    refuse(ann, f"{ann_name(origin)} has no TorchScript counterpart", advice)
 
 
 def check_dict_key(ann: Any, key: Any) -> None:

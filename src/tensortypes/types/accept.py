@@ -118,6 +118,10 @@ def _torch_class(names: tuple[str, ...]):
     return accept
 
 
+def _torch_builtin(v, t):
+    return torch_class_name(type(v)) == t.torch_name
+
+
 def _array(v, t):
     info = array_info(v)
     if info is None:
@@ -229,10 +233,10 @@ ACCEPT = {
     FutureType: _torch_class(("Future",)),
     RRefType: _torch_class(("RRef", "PyRRef")),
     ArrayType: _array,
-    DeviceType: lambda v, t: torch_class_name(type(v)) == "device",
-    DTypeType: lambda v, t: torch_class_name(type(v)) == "dtype",
-    StreamType: lambda v, t: torch_class_name(type(v)) == "Stream",
-    GeneratorType: lambda v, t: torch_class_name(type(v)) == "Generator",
+    DeviceType: _torch_builtin,
+    DTypeType: _torch_builtin,
+    StreamType: _torch_builtin,
+    GeneratorType: _torch_builtin,
     ClassType: lambda v, t: isinstance(v, t.cls),
     ModuleType: _module,
     EnumClassType: lambda v, t: isinstance(v, t.cls),

@@ -145,7 +145,7 @@ class _Converter:
             if len(args) == 2 and args[1] is Ellipsis:
                 if tsmode:
                     ts.refuse(ann, "variable-length tuples are not supported",
-                              f"use List[{_name(args[0])}] or a fixed-length Tuple")
+                              f"use List[{ts.ann_name(args[0])}] or a fixed-length Tuple")
                 return VarTupleType(c(args[0]))
             return TupleType([c(a) for a in args])
         if not args:
@@ -164,14 +164,14 @@ class _Converter:
             return LiteralType(args)
         if origin is typing.Annotated:
             if tsmode:
-                ts.refuse(ann, "Annotated is not supported", f"write {_name(args[0])}")
+                ts.refuse(ann, "Annotated is not supported", f"write {ts.ann_name(args[0])}")
             return AnnotatedType(c(args[0]), ann.__metadata__)
         if origin in _KEY_WRAPPERS:
             return c(args[0])
         if origin in _WRAPPERS:
             if tsmode and not self.module_attribute:
-                ts.refuse(ann, f"{_name(origin)} is only meaningful on module attributes",
-                          f"annotate the value as {_name(args[0])}")
+                ts.refuse(ann, f"{ts.ann_name(origin)} is only meaningful on module attributes",
+                          f"annotate the value as {ts.ann_name(args[0])}")
             return c(args[0])
         if ts.torch_generic(origin) == "Future":
             return FutureType(c(args[0]))
@@ -316,7 +316,7 @@ class _Converter:
         if isinstance(ann, typing.NewType):
             if tsmode:
                 ts.refuse(ann, "NewType is not supported",
-                          f"use its base type {_name(ann.__supertype__)}")
+                          f"use its base type {ts.ann_name(ann.__supertype__)}")
             return NewTypeType(ann.__name__, self.convert(ann.__supertype__), ann)
         if ann is typing.LiteralString:
             if tsmode:
@@ -326,8 +326,8 @@ class _Converter:
             return self.convert(ann.__value__)
         if ann in (typing.Union, typing.Optional, typing.Literal, typing.Annotated,
                    typing.Final, typing.ClassVar):
-            raise AnnotationError(f"{_name(ann)} needs type arguments, e.g. "
-                                  f"{_name(ann)}[int]")
+            raise AnnotationError(f"{ts.ann_name(ann)} needs type arguments, e.g. "
+                                  f"{ts.ann_name(ann)}[int]")
         if ann is Ellipsis:
             raise AnnotationError("'...' is only valid inside Tuple[T, ...] and Callable[..., R]")
         raise AnnotationError(f"unsupported annotation {ann!r}: not a type, a typing form, "
@@ -356,10 +356,3 @@ def _class_annotations(cls: type) -> dict:
     for base in reversed(cls.__mro__):
         found.update(base.__dict__.get("__annotations__", {}))
     return found
-
-
-def _name(ann: Any) -> str:
-    if isinstance(ann, type):
-        return ann.__qualname__
-    return repr(ann).replace("typing.", "")
-

@@ -27,7 +27,7 @@ import sys
 from typing import Any
 
 from tensortypes.core.dtypes import ALL_DTYPES, CATEGORIES, DType, as_dtype, dtype_from_name
-from tensortypes.core.shapes import DimSpec, ShapePattern, pattern_is_super
+from tensortypes.core.shapes import ShapePattern, pattern_is_super
 from tensortypes.errors import AnnotationError
 from tensortypes.types.base import LatticeType, qualified
 from tensortypes.types.structural import union_mergers
@@ -393,6 +393,3 @@ def _merge_arrays(members: list) -> list:
 
 
 union_mergers.append(_merge_arrays)
-
-# A pattern entry that matches one axis of any size; used by the join of shapes.
-ANON = DimSpec("anon")

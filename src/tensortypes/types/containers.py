@@ -12,7 +12,7 @@ from __future__ import annotations
 import collections.abc as abc
 from typing import Any
 
-from tensortypes.types.base import LatticeType, as_type, join_strs, ts_of
+from tensortypes.types.base import LatticeType, as_type, join_strs
 from tensortypes.types.primitives import ANY
 from tensortypes.types.structural import _OneParam
 
@@ -29,12 +29,7 @@ class SetType(_OneParam):
 
     __slots__ = ()
     _kind = "set"
-
-    def _py_str(self) -> str:
-        return f"Set[{self.element}]"
-
-    def _ts_str(self) -> str:
-        return f"Set[{ts_of(self.element)}]"
+    _label = "Set"
 
 
 class FrozenSetType(_OneParam):
@@ -47,12 +42,7 @@ class FrozenSetType(_OneParam):
 
     __slots__ = ()
     _kind = "frozenset"
-
-    def _py_str(self) -> str:
-        return f"FrozenSet[{self.element}]"
-
-    def _ts_str(self) -> str:
-        return f"FrozenSet[{ts_of(self.element)}]"
+    _label = "FrozenSet"
 
 
 # origin -> (printed name, variance of each parameter: "+" co, "-" contra, "=" in)
@@ -142,10 +132,5 @@ class TypeOfType(_OneParam):
 
     __slots__ = ()
     _kind = "typeof"
+    _label = "Type"
     _what = "class"
-
-    def _py_str(self) -> str:
-        return f"Type[{self.element}]"
-
-    def _ts_str(self) -> str:
-        return f"Type[{ts_of(self.element)}]"

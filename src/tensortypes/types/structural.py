@@ -17,7 +17,7 @@ two-member unions with ``None`` are instances of ``OptionalType``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 from tensortypes.types.base import (LatticeType, as_type, hooks, join_strs, qualified, rank_of,
                                     ts_of)
@@ -150,10 +150,18 @@ class _OneParam(LatticeType):
     __slots__ = ("element",)
     _fields = ("element",)
     _what = "element"
+    # The printed name: ``Label[T]`` in both notations unless a subclass says otherwise.
+    _label: ClassVar[str] = ""
 
     @classmethod
     def _construct(cls, element: Any):
         return cls._get((as_type(element, f"the {cls._what} type of {cls.__name__}"),))
+
+    def _py_str(self) -> str:
+        return f"{self._label}[{self.element}]"
+
+    def _ts_str(self) -> str:
+        return f"{self._label}[{ts_of(self.element)}]"
 
     def contained(self):
         return (self.element,)
@@ -169,9 +177,7 @@ class ListType(_OneParam):
 
     __slots__ = ()
     _kind = "list"
-
-    def _py_str(self) -> str:
-        return f"List[{self.element}]"
+    _label = "List"
 
     def _ts_str(self) -> str:
         return f"{ts_of(self.element)}[]"
@@ -187,12 +193,7 @@ class FutureType(_OneParam):
 
     __slots__ = ()
     _kind = "future"
-
-    def _py_str(self) -> str:
-        return f"Future[{self.element}]"
-
-    def _ts_str(self) -> str:
-        return f"Future[{ts_of(self.element)}]"
+    _label = "Future"
 
     def _ts_union_member_str(self) -> str:
         return f"Future({ts_of(self.element)})"
@@ -208,12 +209,7 @@ class RRefType(_OneParam):
 
     __slots__ = ()
     _kind = "rref"
-
-    def _py_str(self) -> str:
-        return f"RRef[{self.element}]"
-
-    def _ts_str(self) -> str:
-        return f"RRef[{ts_of(self.element)}]"
+    _label = "RRef"
 
     def _ts_union_member_str(self) -> str:
         return f"RRef({ts_of(self.element)})"
