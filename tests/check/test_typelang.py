@@ -211,3 +211,16 @@ def pick(flag: bool) -> int:
 def test_the_four_non_array_rules_of_the_issue():
     found = [(d.line, d.code) for d in check_source(NON_ARRAY)]
     assert found == [(8, "arg-type"), (12, "return"), (16, "optional"), (23, "optional")]
+
+
+@pytest.mark.parametrize("name", ["Int2", "Int4", "UInt2", "UInt4", "Float8e4m3b11fnuz",
+                                  "Float8e4m3fn", "Float8e4m3fnuz", "Float8e5m2",
+                                  "Float8e5m2fnuz"])
+def test_every_runtime_dtype_class_is_known_to_the_checker(name):
+    from tensortypes import annotate, check_source
+    source = (f"import numpy as np\nfrom tensortypes import {name}, Float64\n"
+              f"def f(x: {name}[np.ndarray, 'n']) -> Float64[np.ndarray, 'n']:\n"
+              "    return x\n")
+    found = check_source(source)
+    dtype = sorted(annotate.DTYPE_CLASSES[name].dtypes)[0]
+    assert [d.code for d in found] == ["return"] and dtype in found[0].message

@@ -32,20 +32,8 @@ from __future__ import annotations
 import ast
 import collections.abc as abc
 
-from tensortypes.core.dtypes import (
-    BOOL,
-    COMPLEX,
-    FLOATING,
-    INEXACT,
-    INTEGER,
-    KEY,
-    NUM,
-    REAL,
-    SIGNED,
-    UNSIGNED,
-    DType,
-    dtype_from_name,
-)
+from tensortypes.annotate import DTYPE_CLASSES
+from tensortypes.core.dtypes import CATEGORIES, DType, dtype_from_name
 from tensortypes.core.shapes import ShapePattern
 from tensortypes.types import (
     ANY,
@@ -78,17 +66,21 @@ __all__ = ["DTYPE_NAMES", "ARRAY_KINDS", "JAXTYPING_MODULES", "read_annotation",
 
 JAXTYPING_MODULES = ("jaxtyping", "tensortypes", "tensortypes.annotate")
 
-DTYPE_NAMES: dict = {
-    "Shaped": None, "Bool": BOOL, "Num": NUM, "Inexact": INEXACT, "Float": FLOATING,
-    "Complex": COMPLEX, "Integer": INTEGER, "UInt": UNSIGNED, "Int": SIGNED, "Real": REAL,
-    "Key": KEY,
-}
-for _bits in (8, 16, 32, 64):
-    DTYPE_NAMES[f"Int{_bits}"] = frozenset({DType(f"int{_bits}")})
-    DTYPE_NAMES[f"UInt{_bits}"] = frozenset({DType(f"uint{_bits}")})
-for _name in ("float16", "float32", "float64", "bfloat16", "complex64", "complex128"):
-    DTYPE_NAMES[_name.capitalize().replace("Bfloat", "BFloat")] = frozenset({DType(_name)})
-del _bits, _name
+
+def _dtype_set(names) -> frozenset | None:
+    # Categories come back as core's own frozensets, so ``Float`` is ``FLOATING``.
+    if names is None:
+        return None
+    found = frozenset(dtype_from_name(n) for n in names)
+    return _CATEGORY_SETS.get(found, found)
+
+
+_CATEGORY_SETS = {members: members for members in CATEGORIES.values()}
+
+# jaxtyping's dtype classes (spec 002) as dtype sets (None: any dtype), read off the
+# runtime's own table so the checker knows exactly the classes ``tensortypes.annotate`` has.
+DTYPE_NAMES: dict[str, frozenset[DType] | None] = {
+    name: _dtype_set(cls.dtypes) for name, cls in DTYPE_CLASSES.items()}
 
 ARRAY_KINDS = {
     "torch.Tensor": "torch", "torch.FloatTensor": "torch", "torch.LongTensor": "torch",

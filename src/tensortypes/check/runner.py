@@ -41,6 +41,7 @@ def _can_fork() -> bool:
     return (threading.active_count() == 1 and "jax" not in sys.modules
             and "fork" in multiprocessing.get_all_start_methods())
 
+
 def check_source(text: str, path: str = "<string>", strict: bool = False) -> list:
     """The diagnostics of one module's source text, sorted by position.
 
@@ -97,7 +98,11 @@ def check_paths(paths, strict: bool = False, jobs: int = 0, cache=True, exclude=
     >>> check_paths([], cache=False)
     []
     """
-    files = collect_files(paths, exclude, root)
+    return _check_files(collect_files(paths, exclude, root), strict, jobs, cache)
+
+
+def _check_files(files: list, strict: bool, jobs: int, cache) -> list:
+    """The diagnostics of the collected ``files`` (see :func:`check_paths`)."""
     store = None
     if isinstance(cache, ResultCache):
         store = cache
@@ -159,12 +164,8 @@ def main(args) -> int:
     cache = False if args.no_cache or not settings.cache else (args.cache_dir or True)
     try:
         files = collect_files(paths, settings.exclude, settings.root)
-        diagnostics = check_paths(paths, strict=strict, jobs=jobs, cache=cache,
-                                  exclude=settings.exclude, root=settings.root)
-    except FileNotFoundError as error:
-        sys.stderr.write(f"tensortypes check: {error}\n")
-        return 2
-    except OSError as error:
+        diagnostics = _check_files(files, strict, jobs, cache)
+    except OSError as error:  # a missing path, an unusable cache directory
         sys.stderr.write(f"tensortypes check: {error}\n")
         return 2
     if args.json:

@@ -247,8 +247,11 @@ def scalar_dtype(value, kind):
     return None, True
 
 
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
 def _rank(d: DType) -> int:
-    return {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}.get(d.kind, 4)
+    return _KIND_RANK.get(d.kind, 4)
 
 
 def promote(a, b, kind):

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-from tensortypes.core.dtypes import BOOL, FLOATING, INTEGER, NUM, bool_, int64
+from tensortypes.core.dtypes import bool_, int64
 
+from ..annotations import DTYPE_NAMES
 from ..binding import Binder, dtype_problem
 from ..diagnostics import CheckFailure
 from ..shapetext import parse_shape
@@ -36,12 +37,7 @@ from .base import (
 )
 
 __all__ = ["Sig", "Elementwise", "Binary", "binary", "Where", "MaskedFill", "Reduce", "Matmul",
-           "matmul", "Flat", "DTYPE_CLASSES"]
-
-# jaxtyping's dtype classes (spec 002) as dtype sets, for signatures and annotations.
-DTYPE_CLASSES = {
-    "Shaped": None, "Bool": BOOL, "Num": NUM, "Float": FLOATING, "Integer": INTEGER,
-}
+           "matmul", "Flat"]
 
 
 class Sig(Rule):
@@ -57,12 +53,12 @@ class Sig(Rule):
 
     def __init__(self, text: str, code: str = "rank"):
         args, _, ret = text.partition("->")
-        self.params = tuple((m.group(1), DTYPE_CLASSES.get(m.group(2)) if m.group(2) else None,
+        self.params = tuple((m.group(1), DTYPE_NAMES.get(m.group(2)) if m.group(2) else None,
                              parse_shape(m.group(3))) for m in self._PARAM.finditer(args))
         m = re.match(r"\s*(\w+)?\[([^\]]*)\]", ret)
         if m is None:
             raise ValueError(f"signature {text!r} has no return shape")
-        self.ret_dtypes = DTYPE_CLASSES.get(m.group(1)) if m.group(1) else None
+        self.ret_dtypes = DTYPE_NAMES.get(m.group(1)) if m.group(1) else None
         self.ret = parse_shape(m.group(2))
         self.code = code
         self.text = text
