@@ -28,9 +28,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import timeit
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import best_seconds, markdown_table  # noqa: E402 (shared helpers beside this script)
 
 os.environ.setdefault("PYTENSOR_FLAGS", "linker=cvm")
 os.environ.setdefault("NUMEXPR_MAX_THREADS", "1")
@@ -41,15 +44,6 @@ NUMPY_SPEEDUP = 1.5
 OVERHEAD_US = 2.0
 LOAD_MS = 50.0
 COMPILE_S = 1.5
-
-
-def best(fn, repeat: int, min_time: float) -> float:
-    """Best seconds per call of ``fn()`` (timeit: loops long enough, best of ``repeat``)."""
-    timer = timeit.Timer(fn)
-    number = 1
-    while timer.timeit(number) < min_time:
-        number *= 2
-    return min(timer.repeat(repeat=repeat, number=number)) / number
 
 
 def contenders() -> dict:
@@ -98,7 +92,7 @@ def throughput(fns: dict, sizes, repeat: int, min_time: float) -> dict:
                 continue
             if not np.allclose(fn(x, y, z), expected):
                 raise AssertionError(f"{name} computes something else")
-            row[name] = best(lambda fn=fn: fn(x, y, z), repeat, min_time)
+            row[name] = best_seconds(lambda fn=fn: fn(x, y, z), repeat, min_time)
         table[n] = row
     return table
 
@@ -148,14 +142,6 @@ def _fmt(seconds: float | None, unit: str) -> str:
     return f"{seconds * scale:,.2f} {unit}"
 
 
-def _table(header, rows) -> str:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |"
-             for r in [header, *rows]]
-    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(lines)
-
-
 def _verdict(ok: bool | None, text: str) -> str:
     return "n/a" if ok is None else ("ok" if ok else "MISSED") + f" ({text})"
 
@@ -190,7 +176,7 @@ def main(argv=None) -> int:
     rows = [[f"n = {n:.0e}".replace("+0", ""), *(_fmt(big[n][k], "ms") for k in names)]
             for n in big]
     rows.append(["n = 1 (overhead)", *(_fmt(small[k], "us") for k in names)])
-    print(_table(["time per call", *names], rows))
+    print(markdown_table(["time per call", *names], rows))
 
     c10 = big[10**7]["tensortypes c"]
     pt10 = big[10**7]["pytensor C (cvm)"]
@@ -212,7 +198,7 @@ def main(argv=None) -> int:
          _verdict(ours[0] < COMPILE_S, f"< {COMPILE_S} s")],
     ]
     print()
-    print(_table(["target", "measured", "verdict"], checks))
+    print(markdown_table(["target", "measured", "verdict"], checks))
     return 0
 
 

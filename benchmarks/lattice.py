@@ -25,8 +25,11 @@ import json
 import statistics
 import subprocess
 import sys
-import timeit
 from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import best_ns, markdown_table  # noqa: E402 (shared helpers beside this script)
 
 # Targets (see docs/benchmarks.md): a lattice operation at most 1 us and within
 # 10% of PyTensor's; building a node at most 10 us; importing at most 50 ms.
@@ -64,15 +67,6 @@ class Row:
         if misses:
             return "MISSED " + ", ".join(misses)
         return "ok (no ratio)" if self.ratio_target and self.ratio is None else "ok"
-
-
-def best_ns(stmt: str, namespace: dict, repeat: int, min_time: float) -> float:
-    """Best time per execution of ``stmt`` in nanoseconds (timeit, best of ``repeat``)."""
-    timer = timeit.Timer(stmt, globals=namespace)
-    number = 1
-    while timer.timeit(number) < min_time:  # also warms caches on the way up
-        number *= 2
-    return min(timer.repeat(repeat=repeat, number=number)) / number * 1e9
 
 
 def _ours() -> dict:
@@ -190,11 +184,7 @@ def render(rows: list[Row]) -> str:
     body = [(r.name, _fmt(r.ours, r.unit), _fmt(r.theirs, r.unit),
              r.against, _ratio(r.ratio), r.verdict)
             for r in rows]
-    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
-    lines = ["| " + " | ".join(cell.ljust(w) for cell, w in zip(line, widths)) + " |"
-             for line in [header, *body]]
-    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(lines)
+    return markdown_table(header, body)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,9 +29,12 @@ Target: each of our rows at least 10x faster than jaxtyping with beartype.
 import argparse
 import json
 import sys
-import timeit
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import best_seconds  # noqa: E402 (shared helpers beside this script)
 
 TARGET_SPEEDUP = 10.0
 
@@ -48,11 +51,7 @@ def trees(n_keys: int = 100, per_key: int = 10) -> tuple[dict, dict]:
 
 def best_ms(fn, repeat: int, min_time: float) -> float:
     """Best time per call of ``fn`` in milliseconds (timeit, best of ``repeat``)."""
-    timer = timeit.Timer(fn)
-    number = 1
-    while timer.timeit(number) < min_time:
-        number *= 2
-    return min(timer.repeat(repeat=repeat, number=number)) / number * 1e3
+    return best_seconds(fn, repeat, min_time) * 1e3
 
 
 def ours_rows(x: dict, y: dict, repeat: int, min_time: float) -> list:

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lattice import best_ns  # noqa: E402 (the shared timing helper beside this script)
+from _timing import best_ns, markdown_table  # noqa: E402 (shared helpers beside this script)
 
 # Targets (issue 4): overhead within 10% of the hand-written check's and 20x below
 # jaxtyping+beartype's; a failing call under 200 us; isinstance under 500 ns; a
@@ -249,14 +249,8 @@ def verdicts(r: dict) -> list:
 def render(r: dict) -> str:
     header = ("measure", "tensortypes", "hand-written", "jaxtyping+beartype",
               "jaxtyping+typeguard2", "target")
-    rows = [header, *verdicts(r)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = [f"undecorated call: {_fmt(r['undecorated call'])}", ""]
-    for i, row in enumerate(rows):
-        lines.append("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
-        if i == 0:
-            lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(lines)
+    return (f"undecorated call: {_fmt(r['undecorated call'])}\n\n"
+            + markdown_table(header, verdicts(r)))
 
 
 def main(argv: "list[str] | None" = None) -> int:

@@ -22,8 +22,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import timeit
 from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import best_ns, markdown_table  # noqa: E402 (shared helpers beside this script)
 
 LIMIT_NS = 2_000.0
 RATIO = 1.10
@@ -49,15 +52,6 @@ class Row:
         if misses:
             return "MISSED " + ", ".join(misses)
         return "ok" if self.ratio is not None else "ok (no ratio)"
-
-
-def best_ns(stmt: str, namespace: dict, repeat: int, min_time: float) -> float:
-    """Best time per execution of ``stmt`` in nanoseconds (timeit, best of ``repeat``)."""
-    timer = timeit.Timer(stmt, globals=namespace)
-    number = 1
-    while timer.timeit(number) < min_time:  # also fills the caches on the way up
-        number *= 2
-    return min(timer.repeat(repeat=repeat, number=number)) / number * 1e9
 
 
 def _namespaces() -> tuple[dict, dict | None]:
@@ -122,11 +116,7 @@ def render(rows: list[Row]) -> str:
     body = [(r.name, f"{r.ours:,.0f} ns",
              "n/a" if r.theirs is None else f"{r.theirs:,.0f} ns",
              "n/a" if r.ratio is None else f"{r.ratio:.2f}", r.verdict) for r in rows]
-    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
-    lines = ["| " + " | ".join(cell.ljust(w) for cell, w in zip(line, widths)) + " |"
-             for line in [header, *body]]
-    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(lines)
+    return markdown_table(header, body)
 
 
 def main(argv: list[str] | None = None) -> int:
