@@ -195,12 +195,7 @@ class _Walk:
         b.sizes.update(self.new)
         b.where.update(self.where)
         for key, flag in self.flags.items():
-            if flag:
-                if b.broadcast is None:
-                    b.broadcast = set()
-                b.broadcast.add(key)
-            elif b.broadcast is not None:
-                b.broadcast.discard(key)
+            b.mark_broadcast(key, flag)
 
 
 def run(m: Any, x: Any, b: Any = None, commit: bool = True) -> str | None:

@@ -252,9 +252,4 @@ def _commit_variadic(b: Any, key: str, merged: tuple, where: tuple | None) -> No
     b.sizes[key] = value
     if where is not None:
         b.where[key] = where
-    if flag:
-        if b.broadcast is None:
-            b.broadcast = set()
-        b.broadcast.add(key)
-    elif b.broadcast is not None:
-        b.broadcast.discard(key)
+    b.mark_broadcast(key, flag)

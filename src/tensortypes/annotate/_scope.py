@@ -80,6 +80,20 @@ class Bindings:
         if where is not None:
             self.where[name] = where
 
+    def mark_broadcast(self, key: str, flag: bool) -> None:
+        """Record whether the multiple-axes binding ``key`` came only from ``#*name``
+        entries (``flag``), which decides how a later ``*name`` merges with it.
+
+        >>> b = Bindings(); b.mark_broadcast("*batch", True); b.broadcast
+        {'*batch'}
+        """
+        if flag:
+            if self.broadcast is None:
+                self.broadcast = set()
+            self.broadcast.add(key)
+        elif self.broadcast is not None:
+            self.broadcast.discard(key)
+
     def describe(self, name: str) -> str:
         """``"name=value (where)"`` for one binding; KeyError if it is not bound.
 

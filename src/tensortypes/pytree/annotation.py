@@ -122,10 +122,7 @@ def _subscript(item: Any) -> type:
         leaf, spec = item, None
     try:
         leaf_type = ann_to_type(leaf)
-    except AnnotationError as error:
-        raise AnnotationError(f"PyTree[{_leaf_name(leaf)}]: the leaf type cannot be "
-                              f"checked: {error}") from None
-    except TypeError as error:
+    except (AnnotationError, TypeError) as error:
         raise AnnotationError(f"PyTree[{_leaf_name(leaf)}]: the leaf type cannot be "
                               f"checked: {error}") from None
     if spec is None and has_path_dims(leaf_type):
@@ -140,6 +137,12 @@ def _subscript(item: Any) -> type:
             f"follow the outer structure or the inner one; name the structure of only "
             f"one of the two trees")
     text = None if spec is None else spec.text
+    try:  # "T" and " T " are one annotation: one class per leaf and structure
+        found = _CANONICAL.get((leaf, text))
+    except TypeError:
+        found = None
+    if found is not None:
+        return found
     name = f"PyTree[{_leaf_name(leaf)}]" if spec is None else \
         f"PyTree[{_leaf_name(leaf)}, {text!r}]"
     trivial = leaf_type is ANY and spec is None
@@ -149,12 +152,6 @@ def _subscript(item: Any) -> type:
     namespace = {"leaftype": leaf, "structure": text, "__module__": "builtins",
                  "__qualname__": name, "__doc__": f"The annotation {name} (spec 004).",
                  "type": ANY if trivial else PyTreeType(leaf_type, text, leaf)}
-    try:  # "T" and " T " are one annotation: one class per leaf and structure
-        found = _CANONICAL.get((leaf, text))
-    except TypeError:
-        found = None
-    if found is not None:
-        return found
     # type.__new__ directly: the metaclass's __call__ refuses instantiation.
     made = type.__new__(_PyTreeMeta, name, (PyTree,), namespace)
     try:

@@ -35,9 +35,9 @@ from tensortypes.annotate import Bindings
 from tensortypes.annotate._compile import scope_aware
 from tensortypes.runtime._ir import (Accept, Always, ArrayCheck, Each, Fixed, Instance, IsNone,
                                      Mapping, Node, Numeric, Or, Walk)
-from tensortypes.runtime._walk import why
+from tensortypes.runtime._walk import sample, why
 
-__all__ = ["Source", "UNBOUND", "sample"]
+__all__ = ["Source", "UNBOUND"]
 
 UNBOUND = object()
 """The value of a size variable not bound yet (behind an ``Optional`` or ``#`` axis)."""
@@ -45,15 +45,6 @@ UNBOUND = object()
 _IDENT = re.compile(r"[^\W\d]\w*\Z")
 _EXPR_TOKENS = re.compile(r"[^\W\d]\w*|\d+|\*\*|[-+*(),]")
 _KIND_CLASSES: dict[str, set] = {"numpy": {np.ndarray}}
-
-
-def sample(items: Any) -> Any:
-    """The elements a container check looks at: all, or the first (``container_check``)."""
-    if config.container_check == "all":
-        return items
-    for item in items:
-        return (item,)
-    return ()
 
 
 def _kind_slow(value: Any, kind: str, seen: set) -> bool:

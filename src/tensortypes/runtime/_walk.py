@@ -36,7 +36,7 @@ from tensortypes.types import (NONE, AbcType, AnnotatedType, ArrayType, DictType
 from tensortypes.types import explain as _types_explain
 from tensortypes.types import is_instance as _types_accept
 
-__all__ = ["why", "array_why"]
+__all__ = ["why", "array_why", "sample"]
 
 
 def array_why(value: Any, t: ArrayType, env: Bindings, label: str,
@@ -62,7 +62,12 @@ def array_why(value: Any, t: ArrayType, env: Bindings, label: str,
 
 # -- every other type ---------------------------------------------------------------------
 
-def _sample(items: Any) -> Any:
+def sample(items: Any) -> Any:
+    """The elements a container check looks at: all, or the first (``container_check``).
+
+    >>> list(sample([7]))
+    [7]
+    """
     if config.container_check == "one":
         for item in items:
             return (item,)
@@ -117,7 +122,7 @@ def _sequence(cls):
         if not isinstance(value, cls):
             return _mismatch(value, t, label)
         ordered = cls in (list, tuple)
-        for i, item in enumerate(_sample(value)):
+        for i, item in enumerate(sample(value)):
             inner = f"{label}[{i}]" if ordered else f"an element of {label}"
             reason = why(item, t.element, env, inner, ov)
             if reason is not None:
@@ -149,7 +154,7 @@ def _tuple(value, t, env, label, ov):
 def _dict(value, t, env, label, ov):
     if not isinstance(value, dict):
         return _mismatch(value, t, label)
-    for key, item in _sample(value.items()):
+    for key, item in sample(value.items()):
         reason = why(key, t.key, env, f"a key of {label}", ov)
         if reason is None:
             reason = why(item, t.value, env, f"{label}[{key!r}]", ov)
@@ -181,7 +186,7 @@ def _abc(value, t, env, label, ov):
         return None  # iterators and the like: checking items would consume them
     if t.origin in (abc.Mapping, abc.MutableMapping):
         key_t, value_t = t.args
-        for key in _sample(value):
+        for key in sample(value):
             reason = why(key, key_t, env, f"a key of {label}", ov) or \
                 why(value[key], value_t, env, f"{label}[{key!r}]", ov)
             if reason is not None:
@@ -189,7 +194,7 @@ def _abc(value, t, env, label, ov):
         return None
     if t.origin is abc.ItemsView:
         key_t, value_t = t.args
-        for key, item in _sample(value):
+        for key, item in sample(value):
             reason = why(key, key_t, env, f"a key of {label}", ov) or \
                 why(item, value_t, env, f"{label}[{key!r}]", ov)
             if reason is not None:
@@ -198,7 +203,7 @@ def _abc(value, t, env, label, ov):
     if t.origin is abc.Container or not t.args:
         return None
     ordered = isinstance(value, abc.Sequence)
-    for i, item in enumerate(_sample(value)):
+    for i, item in enumerate(sample(value)):
         inner = f"{label}[{i}]" if ordered else f"an element of {label}"
         reason = why(item, t.args[0], env, inner, ov)
         if reason is not None:
