@@ -29,7 +29,7 @@ from __future__ import annotations
 from ._dimcmp import split_linear
 from ._dimexpr import symbol_dim
 from ._pattern import KINDS, DimSpec, ShapePattern
-from ._staticshape import (MAX_NDIM, broadcast_compatible, broadcast_static_shapes,
+from ._staticshape import (MAX_NDIM, _is_one, broadcast_compatible, broadcast_static_shapes,
                            dim_is_super, format_static_shape, merge_dims, merge_shapes,
                            normalize_static_shape, normalized_shape_is_super,
                            shape_is_super)
@@ -54,12 +54,6 @@ def _combine(a, b):
     if a is None or b is None:
         return None
     return True
-
-
-def _is_one(x) -> bool | None:
-    if type(x) is int:
-        return x == 1
-    return None if x is None else eq(x, 1)
 
 
 def _compare(expected, actual, broadcast: bool) -> bool | None:

@@ -41,6 +41,12 @@ def missing_input_message(var, where: str) -> str:
             f"but it is not among the inputs and is not a Constant; add {var} to the inputs")
 
 
+def empty_output_error(node, index: int) -> RuntimeError:
+    """The error for an ``Op.perform`` that left output ``index`` of ``node`` unset."""
+    return RuntimeError(f"{node.op}.perform left output {index} of {node} empty: it must "
+                        f"store a value in output_storage[{index}][0]")
+
+
 class CompiledGraph:
     """A callable that evaluates ``outputs`` from values of ``inputs``.
 
@@ -81,9 +87,7 @@ class CompiledGraph:
             for j, (cell, s) in enumerate(zip(cells, out_slots)):
                 value = cell[0]
                 if value is None:
-                    raise RuntimeError(
-                        f"{node.op}.perform left output {j} of {node} empty: "
-                        f"it must store a value in output_storage[{j}][0]")
+                    raise empty_output_error(node, j)
                 storage[s] = value
         return [storage[s] for s in self._out_slots]
 

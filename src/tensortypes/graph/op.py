@@ -56,10 +56,6 @@ class Op:
             raise AttributeError(f"{type(self).__name__} lists {exc.name!r} in __props__ "
                                  "but has no such attribute") from None
 
-    def _props_dict(self) -> dict:
-        """The props as a ``{name: value}`` dict (to rebuild a similar Op)."""
-        return dict(zip(self.__props__, self._props()))
-
     def __eq__(self, other):
         if self is other:
             return True

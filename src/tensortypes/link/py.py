@@ -20,6 +20,7 @@ import itertools
 import linecache
 
 from tensortypes.graph import Constant, FunctionGraph
+from tensortypes.graph.evaluate import empty_output_error
 
 __all__ = ["PyLinker", "PyFunction"]
 
@@ -27,8 +28,7 @@ _COUNTER = itertools.count(1)
 
 
 def _empty_output(node, index: int):
-    raise RuntimeError(f"{node.op}.perform left output {index} of {node} empty: it must store "
-                       f"a value in output_storage[{index}][0]")
+    raise empty_output_error(node, index)
 
 
 def _comment(node) -> str:

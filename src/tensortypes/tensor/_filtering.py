@@ -184,7 +184,6 @@ def check_symbolic_shape(static: tuple, shape: tuple, bindings: dict | None = No
             if where is not None and origin is not None:
                 where.update(dict.fromkeys(solved, f"{origin} axis {axis}"))
     return None
-"""The name the shape ops of this package use (``shape``, ``shape_ops``)."""
 
 
 def _fmt(bindings: dict, names, where: dict | None) -> str:

@@ -31,10 +31,7 @@ from tensortypes.tensor.variable import TensorConstant, TensorVariable
 __all__ = ["TensorType"]
 
 # The dtypes a TensorType may carry: the ones NumPy computes with.
-_ALLOWED = frozenset(
-    ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-     "float16", "float32", "float64", "complex64", "complex128"]
-)
+_ALLOWED = frozenset(d.name for d in _dtypes.NUMPY_DTYPES)
 
 
 def _normalize_dtype(dtype: Any) -> str:

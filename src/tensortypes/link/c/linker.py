@@ -27,6 +27,7 @@ import numpy as np
 
 from tensortypes.core.dims import Dim
 from tensortypes.errors import TypeCheckError
+from tensortypes.graph.evaluate import empty_output_error
 from tensortypes.link.c import codegen
 from tensortypes.link.c.cache import BuildSettings, ModuleCache
 from tensortypes.link.c.cnames import c_string
@@ -89,8 +90,7 @@ def _perform_thunk(node):
         for j, cell in enumerate(storage):
             value = cell[0]
             if value is None:
-                raise RuntimeError(f"{node.op}.perform left output {j} of {node} empty: it "
-                                   f"must store a value in output_storage[{j}][0]")
+                raise empty_output_error(node, j)
             if tensor_outs[j] and isinstance(value, np.generic):
                 value = np.asarray(value)  # NumPy's 0-d results are scalars
             results.append(value)
