@@ -34,7 +34,7 @@ import numpy as np
 
 from tensortypes.core.dtypes import DType, as_dtype, dtype_from_name, key
 
-__all__ = ["ARRAY_KINDS", "array_info", "array_kind", "dtype_of"]
+__all__ = ["ARRAY_KINDS", "array_info", "array_kind", "class_kind", "dtype_of"]
 
 ARRAY_KINDS = ("numpy", "torch", "jax", "tensorflow", "mlx", "duck")
 
@@ -126,17 +126,21 @@ _EXTRACTORS: dict[str, Callable[[Any], ArrayInfo | None]] = {
 }
 
 
-def _classify(cls: type) -> str | None:
-    """The array kind of instances of ``cls``: one of ``ARRAY_KINDS`` or None."""
-    if issubclass(cls, np.ndarray):
-        return "numpy"
-    if cls.__module__ == "builtins" or issubclass(cls, np.generic):
-        return None
-    for base in cls.__mro__:
+def class_kind(cls: Any) -> str | None:
+    """The array library whose arrays ``cls`` makes (by MRO names, no imports), or None.
+
+    Anything without an MRO (not a class) is None.
+
+    >>> class_kind(np.ndarray), class_kind(int)
+    ('numpy', None)
+    """
+    for base in getattr(cls, "__mro__", ()):
         module = base.__module__ or ""
         root = module.partition(".")[0]
         # jax.Array reports its name as "jaxlib._jax.Array"; keep the last part.
         name = base.__name__.rpartition(".")[2]
+        if root == "numpy" and name == "ndarray":
+            return "numpy"
         if root == "torch" and name == "Tensor":
             return "torch"
         if root in ("jax", "jaxlib") and (name in ("Array", "ArrayImpl", "PRNGKeyArray")
@@ -146,7 +150,16 @@ def _classify(cls: type) -> str | None:
             return "tensorflow"
         if module == "mlx.core" and name == "array":
             return "mlx"
-    return "duck"
+    return None
+
+
+def _classify(cls: type) -> str | None:
+    """The array kind of instances of ``cls``: one of ``ARRAY_KINDS`` or None."""
+    if issubclass(cls, np.ndarray):
+        return "numpy"
+    if cls.__module__ == "builtins" or issubclass(cls, np.generic):
+        return None
+    return class_kind(cls) or "duck"
 
 
 _BY_TYPE: dict[type, tuple[str | None, Callable[[Any], ArrayInfo | None] | None]] = {

@@ -26,6 +26,7 @@ import re
 import sys
 from typing import Any
 
+from tensortypes.core.arrays import class_kind
 from tensortypes.core.dtypes import ALL_DTYPES, CATEGORIES, DType, as_dtype, dtype_from_name
 from tensortypes.core.shapes import ShapePattern, pattern_is_super
 from tensortypes.errors import AnnotationError
@@ -63,30 +64,6 @@ _TORCH_NAMES = {
     "float8_e5m2": "Float8_e5m2", "float8_e4m3fnuz": "Float8_e4m3fnuz",
     "float8_e5m2fnuz": "Float8_e5m2fnuz",
 }
-
-
-def class_kind(cls: type) -> str | None:
-    """The array library whose arrays ``cls`` makes (by MRO names, no imports), or None.
-
-    >>> import numpy as np
-    >>> class_kind(np.ndarray), class_kind(int)
-    ('numpy', None)
-    """
-    for base in getattr(cls, "__mro__", ()):
-        root = (base.__module__ or "").partition(".")[0]
-        name = base.__name__.rpartition(".")[2]
-        if root == "numpy" and name == "ndarray":
-            return "numpy"
-        if root == "torch" and name == "Tensor":
-            return "torch"
-        if root in ("jax", "jaxlib") and (name in ("Array", "ArrayImpl")
-                                          or name.endswith("Tracer")):
-            return "jax"
-        if root == "tensorflow" and name == "Tensor":
-            return "tensorflow"
-        if base.__module__ == "mlx.core" and name == "array":
-            return "mlx"
-    return None
 
 
 def _is_library_root(cls: type, kind: str) -> bool:
