@@ -1,5 +1,8 @@
 """README.md stays true: its examples run, and its two commands are the ones CI runs.
 
+(The README's other code blocks, the install lines and commands, are run or
+checked by ``tests/test_docs.py`` with those of ``docs/``.)
+
 Every ``>>>`` example in README.md is run with doctest, one section (``## ``
 heading) at a time with fresh globals, so each section stands on its own and a
 failure names the section. The quickstart's commands are checked against the
@@ -49,15 +52,17 @@ def test_readme_section_examples(heading, lineno, text, cache_dir):
 
 def _quickstart() -> list[str]:
     text = README.read_text(encoding="utf-8")
-    block = re.search(r"```(?:bash|sh|console)?\n(.*?)```", text, re.S)
-    assert block, "README.md has no code block"
+    block = re.search(r"```(?:bash|sh|console)?\n(make demo.*?)```", text, re.S)
+    assert block, "README.md has no block of the clone's two commands"
     commands = (line.split(" #")[0].strip() for line in block.group(1).splitlines())
     return [c for c in commands if c and not c.startswith("#")]
 
 
-def test_quickstart_is_two_commands_first():
+def test_install_comes_first_then_the_two_commands():
     text = README.read_text(encoding="utf-8")
-    assert text.index("```") < text.index(">>> "), "the quickstart comes before the examples"
+    headings = [s[0] for s in _sections()]
+    assert headings[0] == "Use it in your project", headings
+    assert text.index("```") == text.index("```bash\npip install"), "installing comes first"
     assert _quickstart() == ["make demo", "make test"]
 
 
