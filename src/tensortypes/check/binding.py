@@ -164,6 +164,10 @@ class Binder:
         rest_p = next((i for i, d in enumerate(pattern) if type(d) is Rest), None)
         rest_a = next((i for i, d in enumerate(shape) if type(d) is Rest), None)
         pairs = []
+        if rest_a is not None and rest_p is not None and pattern[rest_p].name is not None:
+            aligned = self._open_rests(pattern, rest_p, shape, rest_a, label, out)
+            if aligned is not None:
+                return self._pairs(aligned, out)
         if rest_a is not None:
             # The caller's rank is open: match the ends we can see.
             head = min(rest_a, rest_p if rest_p is not None else len(pattern))
@@ -192,13 +196,72 @@ class Binder:
             pairs += [(stop + k, pattern[rest_p + 1 + k], shape[stop + k])
                       for k in range(fixed - rest_p)]
             self._rest(pattern[rest_p], tuple(shape[rest_p:stop]), label, out)
+        return self._pairs([(axis, p, a, label) for axis, p, a in pairs], out)
+
+    def _pairs(self, pairs, out: list) -> list:
+        """Match ``(axis, pattern entry, actual entry, label)`` pairs into ``out``."""
         deferred: list = []
         # Bare names first, so that expressions meet their names already bound.
-        for axis, p, a in sorted(pairs, key=lambda t: not (type(t[1]) is Dim and t[1].is_symbol)):
+        for axis, p, a, label in sorted(pairs, key=lambda t: not (type(t[1]) is Dim
+                                                                  and t[1].is_symbol)):
             self._axis(p, a, label, axis, deferred, out)
         for p, a, lab, axis in deferred:
             self._axis(p, a, lab, axis, None, out)
         return out
+
+    def _open_rests(self, pattern, rest_p: int, shape, rest_a: int, label: str, out: list):
+        """Pairs for a pattern ``*name`` against a shape with a ``*rest`` of its own.
+
+        A ``*name`` not bound yet takes the axes of the shape between the
+        pattern's fixed ends, the shape's ``*rest`` among them (``(*b, k)``
+        against ``(*bs, c)`` binds ``*b`` to ``(*bs,)``). A ``*name`` bound to
+        axes holding the same ``*rest`` as the shape (a second argument, or the
+        function's own ``*b`` in a return) fixes how many axes come before and
+        after that rest: ``(*b,)`` returned for ``(*b, n)`` is a rank error for
+        every ``*b``. None when the ends cannot be matched this way.
+        """
+        name = "*" + pattern[rest_p].name
+        head_p, tail_p = rest_p, len(pattern) - rest_p - 1
+        tail_a = len(shape) - rest_a - 1
+        bound = self.env.get(name)
+        if bound is None and name not in self.env:
+            if head_p > rest_a or tail_p > tail_a:
+                return None
+            self.env[name] = tuple(shape[head_p:len(shape) - tail_p])
+            self.where[name] = label
+            pairs = [(i, pattern[i], shape[i], label) for i in range(head_p)]
+            pairs += [(k - tail_p, pattern[len(pattern) - tail_p + k], shape[len(shape)
+                                                                                  - tail_p + k],
+                       label) for k in range(tail_p)]
+            return pairs
+        cut = next((i for i, d in enumerate(bound or ()) if type(d) is Rest), None)
+        if cut is None or bound[cut] is not shape[rest_a] or bound[cut].name is None:
+            return None
+        before, after = bound[:cut], bound[cut + 1:]
+        want_head, want_tail = head_p + len(before), tail_p + len(after)
+        if want_head != rest_a or want_tail != tail_a:
+            rest = shape[rest_a]
+            rest = shape[rest_a]
+            want = fmt_shape((*pattern[:rest_p], *bound, *pattern[rest_p + 1:]))
+            where = (f"{_axes(tail_a)} after {rest!r}, expected {want_tail}"
+                     if want_tail != tail_a else
+                     f"{_axes(rest_a)} before {rest!r}, expected {want_head}")
+            out.append(Mismatch(f"{label}: {where} as in {want}, whatever {rest!r} is"))
+            return []
+        for i, (x, y) in enumerate(zip((*before, *after),
+                                       (*shape[head_p:rest_a], *shape[rest_a + 1:
+                                                                      rest_a + 1 + len(after)]))):
+            x = x.dim if type(x) is Bcast else x
+            y = y.dim if type(y) is Bcast else y
+            if type(x) is Dim and type(y) is Dim and not same_size(x, y, self.facts):
+                out.append(Mismatch(f"{label}: {name} holds {fmt_shape(bound)} (from "
+                                    f"{self.where.get(name, 'the function')}), but the shape "
+                                    f"{fmt_shape(shape)} has {fmt_dim(y)} there"))
+                return []
+        pairs = [(i, pattern[i], shape[i], label) for i in range(head_p)]
+        pairs += [(k - tail_p, pattern[len(pattern) - tail_p + k], shape[len(shape) - tail_p + k],
+                   label) for k in range(tail_p)]
+        return pairs
 
     def _rest(self, spec: Rest, entries: tuple, label: str, out: list) -> None:
         if spec.name is None:
@@ -256,6 +319,10 @@ class Binder:
 
 
 _UNBOUND = object()
+
+
+def _axes(count: int) -> str:
+    return f"{count} axis" if count == 1 else f"{count} axes"
 
 
 def dtype_problem(expected, actual) -> bool:

@@ -51,6 +51,7 @@ from .symbolic import (
     InstV,
     IntV,
     NoneV,
+    Rest,
     TupleV,
     UnionV,
     Unknown,
@@ -244,10 +245,16 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
             if type(value) is IntV:
                 value = self.size_param(name, frame, line)
             for arr in _arrays(value):
-                for axis, d in enumerate(arr.shape or ()):
+                shape = arr.shape or ()
+                cut = next((i for i, d in enumerate(shape) if type(d) is Rest), None)
+                for axis, d in enumerate(shape):
                     d = d.dim if type(d) is Bcast else d
+                    # Axes after a ``*rest`` are counted from the end: the last is -1.
+                    where = axis if cut is None or axis < cut else axis - len(shape)
                     if type(d) is Dim and d.is_symbol:
-                        frame.where.setdefault(d.name, f"{name} axis {axis} (line {line})")
+                        frame.where.setdefault(d.name, f"{name} axis {where} (line {line})")
+                    elif type(d) is Rest and d.name is not None:
+                        frame.where.setdefault("*" + d.name, f"{name} (line {line})")
             if type(value) is Arr:
                 value = value.with_(origin=f"parameter at line {line}")
             if isinstance(default, ast.Constant) and default.value is None and \

@@ -44,6 +44,7 @@ from .symbolic import (
     InstV,
     ListV,
     Ref,
+    Rest,
     TupleV,
     fmt_dtypes,
     fmt_shape,
@@ -239,6 +240,8 @@ class StatementMixin:
     def own_binder(self, frame) -> Binder:
         """A binder where the function's own size names stand for themselves."""
         names = {n: size_symbol(n) for n in frame.where if size_symbol(n) is not None}
+        # A ``*rest`` of the function's own annotations stands for its own axes.
+        names.update({n: (Rest(n[1:]),) for n in frame.where if n.startswith("*")})
         return Binder(names, {n: frame.where[n] for n in names}, frame.facts)
 
     def s_Raise(self, stmt, frame):

@@ -84,6 +84,7 @@ def broadcast(shapes, labels) -> tuple | None:
     width = max(len(p[0]) for p in parts)
     if open_rank:
         width = min(len(p[0]) for p in parts if p[3] is not None)
+        _same_rest_aligned(parts)
     out = []
     for k in range(1, width + 1):
         acc, acc_label, acc_shape = None, None, None
@@ -113,6 +114,38 @@ def broadcast(shapes, labels) -> tuple | None:
         prefix, rest = next(iter(heads))
         return (*prefix, rest, *out)
     return None
+
+
+def _same_rest_aligned(parts) -> None:
+    """Refuse two shapes whose one named ``*rest`` sits at different distances from the end.
+
+    ``(*b, n, 3)`` against ``(*b, 3)``: broadcasting aligns the last axis of
+    ``*b`` in one with ``n`` in the other and each axis of ``*b`` with its
+    neighbour, so the two broadcast only when ``*b`` is empty (or its sizes
+    happen to repeat): for ``*b = (5, 4)`` no sizes of the other axes help.
+    ``...`` is anonymous: two of them are not the same axes, so they say nothing.
+    """
+    seen: dict = {}
+    for suffix, lab, full, head in parts:
+        if head is None or head[1].name is None:
+            continue
+        name = head[1].name
+        other = seen.get(name)
+        if other is None:
+            seen[name] = (len(suffix), lab, full)
+            continue
+        count, other_lab, other_full = other
+        if count != len(suffix):
+            (many, lm, fm), (few, lf, ff) = sorted(((count, other_lab, other_full),
+                                                    (len(suffix), lab, full)),
+                                                   key=lambda t: -t[0])
+            raise CheckFailure(
+                "broadcast",
+                f"cannot broadcast {other_lab} {fmt_shape(other_full)} with {lab} "
+                f"{fmt_shape(full)}: *{name} is followed by {many} axes in {lm} but by "
+                f"{few} in {lf}, so the axes of *{name} do not line up (the last axis of "
+                f"*{name} in {lf} meets {fmt_dim(fm[len(fm) - few - 1])} of {lm}); this "
+                f"works only when *{name} is empty")
 
 
 def product(entries):

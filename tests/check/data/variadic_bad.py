@@ -1,0 +1,38 @@
+"""A variadic prefix is one sequence of axes: it must line up wherever it appears."""
+import torch
+import torch.nn.functional as F
+from jaxtyping import Float
+from torch import Tensor
+
+
+def shifted(x: Float[Tensor, "*b n 3"], v: Float[Tensor, "*b 3"]) -> None:
+    r = x * v  # E: *b is followed by 2 axes in x but by 1 in v [broadcast]
+
+
+def shifted_where(x: Float[Tensor, "*b n"], m: Float[Tensor, "*b"]) -> None:
+    y = torch.where(m > 0, x, 0.0)  # E: the axes of *b do not line up [broadcast]
+
+
+def summed(x: Float[Tensor, "*b n"]) -> Float[Tensor, "*b n"]:
+    return x.sum(-1)  # E: 0 axes after *b, expected 1 [return]
+
+
+def kept(x: Float[Tensor, "*b n"]) -> Float[Tensor, "*b"]:
+    return x.sum(-1, keepdim=True)  # E: 1 axis after *b, expected 0 [return]
+
+
+def last_axis(x: Float[Tensor, "*bs c"], w: Float[Tensor, "d e"]) -> None:
+    y = x @ w  # E: has c columns
+    z = x + torch.zeros(3)  # E: axis -1 has sizes c and 3
+
+
+def helper(x: Float[Tensor, "*b k"]) -> Float[Tensor, "*b"]:
+    return x.mean(-1)
+
+
+def through_call(x: Float[Tensor, "*b k"]) -> Float[Tensor, "*b k"]:
+    return helper(x)  # E: 0 axes after *b, expected 1 [return]
+
+
+def linear(x: Float[Tensor, "*b k"], w: Float[Tensor, "m k"]) -> Float[Tensor, "*b k"]:
+    return F.linear(x, w)  # E: axis -1 has size m, expected k [return]

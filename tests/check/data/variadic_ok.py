@@ -1,0 +1,45 @@
+"""Variadic prefixes used consistently: the same *b lines up with itself."""
+import torch
+import torch.nn.functional as F
+from jaxtyping import Float
+from torch import Tensor
+
+
+def scaled(x: Float[Tensor, "*b n 3"], s: Float[Tensor, "*b n 1"]) -> Float[Tensor, "*b n 3"]:
+    return x * s
+
+
+def per_point(x: Float[Tensor, "*b n 3"], v: Float[Tensor, "*b 3"]) -> Float[Tensor, "*b n 3"]:
+    return x * v[..., None, :]
+
+
+def anonymous(x: Float[Tensor, "... n 3"], v: Float[Tensor, "... 3"]) -> None:
+    y = x * v  # two "..." are different axes: nothing is known, nothing is reported
+
+
+def summed(x: Float[Tensor, "*b n"]) -> Float[Tensor, "*b"]:
+    return x.sum(-1)
+
+
+def kept(x: Float[Tensor, "*b n"]) -> Float[Tensor, "*b 1"]:
+    return x.sum(dim=-1, keepdim=True)
+
+
+def helper(x: Float[Tensor, "*b k"]) -> Float[Tensor, "*b"]:
+    return x.mean(-1)
+
+
+def through_call(x: Float[Tensor, "*bs k"]) -> Float[Tensor, "*bs"]:
+    return helper(x)
+
+
+def linear(x: Float[Tensor, "*b k"], w: Float[Tensor, "m k"]) -> Float[Tensor, "*b m"]:
+    return F.linear(x, w)
+
+
+def empty_prefix(x: Float[Tensor, "n 3"], v: Float[Tensor, "3"]) -> Float[Tensor, "n 3"]:
+    return x * v
+
+
+def sliced(x: Float[Tensor, "*b n"], k: int) -> Float[Tensor, "*b k"]:
+    return x[..., :k]
