@@ -226,7 +226,8 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "check", help="find shape and dtype errors without running the code",
         description="Find shape and dtype errors in NumPy, PyTorch and JAX modules without "
-                    "running them. Exit status 1 when errors are found.")
+                    "running them. Exit status: 0 no errors, 1 errors found, 2 the checker "
+                    "failed on a file (an [internal] error) or a usage problem.")
     check.add_argument("paths", nargs="*", metavar="PATH",
                        help="files and folders (default: [tool.tensortypes] paths, or .)")
     check.add_argument("--json", action="store_true", help="print the diagnostics as JSON")
@@ -237,6 +238,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     check.add_argument("--cache-dir", default=None, metavar="DIR",
                        help="cache directory (default: <cache_dir>/check)")
+    check.add_argument("--debug", action="store_true",
+                       help="show the traceback of an internal error of the checker")
     return parser
 
 

@@ -142,7 +142,9 @@ def read_annotation(node, module, depth: int = 0):
         if isinstance(node.value, str):
             try:
                 parsed = ast.parse(node.value.strip(), mode="eval").body
-            except SyntaxError:
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                # Not an expression Python can compile: unencodable text (a lone
+                # surrogate), NUL bytes, nesting beyond the parser's limits.
                 return ANY
             return read_annotation(parsed, module, depth + 1)
         return ANY

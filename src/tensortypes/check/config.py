@@ -10,11 +10,15 @@ Keys (all optional)::
     cache = true                  # keep per-file results in the cache directory
 
 The file is found by walking up from the working directory. A key of the
-wrong type is a ``ValueError`` naming the key, never silently ignored.
+wrong type is a ``ValueError`` naming the key; an unknown key (a typo such as
+``exlude``) is a warning naming it, printed by the command, never silently
+ignored. ``exclude`` applies to the files found by searching folders: a file
+named on the command line is always checked, as mypy does.
 """
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import tomllib
 from pathlib import Path
@@ -27,15 +31,17 @@ _KEYS = {"paths": list, "exclude": list, "strict": bool, "jobs": int, "cache": b
 class CheckConfig:
     """The settings of one run (defaults, then the file, then the command line)."""
 
-    __slots__ = ("paths", "exclude", "strict", "jobs", "cache", "root")
+    __slots__ = ("paths", "exclude", "strict", "jobs", "cache", "root", "warnings")
 
-    def __init__(self, paths=(), exclude=(), strict=False, jobs=0, cache=True, root=None):
+    def __init__(self, paths=(), exclude=(), strict=False, jobs=0, cache=True, root=None,
+                 warnings=()):
         self.paths = list(paths)
         self.exclude = list(exclude)
         self.strict = strict
         self.jobs = jobs
         self.cache = cache
         self.root = root
+        self.warnings = list(warnings)
 
     def __repr__(self) -> str:
         return (f"CheckConfig(paths={self.paths}, exclude={self.exclude}, strict={self.strict}, "
@@ -69,17 +75,22 @@ def load_config(pyproject: Path | None = None) -> CheckConfig:
     if not isinstance(table, dict):
         raise ValueError(f"{path}: [tool.tensortypes] must be a table")
     values = {}
+    warnings = []
     for key, value in table.items():
         kind = _KEYS.get(key)
         if kind is None:
-            continue  # other tensortypes settings live in the same table
+            close = difflib.get_close_matches(key, _KEYS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else \
+                f" (known keys: {', '.join(_KEYS)})"
+            warnings.append(f"{path}: [tool.tensortypes] unknown key {key!r} is ignored{hint}")
+            continue
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise ValueError(f"{path}: [tool.tensortypes] {key} must be a {kind.__name__}, "
                              f"got {value!r}")
         if kind is list and not all(isinstance(v, str) for v in value):
             raise ValueError(f"{path}: [tool.tensortypes] {key} must be a list of strings")
         values[key] = value
-    return CheckConfig(root=path.parent, **values)
+    return CheckConfig(root=path.parent, warnings=warnings, **values)
 
 
 def is_excluded(path: Path, patterns, root: Path | None = None) -> bool:

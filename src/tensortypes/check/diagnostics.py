@@ -42,6 +42,10 @@ CODES: dict[str, str] = {
     "syntax": "the file does not parse",
     "unchecked": "(--strict) the checker gave up on a value here",
     "reveal": "(a note) reveal_type(x): what the checker knows about x",
+    "skipped": "(a note) a path that is not a source file to read: a FIFO, a device, or a "
+               "file over the size limit",
+    "internal": "the checker itself failed on this file (a bug of tensortypes): the rest of "
+                "the file is unchecked",
 }
 
 

@@ -35,6 +35,7 @@ from .expr import ExprMixin, label_of
 from .frame import Frame
 from .indexing import IndexMixin
 from .joins import join_all, strip_none
+from .limits import MAX_DEPTH, prune_deep
 from .modinfo import ModuleInfo
 from .refine import RefineMixin
 from .schema import SchemaMixin
@@ -138,12 +139,24 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
 
     # -- the module ------------------------------------------------------------------------
     def run(self) -> list:
+        source = self.source[1:] if self.source.startswith("\ufeff") else self.source
         try:
-            tree = ast.parse(self.source, filename=self.path)
+            tree = ast.parse(source, filename=self.path)
         except SyntaxError as error:
             self.report(_Pos(error.lineno or 1, (error.offset or 1) - 1), "syntax",
                         f"invalid syntax: {error.msg}")
             return self.result()
+        except (RecursionError, MemoryError) as error:
+            # Python's own parser gives up on it too: the module cannot be compiled.
+            self.report(_Pos(1, 0), "syntax", f"Python cannot parse this module: it is nested "
+                                              f"too deeply ({type(error).__name__})")
+            return self.result()
+        except ValueError as error:  # NUL bytes on some Python versions
+            self.report(_Pos(1, 0), "syntax", f"invalid source: {error}")
+            return self.result()
+        for line, col in dict(prune_deep(tree)).items():  # one note per line
+            self.gave_up(_Pos(line, col), f"expression nested more than {MAX_DEPTH} levels "
+                                          f"deep: the rest of it is not checked")
         self.module = ModuleInfo(tree)
         for info in self.module.classes.values():
             class_type(info, self.module)
@@ -176,6 +189,11 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
                 notes = str(error).split("\n")[1:] if error.text is not None else []
                 self.report(node, "annotation", f"bad annotation: {error.message}",
                             [line for line in notes if line.strip()])
+                found = ANY
+            except (ValueError, ArithmeticError, RecursionError) as error:
+                # A limit of the parser under the annotation (digits, nesting): the
+                # annotation is still what is wrong, and the user's to fix.
+                self.report(node, "annotation", f"bad annotation: {error}")
                 found = ANY
             if found is ANY and "[" in label_of(node):
                 self.gave_up(node, f"annotation {label_of(node)} is not understood; values "

@@ -13,19 +13,23 @@ Folders are searched for ``*.py`` files, skipping hidden folders,
 
 from __future__ import annotations
 
+import ast
 import multiprocessing
 import os
 import sys
 import threading
+import traceback
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from .cache import ResultCache, cache_key
 from .config import is_excluded, load_config
 from .diagnostics import Diagnostic, format_text, to_json
 from .infer import Checker
+from .sources import read_source
 
-__all__ = ["check_source", "check_paths", "collect_files", "main"]
+__all__ = ["check_source", "check_paths", "collect_files", "internal_error", "read_checked", "main"]
 
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist"})
 _PARALLEL_MIN_FILES = 8
@@ -42,8 +46,13 @@ def _can_fork() -> bool:
             and "fork" in multiprocessing.get_all_start_methods())
 
 
-def check_source(text: str, path: str = "<string>", strict: bool = False) -> list:
+def check_source(text: str, path: str = "<string>", strict: bool = False,
+                 debug: bool = False) -> list:
     """The diagnostics of one module's source text, sorted by position.
+
+    Never raises for any text: a failure of the checker itself is one
+    ``internal`` error for the module (with the traceback as notes when
+    ``debug``), after whatever it had found.
 
     >>> src = "import numpy as np\\na = np.zeros((2, 3))\\nb = a.reshape(4, 2)\\n"
     >>> [d.code for d in check_source(src)]
@@ -51,20 +60,58 @@ def check_source(text: str, path: str = "<string>", strict: bool = False) -> lis
     """
     if not isinstance(text, str):
         raise TypeError(f"check_source() takes the source as a str, got {type(text).__name__}")
-    return Checker(text, path, strict).run()
+    checker = Checker(text, path, strict)
+    try:
+        return checker.run()
+    except Exception as error:  # noqa: BLE001 (a bug of ours must not end the run)
+        found = [d for d in checker.diagnostics.values()]
+        found.append(internal_error(path, error, debug))
+        return sorted(found, key=lambda d: (d.line, d.col, d.code))
+
+
+def internal_error(path: str, error: BaseException, debug: bool = False) -> Diagnostic:
+    """The ``internal`` diagnostic for an exception the checker raised on ``path``.
+
+    It stands at the innermost statement or expression the walker was on.
+
+    >>> internal_error("m.py", RecursionError("too deep")).to_text().splitlines()[0]
+    'm.py:1:1: error: internal error of the checker: RecursionError: too deep [internal]'
+    """
+    line, col = 1, 1
+    tb = error.__traceback__
+    while tb is not None:
+        for name in ("node", "stmt"):
+            node = tb.tb_frame.f_locals.get(name)
+            if isinstance(node, ast.AST) and hasattr(node, "lineno"):
+                line, col = node.lineno, node.col_offset + 1
+                break
+        tb = tb.tb_next
+    message = f"internal error of the checker: {type(error).__name__}: {error}"
+    if len(message) > 300:
+        message = message[:297] + "..."
+    notes = ["the rest of this file was not checked; this is a bug of tensortypes, please "
+             "report it" + ("" if debug else " (--debug shows the traceback)")]
+    if debug:
+        notes.extend(line.rstrip("\n") for line in
+                     traceback.format_exception(type(error), error, error.__traceback__))
+    return Diagnostic(path, line, col, "internal", message, notes)
 
 
 def collect_files(paths, exclude=(), root: Path | None = None) -> list:
-    """The ``.py`` files under ``paths`` (files are kept as given), sorted, minus excludes."""
+    """The ``.py`` files under ``paths``, sorted, minus excludes.
+
+    A path that is not a folder is kept as given, even when ``exclude``
+    matches it (as mypy does: what is named explicitly is checked); the
+    excludes prune the search of folders.
+    """
     found = []
     for given in paths:
         p = Path(given)
-        if p.is_file():
-            if not is_excluded(p, exclude, root):
-                found.append(p)
-            continue
         if not p.is_dir():
-            raise FileNotFoundError(f"no such file or directory: {given}")
+            if not (p.exists() or p.is_symlink()):
+                raise FileNotFoundError(f"no such file or directory: {given}")
+            found.append(p)  # a file, or what read_source reports or skips with a note
+            continue
         for folder, subdirs, files in os.walk(p):
             subdirs[:] = sorted(d for d in subdirs if not d.startswith(".")
                                 and d not in _SKIP_DIRS and not
@@ -77,31 +124,47 @@ def collect_files(paths, exclude=(), root: Path | None = None) -> list:
     return sorted(set(found))
 
 
+def read_checked(path) -> tuple:
+    """``(text, diagnostics)`` of one file: its text, or None and why it has none."""
+    source = read_source(path)
+    if source.text is not None:
+        return source.text, []
+    if source.skipped is not None:
+        return None, [Diagnostic(str(path), 1, 1, "skipped", source.skipped, (),
+                                 severity="note")]
+    return None, [Diagnostic(str(path), 1, 1, "syntax", source.error)]
+
+
 def _check_file(job: tuple) -> tuple:
-    path, strict = job
+    """``(path, cache key or None, diagnostics as dicts)``; never raises."""
+    path, strict, debug = job
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        return path, None, [Diagnostic(path, 1, 1, "syntax",
-                                       f"cannot read the file: {error}").to_dict()]
-    return path, cache_key(text, strict), [d.to_dict() for d in
-                                           Checker(text, path, strict).run()]
+        text, found = read_checked(path)
+        if text is None:
+            return path, None, [d.to_dict() for d in found]
+        found = check_source(text, path, strict, debug)
+        crashed = any(d.code == "internal" for d in found)
+        return path, None if crashed else cache_key(text, strict), [d.to_dict() for d in found]
+    except Exception as error:  # noqa: BLE001 (reading or serialising: still one file's fault)
+        return path, None, [internal_error(path, error, debug).to_dict()]
 
 
 def check_paths(paths, strict: bool = False, jobs: int = 0, cache=True, exclude=(),
-                root: Path | None = None) -> list:
+                root: Path | None = None, debug: bool = False) -> list:
     """The diagnostics of every ``.py`` file under ``paths``.
 
     ``cache``: True (the default directory), False, a directory, or a
     ``ResultCache``. ``jobs``: worker processes (0: one per core; 1: none).
+    A file the checker fails on gets an ``internal`` error; the others are
+    still checked.
 
     >>> check_paths([], cache=False)
     []
     """
-    return _check_files(collect_files(paths, exclude, root), strict, jobs, cache)
+    return _check_files(collect_files(paths, exclude, root), strict, jobs, cache, debug)
 
 
-def _check_files(files: list, strict: bool, jobs: int, cache) -> list:
+def _check_files(files: list, strict: bool, jobs: int, cache, debug: bool = False) -> list:
     """The diagnostics of the collected ``files`` (see :func:`check_paths`)."""
     store = None
     if isinstance(cache, ResultCache):
@@ -115,10 +178,9 @@ def _check_files(files: list, strict: bool, jobs: int, cache) -> list:
     for f in files:
         name = str(f)
         if store is not None:
-            try:
-                text = f.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                todo.append(name)
+            text, found = read_checked(f)
+            if text is None:
+                results[name] = found
                 continue
             hit = store.get(cache_key(text, strict), name)
             if hit is not None:
@@ -126,12 +188,9 @@ def _check_files(files: list, strict: bool, jobs: int, cache) -> list:
                 continue
         todo.append(name)
     workers = jobs if jobs > 0 else (os.cpu_count() or 1)
-    jobs_list = [(name, strict) for name in todo]
+    jobs_list = [(name, strict, debug) for name in todo]
     if workers > 1 and len(todo) >= _PARALLEL_MIN_FILES and _can_fork():
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context) as pool:
-            done = list(pool.map(_check_file, jobs_list, chunksize=max(1, len(todo) //
-                                                                        (workers * 4))))
+        done = _in_workers(jobs_list, workers)
     else:
         done = [_check_file(job) for job in jobs_list]
     for name, key, found in done:
@@ -145,26 +204,62 @@ def _check_files(files: list, strict: bool, jobs: int, cache) -> list:
     return out
 
 
-def main(args) -> int:
-    """Run ``tensortypes check`` with parsed arguments; the exit status (1 on errors).
+def _in_workers(jobs_list: list, workers: int) -> list:
+    """:func:`_check_file` over ``jobs_list`` in forked worker processes.
 
-    ``args`` has ``paths``, ``json``, ``strict``, ``jobs``, ``no_cache`` and
-    ``cache_dir`` (see ``cli.py``).
+    A worker that dies (killed, out of memory, a crash in C) breaks the pool;
+    the files it left unfinished are then checked again one per process, so
+    only the file that kills its process loses its result (an ``internal``
+    error), never the run.
+    """
+    context = multiprocessing.get_context("fork")
+    done: dict = {}
+    chunk = max(1, len(jobs_list) // (workers * 4))
+    try:
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs_list)),
+                                 mp_context=context) as pool:
+            for result in pool.map(_check_file, jobs_list, chunksize=chunk):
+                done[result[0]] = result
+    except BrokenProcessPool:
+        for job in jobs_list:
+            if job[0] in done:
+                continue
+            try:
+                with ProcessPoolExecutor(max_workers=1, mp_context=context) as alone:
+                    done[job[0]] = alone.submit(_check_file, job).result()
+            except BrokenProcessPool as error:
+                died = RuntimeError("the worker process checking this file died")
+                died.__cause__ = error
+                done[job[0]] = (job[0], None, [internal_error(job[0], died).to_dict()])
+    return [done[job[0]] for job in jobs_list]
+
+
+def main(args) -> int:
+    """Run ``tensortypes check`` with parsed arguments; the exit status.
+
+    0: no errors; 1: errors found; 2: the checker failed on a file (an
+    ``internal`` error, as mypy exits 2 on a crash), or a usage problem (a
+    missing path, an unusable configuration or cache directory).
+    ``args`` has ``paths``, ``json``, ``strict``, ``jobs``, ``no_cache``,
+    ``cache_dir`` and ``debug`` (see ``cli.py``).
     """
     try:
         settings = load_config()
     except ValueError as error:
         sys.stderr.write(f"tensortypes check: {error}\n")
         return 2
+    for warning in settings.warnings:
+        sys.stderr.write(f"tensortypes check: warning: {warning}\n")
     paths = list(args.paths) or settings.paths or ["."]
     if not args.paths and settings.root is not None and settings.paths:
         paths = [str(settings.root / p) for p in settings.paths]
     strict = bool(args.strict or settings.strict)
     jobs = args.jobs if args.jobs is not None else settings.jobs
     cache = False if args.no_cache or not settings.cache else (args.cache_dir or True)
+    debug = bool(getattr(args, "debug", False))
     try:
         files = collect_files(paths, settings.exclude, settings.root)
-        diagnostics = _check_files(files, strict, jobs, cache)
+        diagnostics = _check_files(files, strict, jobs, cache, debug)
     except OSError as error:  # a missing path, an unusable cache directory
         sys.stderr.write(f"tensortypes check: {error}\n")
         return 2
@@ -172,7 +267,6 @@ def main(args) -> int:
         sys.stdout.write(to_json(diagnostics, files=len(files)) + "\n")
     else:
         sys.stdout.write(format_text(diagnostics, files=len(files)) + "\n")
+    if any(d.code == "internal" for d in diagnostics):
+        return 2
     return 1 if any(d.severity == "error" for d in diagnostics) else 0
-
-
-

@@ -25,6 +25,7 @@ import ast
 
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
+from tensortypes.errors import AnnotationError
 
 from .binding import Binder
 from .diagnostics import CheckFailure
@@ -71,6 +72,11 @@ class StatementMixin:
             return method(stmt, frame)
         except CheckFailure as failure:
             self.fail(stmt, failure, frame)
+            return frame
+        except AnnotationError as error:
+            # A size the annotations imply that cannot be computed (``n**100000000``
+            # bound to 3): the checked call would raise the same at run time.
+            self.report(stmt, "annotation", f"a size here cannot be computed: {error.message}")
             return frame
 
     def s_Expr(self, stmt, frame):

@@ -11,7 +11,8 @@ the same thing: the author knows this line is not type-clean.
   ``# mypy: ignore-errors`` or ``# tensortypes: ignore-errors`` among the
   leading comments silence the whole file.
 
-Notes (``--strict``, ``reveal_type``) are never silenced.
+Notes (``--strict``, ``reveal_type``) and ``internal`` errors (a failure of
+the checker, not of the code) are never silenced.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def unsuppressed(diagnostics, source: str) -> list:
     ([], True)
     """
     if ignores_file(source):
-        return [d for d in diagnostics if d.severity != "error"]
+        return [d for d in diagnostics if d.severity != "error" or d.code == "internal"]
     ignored = ignored_lines(source)
-    return [d for d in diagnostics if d.severity != "error" or not (
+    return [d for d in diagnostics if d.severity != "error" or d.code == "internal" or not (
         d.line in ignored and (ignored[d.line] is None or d.code in ignored[d.line]))]
