@@ -64,14 +64,6 @@ def test_directory_is_created_private(tmp_path):
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o700
 
 
-def test_an_open_directory_of_ours_is_made_private(tmp_path):
-    path = tmp_path / "cache"
-    path.mkdir(mode=0o755)
-    os.chmod(path, 0o755)
-    prepare_directory(str(path))
-    assert stat.S_IMODE(os.stat(path).st_mode) == 0o700
-
-
 @needs_cc
 def test_a_directory_of_another_user_is_refused(tmp_path, monkeypatch):
     path = tmp_path / "theirs"

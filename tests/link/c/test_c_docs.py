@@ -10,7 +10,7 @@ import pytest
 from c_toys import needs_cc
 
 MODULES = ["cnames", "compiler", "cache", "types_c", "enum_types", "cdata", "ops", "plan",
-           "codegen", pytest.param("linker", marks=needs_cc), "loops"]
+           "codegen", pytest.param("linker", marks=needs_cc), "loops", "trust"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -7,8 +7,10 @@ directory in the cache.
 
 - Versioned modules (every version non-empty) live in the per-user cache
   directory (``config.cache_dir``, ``$TENSORTYPES_CACHE_DIR``), created with
-  mode 0700; a directory owned by another user is refused with ``CacheError``,
-  since loading a module runs its code.
+  mode 0700. Loading a module runs its code, so nothing another user can write
+  is trusted (``tensortypes.link.c.trust``): a directory, a parent or an entry
+  that another user owns or can write is refused with ``CacheError`` before
+  anything is loaded, and an existing directory's mode is never changed.
 - Unversioned modules (spec 001: an empty version) are built for this process
   only, in a private directory removed at exit.
 - A file lock per key makes N processes that need the same module build it
@@ -16,12 +18,14 @@ directory in the cache.
 - A build happens in a temporary directory that is renamed into place when
   complete (rename is atomic), so a killed compile never leaves a loadable
   broken module; a checksum of the binary, checked before every load, catches
-  an entry damaged later, which is then rebuilt.
+  an entry damaged later, which is then rebuilt. What is written is private
+  (0600/0700); a failed write (a full disk) is a ``CacheError``.
 """
 
 from __future__ import annotations
 
 import atexit
+import errno
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -36,6 +40,8 @@ import time
 from tensortypes._config import config
 from tensortypes.errors import CacheError, CompileError
 from tensortypes.link.c.compiler import Compiler, default_compiler, python_abi
+from tensortypes.link.c.trust import (HOW_TO_FIX, check_directory, entry_problem, foreign_owner,
+                                      write_private)
 
 __all__ = ["ModuleCache", "BuildSettings"]
 
@@ -88,6 +94,16 @@ class _Lock:
         self._lock = _filelock.FileLock(path, timeout=_LOCK_TIMEOUT) if _filelock else None
 
     def __enter__(self):
+        _clear_lock_path(self.path)
+        try:
+            return self._acquire()
+        except CacheError:
+            raise
+        except OSError as exc:
+            raise CacheError(f"cannot take the lock {self.path} of the module cache: {exc}. "
+                             "Remove the lock path if it is damaged.") from None
+
+    def _acquire(self):
         if self._lock is not None:
             try:
                 self._lock.acquire()
@@ -118,11 +134,45 @@ class _Lock:
             self._fd = None
 
 
+def _clear_lock_path(path: str) -> None:
+    """Move aside a lock path that is not a regular file (a directory, a link)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise CacheError(f"cannot inspect the lock {path} of the module cache: {exc}") from None
+    if stat.S_ISREG(st.st_mode):
+        return
+    try:
+        trash = tempfile.mkdtemp(prefix="trash-", dir=os.path.dirname(path))
+        os.rename(path, os.path.join(trash, "old"))
+    except FileNotFoundError:
+        return  # another process moved it first
+    except OSError as exc:
+        raise CacheError(f"the lock path {path} of the module cache is not a file and cannot "
+                         f"be moved aside ({exc}); remove it") from None
+    shutil.rmtree(trash, ignore_errors=True)
+
+
+def _write_error(directory: str, exc: OSError) -> CacheError:
+    """A ``CacheError`` for a failed write into the cache (disk full, read-only, ...)."""
+    advice = ("free some space" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else
+              "make it writable")
+    err = CacheError(f"cannot write to the module cache directory {directory}: "
+                     f"{exc.strerror or exc}. {advice.capitalize()}, or set "
+                     "TENSORTYPES_CACHE_DIR or tensortypes.config.cache_dir to another directory.")
+    err.errno = exc.errno
+    return err
+
+
 def prepare_directory(path: str) -> str:
-    """Create ``path`` with mode 0700 if needed; refuse one owned by another user.
+    """Create ``path`` (mode 0700) if needed; refuse one that is not safe to load from.
 
     Returns the absolute path. Raises ``CacheError`` when the directory cannot
-    be created, is not a directory, belongs to someone else or is not writable.
+    be created, is not a directory, is not writable, or is not trusted: owned
+    by another user, or writable by others, itself or a parent (the rules are in
+    ``tensortypes.link.c.trust``). An existing directory's mode is never changed.
 
     >>> import tempfile, os
     >>> d = prepare_directory(os.path.join(tempfile.mkdtemp(), "cache"))
@@ -134,21 +184,9 @@ def prepare_directory(path: str) -> str:
         raise CacheError(f"the module cache path {path} exists and is not a directory")
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
-        st = os.stat(path)
     except OSError as exc:
         raise CacheError(f"cannot create the module cache directory {path}: {exc}") from None
-    getuid = getattr(os, "getuid", None)
-    if getuid is not None and st.st_uid != getuid():
-        raise CacheError(f"the module cache directory {path} is owned by user id {st.st_uid}, "
-                         f"not by you (user id {getuid()}); loading modules from it would run "
-                         "another user's code. Set TENSORTYPES_CACHE_DIR or "
-                         "tensortypes.config.cache_dir to a directory of your own.")
-    if st.st_mode & 0o077:
-        try:
-            os.chmod(path, 0o700)
-        except OSError as exc:
-            raise CacheError(f"cannot restrict the module cache {path} to mode 0700: "
-                             f"{exc}") from None
+    check_directory(path)
     if not os.access(path, os.W_OK | os.X_OK):
         raise CacheError(f"the module cache directory {path} is not writable")
     return path
@@ -272,29 +310,50 @@ class ModuleCache:
             return module
 
     def _entry_ok(self, entry: str, name: str) -> bool:
-        binary = os.path.join(entry, name + _SUFFIX)
+        """Whether the entry may be loaded: trusted files and a matching checksum.
+
+        An entry holding anything another user owns is never loaded: that is a
+        ``CacheError`` (someone else could write the cache), not a rebuild.
+        An entry of ours that is damaged or has open permissions is False (rebuilt).
+        """
+        files = (name + _SUFFIX, "checksum")
+        for path in (entry, *(os.path.join(entry, f) for f in files)):
+            owner = foreign_owner(path)
+            if owner is not None:
+                raise CacheError(
+                    f"the module cache entry {entry} holds {path}, owned by user id {owner}, "
+                    "not by you; it was not loaded, since loading a module runs its code. "
+                    f"Another user could write to {self.directory} at some time: remove the "
+                    f"entry (rm -r {entry}), find out who wrote it, or use another cache "
+                    f"directory. {HOW_TO_FIX}")
+        if entry_problem(entry, files) is not None:
+            return False
         try:
-            with open(os.path.join(entry, "checksum")) as fh:
-                expected = fh.read().strip()
-            return bool(expected) and _digest_file(binary) == expected
-        except OSError:
+            with open(os.path.join(entry, "checksum"), encoding="ascii") as fh:
+                expected = fh.read(200).strip()
+            return bool(expected) and _digest_file(os.path.join(entry, files[0])) == expected
+        except (OSError, ValueError):
             return False
 
     def _versioned(self, digest: str, source: str, settings: BuildSettings):
         root = self._root()
         name = f"tt_{digest}"
         entry = os.path.join(root, name)
-        if os.path.isdir(entry) and self._entry_ok(entry, name):
+        binary = os.path.join(entry, name + _SUFFIX)
+        if os.path.lexists(entry) and self._entry_ok(entry, name):
             self.stats["loaded"] += 1
-            return _load(name, os.path.join(entry, name + _SUFFIX))
+            return _load(name, binary)
         with _Lock(os.path.join(root, f"{name}.lock")):
             # Another process may have built it while this one waited.
-            if os.path.isdir(entry):
+            if os.path.lexists(entry):
                 if self._entry_ok(entry, name):
                     self.stats["loaded"] += 1
-                    return _load(name, os.path.join(entry, name + _SUFFIX))
+                    return _load(name, binary)
                 self.stats["rebuilt"] += 1
-            tmp = tempfile.mkdtemp(prefix=f"tmp-{_host_tag()}-", dir=root)
+            try:
+                tmp = tempfile.mkdtemp(prefix=f"tmp-{_host_tag()}-", dir=root)
+            except OSError as exc:
+                raise _write_error(root, exc) from None
             try:
                 self._compile(tmp, name, source, settings)
             except CompileError as exc:
@@ -302,16 +361,23 @@ class ModuleCache:
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
-            if os.path.exists(entry):
-                trash = tempfile.mkdtemp(prefix="trash-", dir=root)
-                os.rename(entry, os.path.join(trash, "old"))
-                shutil.rmtree(trash, ignore_errors=True)
-            os.rename(tmp, entry)
-        return _load(name, os.path.join(entry, name + _SUFFIX))
+            try:
+                if os.path.lexists(entry):
+                    trash = tempfile.mkdtemp(prefix="trash-", dir=root)
+                    os.rename(entry, os.path.join(trash, "old"))
+                    shutil.rmtree(trash, ignore_errors=True)
+                os.rename(tmp, entry)  # atomic: the entry appears complete or not at all
+            except OSError as exc:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise _write_error(root, exc) from None
+        return _load(name, binary)
 
     def _build_in(self, directory: str, digest: str, source: str, settings: BuildSettings):
         name = f"tt_{digest}"
-        build = tempfile.mkdtemp(prefix=name + "-", dir=directory)
+        try:
+            build = tempfile.mkdtemp(prefix=name + "-", dir=directory)
+        except OSError as exc:
+            raise _write_error(self.directory, exc) from None
         try:
             binary = self._compile(build, name, source, settings)
         except CompileError as exc:
@@ -319,15 +385,21 @@ class ModuleCache:
         return _load(name, binary)
 
     def _compile(self, directory: str, name: str, source: str, settings: BuildSettings) -> str:
+        """Build into the private ``directory``: source, binary and checksum, mode 0600/0700."""
         src = os.path.join(directory, "mod.c")
-        with open(src, "w", encoding="utf-8") as fh:
-            fh.write(source)
+        try:
+            write_private(src, source)
+        except OSError as exc:
+            raise _write_error(self.directory, exc) from None
         binary = os.path.join(directory, name + _SUFFIX)
         kwargs = settings.as_kwargs()
         kwargs["extra_args"] = (*kwargs["extra_args"], f"-DTT_MODULE_NAME={name}")
         self.get_compiler().build(src, binary, **kwargs)
-        with open(os.path.join(directory, "checksum"), "w") as fh:
-            fh.write(_digest_file(binary) + "\n")
+        try:
+            os.chmod(binary, 0o700)  # the compiler's file follows the umask: make it ours
+            write_private(os.path.join(directory, "checksum"), _digest_file(binary) + "\n")
+        except OSError as exc:
+            raise _write_error(self.directory, exc) from None
         self.stats["compiled"] += 1
         return binary
 

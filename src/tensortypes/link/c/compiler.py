@@ -30,6 +30,7 @@ import tempfile
 import numpy as np
 
 from tensortypes.errors import CompileError
+from tensortypes.link.c.trust import entry_problem, write_private
 
 __all__ = ["Compiler", "default_compiler", "python_abi"]
 
@@ -189,22 +190,39 @@ def _probe_vector_math(command: list[str]) -> bool:
         return proc.returncode == 0
 
 
+def _read_probe(path: str) -> bool | None:
+    """The remembered probe answer, or None unless the file is ours, private and valid.
+
+    Anything else (garbage, another user's file, a directory) is probed again and
+    replaced: a damaged file must not silently change the compile flags.
+    """
+    try:
+        if entry_problem(os.path.dirname(path), (os.path.basename(path),)) is not None:
+            return None
+        with open(path, encoding="ascii") as fh:
+            text = fh.read(16).strip()
+    except (OSError, ValueError):
+        return None
+    return {"1": True, "0": False}.get(text)
+
+
 def _vector_math(command: list[str], version: str, probe_dir: str | None) -> bool:
     """Whether ``command`` links glibc's vector math; remembered in ``probe_dir``."""
     if probe_dir is None:
         return _probe_vector_math(command)
     digest = hashlib.sha256(repr((command, version)).encode()).hexdigest()[:24]
     path = os.path.join(probe_dir, f"probe-vector-math-{digest}")
-    try:
-        with open(path) as fh:
-            return fh.read().strip() == "1"
-    except OSError:
-        pass
+    remembered = _read_probe(path)
+    if remembered is not None:
+        return remembered
     result = _probe_vector_math(command)
+    tmp = f"{path}.{os.getpid()}"
     try:
-        tmp = f"{path}.{os.getpid()}"
-        with open(tmp, "w") as fh:
-            fh.write("1" if result else "0")
+        if os.path.lexists(tmp):
+            os.unlink(tmp)  # left by a killed process that had this pid
+        write_private(tmp, "1\n" if result else "0\n")
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
         os.replace(tmp, path)
     except OSError:
         pass  # a read-only cache only costs the probe again next time
