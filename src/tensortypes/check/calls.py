@@ -43,6 +43,7 @@ from .symbolic import (
     ListV,
     MethodV,
     Ref,
+    ShapeV,
     StrV,
     TupleV,
     UnionV,
@@ -73,13 +74,18 @@ class CallMixin:
         callee = self.eval(node.func, frame)
         args, kwargs, star = [], {}, False
         label_nodes = {}
-        for i, a in enumerate(node.args):
+        for a in node.args:
             if isinstance(a, ast.Starred):
-                star = True
-                self.eval(a.value, frame)
+                value = self.eval(a.value, frame)
+                if type(value) in (TupleV, ListV) and value.items is not None:
+                    args.extend(value.items)  # f(*x.shape[:-1], 3): the items themselves
+                elif type(value) is ShapeV and type(callee) in (Ref, MethodV):
+                    args.append(value)  # sizes of open rank, for the shape rules
+                else:
+                    star = True
                 continue
+            label_nodes[len(args)] = a
             args.append(self.eval(a, frame))
-            label_nodes[i] = a
         for kw in node.keywords:
             if kw.arg is None:
                 star = True

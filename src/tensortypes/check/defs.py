@@ -126,7 +126,7 @@ SIGNATURE_KEEPING = frozenset({
     "deleter", "abstractmethod", "override", "final", "no_grad", "inference_mode",
     "enable_grad", "cache", "lru_cache", "jit", "script", "ignore", "unused", "export",
     "overload", "wraps", "compile", "checkpoint", "jaxtyped", "typechecked", "beartype",
-    "total_ordering", "unique",
+    "total_ordering", "unique", "pytest.mark",
 })
 RESULT_CHANGING = frozenset({"contextmanager", "asynccontextmanager", "vmap", "grad",
                              "value_and_grad"})
@@ -141,8 +141,15 @@ def define(table: dict, info: FunctionInfo) -> None:
 
 
 def decorator_name(node) -> str:
+    """The name a decorator is known by: its last attribute (``@torch.no_grad()`` is
+    ``no_grad``); any ``@pytest.mark.<name>(...)`` is ``pytest.mark`` (it only tags
+    the function)."""
     while isinstance(node, ast.Call):
         node = node.func
+    inner = node.value if isinstance(node, ast.Attribute) else None
+    if isinstance(inner, ast.Attribute) and inner.attr == "mark" and \
+            isinstance(inner.value, ast.Name) and inner.value.id == "pytest":
+        return "pytest.mark"
     if isinstance(node, ast.Attribute):
         return node.attr
     return node.id if isinstance(node, ast.Name) else ""

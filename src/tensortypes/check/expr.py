@@ -19,7 +19,7 @@ from .diagnostics import CheckFailure
 from .joins import join_values, may_be_none, strip_none
 from .rules import dtype_object
 from .rules import shapefns as sf
-from .rules.access import shape_value
+from .rules.access import shape_value, sizes_value
 from .rules.base import int_const
 from .rules.ops import binary, matmul
 from .symbolic import (
@@ -38,6 +38,7 @@ from .symbolic import (
     MethodV,
     NoneV,
     Ref,
+    ShapeV,
     StrV,
     TupleV,
     UnionV,
@@ -167,15 +168,39 @@ class ExprMixin:
 
     def e_Tuple(self, node, frame):
         if any(isinstance(e, ast.Starred) for e in node.elts):
-            for e in node.elts:
-                self.eval(e.value if isinstance(e, ast.Starred) else e, frame)
-            return UNKNOWN
+            items = self.starred_items(node.elts, frame)
+            return TupleV(items) if type(items) is tuple else items
         return TupleV(tuple(self.eval(e, frame) for e in node.elts))
 
     def e_List(self, node, frame):
         if any(isinstance(e, ast.Starred) for e in node.elts):
-            return ListV(None)
+            items = self.starred_items(node.elts, frame)
+            return ListV(items) if type(items) is tuple else \
+                ListV(None) if items is UNKNOWN else items
         return ListV(tuple(self.eval(e, frame) for e in node.elts))
+
+    def starred_items(self, elts, frame):
+        """The items of ``(a, *t, b)``: a tuple of values when each starred part is of
+        known length, a ``ShapeV`` when one is the shape of an array of open rank
+        (``(*x.shape[:-1], k)``), else UNKNOWN."""
+        items: list = []
+        known = True
+        for e in elts:
+            if not isinstance(e, ast.Starred):
+                items.append(self.eval(e, frame))
+                continue
+            value = self.eval(e.value, frame)
+            if type(value) in (TupleV, ListV) and value.items is not None:
+                items.extend(value.items)
+            elif type(value) is ShapeV:
+                items.append(value)
+            else:
+                known = False
+        if not known:
+            return UNKNOWN
+        if any(type(v) is ShapeV for v in items):
+            return sizes_value(items)
+        return tuple(items)
 
     def e_IfExp(self, node, frame):
         self.eval(node.test, frame)
@@ -326,6 +351,10 @@ class ExprMixin:
             return FloatV() if FloatV in (tl, tr) or op == "/" else IntV()
         if tl is TupleV and tr is TupleV and op == "+":
             return TupleV(left.items + right.items)
+        if op == "+" and ShapeV in (tl, tr) and tl in (TupleV, ShapeV) and \
+                tr in (TupleV, ShapeV):
+            return sizes_value([*(left.items if tl is TupleV else (left,)),
+                                *(right.items if tr is TupleV else (right,))])
         if tl is TupleV and tr is IntV and op == "*" and int_const(right) is not None:
             return TupleV(left.items * max(int_const(right), 0))
         if tl is ListV and tr is ListV and op == "+":

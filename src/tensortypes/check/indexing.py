@@ -19,6 +19,7 @@ from tensortypes.core.dims import Dim
 from .diagnostics import CheckFailure
 from .expr import ELLIPSIS, label_of
 from .joins import join_all
+from .rules.access import shape_item, shape_slice
 from .rules.base import int_const, is_float
 from .sizes import same_size
 from .symbolic import (
@@ -26,11 +27,13 @@ from .symbolic import (
     ONE,
     UNKNOWN,
     Arr,
+    FloatV,
     IntV,
     LayerV,
     ListV,
     NoneV,
     Rest,
+    ShapeV,
     StrV,
     TupleV,
     Unknown,
@@ -52,6 +55,8 @@ class IndexMixin:
             index = self.eval_index(node.slice, frame)
             return self.with_notes(lambda: index_array(receiver, index, label_of(node.value)),
                                    [(node.value, receiver)], frame)
+        if t is ShapeV:
+            return self.open_shape_index(receiver, node, frame)
         if t is TupleV or (t is ListV and receiver.items is not None):
             items = receiver.items
             if isinstance(node.slice, ast.Slice):
@@ -83,6 +88,18 @@ class IndexMixin:
         self.eval(node.slice, frame)
         return UNKNOWN
 
+    def open_shape_index(self, shape, node, frame):
+        """``x.shape[i]``/``x.shape[a:b]`` of an array of open rank (``(*bs, c)``)."""
+        if isinstance(node.slice, ast.Slice):
+            parts = (node.slice.lower, node.slice.upper, node.slice.step)
+            bounds = [int_const(self.eval(b, frame)) if b is not None else None for b in parts]
+            if any(b is None and n is not None for b, n in zip(bounds, parts)) or \
+                    parts[2] is not None:
+                return UNKNOWN
+            return shape_slice(shape.entries, bounds[0], bounds[1])
+        i = int_const(self.eval(node.slice, frame))
+        return shape_item(shape.entries, i) if i is not None else IntV()
+
     def eval_index(self, node, frame) -> list:
         parts = node.elts if isinstance(node, ast.Tuple) else [node]
         out = []
@@ -112,6 +129,11 @@ def _slice_size(n, bounds):
             return default
         if type(b) is int:
             return n + b if b < 0 else dims.const(b)
+        if symbolic is not None and dims.ge(symbolic, 0) is not True and \
+                dims.le(symbolic, 0) is True:
+            # ``x[:-k]``, ``x[-w:]``: a bound that is minus a size counts from the end
+            # (``x[:-0]`` would be empty, which code that slices by ``-k`` never means).
+            return n + symbolic
         return symbolic
 
     lo = position(start, sym[0] if start is None and bounds[0] is not None else None,
@@ -225,6 +247,9 @@ def index_array(x: Arr, index: list, label: str):
                 out.extend(v.shape)
             axis += 1
             continue
+        if type(v) is FloatV:
+            raise CheckFailure("dtype", f"indices of {label} must be integers, slices or "
+                                        f"arrays, not a float")
         if type(v) in (ListV, TupleV) and v.items is not None:
             out.append(dims.const(len(v.items)))
             axis += 1

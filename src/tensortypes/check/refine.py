@@ -29,6 +29,7 @@ from .symbolic import (
     Arr,
     Bcast,
     BoolV,
+    DTypeV,
     FloatV,
     InstV,
     IntV,
@@ -110,6 +111,10 @@ class RefineMixin:
             if key is not None and type(frame.vars.get(key)) is UnionV:
                 frame = frame.copy()
                 frame.vars[key] = strip_none(frame.vars[key])
+        if isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) and \
+                isinstance(left, ast.Attribute) and left.attr == "dtype":
+            return self.narrow_dtype(left.value, right, frame,
+                                     isinstance(op, (ast.Eq, ast.Is)) == positive)
         if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) == positive and \
                 isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mod) and \
                 isinstance(right, ast.Constant) and right.value == 0:
@@ -138,6 +143,26 @@ class RefineMixin:
             for x, y in pairs:
                 if x is not None and y is not None:
                     frame = assume_equal(frame, x, y, test.lineno)
+        return frame
+
+    def narrow_dtype(self, target, dtype_node, frame, same: bool):
+        """``if x.dtype == torch.bool:``: ``x`` has that dtype in the branch (and not,
+        when it could have others, in the other one)."""
+        key = _key(target)
+        if key is None:
+            return frame
+        self.quiet += 1
+        try:
+            value, dtype = self.eval(target, frame), self.eval(dtype_node, frame)
+        finally:
+            self.quiet -= 1
+        if type(value) is not Arr or type(dtype) is not DTypeV:
+            return frame
+        narrowed = _narrowed_dtypes(value.dtypes, dtype.dtype, same)
+        if narrowed is value.dtypes:
+            return frame
+        frame = frame.copy()
+        frame.vars[key] = value.with_(dtypes=narrowed)
         return frame
 
     def narrow_isinstance(self, test, frame, positive, exact: bool = False):
@@ -251,6 +276,15 @@ def _key(node):
     if isinstance(node, ast.Attribute):
         return attr_key(node)
     return None
+
+
+def _narrowed_dtypes(dtypes, dtype, same: bool):
+    """The dtype set after ``x.dtype == dtype`` held (``same``) or failed."""
+    if same:
+        return frozenset({dtype})
+    if dtypes is None or dtype not in dtypes or len(dtypes) == 1:
+        return dtypes
+    return dtypes - {dtype}
 
 
 def assume_equal(frame, a: Dim, b: Dim, line: int):

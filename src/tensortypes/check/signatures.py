@@ -93,6 +93,7 @@ class SignatureMixin:
             env = {k: v for k, v in binder.env.items() if not k.startswith("*")}
             if any(type(v) is Dim for v in env.values()):
                 self.check_layers(info, env, node, frame)
+                self.check_init_facts(info, env, node, frame)
         elif info.is_dataclass:
             positional, names = info.init_fields(self.module)
             bound = dict(zip(positional, args)) if positional is not None and not star else {}
@@ -123,6 +124,26 @@ class SignatureMixin:
                                              [f"layer: {layer.site}, built by "
                                               f"{info.name}.__init__ with {sizes}"]), frame)
                 return
+
+    def check_init_facts(self, info, env: dict, node, frame) -> None:
+        """``assert dim % heads == 0`` in ``__init__``, checked with this construction's
+        sizes: ``Attention(30, 4)`` fails it."""
+        for name, k in info.facts:
+            n = env.get(name)
+            if type(n) is not Dim or not n.is_constant:
+                continue
+            mapping = {m: env[m] for m in k.free_symbols if type(env.get(m)) is Dim}
+            divisor = k.substitute(mapping) if mapping else k
+            if not divisor.is_constant or divisor.value <= 0 or n.value % divisor.value == 0:
+                continue
+            given = ", ".join(f"{m}={env[m]}" for m in sorted({name, *k.free_symbols})
+                              if type(env.get(m)) is Dim)
+            self.fail(node, CheckFailure(
+                "layer" if info.is_module else "call",
+                f"{info.name}(...) with {given}: {info.name}.__init__ requires "
+                f"{name} % {k} == 0, but {n.value} is not a multiple of {divisor.value}"),
+                frame)
+            return
 
     def call_function(self, info, args, kwargs, node, frame, labels, self_value, star):
         if not info.keeps_signature:

@@ -17,7 +17,7 @@ import random
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
-__all__ = ["same_size", "equal_under_facts", "size_symbol"]
+__all__ = ["same_size", "equal_under_facts", "size_symbol", "indivisible_example"]
 
 _RESERVED = frozenset({"min", "max"})
 
@@ -80,3 +80,46 @@ def equal_under_facts(a: Dim, b: Dim, facts) -> bool:
         except (KeyError, ArithmeticError, ValueError):
             return False
     return True
+
+
+def indivisible_example(total: Dim, divisor: Dim, facts=(), positive=()) -> dict | None:
+    """Sizes for which ``divisor`` does not divide ``total``, or None when none is found.
+
+    The sizes satisfy the divisibility facts and make every expression of
+    ``positive`` (the axes involved) at least 1, so the example is a call the
+    annotations allow: ``reshape(b, -1, 2)`` of ``(b, n)`` fails for ``n = 3``.
+    A size the algebra cannot decide (``n*(n+1)`` is always even) has no
+    example, and then nothing is reported.
+
+    >>> b, n = dims.symbol("b"), dims.symbol("n")
+    >>> indivisible_example(b * n, 2 * b)
+    {'b': 1, 'n': 1}
+    >>> indivisible_example(n * (n + 1), dims.const(2)) is None
+    True
+    """
+    names = sorted(total.free_symbols | divisor.free_symbols |
+                   {n for d in positive for n in d.free_symbols})
+    divisors = dict(facts)
+    rng = random.Random(0x51DE)
+    small = [1, 2, 3, 5, 7]
+    for attempt in range(48):
+        env: dict = {}
+        for i, name in enumerate(names):
+            env[name] = small[(attempt // (len(small) ** i)) % len(small)] if attempt < 25 \
+                else rng.randint(1, 64)
+        try:
+            for name, k in divisors.items():
+                if name in env:
+                    kv = k.evaluate({m: env.setdefault(m, 1) for m in k.free_symbols})
+                    if kv <= 0:
+                        break
+                    env[name] = kv * max(1, env[name] // kv)
+            else:
+                if any(d.evaluate(env) < 1 for d in positive):
+                    continue
+                q = divisor.evaluate(env)
+                if q > 0 and total.evaluate(env) % q:
+                    return env
+        except (KeyError, ArithmeticError, ValueError):
+            return None
+    return None

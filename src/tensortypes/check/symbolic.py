@@ -30,7 +30,8 @@ from tensortypes.core.dtypes import DType
 __all__ = [
     "Value", "Unknown", "UNKNOWN", "Arr", "IntV", "FloatV", "BoolV", "StrV", "NoneV", "NONE",
     "TupleV", "ListV", "DTypeV", "Ref", "LayerV", "FuncV", "ClassV", "InstV", "MethodV",
-    "UnionV", "Bcast", "Rest", "fmt_shape", "fmt_dim", "fmt_dtypes", "is_one", "ONE",
+    "UnionV", "ShapeV", "Bcast", "Rest", "fmt_shape", "fmt_dim", "fmt_dtypes", "is_one",
+    "ONE",
 ]
 
 ONE = dims.const(1)
@@ -377,12 +378,29 @@ class UnionV(Value):
         return " | ".join(v.describe() for v in self.items)
 
 
+class ShapeV(Value):
+    """``x.shape`` of an array whose rank is open: its entries, one of them a ``Rest``.
+
+    ``x.shape[-1]`` of a ``(*bs, c)`` array is ``c`` and ``x.shape[:-1]`` is
+    ``(*bs,)``; starred into a tuple or a call (``(*x.shape[:-1], k)``,
+    ``x.view(*x.shape[:-1], 3, -1)``) it gives the sizes of a new shape.
+    """
+
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: tuple):
+        object.__setattr__(self, "entries", tuple(entries))
+
+    def describe(self) -> str:
+        return f"shape {fmt_shape(self.entries)}"
+
+
 def _frozen(self, name, value):
     raise AttributeError(f"{type(self).__name__} is immutable")
 
 
 for _cls in (Arr, IntV, FloatV, BoolV, StrV, NoneV, TupleV, ListV, DTypeV, Ref, LayerV, FuncV,
-             ClassV, InstV, MethodV, UnionV, Unknown):
+             ClassV, InstV, MethodV, UnionV, ShapeV, Unknown):
     _cls.__setattr__ = _frozen  # every value is immutable once built
 del _cls
 

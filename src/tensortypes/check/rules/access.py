@@ -11,7 +11,20 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
-from ..symbolic import UNKNOWN, Arr, BoolV, FloatV, IntV, TupleV, fmt_dtypes, fmt_shape
+from ..symbolic import (
+    UNKNOWN,
+    Arr,
+    BoolV,
+    FloatV,
+    IntV,
+    ListV,
+    Rest,
+    ShapeV,
+    TupleV,
+    Value,
+    fmt_dtypes,
+    fmt_shape,
+)
 from . import shapefns as sf
 from .base import (
     Call,
@@ -25,8 +38,8 @@ from .base import (
     is_float,
 )
 
-__all__ = ["Cast", "Identity", "Softmax", "Item", "Size", "shape_value", "Numel", "Ndim",
-           "IndexArg", "Chunk"]
+__all__ = ["Cast", "Identity", "Softmax", "Item", "Size", "shape_value", "shape_item",
+           "shape_slice", "sizes_value", "Numel", "Ndim", "IndexArg", "Chunk"]
 
 
 class Cast(Rule):
@@ -105,12 +118,20 @@ class Softmax(ParamRule):
 
 
 class Item(Rule):
-    """``.item()``/``.tolist()`` of a one-element array: a Python scalar."""
+    """``.item()`` of a one-element array: a Python scalar; ``.tolist()``: nested lists.
 
-    __slots__ = ()
+    ``tolist`` of a 0-d array is the scalar itself; of any other array a list.
+    """
+
+    __slots__ = ("nested",)
+
+    def __init__(self, nested: bool = False):
+        self.nested = nested  # tolist
 
     def apply(self, call: Call):
         x = first_array(call)
+        if self.nested and x is not None and x.shape != ():
+            return ListV(None) if x.rank is not None and x.rank > 0 else UNKNOWN
         if x is None or x.dtypes is None:
             return UNKNOWN
         if all(d.kind in "iu" for d in x.dtypes):
@@ -134,16 +155,83 @@ class Size(Rule):
 
 
 def shape_value(x: Arr, axis=None):
-    """``x.shape`` (a tuple of IntV), or ``x.shape[axis]`` when ``axis`` is given."""
+    """``x.shape`` (a tuple of IntV), or ``x.shape[axis]`` when ``axis`` is given.
+
+    The shape of an array of open rank (``(*bs, c)``) is a :class:`ShapeV`
+    whose ends are known: ``x.shape[-1]`` is ``c``.
+    """
     if axis is not None:
         i = int_const(axis)
-        if i is None or x.rank is None:
+        if i is None or x.shape is None:
             return IntV()
+        if x.rank is None:
+            return shape_item(x.shape, i)
         d = x.shape[sf.norm_axis(i, x.rank)]
         return IntV(d if type(d) is Dim else None)
-    if x.shape is None or x.rank is None:
+    if x.shape is None:
         return UNKNOWN
+    if x.rank is None:
+        return ShapeV(x.shape)
     return TupleV(tuple(IntV(d if type(d) is Dim else None) for d in x.shape))
+
+
+def _size(d) -> IntV:
+    return IntV(d if type(d) is Dim else None)
+
+
+def shape_item(entries: tuple, i: int) -> IntV:
+    """Entry ``i`` of a shape with a ``*rest``: known at the ends, else an unknown int.
+
+    >>> from tensortypes.core import dims
+    >>> shape_item((Rest("b"), dims.symbol("c")), -1)
+    IntV(c)
+    """
+    prefix, rest, suffix = sf.split_rest(entries)
+    if 0 <= i < len(prefix):
+        return _size(prefix[i])
+    if i < 0 and -i <= len(suffix):
+        return _size(suffix[i])
+    return IntV()
+
+
+def shape_slice(entries: tuple, start, stop):
+    """``entries[start:stop]`` (constant bounds or None) of a shape with a ``*rest``.
+
+    A :class:`ShapeV` when the slice keeps the rest, a tuple of ints when it
+    lies within one end, UNKNOWN when it cuts into the rest.
+    """
+    prefix, rest, suffix = sf.split_rest(entries)
+    p, s = len(prefix), len(suffix)
+    lo = 0 if start is None else start
+    if stop is not None and 0 <= stop <= p and 0 <= lo:
+        return TupleV(tuple(_size(d) for d in prefix[lo:stop]))
+    if lo < 0:
+        if -lo > s or (stop is not None and not -s <= stop <= 0):
+            return UNKNOWN
+        part = suffix[lo:stop] if stop not in (None, 0) else suffix[lo:]
+        return TupleV(tuple(_size(d) for d in part)) if stop != 0 else TupleV(())
+    if lo > p or (stop is not None and not -s <= stop < 0):
+        return UNKNOWN
+    tail = suffix if stop is None else suffix[:stop]
+    return ShapeV((*prefix[lo:], rest, *tail))
+
+
+def sizes_value(items) -> Value:
+    """A tuple of sizes built from ints and at most one open :class:`ShapeV` (or UNKNOWN).
+
+    ``(*x.shape[:-1], k)`` of a ``(*bs, c)`` array is the ShapeV ``(*bs, k)``.
+    """
+    out = []
+    for v in items:
+        if type(v) is ShapeV:
+            out.extend(v.entries)
+        elif type(v) is IntV:
+            out.append(v.dim)
+        else:
+            return UNKNOWN
+    if sum(1 for d in out if type(d) is Rest) != 1:
+        return UNKNOWN
+    return ShapeV(tuple(out))
 
 
 class Numel(Rule):

@@ -23,7 +23,19 @@ from tensortypes.core.dtypes import (
 )
 
 from ..diagnostics import CheckFailure
-from ..symbolic import Arr, BoolV, DTypeV, FloatV, IntV, ListV, StrV, TupleV, Unknown, Value
+from ..symbolic import (
+    Arr,
+    BoolV,
+    DTypeV,
+    FloatV,
+    IntV,
+    ListV,
+    ShapeV,
+    StrV,
+    TupleV,
+    Unknown,
+    Value,
+)
 
 __all__ = ["Call", "Rule", "ParamRule", "int_const", "int_list", "dim_of", "dims_of", "dtype_arg",
            "default_float", "default_int", "promote", "scalar_dtype", "is_float", "is_int",
@@ -178,14 +190,24 @@ def dim_of(value):
 
 
 def dims_of(values) -> tuple | None:
-    """Sizes given either as several arguments or as one tuple/list (``view(b, -1)``)."""
+    """Sizes given either as several arguments or as one tuple/list (``view(b, -1)``).
+
+    A :class:`ShapeV` (the shape of an array of open rank, starred or whole)
+    gives its entries, its ``*rest`` among them.
+    """
     if len(values) == 1 and type(values[0]) in (TupleV, ListV):
         if values[0].items is None:
             return None
         values = values[0].items
     elif len(values) == 1 and type(values[0]) is Unknown:
         return None
-    return tuple(dim_of(v) for v in values)
+    out = []
+    for v in values:
+        if type(v) is ShapeV:
+            out.extend(v.entries)
+        else:
+            out.append(dim_of(v))
+    return tuple(out)
 
 
 def dtype_arg(value) -> DType | None:

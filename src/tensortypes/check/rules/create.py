@@ -12,7 +12,7 @@ from __future__ import annotations
 from tensortypes.core import dims
 from tensortypes.core.dtypes import bool_
 
-from ..symbolic import UNKNOWN, Arr, BoolV, FloatV, IntV, ListV, Ref, StrV, TupleV
+from ..symbolic import UNKNOWN, Arr, BoolV, FloatV, IntV, ListV, Ref, ShapeV, StrV, TupleV
 from .base import (
     Call,
     Rule,
@@ -23,8 +23,9 @@ from .base import (
     first_array,
     int_const,
 )
+from .ops import binary
 
-__all__ = ["Creator", "Arange", "Linspace", "Eye", "Like", "FromData", "NewLike",
+__all__ = ["Creator", "Normal", "Arange", "Linspace", "Eye", "Like", "FromData", "NewLike",
            "literal_array"]
 
 
@@ -76,7 +77,7 @@ class Creator(Rule):
             if given is None:
                 given = call.kwargs.get("shape", call.kwargs.get("size"))
             sizes = None if given is None else (
-                _sizes([given]) if type(given) in (TupleV, ListV, IntV) else None)
+                _sizes([given]) if type(given) in (TupleV, ListV, IntV, ShapeV) else None)
             rest = args[1:]
         if self.dtype == "fill":
             fill = rest[0] if rest else call.kwargs.get("fill_value")
@@ -90,6 +91,25 @@ class Creator(Rule):
         if is_object_dtype(call.kwargs.get("dtype")):
             return UNKNOWN  # an array of Python objects: anything goes in
         return Arr(call.kind, _dtype(call, call.kwargs.get("dtype"), base), sizes)
+
+
+class Normal(Rule):
+    """``torch.normal(mean, std, size=None)``: a new array of ``size``, else the
+    broadcast of ``mean`` and ``std`` (float)."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        bound = call.bind(("mean", "std", "size"))
+        size = bound.get("size")
+        dtypes = _dtype(call, call.kwargs.get("dtype"), default_float(call.kind))
+        if size is not None:
+            sizes = _sizes([size]) if type(size) in (TupleV, ListV, ShapeV) else None
+            return Arr(call.kind, dtypes, sizes)
+        mean, std = bound.get("mean"), bound.get("std")
+        if type(mean) is Arr or type(std) is Arr:
+            return binary(call, mean, std, "float", call.label(0), call.label(1))
+        return UNKNOWN
 
 
 class Arange(Rule):

@@ -268,6 +268,8 @@ class Expand(Rule):
         x, args = _split(call)
         if x is None:
             return UNKNOWN
+        if not args and "size" in call.kwargs:
+            args = [call.kwargs["size"]]  # u.expand(size=(b, n))
         sizes = dims_of(args)
         if sizes is None:
             return x.with_(shape=None, origin=None)

@@ -118,7 +118,7 @@ METHODS: dict = {
     "any": _ANY, "all": _ANY, "reshape": Reshape(), "transpose": Permute(numpy=True),
     "swapaxes": Swap(("a", "axis1", "axis2")), "squeeze": Squeeze(("a", "axis"), strict=True),
     "flatten": Flatten(("a",)), "ravel": Flatten(("a",)), "astype": Cast(),
-    "copy": Identity(contiguous=True), "item": Item(), "tolist": Item(),
+    "copy": Identity(contiguous=True), "item": Item(), "tolist": Item(nested=True),
     "clip": _SAME, "round": _SAME, "cumsum": _SAME, "sort": _SAME,
 }
 del _name

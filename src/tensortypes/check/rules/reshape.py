@@ -16,8 +16,8 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
-from ..sizes import equal_under_facts
-from ..symbolic import fmt_dim, fmt_shape
+from ..sizes import equal_under_facts, indivisible_example
+from ..symbolic import Rest, fmt_dim, fmt_shape
 from .shapefns import product
 
 __all__ = ["reshape_shape"]
@@ -60,12 +60,13 @@ def _divide(total: Dim, known: Dim, have=(), given=()):
     return None
 
 
-def reshape_shape(shape, new, what: str = "reshape", facts=()):
+def reshape_shape(shape, new, what: str = "reshape", facts=(), shown=None):
     """The shape of ``reshape(new)``; ``new`` holds Dims, None (unknown) and -1 markers.
 
     The element counts must be provably equal; ``-1`` takes the quotient, which
     must divide exactly. ``facts`` are divisibility facts established by the
-    code (see ``check.sizes.equal_under_facts``).
+    code (see ``check.sizes.equal_under_facts``); ``shown`` is the ``(shape, new)``
+    messages name, when the shapes compared lost a ``*rest`` they share.
 
     >>> b, n = dims.symbol("b"), dims.symbol("n")
     >>> reshape_shape((b, 2 * n), (b, -1, dims.const(2)))
@@ -77,11 +78,22 @@ def reshape_shape(shape, new, what: str = "reshape", facts=()):
                                       f"{len(holes)}")
     if shape is None:
         return tuple(None if type(d) is int else d for d in new)
+    rests = [d for d in shape if type(d) is Rest]
+    if rests and rests[0].name is not None and rests[0] in new:
+        # The same ``*b`` on both sides (``x.view(*x.shape[:-1], 3, -1)``) holds the
+        # same elements: compare what is around it.
+        found = reshape_shape(tuple(d for d in shape if d is not rests[0]),
+                              tuple(d for d in new if d is not rests[0]), what, facts,
+                              (shape, new))
+        cut = new.index(rests[0])
+        return (*found[:cut], rests[0], *found[cut:])
     total = product(shape)
     known = product(d for d in new if not (type(d) is int and d == -1))
     if total is None or known is None:
         return tuple(None if type(d) is int else d for d in new)
-    text_new = "(" + ", ".join("-1" if type(d) is int else fmt_dim(d) for d in new) + ")"
+    shown_shape, shown_new = shown or (shape, new)
+    text_new = "(" + ", ".join("-1" if type(d) is int else fmt_dim(d)
+                               for d in shown_new) + ")"
     if holes:
         if known.is_constant and known.value == 0:
             return tuple(None if type(d) is int else d for d in new)
@@ -91,13 +103,19 @@ def reshape_shape(shape, new, what: str = "reshape", facts=()):
             q = total // known
         if q is None:
             if dims.eq(known, 0) is False and total.is_constant and known.is_constant:
-                raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shape)} "
+                raise CheckFailure("reshape", f"{what}: cannot reshape "
+                                   f"{fmt_shape(shown_shape)} "
                                    f"({total} elements) to {text_new}: {total} is not a "
                                    f"multiple of {known}")
-            if _provably_not_multiple(total, known, facts):
-                raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shape)} "
+            example = _indivisible(total, known, facts, (*shape, *new))
+            if example is not None:
+                names = sorted(total.free_symbols | known.free_symbols)
+                sizes = ", ".join(f"{n}={example[n]}" for n in names if n in example)
+                raise CheckFailure("reshape", f"{what}: cannot reshape "
+                                   f"{fmt_shape(shown_shape)} "
                                    f"({total} elements) to {text_new}: {total} is not "
-                                   f"provably a multiple of {known}")
+                                   f"a multiple of {known} for every size"
+                                   + (f": it fails for {sizes}" if sizes else ""))
             return tuple(None if type(d) is int else d for d in new)
         return tuple(q if type(d) is int else d for d in new)
     same = dims.eq(total, known)
@@ -106,25 +124,25 @@ def reshape_shape(shape, new, what: str = "reshape", facts=()):
     if same:
         return tuple(new)
     reason = "" if same is False else " (not provably equal for every size)"
-    raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shape)} to {text_new}: "
+    raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shown_shape)} to "
+                                  f"{text_new}: "
                                   f"{total} elements vs {known}{reason}")
 
 
-def _provably_not_multiple(total: Dim, known: Dim, facts=()) -> bool:
-    """Whether ``total`` fails to be a multiple of ``known`` for some sizes.
+def _indivisible(total: Dim, known: Dim, facts, axes):
+    """Sizes the annotations allow for which ``known`` does not divide ``total``, or None.
 
     A constant remainder decides; otherwise the facts may make the quotient
-    exact; a constant divisor that the algebra cannot show divides fails for
-    some size, and so does a divisor with a size of its own (``side`` in
-    ``reshape(b, -1, side, side)`` of ``(b, n, d)``: a large ``side`` does not divide).
+    exact, and else an example is searched for (``check.sizes.indivisible_example``):
+    ``reshape(b, -1, 2)`` of ``(b, n)`` fails for ``n = 1``; ``n*(n+1)`` elements
+    always split in two, and there is no example.
     """
     r = total % known
     if r.is_constant:
-        return r.value != 0
+        return {} if r.value != 0 else None
     if dims.eq(r, 0) is True:
-        return False
+        return None
     if facts and equal_under_facts((total // known) * known, total, facts):
-        return False
-    if known.is_constant:
-        return True
-    return bool(known.free_symbols - total.free_symbols)
+        return None
+    positive = [d for d in axes if type(d) is Dim and not d.is_constant]
+    return indivisible_example(total, known, facts, positive)

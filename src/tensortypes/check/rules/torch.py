@@ -23,7 +23,7 @@ from tensortypes.core.dtypes import (
 )
 
 from .access import Cast, Chunk, Identity, IndexArg, Item, Ndim, Numel, Size, Softmax
-from .create import Arange, Creator, Eye, FromData, Like, Linspace, NewLike
+from .create import Arange, Creator, Eye, FromData, Like, Linspace, NewLike, Normal
 from .functional import FUNCTIONAL, Interpolate, OneHot
 from .layout import (
     AsShape,
@@ -119,7 +119,7 @@ FUNCTIONS: dict = {
     "torch.randn": Creator(), "torch.rand": Creator(),
     "torch.full": Creator("shape", dtype="fill"),
     "torch.randint": Creator("size", dtype="int", skip=2),
-    "torch.arange": Arange(), "torch.linspace": Linspace(), "torch.eye": Eye(),
+    "torch.normal": Normal(), "torch.arange": Arange(), "torch.linspace": Linspace(), "torch.eye": Eye(),
     "torch.zeros_like": Like(), "torch.ones_like": Like(), "torch.empty_like": Like(),
     "torch.randn_like": Like(), "torch.rand_like": Like(), "torch.full_like": Like("fill"),
     "torch.tensor": FromData(), "torch.as_tensor": FromData(), "torch.from_numpy": FromData(),
@@ -161,7 +161,8 @@ METHODS: dict = {
     "float": Cast(float32), "double": Cast(float64), "half": Cast(float16),
     "bfloat16": Cast(bfloat16), "long": Cast(int64), "int": Cast(int32), "short": Cast(int16),
     "bool": Cast(bool_), "byte": Cast(uint8), "char": Cast(int8), "to": Cast(), "type": Cast(),
-    "item": Item(), "tolist": Item(), "size": Size(), "numel": Numel(), "dim": Ndim(),
+    "item": Item(), "tolist": Item(nested=True), "size": Size(), "numel": Numel(),
+    "dim": Ndim(),
     "ndimension": Ndim(), "zero_": _SAME, "isnan": _BOOL, "isinf": _BOOL,
     "logical_not": _BOOL, "masked_fill": _MASK, "masked_fill_": _MASK, "where": Where(),
     "view_as": AsShape("view"), "reshape_as": AsShape("reshape"),
