@@ -31,7 +31,20 @@ def caret_message(message: str, text: str, start: int, end: int | None = None) -
     if end is None or end <= start:
         end = start + 1
     width = max(1, min(end, len(text) + 1) - start)
+    if len(text) > _SHOWN:
+        # A long text is shown as a window around the caret, so that a message stays
+        # readable (and small) whatever the input's size.
+        width = min(width, _SHOWN // 2)
+        left = max(0, start - _SHOWN // 4)
+        right = min(len(text), left + _SHOWN)
+        left = max(0, min(left, right - _SHOWN))
+        head = "..." if left else ""
+        text = head + text[left:right] + ("..." if right < len(text) else "")
+        start += len(head) - left
     return f"{message}\n    {text}\n    {' ' * start}{'^' * width}"
+
+
+_SHOWN = 160  # characters of an erroneous text shown around the caret
 
 
 class AnnotationError(ValueError):

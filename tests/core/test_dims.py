@@ -360,9 +360,11 @@ def test_empty_text_and_bad_types():
         parse(5)
 
 
-def test_deep_nesting_is_an_annotation_error():
-    with pytest.raises(AnnotationError, match="nested too deeply"):
+def test_deep_nesting_is_an_annotation_error_naming_the_limit():
+    with pytest.raises(AnnotationError, match="MAX_LENGTH"):
         parse("(" * 5000 + "n" + ")" * 5000)
+    with pytest.raises(AnnotationError, match="nested more than 32 levels.*MAX_NESTING"):
+        parse("(" * 40 + "n" + ")" * 40)
 
 
 # -- comparisons --------------------------------------------------------------------------

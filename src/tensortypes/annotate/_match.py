@@ -35,6 +35,12 @@ _EMPTY: dict = {}
 _IDENT = re.compile(r"[^\W\d]\w*")
 
 
+# Shapes of more axes are matched by the interpreter: compiling their generated
+# function would cost milliseconds (about 0.15 ms per named axis), and arrays of that
+# many axes are rare (NumPy allows 64).
+_GENERATED_AXES = 24
+
+
 class Matcher:
     """Kind, dtypes and shape of one annotation, with its compiled ``match``.
 
@@ -65,7 +71,8 @@ class Matcher:
         self.dim_str = shape.dim_str
         self.title = title
         self.templated = any(type(d) is Template for d in shape.dims)
-        if shape.simple and not _mixed_paths(shape.dims):
+        if (shape.simple and len(shape.dims) <= _GENERATED_AXES
+                and not _mixed_paths(shape.dims)):
             self.match, self.source = _generate(self)
         else:
             self.match, self.source = self._interpreted, None

@@ -22,6 +22,8 @@ import re
 from typing import Any
 
 from tensortypes.core.dims import Dim, parse
+from tensortypes.core.limits import MAX_DIGITS, MAX_LENGTH
+from tensortypes.core._dimparse import over_limit
 from tensortypes.core.shapes import DimSpec, ShapePattern
 from tensortypes.errors import AnnotationError
 
@@ -141,6 +143,10 @@ def parse_shape(text: str) -> ParsedShape:
     found = _PARSED.get(text)
     if found is not None:
         return found
+    if len(text) > MAX_LENGTH:
+        raise AnnotationError(over_limit(f"the shape string has {len(text)} characters",
+                                         "MAX_LENGTH", MAX_LENGTH),
+                              text, MAX_LENGTH, len(text))
     dims, tokens, index_variadic = [], [], None
     for match in _TOKENS.finditer(text):
         token, start = match.group(), match.start()
@@ -219,6 +225,9 @@ def _entry(token: str, start: int, text: str) -> DimSpec | Template:
     if _DIGITS.fullmatch(body):
         _refuse(token, text, start, end, "a fixed size", variadic=variadic, anon=anon,
                 path=path)
+        if len(body) > MAX_DIGITS:
+            raise _fail(over_limit(f"the size has {len(body)} digits", "MAX_DIGITS",
+                                   MAX_DIGITS), text, at, end)
         return _spec("fixed", int(body), text, at, end, broadcast=broadcast, doc=doc)
     if body.isidentifier():
         if anon:

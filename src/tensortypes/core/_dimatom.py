@@ -12,6 +12,9 @@ not import the Dim class.
 
 from __future__ import annotations
 
+from ..errors import AnnotationError
+from .limits import MAX_NESTING
+
 __all__ = ["Atom", "atom", "mono_key", "term_order", "factor_order"]
 
 _OP_RANK = {"//": 0, "%": 1, "**": 2, "max": 3, "min": 4}
@@ -21,10 +24,11 @@ class Atom:
     """One indivisible factor: ``op`` is ``"sym"`` (``args`` the name) or an operator.
 
     For an operator, ``args`` is a tuple of Dims. ``dim`` caches the Dim made of
-    this atom alone. Build atoms with :func:`atom` only.
+    this atom alone; ``depth`` is how many opaque terms nest here (0 for a symbol),
+    at most ``limits.MAX_NESTING``. Build atoms with :func:`atom` only.
     """
 
-    __slots__ = ("op", "args", "key", "dim", "__weakref__")
+    __slots__ = ("op", "args", "key", "dim", "depth", "__weakref__")
 
     def __init_subclass__(cls, **kwargs):
         raise TypeError("Atom is final and cannot be subclassed")
@@ -49,11 +53,21 @@ def atom(op: str, args) -> Atom:
     found = _ATOMS.get(key)
     if found is not None:
         return found
+    depth = 0
+    if op != "sym":
+        depth = 1 + max((a.depth for d in args for mono, _ in d._terms for a, _ in mono),
+                        default=0)
+        if depth > MAX_NESTING:
+            raise AnnotationError(
+                f"the normal form nests opaque terms (//, %, min, max, **) more than "
+                f"{MAX_NESTING} deep; the limit is {MAX_NESTING} (MAX_NESTING in "
+                f"tensortypes.core.limits)")
     made = object.__new__(Atom)
     made.op = op
     made.args = args
     made.key = (0, args) if op == "sym" else (1, _OP_RANK[op], tuple(a._key for a in args))
     made.dim = None
+    made.depth = depth
     _ATOMS[key] = made
     return made
 

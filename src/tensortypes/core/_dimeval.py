@@ -4,16 +4,23 @@
 integer semantics for ``//``, ``%``, ``**``, ``min`` and ``max``. It reads the
 Dim's structure (``_value``, ``_name``, ``_terms``, atoms' ``op``/``args``), so
 it needs no import of the Dim class.
+
+Work is bounded: no value of more than ``limits.MAX_BITS`` bits is ever computed.
+A power whose result would be larger is detected from the bit length of its base
+before it is computed (``n**10**8`` with ``n = 3`` stops at once), and the
+evaluation raises OverflowError: no array has a size that large, so a check
+comparing an axis against it fails.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .limits import MAX_BITS, describe_int
+
 __all__ = ["evaluate"]
 
 _INTS = (int, np.integer)
-_MAX_EVAL_BITS = 1 << 20  # a power beyond a million bits is no size: stop early
 
 
 def _lookup(name: str, bindings, where) -> int:
@@ -24,8 +31,30 @@ def _lookup(name: str, bindings, where) -> int:
     if type(value) is int:
         return value
     if isinstance(value, bool) or not isinstance(value, _INTS):
-        raise TypeError(f"symbol {name!r} is bound to {value!r}; sizes are ints")
+        raise TypeError(f"symbol {name!r} is bound to a {type(value).__name__}; sizes are "
+                        f"ints")
     return int(value)
+
+
+def _power(a: int, b: int, where) -> int:
+    """``a ** b`` for ``b >= 0``, or OverflowError when it has more than MAX_BITS bits."""
+    if b == 0:
+        return 1
+    if a in (0, 1):
+        return a
+    if a == -1:
+        return -1 if b & 1 else 1
+    if (abs(a).bit_length() - 1) * b > MAX_BITS:  # |a|**b >= 2**((bits-1)*b)
+        raise OverflowError(f"{describe_int(a)}**{describe_int(b)} is too large evaluating "
+                            f"{where} (over MAX_BITS={MAX_BITS} bits)")
+    return _checked(a ** b, where)
+
+
+def _checked(value: int, where) -> int:
+    if value.bit_length() > MAX_BITS:
+        raise OverflowError(f"a value of {value.bit_length()} bits is too large evaluating "
+                            f"{where} (over MAX_BITS={MAX_BITS} bits)")
+    return value
 
 
 def _atom_value(atom, bindings, where) -> int:
@@ -40,10 +69,8 @@ def _atom_value(atom, bindings, where) -> int:
     a, b = values
     if op == "**":
         if b < 0:
-            raise ValueError(f"negative exponent {b} evaluating {where}")
-        if abs(a) > 1 and (abs(a).bit_length() - 1) * b > _MAX_EVAL_BITS:
-            raise OverflowError(f"{a}**{b} is too large evaluating {where}")
-        return a ** b
+            raise ValueError(f"negative exponent {describe_int(b)} evaluating {where}")
+        return _power(a, b, where)
     if b == 0:
         raise ZeroDivisionError(f"division by zero evaluating {where}")
     return a // b if op == "//" else a % b
@@ -67,6 +94,6 @@ def evaluate(d, bindings) -> int:
     total = 0
     for mono, coeff in d._terms:
         for atom, exp in mono:
-            coeff *= _atom_value(atom, bindings, d) ** exp
+            coeff = _checked(coeff * _power(_atom_value(atom, bindings, d), exp, d), d)
         total += coeff
-    return total
+    return _checked(total, d)

@@ -23,14 +23,14 @@ from ._dimatom import Atom, factor_order, mono_key, term_order
 from ._dimatom import atom as make_atom
 from ._dimeval import _INTS, evaluate
 from ._dimfmt import format_dim
+from .limits import MAX_BITS, MAX_TERMS, describe_int
 
 __all__ = ["Dim", "const", "symbol_dim", "atom_dim", "add", "sub", "mul", "neg", "floordiv",
-           "mod", "power", "minmax", "coerce_operand"]
+           "mod", "power", "minmax", "coerce_operand", "add_all"]
 
-_MAX_BITS = 4096        # constants beyond this are not sizes; refuse rather than hang
-_MAX_EXPANDED_POWER = 64  # and only for exponents up to this
-_MAX_EXPANSION = 256    # (p+q+...)**k is expanded only up to this many terms
+_MAX_EXPANDED_POWER = 64  # (p+q+...)**k is expanded only for exponents up to this
 _CACHE_LIMIT = 1 << 16
+_LIMITS = "tensortypes.core.limits"
 
 
 class Dim:
@@ -221,6 +221,7 @@ def _from_terms(terms: tuple) -> Dim:
     found = _INTERN.get(terms)
     if found is not None:
         return found
+    _check_size(terms)
     d = _new_object(Dim)
     value = None
     if not terms:
@@ -242,6 +243,24 @@ def _from_terms(terms: tuple) -> Dim:
     _set(d, "_bounds", None)
     _INTERN[terms] = d
     return d
+
+
+def _check_size(terms: tuple) -> None:
+    """Refuse a normal form over the limits: too many terms, or an integer too large."""
+    if len(terms) > MAX_TERMS:
+        raise AnnotationError(f"the normal form has {len(terms)} terms; the limit is "
+                              f"{MAX_TERMS} (MAX_TERMS in {_LIMITS})")
+    for mono, coeff in terms:
+        if coeff.bit_length() > MAX_BITS:
+            what = "constant" if not mono else "coefficient"
+            raise AnnotationError(f"a {what} of {coeff.bit_length()} bits is too large to "
+                                  f"be a dimension size; the limit is {MAX_BITS} bits "
+                                  f"(MAX_BITS in {_LIMITS})")
+        for _, exp in mono:
+            if exp.bit_length() > MAX_BITS:
+                raise AnnotationError(f"an exponent of {exp.bit_length()} bits is too "
+                                      f"large; the limit is {MAX_BITS} bits (MAX_BITS in "
+                                      f"{_LIMITS})")
 
 
 def _make(acc: dict) -> Dim:
@@ -267,8 +286,10 @@ def const(value: int) -> Dim:
     if isinstance(value, bool) or not isinstance(value, _INTS):
         raise TypeError(f"const() takes an int, got {type(value).__name__} {value!r}")
     value = int(value)
-    if value.bit_length() > _MAX_BITS:
-        raise AnnotationError(f"constant {value} is too large to be a dimension size")
+    if value.bit_length() > MAX_BITS:
+        raise AnnotationError(f"a constant of {value.bit_length()} bits is too large to "
+                              f"be a dimension size; the limit is {MAX_BITS} bits (MAX_BITS "
+                              f"in {_LIMITS})")
     d = _from_terms(((((), value),) if value else ()))
     if len(_CONSTS) < _CACHE_LIMIT:
         _CONSTS[value] = d
@@ -337,6 +358,25 @@ def add(a: Dim, b: Dim) -> Dim:
     return _cached("+", a, b, _add)
 
 
+def add_all(parts) -> Dim:
+    """The sum of ``(sign, Dim)`` pairs (``sign`` 1 or -1) in one pass, in normal form.
+
+    Equal to folding :func:`add`, without building the partial sums.
+
+    >>> n = symbol_dim("n")
+    >>> add_all([(1, n), (1, const(2)), (-1, n)]).value
+    2
+    """
+    acc: dict = {}
+    for sign, d in parts:
+        for mono, coeff in d._terms:
+            acc[mono] = acc.get(mono, 0) + sign * coeff
+        if len(acc) > 4 * MAX_TERMS:  # terms may still cancel, but not without bound
+            raise AnnotationError(f"the sum has more than {4 * MAX_TERMS} distinct terms; "
+                                  f"the limit is {MAX_TERMS} (MAX_TERMS in {_LIMITS})")
+    return _make(acc)
+
+
 def neg(a: Dim) -> Dim:
     """``-a`` in normal form.
 
@@ -396,6 +436,17 @@ def mul(a: Dim, b: Dim) -> Dim:
         return a
     if not a._terms or not b._terms:
         return _ZERO
+    if len(a._terms) * len(b._terms) > MAX_TERMS:
+        raise AnnotationError(f"expanding this product would give up to "
+                              f"{len(a._terms) * len(b._terms)} terms; the limit is "
+                              f"{MAX_TERMS} (MAX_TERMS in {_LIMITS})")
+    return _cached("*", a, b, _mul)
+
+
+def _mul_unchecked(a: Dim, b: Dim) -> Dim:
+    """``a * b`` without the size check of :func:`mul` (for a bounded expansion)."""
+    if a._value == 1:
+        return b
     return _cached("*", a, b, _mul)
 
 
@@ -494,24 +545,30 @@ def _power(base: Dim, exp: Dim) -> Dim:
         return base
     if base._value is not None:
         b = base._value
-        if abs(b) > 1 and (abs(b).bit_length() - 1) * k > _MAX_BITS:
-            raise AnnotationError(f"{b}**{k} is too large to be a dimension size")
+        if abs(b) > 1 and (abs(b).bit_length() - 1) * k > MAX_BITS:
+            raise AnnotationError(f"{describe_int(b)}**{describe_int(k)} is too large to be "
+                                  f"a dimension size; the limit is {MAX_BITS} bits "
+                                  f"(MAX_BITS in {_LIMITS})")
         return const(b ** k)
     terms = base._terms
     if len(terms) == 1:
         mono, coeff = terms[0]
-        if abs(coeff) > 1 and (abs(coeff).bit_length() - 1) * k > _MAX_BITS:
-            raise AnnotationError(f"the coefficient {coeff}**{k} is too large")
+        if abs(coeff) > 1 and (abs(coeff).bit_length() - 1) * k > MAX_BITS:
+            raise AnnotationError(f"the coefficient {describe_int(coeff)}**{describe_int(k)}"
+                                  f" is too large; the limit is {MAX_BITS} bits (MAX_BITS "
+                                  f"in {_LIMITS})")
         return _from_terms(((tuple((a, e * k) for a, e in mono), coeff ** k),))
-    if k > _MAX_EXPANDED_POWER or math.comb(k + len(terms) - 1, len(terms) - 1) > _MAX_EXPANSION:
+    if k > _MAX_EXPANDED_POWER or math.comb(k + len(terms) - 1, len(terms) - 1) > MAX_TERMS:
         return atom_dim(make_atom("**", (base, exp)))  # kept opaque: expansion too large
     result, square = _ONE, base
     while k:  # binary powering keeps the number of products at O(log k)
+        # The result has at most MAX_TERMS terms, so the partial products (at most
+        # its size squared) are bounded too; they skip mul()'s check.
         if k & 1:
-            result = mul(result, square)
+            result = _mul_unchecked(result, square)
         k >>= 1
         if k:
-            square = mul(square, square)
+            square = _mul_unchecked(square, square)
     return result
 
 
@@ -548,26 +605,25 @@ def minmax(op: str, args) -> Dim:
             flat.extend(terms[0][0][0][0].args)
         else:
             flat.append(a)
-    constants = [a._value for a in flat if a._value is not None]
-    kept: list[Dim] = [const(pick(constants))] if constants else []
+    # Arguments that differ by a constant share their non-constant terms: of each such
+    # group only the one with the extreme constant can be the answer. Grouping by
+    # those terms takes one pass (comparing every pair took quadratic time).
+    best: dict = {}
     for a in flat:
-        if a._value is not None or any(a is k for k in kept):
-            continue
-        dominated = False
-        survivors = []
-        for k in kept:
-            diff = sub(a, k)._value
-            if diff is None:
-                survivors.append(k)
-            elif (diff >= 0) == (op == "min"):  # a is never the answer
-                dominated = True
-                survivors.append(k)
-            # otherwise k is never the answer: drop it
-        if not dominated:
-            survivors.append(a)
-        kept = survivors
+        terms = a._terms
+        if terms and not terms[-1][0]:
+            variable, offset = terms[:-1], terms[-1][1]
+        else:
+            variable, offset = terms, 0
+        found = best.get(variable)
+        if found is None or pick(found[0], offset) != found[0]:
+            best[variable] = (offset, a)
+    kept = [a for _, a in best.values()]
     if len(kept) == 1:
         return kept[0]
+    if len(kept) > MAX_TERMS:
+        raise AnnotationError(f"{op}() has {len(kept)} distinct arguments; the limit is "
+                              f"{MAX_TERMS} (MAX_TERMS in {_LIMITS})")
     kept.sort(key=lambda d: d._key)
     return atom_dim(make_atom(op, tuple(kept)))
 

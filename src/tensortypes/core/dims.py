@@ -26,11 +26,11 @@ from __future__ import annotations
 from ..errors import AnnotationError
 from ._dimcmp import bounds, eq, ge, gt, le, lt, ne, solve_linear
 from ._dimcmp import split_linear as _split_linear
-from ._dimexpr import (_INTS, Dim, add, const, floordiv, minmax, mod, mul, neg, power,
-                       sub, symbol_dim)
+from ._dimexpr import (_INTS, Dim, add, add_all, const, floordiv, minmax, mod, mul, neg,
+                       power, sub, symbol_dim)
 from ._dimparse import FUNCTIONS, parse_tree
 
-__all__ = ["Dim", "const", "symbol", "as_dim", "parse", "dmin", "dmax",
+__all__ = ["Dim", "const", "symbol", "as_dim", "parse", "parse_braced", "dmin", "dmax",
            "eq", "ne", "lt", "le", "gt", "ge", "solve_linear", "split_linear", "bounds"]
 
 _PARSED: dict[str, Dim] = {}
@@ -59,7 +59,22 @@ def symbol(name: str) -> Dim:
     return symbol_dim(name)
 
 
-def _build(node: tuple, text: str) -> Dim:
+def _spine(node: tuple, ops: tuple) -> tuple[tuple, list]:
+    """The leftmost operand of a left-associative chain of ``ops`` and the
+    ``(op, right operand)`` pairs after it, in order (``a-b+c``: ``a``, ``[-b, +c]``)."""
+    rest = []
+    while node[0] == "bin" and node[3] in ops:
+        rest.append((node[3], node[5]))
+        node = node[4]
+    rest.reverse()
+    return node, rest
+
+
+def _build(node: tuple, text: str, braces: list | None = None) -> Dim:
+    """The Dim of a syntax tree. Left-associative chains (``a+b+...``, ``a*b//c``) are
+    walked in a loop, so a long chain costs no recursion; a sum is accumulated at once.
+    A brace becomes the placeholder symbol ``{i}`` (not an identifier, so no name in the
+    text can be it) and its inner expression is appended to ``braces``."""
     kind = node[0]
     if kind == "name":
         return symbol_dim(node[3])  # the tokenizer validated the name
@@ -67,31 +82,59 @@ def _build(node: tuple, text: str) -> Dim:
         if kind == "int":
             return const(node[3])
         if kind == "neg":
-            return neg(_build(node[3], text))
+            return neg(_build(node[3], text, braces))
         if kind == "pos":
-            return _build(node[3], text)
+            return _build(node[3], text, braces)
+        if kind == "brace":
+            inner = _build(node[3], text, None)
+            braces.append(inner)
+            return symbol_dim(f"{{{len(braces) - 1}}}")
         if kind == "call":
-            return minmax(node[3], [_build(arg, text) for arg in node[4]])
-        op, left, right = node[3], node[4], node[5]
-        a, b = _build(left, text), _build(right, text)
-        if op in ("//", "%") and b._value == 0:
-            raise AnnotationError(f"division by zero: the divisor of {op} is 0",
-                                  text, right[1], right[2])
-        if op == "**" and b._value is not None and b._value < 0:
-            raise AnnotationError(f"negative exponent {b._value}: a dimension size must be "
-                                  f"an integer", text, right[1], right[2])
-        return _BINARY[op](a, b)
+            return minmax(node[3], [_build(arg, text, braces) for arg in node[4]])
+        op = node[3]
+        if op in ("+", "-"):
+            first, rest = _spine(node, ("+", "-"))
+            parts = [(1, _build(first, text, braces))]
+            parts += [(1 if o == "+" else -1, _build(r, text, braces)) for o, r in rest]
+            return add_all(parts)
+        if op == "**":
+            return _binary(op, _build(node[4], text, braces), node[1], node[5], text,
+                           braces)
+        first, rest = _spine(node, ("*", "//", "%"))
+        result = _build(first, text, braces)
+        for o, right in rest:
+            result = _binary(o, result, node[1], right, text, braces)
+        return result
     except AnnotationError as error:
         if error.text is not None:
             raise
         raise AnnotationError(error.message, text, node[1], node[2]) from None
 
 
+def _binary(op: str, a: Dim, start: int, right: tuple, text: str,
+            braces: list | None) -> Dim:
+    """``a op right``, where ``a`` is the Dim of ``text[start:right's start]``."""
+    b = _build(right, text, braces)
+    if op in ("//", "%") and b._value == 0:
+        raise AnnotationError(f"division by zero: the divisor of {op} is 0",
+                              text, right[1], right[2])
+    if op == "**" and b._value is not None and b._value < 0:
+        raise AnnotationError(f"negative exponent {b._value}: a dimension size must be "
+                              f"an integer", text, right[1], right[2])
+    try:
+        return _BINARY[op](a, b)
+    except AnnotationError as error:  # a limit: point at the operation that hit it
+        if error.text is not None:
+            raise
+        raise AnnotationError(error.message, text, start, right[2]) from None
+
+
 def parse(text: str) -> Dim:
     """Parse a dimension expression such as ``"2*n+1"`` into its interned normal form.
 
-    Malformed text raises AnnotationError with a caret under the bad token.
-    Results are cached, so parsing the same text again is a dictionary hit.
+    Malformed text raises AnnotationError with a caret under the bad token, and so does
+    text over one of the limits of :mod:`tensortypes.core.limits`. Results are cached,
+    so parsing the same text again is a dictionary hit.
 
     >>> parse("n+1-1") is parse("n")
     True
@@ -100,15 +143,35 @@ def parse(text: str) -> Dim:
     if found is not None:
         return found
     try:
-        tree = parse_tree(text)
-        result = _build(tree, text)
-    except RecursionError:
+        result = _build(parse_tree(text), text)
+    except RecursionError:  # the limits keep well inside Python's; kept as a guard
         raise AnnotationError("dimension expression is nested too deeply",
                               text, 0, len(text)) from None
     if len(_PARSED) >= _PARSE_CACHE_LIMIT:
         _PARSED.clear()
     _PARSED[text] = result
     return result
+
+
+def parse_braced(text: str) -> tuple[Dim, tuple]:
+    """Parse an expression that may hold braces ``{...}`` (shape strings of annotations).
+
+    Returns the Dim, in which brace ``i`` is the placeholder symbol ``"{i}"``, and the
+    tuple of the braces' own Dims, whose symbols are names or attribute paths
+    (``"self.size"``). The caller substitutes each brace's value for its placeholder:
+    a brace is a whole operand, never pasted into the text.
+
+    >>> d, inner = parse_braced("n*{k-1}")
+    >>> str(d), inner
+    ('n*{0}', (Dim('k-1'),))
+    """
+    braces: list = []
+    try:
+        result = _build(parse_tree(text, braces=True), text, braces)
+    except RecursionError:
+        raise AnnotationError("dimension expression is nested too deeply",
+                              text, 0, len(text)) from None
+    return result, tuple(braces)
 
 
 def as_dim(x) -> Dim:

@@ -5,8 +5,9 @@
 refers to (classes, types, helper functions), each under a generated name with
 the function's reserved prefix, so no parameter name can clash. Only three
 things reach the source as text: the reserved names, parameter names (checked
-to be identifiers by the plan) and size names (identifiers by the shape
-parser, checked again here); everything else is a constant passed in.
+to be identifiers in NFKC form by the plan) and the locals of size names (ASCII
+names as they are, any other name numbered, so that two names Python would
+normalise alike never share a variable); everything else is a constant passed in.
 
 Builtins are named through constants too (a parameter called ``type`` or
 ``len`` must not change what the checks mean).
@@ -96,7 +97,7 @@ def _evaluate(dim: Any, sizes: dict) -> Any:
 class Source:
     """The lines of one generated function and the constants they name."""
 
-    __slots__ = ("prefix", "lines", "consts", "_ids", "depth", "env", "overrides")
+    __slots__ = ("prefix", "lines", "consts", "_ids", "_sizes", "depth", "env", "overrides")
 
     def __init__(self, prefix: str, overrides: dict | None = None):
         self.prefix = prefix
@@ -104,6 +105,7 @@ class Source:
         self.lines: list[str] = []
         self.consts: dict[str, Any] = {}
         self._ids: dict[int, str] = {}
+        self._sizes: dict[str, str] = {}
         self.depth = 1
         self.env: str | None = None  # the local holding the call's bindings, in env mode
 
@@ -128,11 +130,24 @@ class Source:
         self.lines.append("    " * self.depth + text)
 
     def size_var(self, name: str) -> str:
-        """The local variable of size ``name`` (``*name`` for several axes)."""
-        bare = name[1:] if name.startswith("*") else name
+        """The local variable of size ``name`` (``*name`` for several axes).
+
+        Python reads identifiers in NFKC form, so ``ﬁ`` and ``fi`` (or ``𝐧`` and ``n``)
+        written into source would be one variable. An ASCII name (NFKC-stable) is kept
+        readable (``<prefix>d_n``); any other name gets a numbered local
+        (``<prefix>d_0``, never an identifier's spelling), one per distinct name.
+        """
+        found = self._sizes.get(name)
+        if found is not None:
+            return found
+        variadic = name.startswith("*")
+        bare = name[1:] if variadic else name
         if not _IDENT.match(bare):
             raise ValueError(f"size name {name!r} is not an identifier")
-        return f"{self.prefix}{'v' if name.startswith('*') else 'd'}_{bare}"
+        suffix = bare if bare.isascii() else str(len(self._sizes))
+        var = f"{self.prefix}{'v' if variadic else 'd'}_{suffix}"
+        self._sizes[name] = var
+        return var
 
     # -- test nodes as expressions ---------------------------------------------------------
     def expression(self, node: Node, v: str, label: str, depth: int = 0) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
+import unicodedata
 from typing import Any
 
 from tensortypes.annotate import Bindings, scope
@@ -87,6 +88,11 @@ def _signature_function(name: str, params: list, fn: Any) -> Any:
     namespace: dict = {}
     pieces, star = [], False
     for i, p in enumerate(params):
+        if not p.name.isascii() and unicodedata.normalize("NFKC", p.name) != p.name:
+            # In source "ﬁ" reads as "fi": the copy would not have the same parameters.
+            raise AnnotationError(f"{function_label(fn)} has a parameter named {p.name!r}, "
+                                  f"which Python reads as "
+                                  f"{unicodedata.normalize('NFKC', p.name)!r} in source")
         ann = "" if p.annotation is _P.empty else f": _a{i}"
         default = "" if p.default is _P.empty else f" = _d{i}"
         namespace[f"_a{i}"], namespace[f"_d{i}"] = p.annotation, p.default

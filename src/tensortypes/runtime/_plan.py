@@ -19,6 +19,7 @@ import keyword
 import sys
 import types
 import typing
+import unicodedata
 from typing import Any
 
 from tensortypes.annotate import annotation_matchers
@@ -165,10 +166,15 @@ def _convert(fn: Any, what: str, ann: Any) -> Any:
 
 
 def _check_name(fn: Any, name: str) -> str:
-    # Names reach generated source: only identifiers pass.
+    # Names reach generated source: only identifiers pass, and only in the NFKC form
+    # Python reads them in (a signature made by hand may hold "ﬁ" beside "fi").
     if not name.isidentifier() or keyword.iskeyword(name):
         raise AnnotationError(f"{function_label(fn)} has a parameter named {name!r}, which "
                               "is not an identifier")
+    if not name.isascii() and unicodedata.normalize("NFKC", name) != name:
+        raise AnnotationError(f"{function_label(fn)} has a parameter named {name!r}, which "
+                              f"Python reads as "
+                              f"{unicodedata.normalize('NFKC', name)!r} in source")
     return name
 
 
