@@ -14,7 +14,7 @@ Run it in its own environment, never in the test one (see benchmarks/README.md):
     /tmp/tt-bench/bin/pip install -e . -r benchmarks/requirements.txt numexpr
     /tmp/tt-bench/bin/python benchmarks/elemwise.py
 
-Tools that are not installed read ``n/a``. Targets (issue 6): ``mode="c"``
+Tools that are not installed read ``n/a``. Targets (docs/benchmarks.md): ``mode="c"``
 within 10% of PyTensor's C and at least 1.5x faster than NumPy at 10^7; per
 call overhead under 2 us; a cached module ready under 50 ms; the first
 compile under 1.5 s.

@@ -1,6 +1,6 @@
 """PyTree checks of tensortypes (on each flattening backend) and of jaxtyping, side by side.
 
-The workload of issue 5: ``f(x, y)`` with both parameters annotated
+The workload: ``f(x, y)`` with both parameters annotated
 ``PyTree[Float[np.ndarray, "?n"], "T"]`` and called on two trees of 1000 small
 float32 arrays (a dict of 100 lists of 10 arrays, sizes varying by leaf and
 agreeing between ``x`` and ``y`` leaf by leaf). Rows:

@@ -14,7 +14,11 @@ called with x (8, 16) and y (16, 32) float32 arrays, returning a preallocated
 - a failing call, including building its message;
 - ``isinstance(x, T)`` outside any call, and repeating a subscript;
 - constructing a checked dataclass, over a plain one;
-- the same signature on torch tensors and JAX arrays (ours).
+- the same signature on torch tensors and JAX arrays (ours);
+- the call overhead of each decorator form a jaxtyping user may keep or switch
+  to (``typechecked``, a bare ``jaxtyped``, ``jaxtyped(typechecker=beartype)``
+  and ``jaxtyped(typechecker=typeguard.typechecked)``, ours and jaxtyping's):
+  the figures behind the speed table of docs/migrating.md.
 
 Each timing is the best of several repeats of a loop long enough to dwarf the
 clock. Run it in its own environment, never in the test one (jaxtyping must not
@@ -42,7 +46,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import best_ns, markdown_table  # noqa: E402 (shared helpers beside this script)
 
-# Targets (issue 4): overhead within 10% of the hand-written check's and 20x below
+# Targets (docs/benchmarks.md): overhead within 10% of the hand-written check's and 20x below
 # jaxtyping+beartype's; a failing call under 200 us; isinstance under 500 ns; a
 # repeated subscript under 1 us; a dataclass at most 1.5 us over a plain one;
 # torch and JAX calls under 2 us of overhead.
@@ -103,6 +107,52 @@ def _jaxtyping(out, typechecker_name):
         y: Y
 
     return {"f": f, "Pair": Pair, "X": X, "Float32": jaxtyping.Float32}
+
+
+def _decorator_forms(out) -> dict:
+    """``{form: checked f}`` for every decorator form that can be built here."""
+    import tensortypes
+    from tensortypes.annotate import Float32
+
+    X, Y, R = _signature(Float32, np.ndarray)
+    forms: dict = {"tensortypes: @typechecked": tensortypes.typechecked,
+                   "tensortypes: @jaxtyped": tensortypes.jaxtyped}
+    checkers: dict = {}
+    try:
+        from beartype import beartype
+        checkers["beartype"] = beartype
+    except ImportError:
+        pass
+    try:
+        import typeguard
+        if not hasattr(typeguard, "TypeCheckError"):  # 2.x, the form jaxtyping supports
+            checkers["typeguard.typechecked"] = typeguard.typechecked
+    except ImportError:
+        pass
+    for name, checker in checkers.items():
+        forms[f"tensortypes: @jaxtyped(typechecker={name})"] = \
+            tensortypes.jaxtyped(typechecker=checker)
+    try:
+        import jaxtyping
+    except ImportError:
+        jaxtyping = None
+    if jaxtyping is not None:
+        JX, JY, JR = _signature(jaxtyping.Float32, np.ndarray)
+        for name, checker in checkers.items():
+            forms[f"jaxtyping: @jaxtyped(typechecker={name})"] = (
+                jaxtyping.jaxtyped(typechecker=checker), (JX, JY, JR))
+    built = {}
+    for form, decorator in forms.items():
+        x_t, y_t, r_t = (X, Y, R)
+        if isinstance(decorator, tuple):
+            decorator, (x_t, y_t, r_t) = decorator
+
+        def f(x, y):
+            return out
+
+        f.__annotations__ = {"x": x_t, "y": y_t, "return": r_t}
+        built[form] = decorator(f)
+    return built
 
 
 def _hand(out):
@@ -191,6 +241,8 @@ def measure(repeat: int, min_time: float) -> dict:
         plain_pair = dataclasses.make_dataclass("Plain", [("x", np.ndarray), ("y", np.ndarray)])
         results["dataclass over plain"][name] = t("Pair(x, y)", side) - t(
             "Pair(x, y)", {"Pair": plain_pair})
+    results["decorator forms"] = {
+        form: t("f(x, y)", {"f": f}) - base for form, f in _decorator_forms(out).items()}
     for library in ("torch", "jax"):
         found = _library_call(library)
         if found is None:
@@ -249,8 +301,14 @@ def verdicts(r: dict) -> list:
 def render(r: dict) -> str:
     header = ("measure", "tensortypes", "hand-written", "jaxtyping+beartype",
               "jaxtyping+typeguard2", "target")
+    forms = r.get("decorator forms", {})
+    fastest = min(forms.values(), default=None)
+    form_rows = [(form, _fmt(ns), f"{ns / fastest:.1f}x" if fastest else "")
+                 for form, ns in forms.items()]
     return (f"undecorated call: {_fmt(r['undecorated call'])}\n\n"
-            + markdown_table(header, verdicts(r)))
+            + markdown_table(header, verdicts(r))
+            + "\n\ncall overhead per decorator form:\n\n"
+            + markdown_table(("decorator form", "call overhead", "vs fastest"), form_rows))
 
 
 def main(argv: "list[str] | None" = None) -> int:

@@ -1,4 +1,4 @@
-"""The layer rule of ARCHITECTURE.md, checked on the source.
+"""The layer rule of docs/architecture.md, checked on the source.
 
 Every module under ``src/tensortypes`` is parsed with ``ast``; its imports
 (module level and inside functions, absolute and relative, plus
@@ -330,7 +330,7 @@ def test_every_module_parses_and_is_found(graph):
 
 def test_no_upward_imports(graph):
     problems = layer_violations(graph)
-    assert not problems, "layer rule broken (ARCHITECTURE.md, Layers):\n" + "\n".join(problems)
+    assert not problems, "layer rule broken (docs/architecture.md, Layers):\n" + "\n".join(problems)
 
 
 def test_no_import_cycles(graph):

@@ -1,4 +1,4 @@
-"""errors and config: the classes of ARCHITECTURE.md's table and the config object."""
+"""errors and config: the classes of docs/architecture.md's table and the config object."""
 
 import os
 import subprocess

@@ -72,13 +72,13 @@ class TypeCheckError(TypeError):
     """A value that breaks its type at run time.
 
     Raised by ``Type.filter``, ``SpecifyShape``, checked calls, compiled-function
-    inputs and C extraction. It is a ``TypeError``, which is what spec 000's
+    inputs and C extraction. It is a ``TypeError``, which is what PyTensor's
     ``filter`` contract asks for.
     """
 
 
 class MethodNotDefined(NotImplementedError):
-    """A ``CLinkerType`` or ``Op`` method that a subclass did not provide (spec 001)."""
+    """A ``CLinkerType`` or ``Op`` method that a subclass did not provide (as in Theano)."""
 
 
 class CompileError(RuntimeError):

@@ -1,4 +1,4 @@
-"""The shape language of spec 002: what each token parses to, and every malformed
+"""The shape language of jaxtyping's array annotations: what each token parses to, and every malformed
 token rejected with a caret under it."""
 
 from __future__ import annotations

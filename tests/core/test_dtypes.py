@@ -116,7 +116,7 @@ def test_extension_numpy_dtype_appears_only_when_ml_dtypes_is_imported(run_pytho
     """)
 
 
-# -- categories (spec 002) -----------------------------------------------------
+# -- categories (as in jaxtyping) -----------------------------------------------------
 
 def test_categories_golden():
     ints = ("int2", "int4", "int8", "int16", "int32", "int64")

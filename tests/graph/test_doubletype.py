@@ -1,4 +1,4 @@
-"""Spec 000's ``DoubleType`` example, transcribed with its typos corrected.
+"""PyTensor's ``DoubleType`` example, transcribed with its typos corrected.
 
 The spec's listing has ``false``/``none``/``typeerror`` for ``False``/``None``/
 ``TypeError`` and two ``raise`` statements at the wrong indentation; the prose

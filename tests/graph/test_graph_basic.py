@@ -1,4 +1,4 @@
-"""Variable, Constant and Apply (spec 001), and ``Variable.eval``."""
+"""Variable, Constant and Apply (as in Theano), and ``Variable.eval``."""
 
 from __future__ import annotations
 

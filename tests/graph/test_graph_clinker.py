@@ -1,4 +1,4 @@
-"""The C interface (spec 001) and the registry of built-in C implementations."""
+"""The C interface (as in Theano) and the registry of built-in C implementations."""
 
 from __future__ import annotations
 

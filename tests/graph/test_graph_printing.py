@@ -13,7 +13,7 @@ from tensortypes.graph.printing import char_from_number
 
 
 class FakeTensorType(Type):
-    """Prints like a TensorType, to reproduce spec 000's picture."""
+    """Prints like a TensorType, to reproduce PyTensor's picture."""
 
     def __init__(self, text):
         self.text = text

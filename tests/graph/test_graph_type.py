@@ -1,4 +1,4 @@
-"""The Type contract's defaults, SingletonType and Generic (spec 000/001)."""
+"""The Type contract's defaults, SingletonType and Generic (PyTensor and Theano)."""
 
 from __future__ import annotations
 

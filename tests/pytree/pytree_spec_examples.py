@@ -1,4 +1,4 @@
-"""Spec 004's examples as written (NumPy stands in for ``jnp`` when JAX is absent).
+"""jaxtyping's examples as written (NumPy stands in for ``jnp`` when JAX is absent).
 
 ``run(checked)`` decorates each example function with ``checked`` (a runtime
 checker: ours, or the scope-and-isinstance stand-in below), calls it with the
@@ -114,7 +114,7 @@ EXPECTED_OK = {"c same structure", "d composite", "e lower levels", "f prefix",
 
 
 def verify(out: dict[str, str], messages: bool = True) -> list[str]:
-    """The examples whose outcome is wrong (empty when all is as spec 004 says);
+    """The examples whose outcome is wrong (empty when all is as jaxtyping's PyTree annotations says);
     with ``messages``, also those whose message lacks what it must name."""
     wrong = [k for k, v in out.items() if (v == "ok") != (k in EXPECTED_OK)]
     if not messages:

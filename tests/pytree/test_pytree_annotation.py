@@ -1,4 +1,4 @@
-"""``PyTree`` annotations: spec 004's forms, path-dependent sizes, leaves, errors, lattice.
+"""``PyTree`` annotations: jaxtyping's forms, path-dependent sizes, leaves, errors, lattice.
 
 Checks run as ``isinstance`` inside one dimension scope (``annotate.scope``),
 which is what a checked call does for its parameters; every test runs on each
@@ -47,7 +47,7 @@ def all_pass(*pairs) -> bool:
         return all(isinstance(v, a) for v, a in pairs)
 
 
-# -- spec 004, a. to f. -------------------------------------------------------------------
+# -- jaxtyping's PyTree annotations, a. to f. -------------------------------------------------------------------
 
 def test_a_plain_pytree_is_any():
     assert isinstance(object(), PyTree) and isinstance(None, PyTree)

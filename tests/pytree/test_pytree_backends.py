@@ -111,7 +111,7 @@ def test_a_blocked_library_is_an_import_error(run_python):
     assert "ImportError: the 'optree' PyTree backend needs optree" in proc.stdout
 
 
-# -- spec 004's examples on each backend ---------------------------------------------------
+# -- jaxtyping's examples on each backend ---------------------------------------------------
 
 _EXAMPLES = r"""
 import json, runpy, sys

@@ -1,4 +1,4 @@
-"""Spec 004's examples through the runtime checkers: ours, and ours with beartype.
+"""jaxtyping's examples through the runtime checkers: ours, and ours with beartype.
 
 Our checker sees ``PyTree[...]`` parameters through their lattice type
 (``PyTreeType``, whose ``check(value, bindings)``/``explain(value, bindings,

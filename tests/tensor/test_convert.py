@@ -1,4 +1,4 @@
-"""filter_variable, convert_variable and SpecifyShape: spec 000's example, finished."""
+"""filter_variable, convert_variable and SpecifyShape: PyTensor's example, finished."""
 
 import numpy as np
 import pytest

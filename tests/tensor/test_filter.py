@@ -1,4 +1,4 @@
-"""TensorType.filter and the value comparisons (spec 000/001)."""
+"""TensorType.filter and the value comparisons (PyTensor and Theano)."""
 
 import numpy as np
 import pytest

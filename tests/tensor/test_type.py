@@ -1,4 +1,4 @@
-"""TensorType: construction, printing, identity, relations (spec 000)."""
+"""TensorType: construction, printing, identity, relations (as in PyTensor)."""
 
 import pickle
 

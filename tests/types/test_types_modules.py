@@ -1,4 +1,4 @@
-"""Module instance types under spec 003, with the spec's example #49650."""
+"""Module instance types under TorchScript's type system, with the spec's example #49650."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class SpecSubModule(torch.nn.Module):  # the spec's TestSubModule
 
 
 class SpecModule(torch.nn.Module):  # the spec's TestModule
-    sub: SpecSubModule  # spec 003, issue #49650: this annotation must be accepted
+    sub: SpecSubModule  # TorchScript's type system, issue #49650: this annotation must be accepted
 
     def __init__(self):
         super().__init__()
@@ -48,7 +48,7 @@ class Declared(torch.nn.Module):
 
 def test_module_instance_classes_under_torchscript():
     # A module class whose attributes have no static type is an instance class:
-    # not an annotation (spec 003) ...
+    # not an annotation (as in TorchScript) ...
     with pytest.raises(AnnotationError, match="instance class.*attributes v"):
         T.ann_to_type(SpecSubModule, torchscript=True)
     # ... except as the annotated attribute of a module (#49650) ...

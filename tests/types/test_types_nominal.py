@@ -1,4 +1,4 @@
-"""Nominal types: class schemas read without running them, modules (spec 003, #49650),
+"""Nominal types: class schemas read without running them, modules (TorchScript's type system, #49650),
 enums, interfaces."""
 
 from __future__ import annotations

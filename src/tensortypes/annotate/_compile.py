@@ -16,7 +16,7 @@ and the PyTree leaf checks (``tensortypes.pytree``).
   lattice type, and whether checking a value of it binds sizes.
 
 A graph form's unknown axis (``?``) matches any size, like ``_``; a rigid size is a
-name bound per call, the only meaning it can have on one value (ARCHITECTURE.md,
+name bound per call, the only meaning it can have on one value (docs/architecture.md,
 "Dims come in two kinds").
 """
 

@@ -1,4 +1,4 @@
-"""The dtype classes of spec 002 and custom dtypes (layer 5: ``annotate``).
+"""The dtype classes of jaxtyping's array annotations and custom dtypes (layer 5: ``annotate``).
 
 ``Float``, ``Int32``, ``Shaped``, ... are subclasses of :class:`AbstractDtype`; each
 holds ``dtypes``, a tuple of canonical dtype names (from ``core.dtypes.CATEGORIES`` for
@@ -201,7 +201,7 @@ def _category(name: str) -> tuple:
     return tuple(d.name for d in ALL_DTYPES if d in members)
 
 
-# name -> dtypes, in spec 002's order: categories first, then single dtypes.
+# name -> dtypes, in jaxtyping's order: categories first, then single dtypes.
 _SPECS: dict[str, Any] = {
     "Shaped": None, "Bool": _category("bool"), "Key": _category("key"),
     "Num": _category("num"), "Inexact": _category("inexact"), "Float": _category("floating"),
@@ -218,4 +218,4 @@ _SPECS: dict[str, Any] = {
 
 DTYPE_CLASSES: dict[str, type] = {name: _make_dtype(name, dtypes)
                                   for name, dtypes in _SPECS.items()}
-"""Every dtype class of spec 002 by name (``DTYPE_CLASSES["Float32"]``)."""
+"""Every dtype class of jaxtyping's array annotations by name (``DTYPE_CLASSES["Float32"]``)."""

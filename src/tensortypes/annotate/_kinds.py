@@ -1,6 +1,6 @@
 """What may stand in the array place of ``Dtype[array, "shape"]`` (layer 5: ``annotate``).
 
-``members(array_type)`` unpacks the forms spec 002 allows into a list of single
+``members(array_type)`` unpacks the forms jaxtyping's array annotations allows into a list of single
 members: unions (``A | B``, ``Union[A, B]``, ``Optional``) are unpacked; a ``TypeVar``
 stands for its bound, its constraints (a union) or ``Any``; a type alias
 (``TypeAliasType``, ``type X = ...``) stands for its value; ``Annotated[X, ...]`` for

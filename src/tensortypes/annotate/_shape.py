@@ -1,7 +1,7 @@
 """The shape strings of array annotations, parsed into core shape patterns (layer 5:
 ``annotate``).
 
-``parse_shape("*batch c h-1")`` reads jaxtyping's shape language (spec 002) into a
+``parse_shape("*batch c h-1")`` reads jaxtyping's shape language (as in jaxtyping) into a
 :class:`ParsedShape`: one entry per space-separated token, each a
 ``core.shapes.DimSpec`` or, for a size written with f-string braces, a
 :class:`Template` kept to be resolved per call. Sizes and expressions go through the
@@ -131,7 +131,7 @@ _PARSED: dict[str, ParsedShape] = {}
 
 
 def parse_shape(text: str) -> ParsedShape:
-    """Parse a shape string of spec 002; cached by text.
+    """Parse a shape string of jaxtyping's array annotations; cached by text.
 
     >>> p = parse_shape("*batch #c=3 h-1")
     >>> [str(d) for d in p.dims], p.index_variadic

@@ -13,7 +13,7 @@ quantified: ``n`` and ``m`` are different sizes unless proven equal.
 - :class:`Diagnostic`: one finding; ``CODES`` lists the codes.
 
 Modules: ``symbolic`` (abstract values), ``joins`` (their control-flow joins),
-``typelang`` (their lattice types: spec 003's rules on values that are not
+``typelang`` (their lattice types: TorchScript's rules on values that are not
 arrays), ``shapetext``, ``annotations`` and ``annvalues`` (annotations read
 from source into lattice types, and the values those types give), ``sizes`` and ``binding`` (sizes compared and bound under the
 universal contract), ``rules`` (operations as data), the walker (``modinfo``

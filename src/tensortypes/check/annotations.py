@@ -77,7 +77,7 @@ def _dtype_set(names) -> frozenset | None:
 
 _CATEGORY_SETS = {members: members for members in CATEGORIES.values()}
 
-# jaxtyping's dtype classes (spec 002) as dtype sets (None: any dtype), read off the
+# jaxtyping's dtype classes (as in jaxtyping) as dtype sets (None: any dtype), read off the
 # runtime's own table so the checker knows exactly the classes ``tensortypes.annotate`` has.
 DTYPE_NAMES: dict[str, frozenset[DType] | None] = {
     name: _dtype_set(cls.dtypes) for name, cls in DTYPE_CLASSES.items()}

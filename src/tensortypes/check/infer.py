@@ -1,7 +1,7 @@
 """The walker: the module, its classes and functions (layer 6: ``check``).
 
 :class:`Checker` reads one module's source with ``ast`` (nothing is imported
-or run) and applies spec 003's checking rules, extended to shapes and dtypes:
+or run) and applies TorchScript's checking rules, extended to shapes and dtypes:
 
 - annotations give each parameter its type (``check.annotations``, lattice
   types of ``tensortypes.types``) and its starting value; dim names in shape

@@ -1,6 +1,6 @@
 """Instance schemas: what attributes a checked class's instances have (layer 6: ``check``).
 
-Spec 003's constructors rule: the schema of a class is what ``__init__``
+TorchScript's constructors rule: the schema of a class is what ``__init__``
 assigns (the value each attribute has where ``__init__`` ends), plus dataclass
 fields, class attributes, attributes ``register_buffer`` makes, and declared
 attributes (``self.x: T = ...`` or ``x: T`` in the class body, whose type wins).

@@ -1,7 +1,7 @@
 """Shape strings found in source, read into checker shapes (layer 6: ``check``).
 
 An annotation such as ``Float[Tensor, "b n-1 #c *rest"]`` carries a shape
-string in jaxtyping's language (spec 002). It goes through the one parser of
+string in jaxtyping's language (as in jaxtyping). It goes through the one parser of
 that language in the library, ``tensortypes.annotate.parse_shape``, so the
 checker accepts exactly the strings the runtime checker accepts and refuses a
 malformed one with the same ``AnnotationError`` and caret. Two readings of the

@@ -1,6 +1,6 @@
 """Parameter binding: calls into the checked module's own code (layer 6: ``check``).
 
-:class:`SignatureMixin` is the part of the walker that applies spec 003's
+:class:`SignatureMixin` is the part of the walker that applies TorchScript's
 parameter binding and assignment rules wherever a value meets a declared type:
 a call to a function, method or class of the checked module (each argument
 against its parameter's annotation), an annotated assignment, a declared
@@ -226,7 +226,7 @@ class SignatureMixin:
 
     def check_binding(self, want, got, what, binder, node, frame, default=None,
                       code="arg-type") -> bool:
-        """Parameter binding and assignment (spec 003): does ``got`` fit type ``want``?
+        """Parameter binding and assignment (as in TorchScript): does ``got`` fit type ``want``?
 
         Reports what does not fit (at ``node``, with ``code``) and returns False
         then; True when ``got`` fits or when that cannot be told.

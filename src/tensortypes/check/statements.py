@@ -1,7 +1,7 @@
 """Statements: assignment, returns and control flow (layer 6: ``check``).
 
 :class:`StatementMixin` is the part of the walker that executes statements
-over a :class:`~.frame.Frame`, applying spec 003's rules where a statement
+over a :class:`~.frame.Frame`, applying TorchScript's rules where a statement
 binds a value:
 
 - assignment: an annotated assignment (``y: Float[Tensor, "b"] = ...``,

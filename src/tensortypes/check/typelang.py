@@ -1,4 +1,4 @@
-"""The type language of spec 003 applied to the checker's values (layer 6: ``check``).
+"""The type language of TorchScript's type system applied to the checker's values (layer 6: ``check``).
 
 The checker's values (``check.symbolic``) describe what a program computes; the
 lattice of ``tensortypes.types`` says what an annotation allows. This module is

@@ -1,6 +1,6 @@
 """tensortypes.core: the pure lattice (layer 2: standard library and NumPy only).
 
-- ``dtypes``: interned dtypes, the categories of spec 002, promotion and casting
+- ``dtypes``: interned dtypes, the categories of jaxtyping's array annotations, promotion and casting
   as a table of edges.
 - ``dims``: symbolic dimensions (constants, symbols, expressions) with a normal
   form, evaluation and tri-state comparison; ``_dimparse`` is their parser.

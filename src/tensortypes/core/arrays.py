@@ -15,7 +15,7 @@ Kinds:
   from a ``jax`` module whose name ends in ``Tracer``).
 - ``"tensorflow"``: ``tf.Tensor`` and subclasses; ``"mlx"``: ``mlx.core.array``.
 - ``"duck"``: any other object whose ``.shape`` is a tuple of ints and whose
-  ``.dtype`` is a str (spec 002's duck arrays); checked per value.
+  ``.dtype`` is a str (jaxtyping's duck arrays); checked per value.
 
 Dtype names are canonical for the dtypes of ``tensortypes.core.dtypes``
 (``torch.float32`` gives ``"float32"``). Otherwise the name is the library's own,

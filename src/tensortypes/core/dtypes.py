@@ -11,7 +11,7 @@ used only when something else already imported it.
   order of ``ALL_DTYPES``: bool; int2, int4, int8, int16, int32, int64; uint2 ...
   uint64; bfloat16, float16, float32, float64; the five float8 formats; complex64,
   complex128; key (JAX's PRNG key dtype). ``NUMPY_DTYPES`` are the 14 NumPy has.
-- Categories (spec 002's ``Shaped``, ``Bool``, ``Num``, ...) are frozensets of
+- Categories (jaxtyping's ``Shaped``, ``Bool``, ``Num``, ...) are frozensets of
   ``DType`` in ``CATEGORIES``, so ``d in REAL`` is the fast test; there is no
   separate ``category_of``. ``category(name)`` looks one up with a clear error.
 - ``as_dtype(x)`` converts anything users write for a dtype; a successful
@@ -161,7 +161,7 @@ CATEGORIES: dict[str, frozenset[DType]] = {
 
 
 def category(name: str) -> frozenset[DType]:
-    """Return the category ``name`` of spec 002 as a frozenset of dtypes.
+    """Return the category ``name`` of jaxtyping's array annotations as a frozenset of dtypes.
 
     Raises ``ValueError`` naming the known categories for any other name.
 

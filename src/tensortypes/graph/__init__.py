@@ -1,12 +1,12 @@
-"""The symbolic graph of spec 000/001 (layer 3): Types, Variables, Ops and their tools.
+"""The symbolic graph of PyTensor and Theano (layer 3): Types, Variables, Ops and their tools.
 
-- ``Type`` (the contract of spec 000 with its defaults), ``SingletonType``,
+- ``Type`` (the contract of PyTensor's Type documentation with its defaults), ``SingletonType``,
   ``Generic``/``generic`` (any Python object);
 - ``Variable``, ``Constant``, ``Apply``, ``Op``: the graph itself;
 - ``FunctionGraph``: a subgraph with client bookkeeping and ``replace``;
 - ``compile_graph``: the evaluator behind ``Variable.eval``;
 - ``dprint``: PyTensor's text picture of a graph;
-- ``CLinkerType``/``CLinkerOp``: the C interface of spec 001, and
+- ``CLinkerType``/``CLinkerOp``: the C interface of Theano's type interface, and
   ``CRegistered``/``register_c_implementation`` for the built-in types' C code.
 
 Imports only ``errors``, the standard library and NumPy.

@@ -1,4 +1,4 @@
-"""Variables, Constants and Apply nodes: the symbolic graph of spec 001 (layer 3, ``graph``).
+"""Variables, Constants and Apply nodes: the symbolic graph of Theano's type interface (layer 3, ``graph``).
 
 A ``Variable`` is a node of data with a ``type``; its ``owner`` is the
 ``Apply`` node that computes it (None for a root) and ``index`` its position
@@ -51,7 +51,7 @@ def _is_int(value) -> bool:
 
 
 class Variable:
-    """A node of data in a graph: ``type``, ``owner``, ``index`` and ``name`` (spec 001).
+    """A node of data in a graph: ``type``, ``owner``, ``index`` and ``name`` (as in Theano).
 
     >>> from tensortypes.graph import generic
     >>> x = Variable(generic, name="x")
@@ -85,7 +85,7 @@ class Variable:
         self._fn_cache = None
 
     def clone(self) -> Variable:
-        """Return a new Variable like this one, with no owner or index (spec 001).
+        """Return a new Variable like this one, with no owner or index (as in Theano).
 
         The type and name are kept; the tag is copied.
 
@@ -117,7 +117,7 @@ class Variable:
 
         The graph is compiled the first time for each set of input Variables
         and the compiled function is cached on this Variable, so later calls
-        are fast (spec 001). Values are filtered through each input's type.
+        are fast (as in Theano). Values are filtered through each input's type.
 
         >>> from tensortypes.graph import generic
         >>> x = Variable(generic, name="x")
@@ -179,7 +179,7 @@ class _ConstantSignature(tuple):
 
 
 class Constant(Variable):
-    """A root Variable with a fixed value: ``Constant(type, data, name=None)`` (spec 001).
+    """A root Variable with a fixed value: ``Constant(type, data, name=None)`` (as in Theano).
 
     ``data`` is ``type.filter(data)``; it cannot be changed afterwards, and a
     Constant never has an owner.
@@ -216,7 +216,7 @@ class Constant(Variable):
         raise AttributeError(f"the data of Constant {self} is read-only; "
                              "make a new Constant instead")
 
-    value = property(lambda self: self._data, doc="The constant's value (read-only, spec 001).")
+    value = property(lambda self: self._data, doc="The constant's value (read-only, Theano's type interface).")
 
     def signature(self) -> tuple:
         """Return ``(type, data)``, equal to another signature when types and values are.
@@ -237,7 +237,7 @@ class Constant(Variable):
         return isinstance(other, Constant) and self.signature() == other.signature()
 
     def clone(self) -> Constant:
-        """Return a new Constant sharing this one's data (spec 001: data is never copied)."""
+        """Return a new Constant sharing this one's data (Theano's type interface: data is never copied)."""
         cp = self.__class__(self.type, self._data, self.name)
         cp._data = self._data
         cp.tag = copy(self.tag)

@@ -1,6 +1,6 @@
 """The C interface of Types and Ops, and the registry of built-in C code (layer 3, ``graph``).
 
-``CLinkerType`` and ``CLinkerOp`` are the interfaces of spec 001: the method
+``CLinkerType`` and ``CLinkerOp`` are the interfaces of Theano's type interface: the method
 names, signatures and defaults that the C linker calls. There is no C code in
 this module. A user's Type or Op implements the methods itself and is used as is.
 
@@ -9,7 +9,7 @@ type class with ``register_c_implementation``. A ``CRegistered`` type answers
 every C method by delegating to the implementation registered for its class
 (or the nearest registered base class). The first lookup that finds nothing
 imports ``tensortypes.link.c`` once, in ``_load_c_backend``: the one upward
-import of the layer rule (ARCHITECTURE.md, "C interface").
+import of the layer rule (docs/architecture.md, "C interface").
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ __all__ = ["CLinkerObject", "CLinkerType", "CLinkerOp", "CRegistered",
 
 def _undefined(obj, method: str):
     return MethodNotDefined(f"{type(obj).__name__} does not define {method}(); "
-                            "a C implementation must provide it (spec 001)")
+                            "a C implementation must provide it (as in Theano)")
 
 
 class CLinkerObject:
@@ -78,7 +78,7 @@ class CLinkerObject:
 
 
 class CLinkerType(CLinkerObject):
-    """Interface of Types that can be arguments to a ``CLinkerOp`` (spec 001).
+    """Interface of Types that can be arguments to a ``CLinkerOp`` (as in Theano).
 
     A CLinkerType provides the C code that moves a Python object (``py_<name>``)
     into C variables and back. The required methods raise ``MethodNotDefined``.
@@ -143,7 +143,7 @@ class CLinkerType(CLinkerObject):
 
 
 class CLinkerOp(CLinkerObject):
-    """Interface of Ops with a C implementation (spec 001)."""
+    """Interface of Ops with a C implementation (as in Theano)."""
 
     __slots__ = ()
 

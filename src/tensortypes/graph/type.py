@@ -1,11 +1,11 @@
-"""The Type contract of spec 000/001, and the singleton and generic Types (layer 3, ``graph``).
+"""The Type contract of PyTensor and Theano, and the singleton and generic Types (layer 3, ``graph``).
 
 A Type is a set of constraints on run-time values: it makes Variables of
 itself (``__call__``), filters values (``filter``), converts Variables
 (``filter_variable``), and relates to other Types (``in_same_class``,
-``is_super``). ``Type`` supplies spec 000's defaults for everything but
+``is_super``). ``Type`` supplies PyTensor's defaults for everything but
 ``filter``. Anything implementing the contract is accepted as a Type, whether
-or not it subclasses ``Type`` (spec 000: "a Type is any object which defines
+or not it subclasses ``Type`` (PyTensor's Type documentation: "a Type is any object which defines
 the following methods").
 """
 
@@ -25,7 +25,7 @@ __all__ = ["Type", "SingletonType", "Generic", "generic"]
 
 
 class Type(abc.ABC):
-    """Interface and defaults of variable types (spec 000).
+    """Interface and defaults of variable types (as in PyTensor).
 
     A subclass must define ``filter``; it usually also defines ``__eq__`` and
     ``__hash__`` (the defaults are object identity) and, for a family of types
@@ -208,7 +208,7 @@ class SingletonType(Type):
 
 
 class Generic(SingletonType, CRegistered):
-    """The Type of any Python object (spec 001). Its C code comes from the registry.
+    """The Type of any Python object (as in Theano). Its C code comes from the registry.
 
     >>> generic.filter([1, 2]), generic.is_valid_value(object())
     ([1, 2], True)

@@ -37,7 +37,7 @@ def as_variable_list(graphs, what: str = "graph") -> list:
 
 
 def _is_variable(obj) -> bool:
-    # Duck-typed, like spec 000's Types: anything with a type and an owner slot.
+    # Duck-typed, like PyTensor's Types: anything with a type and an owner slot.
     return hasattr(obj, "owner") and hasattr(obj, "type") and not isinstance(obj, type)
 
 

@@ -10,7 +10,7 @@ never ``runtime``). The pieces:
 - ``structure``: our ``PyTreeDef`` (also the annotation accepting every
   backend's structure objects).
 - ``paths``: leaf paths printed as Python (``x['params'][3].weight``).
-- ``annotation`` and ``lattice``: the ``PyTree`` annotations of spec 004 and
+- ``annotation`` and ``lattice``: the ``PyTree`` annotations of jaxtyping's PyTree annotations and
   their lattice type ``PyTreeType`` (the interface the runtime checker uses is
   in ``lattice``'s docstring).
 

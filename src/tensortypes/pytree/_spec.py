@@ -1,6 +1,6 @@
 """Structure strings of ``PyTree[Leaf, "..."]``, parsed (layer 5, ``pytree``).
 
-Spec 004's forms, one ``StructureSpec`` each (interned by text):
+jaxtyping's forms, one ``StructureSpec`` each (interned by text):
 
 - ``"T"``: one name; the first tree binds it, later ones must equal it;
 - ``"S T"``: a composite; the tree must equal ``S`` with ``T`` at every leaf

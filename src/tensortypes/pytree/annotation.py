@@ -1,6 +1,6 @@
 """``PyTree`` annotations, jaxtyping's spelling, with or without JAX (layer 5, ``pytree``).
 
-Spec 004's forms::
+jaxtyping's forms::
 
     a: PyTree                       # any value (every value is a PyTree)
     b: PyTree[int]                  # every leaf an int
@@ -86,7 +86,7 @@ class _PyTreeMeta(type):
 
 
 class PyTree(metaclass=_PyTreeMeta):
-    """A PyTree annotation: ``PyTree``, ``PyTree[Leaf]``, ``PyTree[Leaf, "T"]`` (spec 004).
+    """A PyTree annotation: ``PyTree``, ``PyTree[Leaf]``, ``PyTree[Leaf, "T"]`` (as in jaxtyping).
 
     >>> isinstance({"a": (1, 2)}, PyTree[int]), isinstance([1, "x"], PyTree[int])
     (True, False)
@@ -150,7 +150,7 @@ def _subscript(item: Any) -> type:
     # the way the class prints alone; beartype refuses hints whose repr differs inside
     # a union (pickling goes through ``_reduce``, not the module).
     namespace = {"leaftype": leaf, "structure": text, "__module__": "builtins",
-                 "__qualname__": name, "__doc__": f"The annotation {name} (spec 004).",
+                 "__qualname__": name, "__doc__": f"The annotation {name} (as in jaxtyping).",
                  "type": ANY if trivial else PyTreeType(leaf_type, text, leaf)}
     # type.__new__ directly: the metaclass's __call__ refuses instantiation.
     made = type.__new__(_PyTreeMeta, name, (PyTree,), namespace)

@@ -1,6 +1,6 @@
 """How ``TensorType.filter`` turns data into an ndarray of its type (layer 4).
 
-The casting rules are spec 001's: ``strict`` accepts only an ndarray of the
+The casting rules are Theano's: ``strict`` accepts only an ndarray of the
 exact dtype; ``allow_downcast=True`` casts anything; otherwise only casts that
 NumPy calls safe, plus Python floats into ``config.floatX`` when
 ``allow_downcast`` is None, and other Python data only when the cast is exact.

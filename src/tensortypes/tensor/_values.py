@@ -1,7 +1,7 @@
 """Exact and approximate equality of array values (layer 4, ``tensor``).
 
 ``values_eq`` and ``values_eq_approx`` are ``TensorType``'s value comparisons
-(spec 000). Both treat NaN as equal to NaN at the same position. PyTensor's
+(as in PyTensor). Both treat NaN as equal to NaN at the same position. PyTensor's
 versions have two defects fixed here: its NaN-aware ``values_eq`` accepts arrays
 that differ outside the NaN positions, and its ``values_eq_approx`` drops the
 caller's ``rtol``/``atol`` as soon as a NaN or inf is present.

@@ -3,7 +3,7 @@
 ``SpecifyShape(shape)(x)`` returns a variable that is ``x`` at run time, after a
 check, and whose type carries ``x``'s static shape merged with ``shape``. It is
 what ``TensorType.filter_variable`` uses to narrow a variable's type, so the
-merge is the finished form of the feature spec 000 calls "still under
+merge is the finished form of the feature PyTensor's Type documentation calls "still under
 development": the output of converting a ``(2, ?)`` variable to a ``(2, 1)``
 type has type ``(2, 1)``.
 

@@ -6,7 +6,7 @@ every variable of the graph that names it). Types are immutable and interned:
 building the same type twice returns the same object, so ``==`` is almost
 always an identity check.
 
-Spec 000 calls static-shape propagation through ``filter_variable`` unfinished;
+PyTensor's Type documentation calls static-shape propagation through ``filter_variable`` unfinished;
 here it is finished: converting a variable merges the static shapes of both
 types into the ``SpecifyShape`` output (see ``convert_variable``).
 """
@@ -172,9 +172,9 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
         return TensorType(self.dtype if dtype is None else dtype,
                           self.shape if shape is None else shape, name)
 
-    # -- the relations (spec 000) -------------------------------------------------
+    # -- the relations (as in PyTensor) -------------------------------------------------
     def in_same_class(self, otype) -> bool:
-        """Same dtype, number of dimensions and pattern of 1s (spec 000)."""
+        """Same dtype, number of dimensions and pattern of 1s (as in PyTensor)."""
         return (self is otype) or (
             isinstance(otype, TensorType) and otype.dtype == self.dtype
             and otype.broadcastable == self.broadcastable)

@@ -247,7 +247,7 @@ class TensorConstant(TensorVariable, Constant):
 
 
 class TensorSharedVariable(TensorVariable):
-    """A root variable with a value that persists between calls (spec 001).
+    """A root variable with a value that persists between calls (as in Theano).
 
     ``get_value()`` returns a copy unless ``borrow=True``; ``set_value()``
     filters the new value by the variable's type and, when dtype and shape

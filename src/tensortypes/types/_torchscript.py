@@ -7,7 +7,7 @@ TorchScript's language is smaller than Python's: dict keys are ``str``, ``int``,
 attributes), ``object``, bare ``List``/``Tuple``/``Dict``, ``Tuple[T, ...]``,
 protocols, type variables or ``TypedDict``; enum values are all ``int``, all
 ``float`` or all ``str``; module classes are instance classes, not usable as
-annotations (spec 003) -- except, following the spec's example #49650, as the
+annotations (as in TorchScript) -- except, following the spec's example #49650, as the
 annotation of a module's attribute, or when every attribute of the module
 class is declared statically. Each refusal is an ``AnnotationError`` saying
 what to write instead. Classes in general are accepted without compiling them
@@ -146,7 +146,7 @@ def check_enum(cls: type) -> None:
 
 
 def check_module_class(cls: type, module_attribute: bool) -> None:
-    """Module instance classes are not annotations (spec 003), except on a module's
+    """Module instance classes are not annotations (as in TorchScript), except on a module's
     attribute (#49650) or when every attribute is declared statically.
 
     >>> check_module_class(dict, module_attribute=True) is None

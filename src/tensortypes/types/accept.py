@@ -1,7 +1,7 @@
 """The fast half of ``check_value``: whether a run-time value belongs to a type
 (layer 3, ``types``).
 
-Python's run-time meaning (ARCHITECTURE.md), not TorchScript's static rules:
+Python's run-time meaning (docs/architecture.md), not TorchScript's static rules:
 ``isinstance`` semantics, so ``True`` passes ``int``; an ``int`` passes
 ``float`` (and ``int``/``float`` pass ``complex``) only with
 ``config.numeric_tower`` on. Containers check their elements: all of them, or

@@ -95,7 +95,7 @@ def ann_to_type(ann: Any, globalns: Any = None, localns: Any = None,
 def convert(ann: Any, globalns: Any = None, localns: Any = None, torchscript: bool = False,
             module_attribute: bool = False) -> Any:
     """``ann_to_type`` without the cache. ``module_attribute``: ``ann`` annotates an
-    attribute of a module class (spec 003's example #49650 allows module classes there).
+    attribute of a module class (TorchScript's example #49650 allows module classes there).
 
     >>> convert("Optional[X]", {"X": int})
     Optional[int]

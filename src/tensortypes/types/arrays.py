@@ -5,7 +5,7 @@ three coordinates of ``tensortypes.core``:
 
 - kind: ``"any"``, ``"numpy"``, ``"torch"``, ``"jax"``, ``"tensorflow"``,
   ``"mlx"``, or a Python class (a subclass such as ``torch.nn.Parameter``, or a
-  duck-array class of spec 002);
+  duck-array class of jaxtyping's array annotations);
 - dtypes: None (any dtype at all) or a frozenset of dtype names (canonical
   names of ``core.dtypes``, raw names of duck dtypes) and compiled regexes
   (jaxtyping's ``AbstractDtype.dtypes`` may hold both);
@@ -42,7 +42,7 @@ LIBRARY_KINDS = ("numpy", "torch", "jax", "tensorflow", "mlx")
 _KIND_NAMES = {"any": "Any", "numpy": "np.ndarray", "torch": "Tensor", "jax": "jax.Array",
                "tensorflow": "tf.Tensor", "mlx": "mx.array"}
 
-# jaxtyping's class names for one dtype and for the categories of spec 002.
+# jaxtyping's class names for one dtype and for the categories of jaxtyping's array annotations.
 _JAX_NAMES = {d.name: d.name.replace("_", "").capitalize().replace("float8", "Float8")
               for d in ALL_DTYPES}
 _JAX_NAMES.update({"bool": "Bool", "bfloat16": "BFloat16", "key": "Key"})

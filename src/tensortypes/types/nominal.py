@@ -1,7 +1,7 @@
 """Nominal types: torch's builtin classes, user classes, enums, interfaces, modules
 (layer 3, ``types``).
 
-Spec 003's ``TSNominalType`` and ``TSModuleType``:
+TorchScript's ``TSNominalType`` and ``TSModuleType``:
 
 - ``DeviceType``, ``DTypeType``, ``StreamType``, ``GeneratorType``: the
   builtin classes ``torch.device``, ``torch.dtype``, ``torch.Stream``,
@@ -343,7 +343,7 @@ class EnumClassType(LatticeType):
 
 
 class ModuleType(LatticeType):
-    """An instance class (spec 003's ``TSModuleType``): a class plus an attribute
+    """An instance class (TorchScript's ``TSModuleType``): a class plus an attribute
     schema read from one object (``from_instance``) or from annotations
     (``from_class``).
 

@@ -1,6 +1,6 @@
 """The meta type ``Any`` and the primitive types (layer 3, ``types``).
 
-Spec 003's ``TSMetaType`` and ``TSPrimitiveType``: ``Any``, ``int``, ``float``,
+TorchScript's ``TSMetaType`` and ``TSPrimitiveType``: ``Any``, ``int``, ``float``,
 ``complex``, ``bool``, ``str``, ``None``, plus TorchScript's ``number`` (the
 common supertype of ``int``, ``float`` and ``complex``; ``bool`` is not below
 ``int`` or ``number`` in the lattice, as in TorchScript, although ``True``
@@ -10,7 +10,7 @@ Each class has exactly one instance, also bound to a module constant:
 ``ANY``, ``NONE``, ``INT``, ``FLOAT``, ``COMPLEX``, ``BOOL``, ``STR``, ``NUMBER``.
 
 ``int``, ``float`` and ``bool`` have C code (``tensortypes.link.c`` registers it
-per class): they are ``graph.CRegistered``, so spec 001's methods work on them as
+per class): they are ``graph.CRegistered``, so Theano's methods work on them as
 methods (``INT.c_element_type() == "npy_int64"``), loading the C back end on
 first use, as ``TensorType``'s do.
 """

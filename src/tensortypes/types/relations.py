@@ -2,7 +2,7 @@
 
 ``is_subtype(a, b)`` is ``b.is_super(a)``: True, False, or None when it cannot
 be told (a rigid symbol, a type variable's binding, a regex dtype). The rules
-are TorchScript's (spec 003): ``List``, ``Dict`` and ``RRef`` invariant;
+are TorchScript's (as in TorchScript): ``List``, ``Dict`` and ``RRef`` invariant;
 ``Tuple``, ``Optional`` and ``Future`` covariant; a ``NamedTuple`` below the
 matching ``Tuple``; ``None`` and ``T`` below ``Optional[T]``; everything below
 ``Any``; a union below a type when each member is, a type below a union when

@@ -14,7 +14,7 @@ class without running any of it:
   ``Any``), marked checkable or not (an annotation that does not resolve).
 - dataclass fields.
 
-Following spec 003's proposal, nothing here fails: a failure is recorded and
+Following TorchScript's proposal, nothing here fails: a failure is recorded and
 only raised when the attribute or method is used (``attribute(name)``).
 ``instance_schema(obj)`` infers each attribute's type from its value (for a
 ``torch.nn.Module``: parameters, buffers, submodules and public attributes).

@@ -1,6 +1,6 @@
 """Structural types: tuples, lists, dicts, unions, futures and RRefs (layer 3, ``types``).
 
-Spec 003's ``TSStructuralType``: ``Tuple``, ``NamedTuple``, ``List``, ``Dict``,
+TorchScript's ``TSStructuralType``: ``Tuple``, ``NamedTuple``, ``List``, ``Dict``,
 ``Optional``, ``Future``, ``RRef``, plus ``Union`` and the homogeneous tuple
 ``Tuple[T, ...]`` that Python has and TorchScript does not.
 
@@ -87,7 +87,7 @@ class VarTupleType(LatticeType):
 class NamedTupleType(LatticeType):
     """A named tuple: field names and types, and the Python class when there is one.
 
-    Below the ``TupleType`` of its field types (spec 003). Built from a class by
+    Below the ``TupleType`` of its field types (as in TorchScript). Built from a class by
     ``ann_to_type``; built by hand from a name and ``(field, type)`` pairs.
 
     >>> from tensortypes.types import INT, STR

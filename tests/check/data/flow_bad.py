@@ -1,4 +1,4 @@
-"""Spec 003 rules: Optional without a check, missing attributes, calls, returns."""
+"""TorchScript's type system rules: Optional without a check, missing attributes, calls, returns."""
 from typing import Optional
 
 import torch

@@ -1,4 +1,4 @@
-"""Spec 003's rules on the type language: binding, returns, Optional, joins, attributes."""
+"""TorchScript's rules on the type language: binding, returns, Optional, joins, attributes."""
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple, Union
 

@@ -1,6 +1,6 @@
 """Small types and ops with their own C code, shared by the C back end's tests.
 
-``DoubleType`` is spec 000's example with the C methods of spec 001 added;
+``DoubleType`` is PyTensor's example with the C methods of Theano's type interface added;
 ``DoubleMul`` is an op whose ``c_code`` uses it. The other ops exercise the
 linker: a Python-only op, ops that fail in C after allocating, ops with C
 parameters and per-node struct code.
@@ -20,7 +20,7 @@ needs_cc = pytest.mark.skipif(default_compiler() is None,
 
 
 class DoubleType(Type):
-    """Spec 000's ``DoubleType`` (Python floats), with C code written by hand."""
+    """PyTensor's ``DoubleType`` (Python floats), with C code written by hand."""
 
     def filter(self, x, strict=False, allow_downcast=None):
         if strict:
@@ -46,7 +46,7 @@ class DoubleType(Type):
     def __repr__(self):
         return "double"
 
-    # -- spec 001's C methods, written as a user would (no base class) --------------
+    # -- Theano's C methods, written as a user would (no base class) --------------
     def c_declare(self, name, sub, check_input=True):
         return f"double {name};"
 

@@ -1,4 +1,4 @@
-"""CDataType: opaque pointers in capsules, freed exactly once (spec 001)."""
+"""CDataType: opaque pointers in capsules, freed exactly once (as in Theano)."""
 
 from __future__ import annotations
 

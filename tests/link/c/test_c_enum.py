@@ -1,4 +1,4 @@
-"""EnumType, EnumList and CEnumType: every statement of spec 001, in Python and in C."""
+"""EnumType, EnumList and CEnumType: every statement of Theano's type interface, in Python and in C."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from tensortypes.tensor.elemwise import add, exp, mul
 pytestmark = needs_cc
 
 
-# -- spec 000's DoubleType with C code, and an op using it ------------------------------------
+# -- PyTensor's DoubleType with C code, and an op using it ------------------------------------
 
 def test_a_user_type_and_op_run_in_c(linker):
     x, y = double("x"), double("y")

@@ -1,4 +1,4 @@
-"""The C back end of spec 001: C code for types, the C linker and the module cache (layer 6).
+"""The C back end of Theano's type interface: C code for types, the C linker and the module cache (layer 6).
 
 Importing this package registers the C implementations of the built-in types
 (``TensorType``, ``Generic``, the Python scalar types ``int``/``float``/
@@ -7,8 +7,8 @@ built-in ops, so ``TensorType("int64", ()).c_element_type() == "npy_int64"``.
 
 Public names:
 
-- ``CLinkerType`` (spec 001's interface, re-exported from ``graph``);
-- ``CDataType``, ``EnumType``, ``EnumList``, ``CEnumType`` (spec 001's types);
+- ``CLinkerType`` (Theano's interface, re-exported from ``graph``);
+- ``CDataType``, ``EnumType``, ``EnumList``, ``CEnumType`` (Theano's types);
 - ``CLinker`` (``make_function(fgraph)``), ``CompiledGraph``;
 - ``ModuleCache`` (compiled modules on disk, per user);
 - ``register_lowering`` (C code for an op class, as data) and ``default_compiler``.

@@ -11,7 +11,7 @@ directory in the cache.
   is trusted (``tensortypes.link.c.trust``): a directory, a parent or an entry
   that another user owns or can write is refused with ``CacheError`` before
   anything is loaded, and an existing directory's mode is never changed.
-- Unversioned modules (spec 001: an empty version) are built for this process
+- Unversioned modules (Theano's type interface: an empty version) are built for this process
   only, in a private directory removed at exit.
 - A file lock per key makes N processes that need the same module build it
   once: the first builds, the others wait and load its result.

@@ -1,6 +1,6 @@
 """``CDataType``: opaque C pointers passed between ops' C code (layer 6, ``link``).
 
-Spec 001: ``CDataType(ctype, freefunc=None, headers=(), header_dirs=(),
+Theano's type interface: ``CDataType(ctype, freefunc=None, headers=(), header_dirs=(),
 libraries=(), lib_dirs=(), compile_args=(), extra_support_code="", version=None)``.
 In Python a value is ``None`` (the NULL pointer) or a ``PyCapsule`` holding the
 pointer; when the capsule dies, ``freefunc(ptr)`` frees what it points to.
@@ -57,7 +57,7 @@ _capsule_name.argtypes = [ctypes.py_object]
 
 
 class CDataType(Type, CLinkerType):
-    """Opaque C data (a pointer of C type ``ctype``) passed between ops (spec 001).
+    """Opaque C data (a pointer of C type ``ctype``) passed between ops (as in Theano).
 
     >>> t = CDataType("void *", freefunc="free", headers=("<stdlib.h>",))
     >>> str(t), t.filter(None), t == CDataType("void *", "free", ["<stdlib.h>"])
@@ -132,7 +132,7 @@ class CDataType(Type, CLinkerType):
         return a is b
 
     def make_value(self, ptr):
-        """A capsule holding the pointer whose integer address is ``ptr`` (spec 001).
+        """A capsule holding the pointer whose integer address is ``ptr`` (as in Theano).
 
         The address is trusted; ``freefunc`` frees it when the capsule dies.
         The converting function is compiled once per type.

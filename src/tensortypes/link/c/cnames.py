@@ -42,7 +42,7 @@ DTYPE_CTYPE = {
     "float32": "npy_float32", "float64": "npy_float64", "complex64": "npy_complex64",
     "complex128": "npy_complex128",
 }
-"""dtype name -> the C element type of NumPy's API (spec 001: int64 is ``npy_int64``)."""
+"""dtype name -> the C element type of NumPy's API (Theano's type interface: int64 is ``npy_int64``)."""
 
 DTYPE_TYPENUM = {name: "NPY_" + name.upper() for name in DTYPE_CTYPE}
 """dtype name -> the type number macro of NumPy's API (``NPY_FLOAT64``)."""

@@ -1,6 +1,6 @@
 """``EnumType``, ``EnumList`` and ``CEnumType``: named constants for Python and C (layer 6).
 
-Spec 001's op parameter types. An ``EnumType`` is an immutable mapping from
+Theano's op parameter types. An ``EnumType`` is an immutable mapping from
 constant names (capital letters, digits and underscores, starting with a
 letter) to int or float values (a bool is stored as an int); each constant is
 also an attribute (``enum.A``) and, in C, a ``#define``. A constant may have an
@@ -212,7 +212,7 @@ class EnumType(Type, CLinkerType, Mapping):
 
     # -- C --------------------------------------------------------------------------------
     def c_to_string(self) -> str:
-        """The C function ``tensortypes_enum_to_string_<cname>(value, out)`` (spec 001).
+        """The C function ``tensortypes_enum_to_string_<cname>(value, out)`` (as in Theano).
 
         It writes the name of the constant equal to ``value`` into ``out`` (which
         must hold the longest name) and returns 0; for an unknown value it sets

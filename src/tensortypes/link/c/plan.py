@@ -7,7 +7,7 @@ the node runs as C (a registered lowering, else the op's own ``c_code``) or
 through ``perform``, recording why. ``linker`` turns the result into steps.
 
 A type's C code is the type itself when it implements the ``CLinkerType``
-methods (spec 001: a user's type is used as it is), else the implementation
+methods (Theano's type interface: a user's type is used as it is), else the implementation
 registered for its class (``graph.register_c_implementation``). A type whose
 required methods raise ``MethodNotDefined`` has no C code: its variables live
 only as Python objects, and nodes touching them run through ``perform``.

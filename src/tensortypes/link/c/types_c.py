@@ -10,7 +10,7 @@ them with the Type instance as ``self``.
   strict=True)`` accepts, checked in C: an ndarray (or subclass) of the exact
   dtype in native byte order, of the type's rank, with the type's fixed sizes,
   and aligned. Rigid symbolic sizes are checked across variables by the linker.
-- ``Generic`` (spec 001: any Python object) is a ``PyObject*`` with its own
+- ``Generic`` (Theano's type interface: any Python object) is a ``PyObject*`` with its own
   reference: extraction takes the object as it is.
 - The type language's ``IntType``, ``FloatType`` and ``BoolType`` are small C
   values (``npy_int64``, ``double``, ``npy_bool``) that live on the stack
