@@ -9,8 +9,7 @@ evaluation that would exceed :data:`MAX_BITS` stops at once and makes the check
 fail instead of computing a huge integer.
 
 The figures are far above anything a real shape needs and low enough that the worst
-input within them is accepted or refused in milliseconds
-(``benchmarks/hostile_strings.py``).
+input within them is accepted or refused in milliseconds.
 ``docs/annotations.md`` lists them for users.
 
 >>> MAX_BITS, MAX_DIGITS
