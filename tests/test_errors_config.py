@@ -46,7 +46,7 @@ class TestConfig:
     def test_defaults(self):
         c = Config()
         assert c.floatX in ("float16", "float32", "float64")
-        assert c.container_check == "all" and c.numeric_tower is False
+        assert c.container_check == "all" and c.numeric_tower is True
 
     @pytest.mark.parametrize("attr,value", [
         ("floatX", "float128"), ("disable", "yes"), ("container_check", "some"),

@@ -11,7 +11,10 @@ Attributes (validated on assignment):
   ``TENSORTYPES_CACHE_DIR``; default ``$XDG_CACHE_HOME/tensortypes`` or
   ``~/.cache/tensortypes``).
 - ``numeric_tower``: PEP 484's numeric tower at run time (an ``int`` passes
-  ``float``); default off, which is Python's ``isinstance`` meaning.
+  ``float``, an ``int`` or ``float`` passes ``complex``); default on, the
+  meaning of the static checker, typeguard, mypy and pyright. Off gives
+  Python's bare ``isinstance`` (beartype's strictness), and a value refused
+  only because of it says so, naming this setting.
 - ``container_check``: ``"all"`` checks every element of a container, ``"one"``
   samples one, as beartype does.
 
@@ -67,7 +70,7 @@ class Config:
         self._floatX = "float64"
         self._disable = False
         self._cache_dir = _default_cache_dir()
-        self._numeric_tower = False
+        self._numeric_tower = True
         self._container_check = "all"
         self.reload_environment()
 

@@ -64,8 +64,8 @@ def _passes(ann: Any, value: Any) -> bool:
 # (annotation, good values, bad values): every form ann_to_type accepts.
 CASES = [
     (int, [1, True, -3], [1.0, "1", None]),
-    (float, [1.0], [1, "x"]),
-    (complex, [1j], [1.0]),
+    (float, [1.0, 1], ["x", 1j]),  # PEP 484's numeric tower, the default
+    (complex, [1j, 1.0, 1], ["x"]),
     (bool, [True], [1]),
     (str, ["a"], [b"a"]),
     (type(None), [None], [0]),
@@ -117,10 +117,17 @@ def test_every_form_is_checked(ann, good, bad):
 
 def test_numeric_tower_follows_config_at_call_time():
     @typechecked
-    def f(x: float) -> float:
+    def f(x: float, z: complex = 0j) -> float:
         return x
-    with pytest.raises(TypeCheckError):
+    assert f(1) == 1 and f(1.0, 2) == 1.0 and f(1, 2.5) == 1  # PEP 484, the default
+    config.numeric_tower = False
+    with pytest.raises(TypeCheckError, match="config.numeric_tower = False"):
         f(1)
+    with pytest.raises(TypeCheckError, match="config.numeric_tower = False"):
+        f(1.0, 2.5)
+    with pytest.raises(TypeCheckError) as info:
+        f("1")
+    assert "config.numeric_tower" not in str(info.value)
     config.numeric_tower = True
     assert f(1) == 1
 

@@ -82,7 +82,7 @@ def test_class_decorator_checks_every_method():
             return np.ones(n)
 
     with pytest.raises(TypeCheckError):
-        Scaler(2)
+        Scaler("2")
     s = Scaler(2.0)
     assert s.scale(np.ones(3)).shape == (3,)
     with pytest.raises(TypeCheckError):

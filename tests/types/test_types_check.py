@@ -17,8 +17,8 @@ I, F, S, N, B = T.INT, T.FLOAT, T.STR, T.NONE, T.BOOL
 
 
 @pytest.mark.parametrize("value, t, expected", [
-    (True, I, True), (1, I, True), (1.0, I, False), (1, F, False), (1.5, F, True),
-    (1, T.COMPLEX, False), (1j, T.COMPLEX, True), (1, B, False), (True, B, True),
+    (True, I, True), (1, I, True), (1.0, I, False), (1, F, True), (1.5, F, True),
+    (1, T.COMPLEX, True), (1.5, T.COMPLEX, True), ("1", F, False), (1j, F, False), (1j, T.COMPLEX, True), (1, B, False), (True, B, True),
     ("a", S, True), (b"a", S, False), (None, N, True), (0, N, False),
     (1, T.NUMBER, True), (1.5, T.NUMBER, True), (True, T.NUMBER, True), ("1", T.NUMBER, False),
     (object(), T.ANY, True),
@@ -50,11 +50,24 @@ def test_python_semantics(value, t, expected):
             T.check_value(value, t)
 
 
-def test_numeric_tower_is_a_configuration():
-    assert not T.is_instance(1, F)
-    config.numeric_tower = True
+def test_numeric_tower_is_on_by_default_and_a_configuration():
     assert T.is_instance(1, F) and T.is_instance(1.0, T.COMPLEX) and T.is_instance(1, T.COMPLEX)
-    assert not T.is_instance(1j, F)
+    assert not T.is_instance(1j, F) and not T.is_instance("1", F)
+    assert T.check_value([1, 2.5], T.ListType(F)) == [1, 2.5]
+    config.numeric_tower = False
+    assert not T.is_instance(1, F) and not T.is_instance(1.0, T.COMPLEX)
+    assert T.is_instance(True, T.INT) and T.is_instance(1.5, F)
+
+
+def test_a_refusal_under_strict_numbers_names_the_setting():
+    config.numeric_tower = False
+    for value, t in ((1, F), (1, T.COMPLEX), (2.5, T.COMPLEX), ([1], T.ListType(F))):
+        with pytest.raises(TypeCheckError, match="config.numeric_tower = False") as info:
+            T.check_value(value, t)
+        assert T.explain(value, t) == str(info.value)
+    with pytest.raises(TypeCheckError) as info:  # not a tower case: no word about it
+        T.check_value("x", F)
+    assert "numeric_tower" not in str(info.value)
 
 
 def test_container_check_one_samples_the_first_element():

@@ -3,8 +3,8 @@
 
 Python's run-time meaning (docs/architecture.md), not TorchScript's static rules:
 ``isinstance`` semantics, so ``True`` passes ``int``; an ``int`` passes
-``float`` (and ``int``/``float`` pass ``complex``) only with
-``config.numeric_tower`` on. Containers check their elements: all of them, or
+``float`` (and ``int``/``float`` pass ``complex``) with
+``config.numeric_tower`` on, the default (PEP 484). Containers check their elements: all of them, or
 only the first with ``config.container_check = "one"``. Iterators, generators
 and awaitables are checked by class only (checking their items would consume
 them). Arrays are checked by kind, dtype and shape through the core

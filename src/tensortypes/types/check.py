@@ -13,6 +13,7 @@ from __future__ import annotations
 import reprlib
 from typing import Any
 
+from tensortypes._config import config
 from tensortypes.core.arrays import array_info
 from tensortypes.errors import TypeCheckError
 from tensortypes.types.accept import ACCEPT, is_instance, sample
@@ -20,6 +21,7 @@ from tensortypes.types.base import hooks
 from tensortypes.types.containers import FrozenSetType, SetType
 from tensortypes.types.extras import AnnotatedType, NewTypeType, ProtocolType, TypedDictType
 from tensortypes.types.nominal import InterfaceType, ModuleType
+from tensortypes.types.primitives import ComplexType, FloatType
 from tensortypes.types.structural import (DictType, ListType, NamedTupleType, TupleType,
                                           VarTupleType)
 
@@ -76,6 +78,8 @@ def explain(value: Any, t: Any) -> str | None:
     head = f"expected {t}, got {describe(value)}"
     if path:
         return f"{head}: at {path}: {detail}"
+    if detail.startswith(head):  # the leaf's own message, with what it adds
+        return detail
     return head if detail.startswith("expected ") else f"{head}: {detail}"
 
 
@@ -93,6 +97,18 @@ def _leaf(value: Any, t: Any) -> tuple[str, str] | None:
     if is_instance(value, t):
         return None
     return ("", f"expected {t}, got {describe(value)}")
+
+
+def _numeric(value: Any, t: Any) -> tuple[str, str] | None:
+    """``float``/``complex``: as a leaf, naming ``config.numeric_tower`` when it decides."""
+    if is_instance(value, t):
+        return None
+    message = f"expected {t}, got {describe(value)}"
+    wider = (int,) if isinstance(t, FloatType) else (int, float)
+    if not config.numeric_tower and isinstance(value, wider):
+        message += (f" (with config.numeric_tower = False an {type(value).__name__} does not "
+                    f"pass {t}; PEP 484's numeric tower, the default, accepts it)")
+    return ("", message)
 
 
 def _nested(prefix: str, inner: tuple[str, str]) -> tuple[str, str]:
@@ -182,6 +198,8 @@ def _why_wrapper(attr: str):
 
 EXPLAIN = {cls: _leaf for cls in ACCEPT}
 EXPLAIN.update({
+    FloatType: _numeric,
+    ComplexType: _numeric,
     TupleType: _why_tuple,
     NamedTupleType: _why_tuple,
     VarTupleType: lambda v, t: _why_sequence(v, t, t.element, tuple),

@@ -76,7 +76,7 @@ class IntType(CRegistered, _Primitive):
 
 
 class FloatType(CRegistered, _Primitive):
-    """``float``. An ``int`` passes only with ``config.numeric_tower`` on.
+    """``float``. An ``int`` passes too, unless ``config.numeric_tower`` is off (PEP 484).
 
     >>> str(FLOAT), FLOAT.is_valid_value(1.5)
     ('float', True)
@@ -89,7 +89,7 @@ class FloatType(CRegistered, _Primitive):
 
 
 class ComplexType(_Primitive):
-    """``complex``.
+    """``complex``. An ``int`` or ``float`` passes too, unless ``config.numeric_tower`` is off.
 
     >>> str(COMPLEX), COMPLEX.is_valid_value(1j)
     ('complex', True)

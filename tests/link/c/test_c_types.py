@@ -146,7 +146,7 @@ class Same(Op, CLinkerOp):
 
 @pytest.mark.parametrize("t, good, bad", [
     (INT, [5, -(2**63), True], ["5", 1.5]),
-    (FLOAT, [2.5, float("inf")], [1, "x"]),
+    (FLOAT, [2.5, float("inf"), 1], ["x", None]),  # an int: PEP 484's tower, the default
     (BOOL, [True, False], [1, None]),
 ])
 def test_python_scalars_round_trip_through_c(linker, t, good, bad):
@@ -158,6 +158,20 @@ def test_python_scalars_round_trip_through_c(linker, t, good, bad):
     for value in bad:
         with pytest.raises(TypeCheckError, match="input 0 \\(x\\): expected"):
             f([value])
+
+
+def test_strict_numbers_refuse_an_int_for_a_float_and_name_the_setting(linker):
+    from tensortypes._config import config
+
+    config.numeric_tower = False  # read when the C code is generated
+    x = FLOAT("x")
+    f = linker.make_function(fgraph([x], [Same()(x)]))
+    assert f([2.5]) == [2.5]
+    with pytest.raises(TypeCheckError, match="config.numeric_tower = True"):
+        f([1])
+    with pytest.raises(TypeCheckError) as info:
+        f(["x"])
+    assert "numeric_tower" not in str(info.value)
 
 
 def test_an_int_beyond_64_bits_is_an_overflow_error(linker):

@@ -16,7 +16,8 @@ them with the Type instance as ``self``.
   values (``npy_int64``, ``double``, ``npy_bool``) that live on the stack
   (``c_is_simple``). Extraction checks what ``filter(v, strict=True)`` checks
   (Python's ``isinstance``: ``True`` is an ``int``; an ``int`` is a ``float``
-  only with ``config.numeric_tower``, read when the code is generated); an int
+  unless ``config.numeric_tower`` is off, read when the code is generated, and
+  the refusal of an ``int`` then names the setting); an int
   beyond 64 bits is an ``OverflowError``.
 
 Failures raise ``tensortypes.errors.TypeCheckError`` (the module preamble holds
@@ -254,8 +255,15 @@ def _float_extract(self, name, sub, check_input=True):
     accept = f"PyFloat_Check(py_{name})"
     if config.numeric_tower:
         accept += f" || PyLong_Check(py_{name})"
+        refuse = _mismatch(name, sub, "a float")
+    else:
+        refuse = f"""if (PyLong_Check(py_{name})) {{
+        {_mismatch(name, sub, "a float (an int passes only with config.numeric_tower = True, "
+                               "the default)")}
+    }}
+    {_mismatch(name, sub, "a float")}"""
     return f"""if (!({accept})) {{
-    {_mismatch(name, sub, "a float")}
+    {refuse}
 }}
 {name} = PyFloat_AsDouble(py_{name});
 if ({name} == -1.0 && PyErr_Occurred()) {{ {sub['fail']} }}"""
@@ -284,7 +292,7 @@ IntC = _scalar_impl("IntC", "npy_int64", int, _int_extract, _int_sync)
 
 FloatC = _scalar_impl("FloatC", "double", float, _float_extract, _float_sync,
                       version=lambda self: (1, bool(config.numeric_tower)))
-"""``float`` as ``double`` (an ``int`` passes only with ``config.numeric_tower``)."""
+"""``float`` as ``double`` (an ``int`` passes too, unless ``config.numeric_tower`` is off)."""
 
 BoolC = _scalar_impl("BoolC", "npy_bool", bool, _bool_extract, _bool_sync)
 """``bool`` as ``npy_bool`` (0 or 1)."""
