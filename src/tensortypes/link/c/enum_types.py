@@ -7,7 +7,11 @@ also an attribute (``enum.A``) and, in C, a ``#define``. A constant may have an
 alias (``EnumType(A=("alpha", 1))``) for Python code: ``fromalias``,
 ``has_alias``, ``get_aliases``, and non-strict ``filter`` accept it. A value of
 the type is one of the constants' values; anything else is a
-``TypeCheckError``, so ``is_valid_value`` answers False.
+``TypeCheckError``, so ``is_valid_value`` answers False, and compiled code
+agrees: a value is compared with the constants as Python compares numbers
+(``1.5`` is not ``1``, an int beyond ``long long`` is no constant) before any
+cast. A constant its C type cannot hold exactly (``2**40`` in an ``int``) is
+refused when the enum is built; a NaN constant is one value, equal to itself.
 
 ``EnumList("A", "B")`` numbers its constants 0, 1, ... (C type ``int``).
 ``CEnumType("SEEK_SET", "SEEK_END")`` numbers them in Python but maps them,
@@ -38,6 +42,58 @@ __all__ = ["EnumType", "EnumList", "CEnumType", "check_enum_conflicts"]
 
 _NAME = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
+# One NaN object: NaN != NaN, but a NaN constant is one value that equals itself here
+# (sets, dicts and tuples compare by identity first), so enums holding it compare,
+# hash and pickle as values.
+_NAN = float("nan")
+
+_LL_MIN, _LL_MAX = -(2 ** 63), 2 ** 63 - 1
+
+
+def _c_ranges() -> dict:
+    """The value range of the integer C types the library knows, on this platform."""
+    import ctypes
+
+    def signed(ct):
+        bits = 8 * ctypes.sizeof(ct)
+        return (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+
+    def unsigned(ct):
+        return (0, 2 ** (8 * ctypes.sizeof(ct)) - 1)
+
+    table = {"char": (0, 127)}  # signed on some platforms, unsigned on others
+    groups = [
+        (signed(ctypes.c_byte), "signed char|int8_t|npy_int8|npy_byte"),
+        (unsigned(ctypes.c_ubyte), "unsigned char|uint8_t|npy_uint8|npy_ubyte|npy_bool"),
+        (signed(ctypes.c_short), "short|short int|signed short|signed short int|int16_t|"
+                                 "npy_int16|npy_short"),
+        (unsigned(ctypes.c_ushort), "unsigned short|unsigned short int|uint16_t|npy_uint16|"
+                                    "npy_ushort"),
+        (signed(ctypes.c_int), "int|signed|signed int|npy_int"),
+        ((-(2 ** 31), 2 ** 31 - 1), "int32_t|npy_int32"),
+        (unsigned(ctypes.c_uint), "unsigned|unsigned int|npy_uint"),
+        ((0, 2 ** 32 - 1), "uint32_t|npy_uint32"),
+        (signed(ctypes.c_long), "long|long int|signed long|signed long int|npy_long"),
+        (unsigned(ctypes.c_ulong), "unsigned long|unsigned long int|npy_ulong"),
+        (signed(ctypes.c_longlong), "long long|long long int|signed long long|"
+                                    "signed long long int|npy_longlong"),
+        ((_LL_MIN, _LL_MAX), "int64_t|npy_int64"),
+        (unsigned(ctypes.c_ulonglong), "unsigned long long|unsigned long long int|"
+                                       "npy_ulonglong"),
+        ((0, 2 ** 64 - 1), "uint64_t|npy_uint64"),
+        (signed(ctypes.c_ssize_t), "ssize_t|Py_ssize_t|npy_intp|intptr_t"),
+        (unsigned(ctypes.c_size_t), "size_t|npy_uintp|uintptr_t"),
+    ]
+    for bounds, names in groups:
+        table.update(dict.fromkeys(names.split("|"), bounds))
+    return table
+
+
+_INT_RANGES = _c_ranges()
+_FLOAT_CTYPES = {"float": "float32", "npy_float": "float32", "npy_float32": "float32",
+                 "double": "float64", "npy_double": "float64", "npy_float64": "float64",
+                 "long double": None, "npy_longdouble": None}
+
 
 def _number(value, what: str, cls: str):
     if isinstance(value, bool):
@@ -45,9 +101,55 @@ def _number(value, what: str, cls: str):
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
-        return float(value)
+        value = float(value)
+        return _NAN if math.isnan(value) else value
     raise TypeError(f"{cls}: {what}: expected an int, a float or a bool, got "
                     f"{type(value).__name__} {value!r}")
+
+
+def _check_fits(cls: str, ctype: str, name: str, value) -> None:
+    """Refuse a constant that the C type cannot hold exactly (it would be truncated)."""
+    problem = None
+    if isinstance(value, int) and not _LL_MIN <= value <= _LL_MAX:
+        problem = "C code reads enum values as long long"
+    if ctype in _INT_RANGES:
+        lo, hi = _INT_RANGES[ctype]
+        if isinstance(value, float) and not value.is_integer():
+            problem = f"{ctype} holds integers only"
+        elif not lo <= value <= hi:
+            problem = f"{ctype} holds {lo} to {hi}" + (
+                " (char may be signed or unsigned: use signed char or unsigned char)"
+                if ctype == "char" else "")
+    elif ctype in _FLOAT_CTYPES and _FLOAT_CTYPES[ctype] is not None:
+        import numpy as np
+        with np.errstate(all="ignore"):
+            stored = float(getattr(np, _FLOAT_CTYPES[ctype])(value))
+        exact = stored == value or (math.isnan(stored) and math.isnan(value))
+        if isinstance(value, int):
+            exact = exact and int(stored) == value if math.isfinite(stored) else False
+        if not exact:
+            problem = f"{ctype} would store it as {stored!r}"
+    if problem is not None:
+        raise ValueError(f"{cls}: constant {name}={value!r} does not fit the C type "
+                         f"{ctype!r} ({problem}); choose another ctype or value")
+
+
+def _same(a, b) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float)
+                      and math.isnan(a) and math.isnan(b))
+
+
+def _ll(value: int) -> str:
+    # -2**63 has no literal in C: its magnitude does not fit long long.
+    return f"({value + 1}LL - 1)" if value == _LL_MIN else f"{value}LL"
+
+
+def _float_test(var: str, value: float) -> str:
+    if math.isnan(value):
+        return f"isnan({var})"
+    if math.isinf(value):
+        return f"{var} == {'' if value > 0 else '-'}HUGE_VAL"
+    return f"{var} == {value!r}"
 
 
 def _define_text(value) -> str:
@@ -58,6 +160,20 @@ def _define_text(value) -> str:
     if math.isinf(value):
         return "(HUGE_VAL)" if value > 0 else "(-HUGE_VAL)"
     return f"({value!r})"
+
+
+def _type_name(value) -> str:
+    # Never the value's repr: a hostile __repr__ must not replace the TypeCheckError.
+    return type(value).__name__
+
+
+def _value_text(value) -> str:
+    """An int's or float's text without calling a subclass's ``__repr__`` (never raises)."""
+    if isinstance(value, int):
+        if abs(value) > 10 ** 30:
+            return f"(an int of {value.bit_length()} bits)"
+        return int.__repr__(value)
+    return float.__repr__(value)
 
 
 def _rebuild(cls, ctype, cname, constants, aliases):
@@ -108,12 +224,15 @@ class EnumType(Type, CLinkerType, Mapping):
                                      f"({aliases[alias]} and {name})")
                 aliases[alias] = name
             constants[name] = _number(value, f"constant {name}", cls)
+            _check_fits(cls, ctype, name, constants[name])
         clash = sorted(a for a in aliases if a in constants)
         if clash:
             raise ValueError(f"{cls}: aliases {clash} are also constant names")
         self._setup(ctype, cname, constants, aliases)
 
     def _setup(self, ctype, cname, constants, aliases) -> None:
+        constants = {k: _NAN if isinstance(v, float) and math.isnan(v) else v
+                     for k, v in constants.items()}  # an unpickled NaN is another object
         set_ = object.__setattr__
         set_(self, "ctype", ctype)
         set_(self, "cname", cname)
@@ -205,9 +324,11 @@ class EnumType(Type, CLinkerType, Mapping):
                 data = float(data)
         if not isinstance(data, (int, float)):
             raise TypeCheckError(f"{self}: expected an int or a float, got "
-                                 f"{type(data).__name__} {data!r}")
+                                 f"{_type_name(data)}")
+        if isinstance(data, float) and math.isnan(data):
+            data = _NAN  # the NaN constant, if there is one
         if data not in self._values:
-            raise TypeCheckError(f"{self}: unknown value {data!r}")
+            raise TypeCheckError(f"{self}: unknown value {_value_text(data)}")
         return data
 
     # -- C --------------------------------------------------------------------------------
@@ -240,21 +361,57 @@ class EnumType(Type, CLinkerType, Mapping):
         return f"{name} = ({self.ctype})0;"
 
     def c_extract(self, name, sub, check_input=True):
-        members = " || ".join(f"{name} == ({self.ctype}){k}" for k in self) or "0"
+        # The value is compared with each constant in its own kind (an int as long long,
+        # a float as double), as Python's ``in`` compares, before any cast to the C type:
+        # 1.5 is not 1, and an int beyond long long is no constant, never an OverflowError.
+        int_tests, float_tests = [], []
+        for k, value in self.items():
+            hit = f"{{ {name} = ({self.ctype}){k}; tt_hit = 1; }}"
+            if isinstance(value, int):
+                int_tests.append(f"if (tt_i == {_ll(value)}) {hit}")
+                if float(value) == value:
+                    float_tests.append(f"if ({_float_test('tt_d', float(value))}) {hit}")
+            else:
+                float_tests.append(f"if ({_float_test('tt_d', value)}) {hit}")
+                if value.is_integer() and _LL_MIN <= value <= _LL_MAX:
+                    int_tests.append(f"if (tt_i == {_ll(int(value))}) {hit}")
         label, kind = label_c(name, sub), c_format(f" of type {self}")
-        return f"""if (PyLong_Check(py_{name})) {{
-    {name} = ({self.ctype})PyLong_AsLongLong(py_{name});
-}} else if (PyFloat_Check(py_{name})) {{
-    {name} = ({self.ctype})PyFloat_AsDouble(py_{name});
-}} else {{
-    PyErr_Format(tt_TypeCheckError, "%s" {kind} ": expected an int or a float, got %s",
-                 {label}, Py_TYPE(py_{name})->tp_name);
-    {sub['fail']}
-}}
-if (PyErr_Occurred()) {{ {sub['fail']} }}
-if (!({members})) {{
-    PyErr_Format(tt_TypeCheckError, "%s" {kind} ": unknown value %R", {label}, py_{name});
-    {sub['fail']}
+        ints = "\n        ".join(int_tests) or ";"
+        floats = "\n        ".join(float_tests) or ";"
+        fail = sub["fail"]
+        return f"""{{
+    int tt_hit = 0;
+    if (PyLong_Check(py_{name})) {{
+        int tt_over = 0;
+        long long tt_i = PyLong_AsLongLongAndOverflow(py_{name}, &tt_over);
+        if (tt_i == -1 && PyErr_Occurred()) {{ {fail} }}
+        if (tt_over == 0) {{
+        {ints}
+        }}
+        if (!tt_hit) {{
+            if (tt_over) PyErr_Format(tt_TypeCheckError, "%s" {kind} ": unknown value (an "
+                                      "int beyond the range of long long)", {label});
+            else PyErr_Format(tt_TypeCheckError, "%s" {kind} ": unknown value %lld", {label},
+                              tt_i);
+            {fail}
+        }}
+    }} else if (PyFloat_Check(py_{name})) {{
+        double tt_d = PyFloat_AsDouble(py_{name});
+        if (tt_d == -1.0 && PyErr_Occurred()) {{ {fail} }}
+        {floats}
+        if (!tt_hit) {{
+            PyObject* tt_f = PyFloat_FromDouble(tt_d);
+            if (tt_f != NULL) {{
+                PyErr_Format(tt_TypeCheckError, "%s" {kind} ": unknown value %R", {label}, tt_f);
+                Py_DECREF(tt_f);
+            }}
+            {fail}
+        }}
+    }} else {{
+        PyErr_Format(tt_TypeCheckError, "%s" {kind} ": expected an int or a float, got %s",
+                     {label}, Py_TYPE(py_{name})->tp_name);
+        {fail}
+    }}
 }}"""
 
     def c_sync(self, name, sub):
@@ -275,7 +432,7 @@ if (py_{name} == NULL) {{ {sub['fail']} }}"""
         return True
 
     def c_code_cache_version(self):
-        return (2, self.ctype, self.cname, tuple(sorted(self._constants.items())))
+        return (3, self.ctype, self.cname, tuple(sorted(self._constants.items())))
 
 
 def _list_constants(cls: str, args) -> dict:
@@ -342,12 +499,21 @@ class CEnumType(EnumList):
         cases = "".join(f"    case {i}: {name} = {k}; break;\n" for i, k in enumerate(self))
         label, kind = label_c(name, sub), c_format(f" of type {self}")
         return f"""{{
-    long long value_{name} = PyLong_Check(py_{name}) ? PyLong_AsLongLong(py_{name}) : -1;
-    if (PyErr_Occurred()) {{ {sub['fail']} }}
+    int over_{name} = 0;
+    long long value_{name} = PyLong_Check(py_{name})
+        ? PyLong_AsLongLongAndOverflow(py_{name}, &over_{name}) : -1;
+    if (value_{name} == -1 && PyErr_Occurred()) {{ {sub['fail']} }}
+    if (over_{name}) value_{name} = -1;  /* beyond long long: no constant */
     switch (value_{name}) {{
 {cases}    default:
-        PyErr_Format(tt_TypeCheckError, "%s" {kind} ": invalid value %R to map to C "
-                     "constants", {label}, py_{name});
+        if (PyLong_Check(py_{name}) && !over_{name})
+            PyErr_Format(tt_TypeCheckError, "%s" {kind} ": invalid value %lld to map to C "
+                         "constants", {label}, value_{name});
+        else
+            PyErr_Format(tt_TypeCheckError, "%s" {kind} ": invalid value (%s) to map to C "
+                         "constants; expected an int from 0 to {len(self) - 1}", {label},
+                         PyLong_Check(py_{name}) ? "an int beyond long long"
+                                                 : Py_TYPE(py_{name})->tp_name);
         {sub['fail']}
     }}
 }}"""
@@ -370,7 +536,7 @@ class CEnumType(EnumList):
 }}"""
 
     def c_code_cache_version(self):
-        return (1, super().c_code_cache_version())
+        return (2, super().c_code_cache_version())
 
 
 def check_enum_conflicts(types) -> None:
@@ -393,6 +559,6 @@ def check_enum_conflicts(types) -> None:
             continue
         for name, value in t.items():
             seen = defined.setdefault(name, (value, t))
-            if seen[0] != value:
+            if not _same(seen[0], value):
                 raise ValueError(f"the C constant {name} is {seen[0]} in {seen[1]} but {value} "
                                  f"in {t}; one C module cannot define both")
