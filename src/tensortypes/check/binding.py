@@ -62,12 +62,13 @@ class Binder:
     (Dim('5'), 'x axis 0')
     """
 
-    __slots__ = ("env", "where", "facts")
+    __slots__ = ("env", "where", "facts", "failed")
 
     def __init__(self, env: dict | None = None, where: dict | None = None, facts: tuple = ()):
         self.env = dict(env) if env else {}
         self.where = dict(where) if where else {}
         self.facts = facts  # divisibility facts of the caller: (name, k) pairs
+        self.failed = False  # an argument did not fit: the bindings are not to be trusted
 
     # -- one axis ----------------------------------------------------------------------
     def _expected(self, expr: Dim):

@@ -249,8 +249,9 @@ class ExprMixin:
         t = type(receiver)
         if t is Ref:
             path = f"{receiver.path}.{attr}"
-            if path in ("math.pi", "math.e", "math.tau", "math.inf", "numpy.pi", "numpy.e",
-                        "numpy.inf", "numpy.nan", "jax.numpy.pi", "jax.numpy.inf"):
+            if path in ("math.pi", "math.e", "math.tau", "math.inf", "math.nan", "numpy.pi",
+                        "numpy.e", "numpy.inf", "numpy.nan", "jax.numpy.pi", "jax.numpy.inf",
+                        "torch.pi", "torch.e", "torch.inf", "torch.nan"):
                 return FloatV()
             if path in ("numpy.newaxis", "jax.numpy.newaxis"):
                 return NONE

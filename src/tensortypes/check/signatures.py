@@ -149,6 +149,8 @@ class SignatureMixin:
         if not info.keeps_signature:
             return UNKNOWN  # a decorator may take other arguments and give another result
         binder = self.bind_call(info, args, kwargs, node, frame, labels, self_value, star)
+        if binder.failed:
+            return UNKNOWN  # reported at the argument; its result would only cascade
         if not info.keeps_result:
             return UNKNOWN  # the matching @overload's result, or a context manager
         if info.returns is not None:
@@ -204,6 +206,7 @@ class SignatureMixin:
                 ok = self.check_binding(want, value, f"argument {name!r} of {info.qualname}()",
                                         binder, arg_node or node, frame, default)
             if not ok:
+                binder.failed = True
                 break  # the bindings are now off: one error per call, not a cascade
         return binder
 

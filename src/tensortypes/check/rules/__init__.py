@@ -13,14 +13,15 @@ module (``import torch.nn.functional as F`` makes ``F.relu`` the path
 
 from __future__ import annotations
 
-from . import losses, numpy, torch
+from . import losses, numpy, patterns, torch
 from .layer_table import LAYERS, LayerRule
 
 __all__ = ["function_rule", "method_rule", "layer_rule", "loss_rule", "dtype_object",
            "LayerRule"]
 
 _LIBRARIES = (("jax.numpy.", "jax", numpy.FUNCTIONS), ("numpy.", "numpy", numpy.FUNCTIONS),
-              ("jax.nn.", "jax", numpy.JAX_NN), ("jax.random.", "jax", numpy.JAX_RANDOM))
+              ("jax.nn.", "jax", numpy.JAX_NN), ("jax.random.", "jax", numpy.JAX_RANDOM),
+              ("einops.", None, patterns.EINOPS))
 
 
 def function_rule(path: str):

@@ -31,6 +31,8 @@ from .create import Arange, Creator, Eye, FromData, Like, Linspace
 from .functional import OneHot
 from .layout import Concat, Flatten, Permute, Reshape, Squeeze, Stack, Swap, Unsqueeze
 from .ops import Binary, Elementwise, Flat, Matmul, Reduce, Where
+from .patterns import Einsum
+from .tiling import BroadcastTo, Meshgrid, MoveAxis, RepeatInterleave
 
 __all__ = ["FUNCTIONS", "METHODS", "DTYPES", "JAX_NN", "JAX_RANDOM"]
 
@@ -63,7 +65,8 @@ _FLOAT_UNARY = ("exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "ta
                 "cbrt", "deg2rad", "rad2deg")
 
 FUNCTIONS: dict = {
-    "matmul": Matmul(("x1", "x2")), "dot": Matmul(("a", "b")),
+    "einsum": Einsum(), "repeat": RepeatInterleave(), "broadcast_to": BroadcastTo(),
+    "moveaxis": MoveAxis(), "meshgrid": Meshgrid("xy"), "matmul": Matmul(("x1", "x2")), "dot": Matmul(("a", "b")),
     "vdot": Flat(inner=True),
     "inner": Matmul(("a", "b")),
     "outer": Flat(inner=False),
@@ -113,7 +116,7 @@ JAX_RANDOM = {"normal": Creator("shape", skip=1), "uniform": Creator("shape", sk
               "randint": Creator("shape", dtype="int", skip=1)}
 
 METHODS: dict = {
-    "dot": Matmul(("a", "b")), "sum": _SUM, "mean": _MEAN, "max": _MAX, "min": _MAX,
+    "repeat": RepeatInterleave(), "dot": Matmul(("a", "b")), "sum": _SUM, "mean": _MEAN, "max": _MAX, "min": _MAX,
     "argmax": _ARGMAX, "argmin": _ARGMAX, "prod": _SUM, "std": _MEAN, "var": _MEAN,
     "any": _ANY, "all": _ANY, "reshape": Reshape(), "transpose": Permute(numpy=True),
     "swapaxes": Swap(("a", "axis1", "axis2")), "squeeze": Squeeze(("a", "axis"), strict=True),

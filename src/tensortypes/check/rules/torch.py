@@ -39,6 +39,18 @@ from .layout import (
     Unsqueeze,
 )
 from .ops import Binary, Elementwise, MaskedFill, Matmul, Reduce, Sig, Where
+from .patterns import Einsum
+from .tiling import (
+    BroadcastTo,
+    GridSample,
+    LegacyTensor,
+    Meshgrid,
+    MoveAxis,
+    Pad,
+    Repeat,
+    RepeatInterleave,
+    SizeOf,
+)
 
 __all__ = ["FUNCTIONS", "METHODS", "DTYPES"]
 
@@ -77,7 +89,7 @@ _FLOAT_UNARY = ("sqrt", "rsqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "
                 "atan", "reciprocal")
 
 FUNCTIONS: dict = {
-    "torch.matmul": Matmul(), "torch.mm": Matmul(("input", "mat2"), max_rank=2),
+    "torch.einsum": Einsum(), "torch.matmul": Matmul(), "torch.mm": Matmul(("input", "mat2"), max_rank=2),
     "torch.bmm": Matmul(("input", "mat2"), max_rank=3),
     "torch.dot": Sig("input: [n], other: [n] -> []", code="matmul"),
     "torch.outer": Sig("input: [n], vec2: [m] -> [n m]"),
@@ -133,6 +145,13 @@ FUNCTIONS: dict = {
     "torch.nn.functional.relu6": _SAME, "torch.nn.functional.hardtanh": _SAME,
     "torch.nn.functional.interpolate": Interpolate(), "torch.nn.functional.one_hot": OneHot(),
 }
+FUNCTIONS.update({
+    "torch.repeat_interleave": RepeatInterleave(), "torch.broadcast_to": BroadcastTo(),
+    "torch.moveaxis": MoveAxis(), "torch.movedim": MoveAxis(), "torch.meshgrid": Meshgrid("ij"),
+    "torch.nn.functional.pad": Pad(), "torch.nn.functional.grid_sample": GridSample(),
+    "torch.Size": SizeOf(), "torch.Tensor": LegacyTensor(FromData()),
+    "torch.FloatTensor": LegacyTensor(FromData()),
+})
 FUNCTIONS.update({f"torch.nn.functional.{name}": rule for name, rule in FUNCTIONAL.items()})
 for _name in _UNARY:
     FUNCTIONS.setdefault(f"torch.{_name.rstrip('_')}", _FLOAT if _name in _FLOAT_UNARY
@@ -168,7 +187,9 @@ METHODS: dict = {
     "view_as": AsShape("view"), "reshape_as": AsShape("reshape"),
     "expand_as": AsShape("expand"), "type_as": Cast(),
     "new_zeros": NewLike(), "new_ones": NewLike(), "new_empty": NewLike(),
-    "new_full": NewLike(fill=True),
+    "new_full": NewLike(fill=True), "repeat": Repeat(),
+    "repeat_interleave": FUNCTIONS["torch.repeat_interleave"], "moveaxis": MoveAxis(),
+    "movedim": MoveAxis(), "broadcast_to": FUNCTIONS["torch.broadcast_to"],
 }
 for _name in _UNARY:
     METHODS.setdefault(_name, _FLOAT if _name.rstrip("_") in _FLOAT_UNARY else _SAME)

@@ -1,0 +1,322 @@
+"""Operations whose shapes are spelled in a string: ``einsum`` and einops (layer 6).
+
+``torch.einsum("bnd,bmd->bnm", q, k)`` and ``np.einsum``: each operand's axes
+are named by one letter; a letter names one size wherever it appears, ``...``
+stands for the broadcast of the axes no letter names, and the output is the
+letters after ``->`` (or, without an arrow, those that appear once, in
+alphabetical order). ``einops.rearrange``/``repeat``/``reduce`` and
+``einops.einsum``: axes are words, ``(h d)`` is one axis of size ``h*d``, a
+number is an axis of that size, and sizes may be given as keywords (``h=8``).
+
+A letter or word that meets two sizes the algebra proves different, an
+operand of the wrong rank, or an output axis no input names is an error (the
+library raises for each). A group split by a size that does not provably
+divide it gives an unknown size for the part (einops checks it at run time),
+never an error.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tensortypes.core import dims
+from tensortypes.core.dims import Dim
+
+from ..diagnostics import CheckFailure
+from ..sizes import same_size
+from ..symbolic import UNKNOWN, Arr, Bcast, IntV, ListV, StrV, TupleV, fmt_dim, fmt_shape
+from . import shapefns as sf
+from .base import Call, Rule, promote
+
+__all__ = ["Einsum", "Einops", "EINOPS"]
+
+_TOKEN = re.compile(r"\.\.\.|\(|\)|[A-Za-z_][A-Za-z0-9_]*|\d+|\S")
+
+
+def _size(d):
+    """An axis entry as a size: ``#n`` is ``n`` (it may also be 1), a ``*rest`` unknown."""
+    if type(d) is Bcast:
+        return d.dim
+    return d if type(d) is Dim else None
+
+
+def _array_axes(shape, count: int, has_ellipsis: bool, head: int, what: str, label: str):
+    """``(named axes, ellipsis axes)`` of an operand, or None when its rank is open.
+
+    ``count`` axes are named, ``head`` of them before the ``...``.
+    """
+    if shape is None:
+        return None
+    prefix, rest, suffix = sf.split_rest(shape)
+    tail = count - head
+    if rest is not None:
+        if not has_ellipsis or head > len(prefix) or tail > len(suffix):
+            return None
+        named = (*shape[:head], *shape[len(shape) - tail:])
+        return named, shape[head:len(shape) - tail]
+    if (len(shape) != count and not has_ellipsis) or len(shape) < count:
+        want = f"at least {count}" if has_ellipsis else str(count)
+        raise CheckFailure("rank", f"{what}: {label} has rank {len(shape)} "
+                                   f"{fmt_shape(shape)} but the pattern names {want} axes")
+    return (*shape[:head], *shape[len(shape) - tail:]), shape[head:len(shape) - tail]
+
+
+class _Sizes:
+    """Sizes bound to axis names, with where each came from, for one call."""
+
+    __slots__ = ("sizes", "where", "what", "facts", "code")
+
+    def __init__(self, what: str, facts=(), code: str = "reshape"):
+        self.sizes: dict = {}
+        self.where: dict = {}
+        self.what = what
+        self.facts = facts
+        self.code = code  # a conflict is a contraction (einsum) or a reshape (einops)
+
+    def bind(self, name: str, d, where: str) -> None:
+        """Bind ``name`` to size ``d`` (None: unknown); a provable conflict is an error."""
+        old = self.sizes.get(name)
+        if name not in self.sizes or old is None or sf.is_one(old):
+            if name not in self.sizes or d is not None:
+                self.sizes[name] = d
+                self.where[name] = where
+            return
+        if d is None or sf.is_one(d) or old is d:
+            return
+        if not same_size(old, d, self.facts):
+            raise CheckFailure(self.code,
+                               f"{self.what}: axis {name} is {fmt_dim(old)} in "
+                               f"{self.where[name]} but {fmt_dim(d)} in {where}"
+                               f"{sf.why_different(old, d)}")
+
+
+# -- einsum ------------------------------------------------------------------------------
+
+class Einsum(Rule):
+    """``einsum(equation, *operands)`` (PyTorch, NumPy, JAX), one letter per axis."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        if not call.args or type(call.args[0]) is not StrV or call.args[0].value is None:
+            return UNKNOWN
+        operands = list(call.args[1:])
+        if len(operands) == 1 and type(operands[0]) in (ListV, TupleV):
+            operands = list(operands[0].items or ())
+        labels = [call.label(i + 1) for i in range(len(operands))]
+        return einsum(call, call.args[0].value, operands, labels, "einsum", words=False)
+
+
+def _einsum_terms(equation: str, words: bool):
+    """``([operand terms], output term or None)``; a term is ``(names, ellipsis index)``."""
+    lhs, arrow, rhs = equation.partition("->")
+
+    def term(text: str):
+        if words:
+            names = text.split()
+        else:
+            names = [c for c in text.replace("...", ".") if not c.isspace()]
+        if not all(n == "..." or n == "." or n.isidentifier() for n in names):
+            return None
+        names = ["..." if n in (".", "...") else n for n in names]
+        if names.count("...") > 1:
+            return None
+        cut = names.index("...") if "..." in names else None
+        return [n for n in names if n != "..."], cut
+
+    terms = [term(t) for t in lhs.split(",")]
+    out = term(rhs) if arrow else None
+    if any(t is None for t in terms) or (arrow and out is None):
+        return None
+    return terms, out
+
+
+def einsum(call: Call, equation: str, operands, labels, what: str, words: bool):
+    """The value of an einsum over ``operands`` (``words``: einops' axis names)."""
+    parsed = _einsum_terms(equation, words)
+    if parsed is None:
+        return UNKNOWN
+    terms, out = parsed
+    if len(terms) != len(operands):
+        raise CheckFailure("call", f"{what}: the equation {equation!r} has {len(terms)} "
+                                   f"operands but {len(operands)} are given")
+    if any(type(x) is not Arr for x in operands):
+        return UNKNOWN
+    sizes = _Sizes(f"{what} {equation!r}", call.facts, "matmul")
+    ellipses, counts = [], {}
+    for (names, cut), x, label in zip(terms, operands, labels):
+        for n in names:
+            counts[n] = counts.get(n, 0) + 1
+        axes = _array_axes(x.shape, len(names), cut is not None,
+                           cut if cut is not None else len(names), what, label)
+        if axes is None:
+            for n in names:
+                sizes.bind(n, None, label)
+            ellipses.append(None)
+            continue
+        named, rest = axes
+        for n, d in zip(names, named):
+            sizes.bind(n, _size(d), f"{label} {fmt_shape(x.shape)}")
+        ellipses.append(rest if cut is not None else ())
+    if out is None:
+        has = any(cut is not None for _, cut in terms)
+        names = sorted(n for n, c in counts.items() if c == 1)
+        out = (names, 0 if has else None)
+    names, cut = out
+    for n in names:
+        if n not in sizes.sizes:
+            raise CheckFailure("axis", f"{what}: output axis {n} of {equation!r} is in no "
+                                       f"operand")
+    dtypes = (operands[0].dtypes, False)
+    for x in operands[1:]:
+        dtypes = (promote(dtypes, (x.dtypes, False), x.kind or call.kind), False)
+    kind = operands[0].kind or call.kind
+    shape = [sizes.sizes[n] for n in names]
+    if cut is not None:
+        if any(e is None for e in ellipses):
+            return Arr(kind, dtypes[0], None)
+        middle = sf.broadcast(list(ellipses), labels) if len(ellipses) > 1 else ellipses[0]
+        if middle is None:
+            return Arr(kind, dtypes[0], None)
+        shape[cut:cut] = list(middle)
+    return Arr(kind, dtypes[0], tuple(shape))
+
+
+# -- einops ---------------------------------------------------------------------------------
+
+def _groups(text: str):
+    """The axes of one side of an einops pattern: each a list of names and numbers
+    (``"(h d)"`` is ``["h", "d"]``), ``"..."`` for the ellipsis; None if malformed."""
+    out, group = [], None
+    for tok in _TOKEN.findall(text):
+        if tok == "(":
+            if group is not None:
+                return None
+            group = []
+        elif tok == ")":
+            if group is None:
+                return None
+            out.append(group)
+            group = None
+        elif tok == "..." or tok.isidentifier() or tok.isdigit():
+            (group if group is not None else out).append(tok if group is not None else [tok])
+        else:
+            return None
+    if group is not None or sum(g == ["..."] for g in out) > 1:
+        return None
+    return out
+
+
+def _member(tok: str, sizes: _Sizes):
+    if tok.isdigit():
+        return dims.const(int(tok))
+    return sizes.sizes.get(tok)
+
+
+class Einops(Rule):
+    """``einops.rearrange``/``repeat``/``reduce(tensor, pattern, [reduction], **sizes)``."""
+
+    __slots__ = ("mode",)
+
+    def __init__(self, mode: str):
+        self.mode = mode  # "rearrange", "repeat", "reduce"
+
+    def apply(self, call: Call):
+        x = call.args[0] if call.args else call.kwargs.get("tensor")
+        pattern = call.args[1] if len(call.args) > 1 else call.kwargs.get("pattern")
+        if type(x) is not Arr or type(pattern) is not StrV or pattern.value is None:
+            return UNKNOWN
+        what = f"einops.{self.mode}"
+        lhs, arrow, rhs = pattern.value.partition("->")
+        left, right = _groups(lhs), _groups(rhs)
+        if not arrow or left is None or right is None:
+            return UNKNOWN
+        sizes = _Sizes(f"{what} {pattern.value!r}", call.facts)
+        for key, value in call.kwargs.items():
+            if key not in ("tensor", "pattern", "reduction") and type(value) is IntV:
+                sizes.bind(key, value.dim, f"{key}=")
+        has = ["..."] in left
+        head = left.index(["..."]) if has else len(left)
+        count = len(left) - has
+        axes = _array_axes(x.shape, count, has, head, what, call.label(0))
+        if axes is None:
+            return x.with_(shape=None, origin=None)
+        named, ellipsis = axes
+        label = f"{call.label(0)} {fmt_shape(x.shape)}"
+        for group, d in zip((g for g in left if g != ["..."]), named):
+            self._split(group, _size(d), sizes, label)
+        shape = []
+        for group in right:
+            if group == ["..."]:
+                if not has:
+                    return x.with_(shape=None, origin=None)
+                shape.extend(ellipsis)
+                continue
+            total = dims.const(1)
+            for tok in group:
+                if not tok.isdigit() and tok not in sizes.sizes:
+                    given = " or given" if self.mode == "repeat" else ""
+                    raise CheckFailure("axis", f"{what}: axis {tok} on the right of "
+                                               f"{pattern.value!r} has no size (it is not "
+                                               f"on the left{given})")
+                d = _member(tok, sizes)
+                total = None if d is None or total is None else total * d
+            shape.append(total)
+        return x.with_(shape=tuple(shape), origin=None,
+                       contiguous=True if self.mode != "rearrange" else x.contiguous)
+
+    @staticmethod
+    def _split(group, d, sizes: _Sizes, label: str) -> None:
+        """Bind the names of one left-hand axis of size ``d`` (``(h d)`` splits it)."""
+        if len(group) == 1:
+            tok = group[0]
+            if tok.isdigit():
+                if d is not None and d.is_constant and d.value != int(tok):
+                    raise CheckFailure("reshape", f"{sizes.what}: axis of size {d} in "
+                                                  f"{label} is written {tok}")
+                return
+            sizes.bind(tok, d, label)
+            return
+        known, unknown = dims.const(1), []
+        for tok in group:
+            m = _member(tok, sizes)
+            if m is None:
+                unknown.append(tok)
+            else:
+                known = known * m
+        if len(unknown) != 1 or d is None:
+            for tok in unknown:
+                sizes.sizes.setdefault(tok, None)
+            if not unknown and d is not None and dims.eq(known, d) is False:
+                raise CheckFailure("reshape", f"{sizes.what}: axis of size {fmt_dim(d)} in "
+                                              f"{label} cannot be split into "
+                                              f"({' '.join(group)}) = {known}")
+            return
+        q = d // known if not (known.is_constant and known.value == 0) else None
+        exact = q is not None and same_size(q * known, d, sizes.facts)
+        if q is not None and not exact and d.is_constant and known.is_constant:
+            raise CheckFailure("reshape", f"{sizes.what}: axis of size {d} in {label} cannot "
+                                          f"be split into ({' '.join(group)}): {d} is not a "
+                                          f"multiple of {known}")
+        sizes.bind(unknown[0], q if exact else None, label)
+
+
+def _einops_einsum(call: Call):
+    """``einops.einsum(x, y, "b n d, b m d -> b n m")``: the pattern comes last."""
+    if not call.args or type(call.args[-1]) is not StrV or call.args[-1].value is None:
+        return UNKNOWN
+    operands = list(call.args[:-1])
+    labels = [call.label(i) for i in range(len(operands))]
+    return einsum(call, call.args[-1].value, operands, labels, "einops.einsum", words=True)
+
+
+class _EinopsEinsum(Rule):
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        return _einops_einsum(call)
+
+
+EINOPS = {"rearrange": Einops("rearrange"), "repeat": Einops("repeat"),
+          "reduce": Einops("reduce"), "einsum": _EinopsEinsum()}
+
