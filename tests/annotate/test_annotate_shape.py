@@ -62,7 +62,9 @@ def test_simple_flag_marks_what_the_generated_matchers_handle():
 def test_braces_are_kept_as_templates():
     (t,) = specs("{self.some_value}+3")
     assert type(t) is Template
-    assert t.parts == ((0, 17, ("self", "some_value")),)
+    assert str(t.dim) == "{0}+3"
+    assert [(str(d), text) for d, text in t.braces] == [("self.some_value",
+                                                          "{self.some_value}")]
 
     class Owner:
         some_value = 5
@@ -83,9 +85,10 @@ def test_template_values_must_be_ints_and_names_must_exist():
         t.resolve({"other": 1})
     with pytest.raises(AnnotationError, match="no checked call"):
         t.resolve(None)
+    # An attribute the value lacks is the value's fault: a reason, not an AnnotationError.
     (t,) = specs("{self.missing}")
-    with pytest.raises(AnnotationError, match="AttributeError"):
-        t.resolve({"self": object()})
+    dim, reason = t.resolve({"self": object()})
+    assert dim is None and "AttributeError reading .missing" in reason
 
 
 # text, the caret's start and end, and a fragment of the message.
@@ -100,13 +103,23 @@ MALFORMED = [
     ("{size", 0, 1, "unbalanced '{'"),
     ("x size}", 6, 7, "unbalanced '}'"),
     ("{a}{", 3, 4, "unbalanced '{'"),
-    ("{a{b}}", 0, 1, "unbalanced '{'"),
-    ("{a+b}", 0, 5, "only a name or attribute access"),
-    ("{}", 0, 2, "only a name or attribute access"),
-    ("{0}", 0, 3, "only a name or attribute access"),
-    ("{a[0]}", 0, 6, "only a name or attribute access"),
-    ("{f()}", 0, 5, "only a name or attribute access"),
+    ("{a{b}}", 2, 3, "braces do not nest"),
+    ("{}", 1, 2, "expected an operand, found '}'"),
+    ("{a[0]}", 2, 3, "only parentheses group"),
+    ("{f()}", 1, 2, "unknown function 'f'"),
+    ("{a.f()}", 1, 4, "unknown function 'a.f'"),
     ("{a}+", 4, 5, "expected an operand"),
+    # A brace is a whole operand: nothing is pasted together as text.
+    ("n{k}", 1, 2, "a brace is a whole operand"),
+    ("{a}{b}", 3, 4, "a brace is a whole operand"),
+    ("{k}n", 3, 4, "a brace is a whole operand"),
+    ("2{k}", 1, 2, "a brace is a whole operand"),
+    # Dunder attributes are refused: braces read sizes, not an object's internals.
+    ("{fn.__globals__}", 4, 15, "dunder names are not allowed"),
+    ("{x.__class__.__init__}", 3, 12, "dunder names are not allowed"),
+    ("{__import__}", 1, 11, "dunder names are not allowed"),
+    ("{a.}", 2, 3, "expected an attribute name"),
+    ("{a//0}", 4, 5, "division by zero"),
     ("##n", 1, 2, "appears twice"),
     ("**n", 1, 2, "appears twice"),
     ("__n", 1, 2, "appears twice"),

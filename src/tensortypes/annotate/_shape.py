@@ -9,8 +9,9 @@ core dimension parser (no ``eval``). Every malformed token raises ``AnnotationEr
 with a caret under it.
 
 Tokens: ``4`` (fixed), ``n`` (a name bound per call), ``n-1``/``min(h,w)`` (an
-expression), ``_`` (any size), ``...`` (any number of axes), ``{size}`` and
-``{self.k}+3`` (braces resolved from the call's arguments by name and attribute access).
+expression), ``_`` (any size), ``...`` (any number of axes), ``{size}``,
+``{self.k}+3`` and ``n*{dim-1}`` (each brace a dimension expression over the call's
+arguments and their attributes, evaluated per call and substituted as a number).
 Modifiers, in any order, at most once each: ``*`` (several axes), ``#`` (size 1 also
 matches), ``_`` (documentation only, not checked), ``?`` (may vary inside a PyTree),
 ``name=`` (the name is documentation; what follows is checked).
@@ -18,11 +19,14 @@ matches), ``_`` (documentation only, not checked), ``?`` (may vary inside a PyTr
 
 from __future__ import annotations
 
+import operator
 import re
-from typing import Any
+from typing import Any, Callable
 
-from tensortypes.core.dims import Dim, parse
-from tensortypes.core.limits import MAX_DIGITS, MAX_LENGTH
+import numpy as np
+
+from tensortypes.core.dims import Dim, const, parse, parse_braced
+from tensortypes.core.limits import MAX_BITS, MAX_DIGITS, MAX_LENGTH, describe_int
 from tensortypes.core._dimparse import over_limit
 from tensortypes.core.shapes import DimSpec, ShapePattern
 from tensortypes.errors import AnnotationError
@@ -31,17 +35,22 @@ __all__ = ["ParsedShape", "Template", "parse_shape"]
 
 _TOKENS = re.compile(r"\S+")
 _DIGITS = re.compile(r"[0-9]+")
-_PATH = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 _ANON = DimSpec("anon")
 _ELLIPSIS = DimSpec("anon", variadic=True)
 
 
 class Template:
-    """A size with ``{...}`` parts, resolved per call from the call's arguments.
+    """A size with ``{...}`` braces, resolved per call from the call's arguments.
 
-    ``parts`` holds ``(start, end, path)`` for each brace pair of ``text`` (``path`` the
-    dotted name inside, split on dots). ``resolve(arguments)`` substitutes each value
-    (an int) and parses the result as a dimension expression.
+    Each brace holds a dimension expression over the call's arguments and their
+    attributes (``{size}``, ``{self.k}``, ``{dim-1}``, ``{a*b}``; no dunder attribute,
+    no call, no ``eval``), and is a whole operand of the size around it (``{k}+3``,
+    ``n*{k}``): its value is substituted as a number, never pasted in as text, so
+    ``"n{k}"`` and ``"{a}{b}"`` are refused when the annotation is made.
+
+    ``dim`` is the size with brace ``i`` as the placeholder symbol ``{i}``; ``braces``
+    holds ``(expression, source text)`` per brace, whose symbols are argument names or
+    dotted paths (``"self.k"``).
 
     >>> t = parse_shape("{self.k}+3").dims[0]
     >>> class C: k = 5
@@ -49,11 +58,13 @@ class Template:
     (Dim('8'), None)
     """
 
-    __slots__ = ("text", "parts", "broadcast", "doc")
+    __slots__ = ("text", "dim", "braces", "broadcast", "doc")
 
-    def __init__(self, text: str, parts: tuple, broadcast: bool, doc: str | None):
+    def __init__(self, text: str, dim: Dim, braces: tuple, broadcast: bool,
+                 doc: str | None):
         self.text = text
-        self.parts = parts
+        self.dim = dim
+        self.braces = braces
         self.broadcast = broadcast
         self.doc = doc
 
@@ -61,19 +72,44 @@ class Template:
         """``(dim, None)``, or ``(None, reason)`` when a brace's value is not a size.
 
         A name missing from ``arguments`` (or no arguments at all: outside a checked
-        call) is an ``AnnotationError``: the annotation cannot mean anything there.
+        call) is an ``AnnotationError``: the annotation cannot mean anything there. A
+        value that is no int, an attribute that cannot be read, or sizes that cannot
+        be computed (a zero divisor, a negative exponent, a size over
+        ``limits.MAX_BITS`` bits) give a reason; a reason never shows a value reached
+        through a brace, only its type (or the number, for a number).
         """
-        pieces, last = [], 0
-        for start, end, path in self.parts:
-            value = _lookup(self, path, arguments)
-            if isinstance(value, bool) or not hasattr(value, "__index__"):
-                return None, (f"{{{'.'.join(path)}}} is {value!r} "
-                              f"({type(value).__name__}), not an int size")
-            pieces.append(self.text[last:start])
-            pieces.append(str(value.__index__()))
-            last = end
-        pieces.append(self.text[last:])
-        return parse("".join(pieces)), None
+        values = {}
+        for i, (inner, shown) in enumerate(self.braces):
+            env = {}
+            for path in inner.free_symbols:
+                value, reason = _read(self, path, shown, arguments)
+                if reason is not None:
+                    return None, reason
+                env[path] = value
+            try:
+                values[f"{{{i}}}"] = inner.evaluate(env)
+            except (ArithmeticError, ValueError) as error:
+                return None, f"cannot compute {shown}: {error}"
+        if len(values) == 1 and self.dim.name is not None:  # the whole size is one brace
+            return const(values["{0}"]), None
+        try:
+            return self.dim.substitute(values), None
+        except (AnnotationError, ArithmeticError, ValueError) as error:
+            message = error.message if isinstance(error, AnnotationError) else str(error)
+            shown = ", ".join(f"{b[1]}={describe_int(values[f'{{{i}}}'])}"
+                              for i, b in enumerate(self.braces))
+            return None, f"cannot compute {self.text} with {shown}: {message}"
+
+    def with_braces(self, replace: Callable[[Dim], Dim]) -> Dim:
+        """The size with each brace replaced by ``replace(its expression)`` (for a
+        reading that knows no argument values, such as the static checker's).
+
+        >>> t = parse_shape("n*{self.k}").dims[0]
+        >>> t.with_braces(lambda inner: inner.substitute({"self.k": 4}))
+        Dim('4*n')
+        """
+        return self.dim.substitute({f"{{{i}}}": replace(inner)
+                                    for i, (inner, _) in enumerate(self.braces)})
 
     def __repr__(self) -> str:
         return f"Template({self.text!r})"
@@ -82,25 +118,60 @@ class Template:
         return ("#" if self.broadcast else "") + (f"{self.doc}=" if self.doc else "") + self.text
 
 
-def _lookup(template: Template, path: tuple, arguments: dict[str, Any] | None) -> Any:
-    shown = "{" + ".".join(path) + "}"
+def _read(template: Template, path: str, shown: str,
+          arguments: dict[str, Any] | None) -> tuple[int | None, str | None]:
+    """The int value of the argument or attribute path ``path`` (``"self.k"``)."""
     if arguments is None:
         raise AnnotationError(f"cannot resolve {shown} in shape {template.text!r}: braces "
                               f"are read from a checked call's arguments, and there is no "
                               f"checked call here")
+    names = path.split(".")
     try:
-        value = arguments[path[0]]
+        value = arguments[names[0]]
     except KeyError:
         raise AnnotationError(f"cannot resolve {shown} in shape {template.text!r}: the call "
-                              f"has no argument {path[0]!r} (arguments: "
+                              f"has no argument {names[0]!r} (arguments: "
                               f"{', '.join(arguments) or 'none'})") from None
-    for attr in path[1:]:
+    for depth, attr in enumerate(names[1:], 1):
         try:
             value = getattr(value, attr)
         except Exception as error:  # noqa: BLE001 (a property may raise anything)
-            raise AnnotationError(f"cannot resolve {shown} in shape {template.text!r}: "
-                                  f"{type(error).__name__}: {error}") from None
-    return value
+            return None, (f"cannot read {shown}: {'.'.join(names[:depth])} gave "
+                          f"{_type_name(error)} reading .{attr}")
+    return _size(value, path, shown)
+
+
+def _size(value: Any, path: str, shown: str) -> tuple[int | None, str | None]:
+    """``value`` as an int size (an int, a NumPy int, anything with ``__index__``)."""
+    where = shown if path == shown[1:-1] else f"{path} in {shown}"
+    if type(value) is not int:
+        if isinstance(value, bool):
+            return None, f"{where} is {value} (bool), not an int size"
+        try:
+            value = int.__index__(operator.index(value))  # an exact int
+        except Exception:  # noqa: BLE001 (__index__ may raise anything)
+            return None, f"{where} is {_describe(value)}, not an int size"
+    if value.bit_length() > MAX_BITS:
+        return None, (f"{where} is an integer of {value.bit_length()} bits; sizes have at "
+                      f"most {MAX_BITS} (MAX_BITS in tensortypes.core.limits)")
+    return value, None
+
+
+def _describe(value: Any) -> str:
+    """A value's type, and the value itself only for a plain number (never a repr that
+    an object defines: it may hold anything, secrets included)."""
+    name = _type_name(value)
+    if type(value) in (float, complex) or type(value) in _NUMPY_NUMBERS:
+        return f"{value!r} ({name})"
+    return f"a {name}"
+
+
+def _type_name(value: Any) -> str:
+    name = type.__dict__["__name__"].__get__(type(value))  # not a metaclass's override
+    return name if type(name) is str else "object"
+
+
+_NUMPY_NUMBERS = frozenset({np.float16, np.float32, np.float64, np.complex64, np.complex128})
 
 
 class ParsedShape:
@@ -273,32 +344,8 @@ def _shifted(error: AnnotationError, text: str, offset: int) -> AnnotationError:
 
 
 def _template(body: str, at: int, text: str, broadcast: bool, doc: str | None) -> Template:
-    parts, probe, i = [], [], 0
-    while i < len(body):
-        c = body[i]
-        if c == "}":
-            raise _fail("unbalanced '}' in shape", text, at + i, at + i + 1)
-        if c != "{":
-            probe.append(c)
-            i += 1
-            continue
-        close = body.find("}", i + 1)
-        nested = body.find("{", i + 1)
-        if close < 0 or 0 <= nested < close:
-            raise _fail("unbalanced '{' in shape: braces hold one name and close before "
-                        "the next axis", text, at + i, at + i + 1)
-        inner = body[i + 1:close]
-        if not _PATH.fullmatch(inner):
-            raise _fail(f"only a name or attribute access (e.g. {{self.size}}) may appear in "
-                        f"braces, got {{{inner}}}", text, at + i, at + close + 1)
-        parts.append((i, close + 1, tuple(inner.split("."))))
-        # A placeholder name of the same width keeps the parser's carets in place.
-        width = close + 1 - i
-        tag = f"Z{len(parts)}"
-        probe.append((tag + "_" * width)[:width] if width >= len(tag) else "Z" * width)
-        i = close + 1
     try:
-        parse("".join(probe))
+        dim, braces = parse_braced(body)
     except AnnotationError as error:
         raise _shifted(error, text, at) from None
-    return Template(body, tuple(parts), broadcast, doc)
+    return Template(body, dim, braces, broadcast, doc)

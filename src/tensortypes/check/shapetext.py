@@ -47,17 +47,17 @@ def _brace_name(path: tuple) -> str:
     return "_".join(path)
 
 
+def _named(inner: dims.Dim) -> dims.Dim:
+    """A brace's expression over sizes named by its paths (``self.d_in`` -> ``d_in``)."""
+    return inner.substitute({path: dims.symbol(_brace_name(tuple(path.split("."))))
+                             for path in inner.free_symbols})
+
+
 def _template_spec(template: Template) -> DimSpec:
-    pieces, last = [], 0
-    for start, end, path in template.parts:
-        pieces.append(template.text[last:start])
-        pieces.append(_brace_name(path))
-        last = end
-    pieces.append(template.text[last:])
     try:
-        expr = dims.parse("".join(pieces))
+        expr = template.with_braces(_named)
     except AnnotationError:
-        return _ANON  # a brace naming a keyword: a size the checker cannot name
+        return _ANON  # a size the checker cannot name or compute
     kind = "fixed" if expr.is_constant else "var"
     return DimSpec(kind, expr.value if expr.is_constant else expr,
                    broadcast=template.broadcast and kind == "var")

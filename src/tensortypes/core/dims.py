@@ -86,8 +86,7 @@ def _build(node: tuple, text: str, braces: list | None = None) -> Dim:
         if kind == "pos":
             return _build(node[3], text, braces)
         if kind == "brace":
-            inner = _build(node[3], text, None)
-            braces.append(inner)
+            braces.append((_build(node[3], text, None), text[node[1]:node[2]]))
             return symbol_dim(f"{{{len(braces) - 1}}}")
         if kind == "call":
             return minmax(node[3], [_build(arg, text, braces) for arg in node[4]])
@@ -156,14 +155,15 @@ def parse(text: str) -> Dim:
 def parse_braced(text: str) -> tuple[Dim, tuple]:
     """Parse an expression that may hold braces ``{...}`` (shape strings of annotations).
 
-    Returns the Dim, in which brace ``i`` is the placeholder symbol ``"{i}"``, and the
-    tuple of the braces' own Dims, whose symbols are names or attribute paths
-    (``"self.size"``). The caller substitutes each brace's value for its placeholder:
-    a brace is a whole operand, never pasted into the text.
+    Returns the Dim, in which brace ``i`` is the placeholder symbol ``"{i}"``, and a
+    tuple of ``(Dim, text)`` per brace: its expression, whose symbols are names or
+    attribute paths (``"self.size"``), and its source text. The caller substitutes
+    each brace's value for its placeholder: a brace is a whole operand, never pasted
+    into the text.
 
-    >>> d, inner = parse_braced("n*{k-1}")
-    >>> str(d), inner
-    ('n*{0}', (Dim('k-1'),))
+    >>> d, braces = parse_braced("n*{k-1}")
+    >>> str(d), braces
+    ('n*{0}', ((Dim('k-1'), '{k-1}'),))
     """
     braces: list = []
     try:
