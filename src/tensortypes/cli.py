@@ -20,6 +20,7 @@ __all__ = ["Section", "Step", "SECTIONS", "run_demo", "main"]
 
 def _parser() -> argparse.ArgumentParser:
     from tensortypes import __version__
+    from tensortypes.check.formats import FORMATS
 
     parser = argparse.ArgumentParser(
         prog="tensortypes",
@@ -39,7 +40,24 @@ def _parser() -> argparse.ArgumentParser:
                     "failed on a file (an [internal] error) or a usage problem.")
     check.add_argument("paths", nargs="*", metavar="PATH",
                        help="files and folders (default: [tool.tensortypes] paths, or .)")
-    check.add_argument("--json", action="store_true", help="print the diagnostics as JSON")
+    check.add_argument("--output-format", "-O", choices=FORMATS, default=None,
+                       help="text (default), json, github (workflow annotations) or sarif")
+    check.add_argument("--json", action="store_true",
+                       help="print the diagnostics as JSON (--output-format json)")
+    codes = check.add_mutually_exclusive_group()
+    codes.add_argument("--show-error-codes", dest="show_error_codes", action="store_true",
+                       default=True, help="end each error with its [code] (the default)")
+    codes.add_argument("--hide-error-codes", dest="show_error_codes", action="store_false",
+                       help="do not print the [code] of each error")
+    check.add_argument("--disable-code", action="append", metavar="CODE",
+                       help="do not report this code (repeatable, or comma-separated)")
+    check.add_argument("--enable-code", action="append", metavar="CODE",
+                       help="report this code even if disabled in the configuration "
+                            "('unchecked' turns on --strict's notes)")
+    check.add_argument("--baseline", metavar="FILE", default=None,
+                       help="do not report the errors recorded in FILE")
+    check.add_argument("--write-baseline", metavar="FILE", default=None,
+                       help="record the errors found in FILE and exit 0")
     check.add_argument("--strict", action="store_true",
                        help="also report (as notes) where the checker had to give up")
     check.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
@@ -49,6 +67,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="cache directory (default: <cache_dir>/check)")
     check.add_argument("--debug", action="store_true",
                        help="show the traceback of an internal error of the checker")
+    commands.add_parser(
+        "lsp", help="run the language server over stdio (needs the 'lsp' extra)",
+        description="Serve the static checker's diagnostics and hovers to an editor over "
+                    "the Language Server Protocol on stdin/stdout.")
     return parser
 
 
@@ -71,4 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         from tensortypes.check.runner import main as check_main
 
         return check_main(args)
+    if args.command == "lsp":
+        from tensortypes.lsp import main as lsp_main
+
+        return lsp_main()
     raise AssertionError(f"unhandled command {args.command!r}")  # pragma: no cover

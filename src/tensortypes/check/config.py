@@ -8,6 +8,8 @@ Keys (all optional)::
     strict = false                # report where the checker gave up (--strict)
     jobs = 0                      # worker processes; 0 means one per core
     cache = true                  # keep per-file results in the cache directory
+    disable_codes = ["view"]      # error codes not to report (--disable-code)
+    baseline = "tensortypes-baseline.json"   # errors recorded here are not reported
 
 The file is found by walking up from the working directory. A key of the
 wrong type is a ``ValueError`` naming the key; an unknown key (a typo such as
@@ -25,17 +27,21 @@ from pathlib import Path
 
 __all__ = ["CheckConfig", "load_config", "find_pyproject", "is_excluded"]
 
-_KEYS = {"paths": list, "exclude": list, "strict": bool, "jobs": int, "cache": bool}
+_KEYS = {"paths": list, "exclude": list, "strict": bool, "jobs": int, "cache": bool,
+         "disable_codes": list, "baseline": str}
 
 
 class CheckConfig:
     """The settings of one run (defaults, then the file, then the command line)."""
 
-    __slots__ = ("paths", "exclude", "strict", "jobs", "cache", "root", "warnings")
+    __slots__ = ("paths", "exclude", "strict", "jobs", "cache", "root", "warnings",
+                 "disable_codes", "baseline")
 
     def __init__(self, paths=(), exclude=(), strict=False, jobs=0, cache=True, root=None,
-                 warnings=()):
+                 warnings=(), disable_codes=(), baseline=None):
         self.paths = list(paths)
+        self.disable_codes = list(disable_codes)
+        self.baseline = baseline
         self.exclude = list(exclude)
         self.strict = strict
         self.jobs = jobs

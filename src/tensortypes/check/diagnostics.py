@@ -62,16 +62,21 @@ class CheckFailure(Exception):
 class Diagnostic:
     """One finding: ``path``, ``line``, ``col`` (1-based), ``code``, ``message``, ``notes``.
 
+    ``end_line``/``end_col`` (1-based, the column after the last character, or
+    None) give the extent of the expression, for editors and SARIF.
+
     >>> d = Diagnostic("m.py", 3, 5, "matmul", "contracted axes differ: 3 vs 4", ("a: (2, 3)",))
     >>> print(d.to_text())
     m.py:3:5: error: contracted axes differ: 3 vs 4 [matmul]
     m.py:3:5: note: a: (2, 3)
     """
 
-    __slots__ = ("path", "line", "col", "code", "message", "notes", "severity")
+    __slots__ = ("path", "line", "col", "code", "message", "notes", "severity", "end_line",
+                 "end_col")
 
     def __init__(self, path: str, line: int, col: int, code: str, message: str,
-                 notes: tuple | list = (), severity: str = "error"):
+                 notes: tuple | list = (), severity: str = "error",
+                 end_line: int | None = None, end_col: int | None = None):
         if code not in CODES:
             raise ValueError(f"unknown diagnostic code {code!r}")
         if severity not in ("error", "note"):
@@ -83,6 +88,8 @@ class Diagnostic:
         self.message = message
         self.notes = tuple(notes)
         self.severity = severity
+        self.end_line = end_line
+        self.end_col = end_col
 
     def key(self) -> tuple:
         return (self.path, self.line, self.col, self.code, self.message)
@@ -107,6 +114,7 @@ class Diagnostic:
     def to_dict(self) -> dict:
         """A JSON-ready dict with every field."""
         return {"path": self.path, "line": self.line, "column": self.col,
+                "end_line": self.end_line, "end_column": self.end_col,
                 "severity": self.severity, "code": self.code, "message": self.message,
                 "notes": list(self.notes)}
 
@@ -114,7 +122,8 @@ class Diagnostic:
     def from_dict(cls, data: dict) -> Diagnostic:
         """The inverse of :meth:`to_dict` (used by the cache)."""
         return cls(data["path"], data["line"], data["column"], data["code"],
-                   data["message"], tuple(data.get("notes", ())), data.get("severity", "error"))
+                   data["message"], tuple(data.get("notes", ())), data.get("severity", "error"),
+                   data.get("end_line"), data.get("end_column"))
 
 
 def format_text(diagnostics, summary: bool = True, files: int | None = None) -> str:

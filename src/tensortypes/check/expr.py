@@ -122,10 +122,14 @@ class ExprMixin:
                     self.eval(child, frame)
             return UNKNOWN
         try:
-            return method(node, frame)
+            value = method(node, frame)
         except CheckFailure as failure:
             self.fail(node, failure, frame)
             return UNKNOWN
+        if self.record is not None:
+            # The editor's hover: what each expression is (the last walk of it wins).
+            self.record[node] = value
+        return value
 
     def e_Constant(self, node, frame):
         v = node.value

@@ -75,8 +75,12 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
     ['matmul']
     """
 
-    def __init__(self, source: str, path: str = "<string>", strict: bool = False):
+    def __init__(self, source: str, path: str = "<string>", strict: bool = False,
+                 record: dict | None = None):
         self.source = source
+        # When a dict: every evaluated expression node -> its value (the editor's hover).
+        self.record = record
+        self.tree = None
         self.path = path
         self.strict = strict
         self.diagnostics: dict = {}
@@ -91,7 +95,10 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
             return
         line = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0) + 1
-        d = Diagnostic(self.path, line, col, code, message, notes, severity)
+        end_line = getattr(node, "end_lineno", None)
+        end_col = getattr(node, "end_col_offset", None)
+        d = Diagnostic(self.path, line, col, code, message, notes, severity, end_line,
+                       None if end_col is None else end_col + 1)
         self.diagnostics.setdefault(d.key(), d)
 
     def fail(self, node, failure: CheckFailure, frame) -> None:
@@ -157,6 +164,7 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         for line, col in dict(prune_deep(tree)).items():  # one note per line
             self.gave_up(_Pos(line, col), f"expression nested more than {MAX_DEPTH} levels "
                                           f"deep: the rest of it is not checked")
+        self.tree = tree
         self.module = ModuleInfo(tree)
         for info in self.module.classes.values():
             class_type(info, self.module)

@@ -23,13 +23,16 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from .baseline import apply_baseline, write_baseline
 from .cache import ResultCache, cache_key
 from .config import is_excluded, load_config
-from .diagnostics import Diagnostic, format_text, to_json
+from .diagnostics import CODES, Diagnostic
+from .formats import render
 from .infer import Checker
 from .sources import read_source
 
-__all__ = ["check_source", "check_paths", "collect_files", "internal_error", "read_checked", "main"]
+__all__ = ["check_source", "check_paths", "collect_files", "internal_error", "read_checked",
+           "select_codes", "main"]
 
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist"})
 _PARALLEL_MIN_FILES = 8
@@ -234,17 +237,48 @@ def _in_workers(jobs_list: list, workers: int) -> list:
     return [done[job[0]] for job in jobs_list]
 
 
+def select_codes(diagnostics, disabled=(), enabled=()) -> list:
+    """The diagnostics whose code is not disabled (``enabled`` wins over ``disabled``).
+
+    >>> d = Diagnostic("m.py", 1, 1, "matmul", "contracted axes differ")
+    >>> select_codes([d], disabled=["matmul"]), len(select_codes([d], ["matmul"], ["matmul"]))
+    ([], 1)
+    """
+    off = set(disabled) - set(enabled)
+    return [d for d in diagnostics if d.code not in off] if off else list(diagnostics)
+
+
+def _codes(values) -> list:
+    """Codes from repeated/comma-separated options; ``ValueError`` names an unknown one."""
+    found = []
+    for value in values or ():
+        for code in value.split(","):
+            code = code.strip()
+            if not code:
+                continue
+            if code not in CODES:
+                raise ValueError(f"unknown error code {code!r} (codes: {', '.join(CODES)})")
+            found.append(code)
+    return found
+
+
 def main(args) -> int:
     """Run ``tensortypes check`` with parsed arguments; the exit status.
 
     0: no errors; 1: errors found; 2: the checker failed on a file (an
     ``internal`` error, as mypy exits 2 on a crash), or a usage problem (a
-    missing path, an unusable configuration or cache directory).
-    ``args`` has ``paths``, ``json``, ``strict``, ``jobs``, ``no_cache``,
-    ``cache_dir`` and ``debug`` (see ``cli.py``).
+    missing path, an unusable configuration, cache directory or baseline, an
+    unknown error code).
+    ``args`` has ``paths``, ``output_format`` (or ``json``), ``strict``, ``jobs``,
+    ``no_cache``, ``cache_dir``, ``debug``, ``show_error_codes``, ``disable_code``,
+    ``enable_code``, ``baseline`` and ``write_baseline`` (see ``cli.py``); the
+    ones it lacks take their defaults.
     """
     try:
         settings = load_config()
+        disabled = _codes(list(settings.disable_codes) + list(getattr(args, "disable_code", None)
+                                                              or ()))
+        enabled = _codes(getattr(args, "enable_code", None))
     except ValueError as error:
         sys.stderr.write(f"tensortypes check: {error}\n")
         return 2
@@ -253,20 +287,45 @@ def main(args) -> int:
     paths = list(args.paths) or settings.paths or ["."]
     if not args.paths and settings.root is not None and settings.paths:
         paths = [str(settings.root / p) for p in settings.paths]
-    strict = bool(args.strict or settings.strict)
+    strict = bool(args.strict or settings.strict or "unchecked" in enabled)
     jobs = args.jobs if args.jobs is not None else settings.jobs
     cache = False if args.no_cache or not settings.cache else (args.cache_dir or True)
     debug = bool(getattr(args, "debug", False))
+    fmt = getattr(args, "output_format", None) or ("json" if getattr(args, "json", False)
+                                                   else "text")
     try:
         files = collect_files(paths, settings.exclude, settings.root)
         diagnostics = _check_files(files, strict, jobs, cache, debug)
     except OSError as error:  # a missing path, an unusable cache directory
         sys.stderr.write(f"tensortypes check: {error}\n")
         return 2
-    if args.json:
-        sys.stdout.write(to_json(diagnostics, files=len(files)) + "\n")
-    else:
-        sys.stdout.write(format_text(diagnostics, files=len(files)) + "\n")
+    diagnostics = select_codes(diagnostics, disabled, enabled)
+    write_to = getattr(args, "write_baseline", None)
+    if write_to:
+        try:
+            count = write_baseline(diagnostics, write_to)
+        except OSError as error:
+            sys.stderr.write(f"tensortypes check: cannot write the baseline: {error}\n")
+            return 2
+        sys.stderr.write(f"tensortypes check: recorded {count} error"
+                         f"{'s' if count != 1 else ''} in {write_to}\n")
+        return 0
+    baseline = getattr(args, "baseline", None) or settings.baseline
+    if baseline:
+        if settings.root is not None and not getattr(args, "baseline", None):
+            baseline = str(settings.root / baseline)
+        try:
+            diagnostics, dropped = apply_baseline(diagnostics, baseline)
+        except ValueError as error:
+            sys.stderr.write(f"tensortypes check: {error}\n")
+            return 2
+        if dropped and fmt == "text":
+            sys.stderr.write(f"tensortypes check: {dropped} error{'s' if dropped != 1 else ''} "
+                             f"recorded in the baseline {baseline} not shown\n")
+    show_codes = getattr(args, "show_error_codes", True)
+    out = render(diagnostics, fmt, files=len(files), show_codes=show_codes is not False)
+    if out:
+        sys.stdout.write(out + "\n")
     if any(d.code == "internal" for d in diagnostics):
         return 2
     return 1 if any(d.severity == "error" for d in diagnostics) else 0

@@ -1,0 +1,125 @@
+"""The language server end to end: a real LSP client talks to ``tensortypes lsp`` over stdio.
+
+Skipped when the ``lsp`` extra (pygls, lsprotocol) or pytest-lsp is not installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls", reason="the 'lsp' extra (pygls) is not installed")
+pytest.importorskip("lsprotocol", reason="the 'lsp' extra (lsprotocol) is not installed")
+pytest_lsp = pytest.importorskip("pytest_lsp", reason="pytest-lsp is not installed")
+
+from lsprotocol import types as lsp  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
+
+BAD = (
+    "import torch\n"
+    "from jaxtyping import Float\n"
+    "\n"
+    "def f(x: Float[torch.Tensor, 'b n'], w: Float[torch.Tensor, 'm k']):\n"
+    "    y = x @ w\n"
+    "    return y\n"
+)
+GOOD = BAD.replace("'m k'", "'n k'")
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=[sys.executable, "-m", "tensortypes", "lsp"]))
+async def client(lsp_client: LanguageClient, tmp_path_factory):
+    root = tmp_path_factory.mktemp("project")
+    (root / "pyproject.toml").write_text("[tool.tensortypes]\ndisable_codes = ['view']\n")
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
+        root_uri=root.as_uri(), initialization_options={"debounce": 0.05}))
+    lsp_client.root = root
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def _open(client, name: str, text: str) -> str:
+    path = Path(client.root) / name
+    path.write_text(text)
+    uri = path.as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return uri
+
+
+@pytest.mark.asyncio
+async def test_diagnostics_on_open_with_related_information(client: LanguageClient):
+    uri = await _open(client, "bad.py", BAD)
+    found = client.diagnostics[uri]
+    assert [d.code for d in found] == ["matmul"]
+    d = found[0]
+    assert d.source == "tensortypes" and d.severity == lsp.DiagnosticSeverity.Error
+    # ``x @ w`` on line 5 (0-based 4), columns 8..13.
+    assert (d.range.start.line, d.range.start.character) == (4, 8)
+    assert (d.range.end.line, d.range.end.character) == (4, 13)
+    # The notes point at the parameter line where the sizes were bound.
+    assert d.related_information
+    assert {r.location.range.start.line for r in d.related_information} == {3}
+    assert all(r.location.uri == uri for r in d.related_information)
+
+
+@pytest.mark.asyncio
+async def test_change_is_debounced_and_rechecked(client: LanguageClient):
+    uri = await _open(client, "edit.py", BAD)
+    assert client.diagnostics[uri]
+    # Two quick edits: only the last version is checked and published.
+    for version, text in ((2, BAD + "\n"), (3, GOOD)):
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+    await asyncio.wait_for(client.wait_for_notification(
+        lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), timeout=30)
+    assert not client.diagnostics[uri]
+
+
+@pytest.mark.asyncio
+async def test_hover_shows_shape_and_dtype(client: LanguageClient):
+    uri = await _open(client, "hover.py", GOOD)
+    # Hover on ``x @ w`` (line 5, inside the operator expression).
+    hover = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(4, 10)))
+    assert hover is not None
+    assert "(b, k)" in hover.contents.value
+    # Hover on the assigned name ``y``.
+    hover = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(4, 4)))
+    assert hover is not None and "(b, k)" in hover.contents.value
+    # Nothing known on a blank line.
+    hover = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(2, 0)))
+    assert hover is None
+
+
+@pytest.mark.asyncio
+async def test_configuration_disables_codes(client: LanguageClient):
+    text = "import torch\nx = torch.zeros(3, 4).t()\ny = x.view(12)\n"
+    uri = await _open(client, "view.py", text)
+    assert not client.diagnostics[uri]  # 'view' is disabled in [tool.tensortypes]
+
+
+@pytest.mark.asyncio
+async def test_non_ascii_columns_are_client_units(client: LanguageClient):
+    text = ("import torch\n"
+            "a = torch.zeros(2, 3); é = torch.zeros(4, 5); c = a @ é\n")
+    uri = await _open(client, "utf.py", text)
+    (d,) = client.diagnostics[uri]
+    line = text.splitlines()[1]
+    # UTF-16 units: 'é' is one unit, though two UTF-8 bytes.
+    assert d.range.start.character == line.index("a @ é")
+    assert d.range.end.character == len(line)
+
+
+@pytest.mark.asyncio
+async def test_syntax_error_is_a_diagnostic(client: LanguageClient):
+    uri = await _open(client, "broken.py", "def f(:\n")
+    assert [d.code for d in client.diagnostics[uri]] == ["syntax"]
