@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import doctest
 import io
+import json
 import os
 import re
 import shlex
@@ -183,6 +184,8 @@ def _check_pytest(argv: list[str]) -> str | None:
 def check_command(line: str) -> str | None:
     """None when ``line`` (one shell command) is one the code supports, else why not."""
     argv = shlex.split(line, comments=True)
+    if ">" in argv:  # an output redirection: the command is what comes before it
+        argv = argv[:argv.index(">")]
     if not argv:
         return None
     program = argv[0].rsplit("/", 1)[-1]
@@ -277,6 +280,57 @@ def scratch(tmp_path, monkeypatch, cache_dir):
             del sys.modules[name]
 
 
+_EDITOR_LANGS = ("json", "yaml", "lua", "elisp")
+
+
+def _editor_config(block: Block) -> list[str]:
+    """Editor, pre-commit and CI configuration: parsed where a parser is at hand, and it
+    must start the language server, name a hook this repository defines, or run commands
+    the code supports."""
+    problems = []
+    if block.lang == "json":
+        try:
+            data = json.loads(block.body)
+        except json.JSONDecodeError as error:
+            return [f"invalid JSON: {error}"]
+        text = json.dumps(data)
+        if '"tensortypes"' not in text or '"lsp"' not in text:
+            problems.append("an editor configuration that does not start `tensortypes lsp`")
+        return problems
+    if block.lang == "yaml":
+        try:
+            import yaml
+        except ImportError:  # PyYAML comes with pre-commit; without it, YAML is not parsed
+            return []
+        try:
+            data = yaml.safe_load(block.body)
+        except yaml.YAMLError as error:
+            return [f"invalid YAML: {error}"]
+        if isinstance(data, dict) and "repos" in data:
+            hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+            ids = {h["id"] for h in hooks}
+            for repo in data["repos"]:
+                for hook in repo.get("hooks", ()):
+                    if hook.get("id") not in ids:
+                        problems.append(f"hook {hook.get('id')!r} is not in "
+                                        f".pre-commit-hooks.yaml ({sorted(ids)})")
+        elif isinstance(data, list):
+            for step in data:
+                command = step.get("run") if isinstance(step, dict) else None
+                problem = check_command(command) if command else None
+                if problem:
+                    problems.append(problem)
+        else:
+            problems.append("a YAML block that is neither a pre-commit configuration nor "
+                            "a list of workflow steps")
+        return problems
+    # lua, elisp: configurations of editors this test cannot run; they must at least
+    # start the server with the command the package installs.
+    if not re.search(r'"tensortypes"[\s,]*"lsp"', block.body):
+        problems.append('an editor configuration that does not start "tensortypes" "lsp"')
+    return problems
+
+
 def page_problems(page: Path, tmp_path: Path, env: dict) -> list[str]:
     rel = page.relative_to(REPO).as_posix()
     found = blocks(page)
@@ -314,9 +368,12 @@ def page_problems(page: Path, tmp_path: Path, env: dict) -> list[str]:
                     problems.append(f"{where}: {problem}")
         elif block.lang == "toml":
             problems += [f"{rel}: {p}" for p in _toml(block, tmp_path)]
+        elif block.lang in _EDITOR_LANGS:
+            problems += [f"{where}: {p}" for p in _editor_config(block)]
         else:
             problems.append(f"{where}: a code block needs a language this test runs "
-                            f"(python, text, console, bash, toml), not {block.lang!r}")
+                            f"(python, text, console, bash, toml, json, yaml, lua, elisp), "
+                            f"not {block.lang!r}")
     return problems
 
 
