@@ -9,6 +9,8 @@ catch, so ``except TypeError`` still sees a ``TypeCheckError``.
 
 from __future__ import annotations
 
+import os
+
 __all__ = [
     "AnnotationError",
     "TypeCheckError",
@@ -16,7 +18,66 @@ __all__ = [
     "CompileError",
     "CacheError",
     "caret_message",
+    "raised_by_value",
+    "describe_raised",
 ]
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def raised_by_value(error: BaseException) -> bool:
+    """Whether ``error``, raised while a value was being checked, came from the value.
+
+    Checking a value runs the value's own code: properties such as ``.shape``,
+    ``__iter__``, ``__eq__``, ``__hash__``, a ``__class__`` that raises. An exception
+    from there means the value cannot be checked, which the checkers report as a
+    rejection. One raised by tensortypes' own code (its modules and the code it
+    generates) is a bug in tensortypes and must surface as it is. The innermost frame
+    of the traceback says which; a ``RecursionError`` always counts as the value's (a
+    value nested deeper than the interpreter allows, or containing itself), as does
+    anything but an ``Exception`` subclass never (``KeyboardInterrupt`` passes).
+
+    >>> class Odd:
+    ...     @property
+    ...     def shape(self): raise RuntimeError("no")
+    >>> try:
+    ...     Odd().shape
+    ... except RuntimeError as error:
+    ...     raised_by_value(error)
+    True
+    """
+    if not isinstance(error, Exception):
+        return False
+    if isinstance(error, RecursionError):
+        return True
+    tb = error.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    filename = tb.tb_frame.f_code.co_filename
+    return not (filename.startswith(_PACKAGE) or filename.startswith("<tensortypes "))
+
+
+def describe_raised(error: BaseException) -> str:
+    """``RuntimeError: boom`` for a message, even when the error's ``str`` raises.
+
+    >>> describe_raised(ValueError("bad size"))
+    'ValueError: bad size'
+    """
+    name = type(error).__name__
+    if isinstance(error, RecursionError):
+        return f"{name} (nested deeper than the interpreter's recursion limit, or it contains " \
+               f"itself)"
+    try:
+        text = str(error)
+    except Exception:  # noqa: BLE001 (an exception class of the value's may be hostile too)
+        text = ""
+    if type(text) is not str:
+        text = ""
+    if len(text) > 200:
+        text = text[:200] + "..."
+    return f"{name}: {text}" if text else name
 
 
 def caret_message(message: str, text: str, start: int, end: int | None = None) -> str:

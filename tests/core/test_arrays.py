@@ -267,3 +267,57 @@ def test_works_with_array_libraries_blocked(run_python):
         assert array_info(np.ones(2, dtype=np.int8)) == ("numpy", "int8", (2,))
         assert bfloat16.numpy is None and as_dtype("bfloat16") is bfloat16
     """)
+
+
+# -- values whose attributes misbehave: one guarded extraction ----------------------------
+
+
+def _raise(self):
+    raise RuntimeError("boom")
+
+
+def test_broken_attributes_make_no_array_whatever_the_kind():
+    from tensortypes.core.arrays import loose_info
+    fake_torch = {"__module__": "torch"}
+    broken = [
+        np.zeros(2).view(type("S", (np.ndarray,), {"shape": property(_raise)})),
+        np.zeros(2).view(type("S", (np.ndarray,), {"shape": property(lambda s: None)})),
+        np.zeros(2).view(type("S", (np.ndarray,), {"shape": property(lambda s: (-1,))})),
+        np.zeros(2).view(type("S", (np.ndarray,), {"shape": property(lambda s: (2.0,))})),
+        np.zeros(2).view(type("S", (np.ndarray,), {"shape": property(lambda s: (10**30,))})),
+        np.zeros(2).view(type("S", (np.ndarray,), {"shape": property(lambda s: (1,) * 65)})),
+        np.zeros(2).view(type("S", (np.ndarray,), {"dtype": property(lambda s: "float64")})),
+        type("Tensor", (), {**fake_torch, "shape": property(_raise), "dtype": "float32"})(),
+        type("Tensor", (), {**fake_torch, "shape": (2,), "dtype": property(_raise)})(),
+        type("Tensor", (), {**fake_torch, "shape": (i for i in (2,)), "dtype": "float32"})(),
+        type("Tensor", (), fake_torch)(),
+    ]
+    for value in broken:
+        assert array_info(value) is None, value
+        assert array_kind(value) is None
+        assert loose_info(value) is None  # not read again as a duck array
+
+
+def test_sizes_are_normalised_and_library_shapes_kept():
+    sub = type("S", (np.ndarray,), {"shape": property(lambda s: (np.int64(2), np.int8(3)))})
+    info = array_info(np.zeros((2, 3)).view(sub))
+    assert info == ("numpy", "float64", (2, 3)) and all(type(d) is int for d in info[2])
+    mlx = type("array", (), {"__module__": "mlx.core", "shape": [2, 3], "dtype": "float32"})
+    assert array_info(mlx()) == ("mlx", "float32", (2, 3))
+    tf_shape = type("TensorShape", (), {"__iter__": lambda s: iter([None, 3])})
+    tf = type("Tensor", (), {"__module__": "tensorflow.python", "shape": tf_shape(),
+                             "dtype": "float32"})
+    assert array_info(tf()) == ("tensorflow", "float32", (None, 3))
+
+
+def test_native_kind_trusts_only_the_librarys_own_attributes():
+    from tensortypes.core.arrays import memory_info, native_kind
+    assert native_kind(np.ndarray) == "numpy" and native_kind(np.matrix) == "numpy"
+    assert native_kind(type("Plain", (np.ndarray,), {})) == "numpy"
+    assert native_kind(type("S", (np.ndarray,), {"shape": property(lambda s: (1,))})) is None
+    assert native_kind(type("G", (np.ndarray,), {"__getattribute__": _raise})) is None
+    assert native_kind(type("Tensor", (), {"__module__": "torch", "shape": (1,),
+                                           "dtype": "float32"})) is None
+    assert native_kind(int) is None
+    odd = np.zeros((2, 3), np.int8).view(type("S", (np.ndarray,), {"shape": property(_raise)}))
+    assert memory_info(odd) == ("numpy", "int8", (2, 3)) and memory_info([1]) is None

@@ -35,7 +35,7 @@ from tensortypes.annotate import _kinds
 from tensortypes.annotate._match import Matcher
 from tensortypes.annotate._scope import current_at as _current_at
 from tensortypes.annotate._shape import ParsedShape, parse_shape
-from tensortypes.errors import AnnotationError
+from tensortypes.errors import AnnotationError, describe_raised, raised_by_value
 from tensortypes.types.arrays import ArrayType
 
 __all__ = ["AbstractArray", "get_array_name_format", "set_array_name_format", "subscript",
@@ -73,17 +73,27 @@ class _MetaAbstractArray(type):
 
     def __instancecheck__(cls, obj: Any) -> bool:
         # The scope as seen from the caller (a checked call's body, or none).
-        return cls._tt_match(obj, _current_at(_getframe(1)))
+        try:
+            return cls._tt_match(obj, _current_at(_getframe(1)))
+        except Exception as error:  # noqa: BLE001 (the value's own exceptions only)
+            if raised_by_value(error):
+                return False  # a value that raises while being looked at is no instance
+            raise
 
     def __instancecheck_str__(cls, obj: Any) -> str:
         """``""`` when ``obj`` matches (binding its sizes in the scope), else the reason."""
         bindings = _current_at(_getframe(1))
-        if cls._tt_match(obj, bindings):
-            return ""
-        matcher = cls.__dict__.get("_tt_matcher")
-        if matcher is None:
-            return f"{cls.__name__} is abstract: no value is an instance of it"
-        return matcher.explain(obj, bindings) or "the value does not match"
+        try:
+            if cls._tt_match(obj, bindings):
+                return ""
+            matcher = cls.__dict__.get("_tt_matcher")
+            if matcher is None:
+                return f"{cls.__name__} is abstract: no value is an instance of it"
+            return matcher.explain(obj, bindings) or "the value does not match"
+        except Exception as error:  # noqa: BLE001 (the value's own exceptions only)
+            if raised_by_value(error):
+                return f"checking the value raised {describe_raised(error)}"
+            raise
 
     def __call__(cls, *args: Any, **kwargs: Any) -> typing.NoReturn:
         raise AnnotationError(f"{cls.__name__} is an annotation and cannot be instantiated; "

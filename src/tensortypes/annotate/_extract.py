@@ -25,8 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from tensortypes.core.arrays import array_info
-from tensortypes.core.dtypes import as_dtype
+from tensortypes.core.arrays import array_info, loose_info
 
 __all__ = ["extractor", "numpy_dtype_name", "DNAMES", "DtypeTest", "duck_info",
            "merge_variadic", "broadcast", "KIND_NAMES"]
@@ -51,29 +50,14 @@ def numpy_dtype_name(x: np.ndarray) -> str:
     return name
 
 
-def _dtype_text(dtype: Any) -> str:
-    if isinstance(dtype, str):
-        return dtype
-    try:
-        return as_dtype(dtype).name
-    except TypeError:
-        scalar = getattr(dtype, "type", None)
-        return getattr(scalar, "__name__", None) or str(dtype)
-
-
 def duck_info(x: Any) -> tuple[str, tuple] | None:
-    """``(dtype name, shape)`` of anything with ``.shape`` and ``.dtype``, else None.
+    """``(dtype name, shape)`` of an array or of anything else with a tuple of sizes as
+    ``.shape`` and a ``.dtype`` (``core.arrays.loose_info``), else None.
 
     >>> duck_info(np.float32(1.0)), duck_info(3.0)
     (('float32', ()), None)
     """
-    try:
-        shape, dtype = x.shape, x.dtype
-        if type(shape) is not tuple:
-            shape = tuple(shape)
-        return _dtype_text(dtype), shape
-    except Exception:  # noqa: BLE001 (not an array: any property may raise)
-        return None
+    return loose_info(x)
 
 
 def _library(kind: str) -> Callable[[Any], tuple | None]:
@@ -91,16 +75,13 @@ def _of_class(cls: type) -> Callable[[Any], tuple | None]:
     def extract(x: Any) -> tuple | None:
         if not isinstance(x, cls):
             return None
-        info = array_info(x)
-        return duck_info(x) if info is None else (info[1], info[2])
+        return loose_info(x)
 
     extract.__name__ = f"extract_{cls.__name__}"
     return extract
 
 
-def _any(x: Any) -> tuple | None:
-    info = array_info(x)
-    return duck_info(x) if info is None else (info[1], info[2])
+_any = loose_info
 
 
 def extractor(kind: str | type) -> Callable[[Any], tuple | None]:

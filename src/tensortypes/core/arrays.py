@@ -17,6 +17,15 @@ Kinds:
 - ``"duck"``: any other object whose ``.shape`` is a tuple of ints and whose
   ``.dtype`` is a str (jaxtyping's duck arrays); checked per value.
 
+Values are whatever their classes say: an ndarray subclass or a class named like a
+library's may have a ``.shape`` that raises or returns None, a generator, floats or
+negative sizes, and a ``.dtype`` that is unhashable or not a dtype. Every value but an
+exact ``np.ndarray`` is read by one guarded extraction; anything that is not a tuple
+of sizes (ints in ``[0, MAX_SIZE]``, at most ``MAX_NDIM`` axes) and a dtype is no
+array (None), never an exception. ``native_kind`` says which classes' attributes are
+the library's own code, so that generated checks may read them inline, and
+``memory_info`` describes an ndarray subclass from NumPy's own record, for messages.
+
 Dtype names are canonical for the dtypes of ``tensortypes.core.dtypes``
 (``torch.float32`` gives ``"float32"``). Otherwise the name is the library's own,
 as jaxtyping spells it: the str of a duck array's dtype, JAX's ``"key<fry>"``
@@ -27,18 +36,27 @@ as jaxtyping spells it: the str of a duck array's dtype, JAX's ``"key<fry>"``
 
 from __future__ import annotations
 
+import inspect
+import os
+import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from tensortypes.core._staticshape import MAX_NDIM
 from tensortypes.core.dtypes import DType, as_dtype, dtype_from_name, key
 
-__all__ = ["ARRAY_KINDS", "array_info", "array_kind", "class_kind", "dtype_of"]
+__all__ = ["ARRAY_KINDS", "MAX_SIZE", "array_info", "array_kind", "class_kind", "dtype_of",
+           "loose_info", "memory_info", "native_kind"]
 
 ARRAY_KINDS = ("numpy", "torch", "jax", "tensorflow", "mlx", "duck")
 
 ArrayInfo = tuple[str, str, tuple[Any, ...]]
+
+MAX_SIZE = sys.maxsize
+"""The largest size an axis can have (NumPy's, and every library's, index limit)."""
 
 _CACHE_LIMIT = 4096
 _NAMES: dict[Any, str] = {}
@@ -79,6 +97,7 @@ def _dtype_name(dt: Any) -> str:
 
 
 def _numpy_info(x: Any) -> ArrayInfo:
+    # Exact ``np.ndarray`` only: its attributes are NumPy's own and cannot misbehave.
     dt = x.dtype
     try:
         name = _NAMES[dt]
@@ -87,37 +106,158 @@ def _numpy_info(x: Any) -> ArrayInfo:
     return ("numpy", name, x.shape)
 
 
-def _library_info(kind: str) -> Callable[[Any], ArrayInfo]:
-    def info(x: Any) -> ArrayInfo:
-        shape = x.shape
+def _safe_name(dt: Any) -> str | None:
+    """``_dtype_name`` of a dtype read from an arbitrary object, or None when asking
+    about it raises (hash, equality, ``str`` or the library's own conversion)."""
+    try:
+        name = _dtype_name(dt)
+    except Exception:  # noqa: BLE001 (an arbitrary object's dtype may raise anything)
+        return None
+    return name if type(name) is str else None
+
+
+def _sizes(shape: Any, kind: str) -> tuple[Any, ...] | None:
+    """``shape`` as a tuple of sizes, or None when it is not one.
+
+    A size is an int in ``[0, MAX_SIZE]`` (NumPy ints are read as ints). A library
+    shape may be a tuple subclass (``torch.Size``) or a list (MLX); TensorFlow's
+    ``TensorShape`` is iterated, and its unknown sizes stay None; a JAX tracer's
+    symbolic sizes are kept as they are. Anything else (None, a str, a generator,
+    floats, negative or absurd sizes, more than ``MAX_NDIM`` axes, an iteration that
+    raises) is not a shape.
+    """
+    try:
         if type(shape) is not tuple:
-            shape = tuple(shape)
-        return (kind, _dtype_name(x.dtype), shape)
+            if isinstance(shape, (tuple, list)) or (kind == "tensorflow" and not
+                                                    isinstance(shape, (str, bytes, dict))
+                                                    and iter(shape) is not shape):
+                shape = tuple(shape)
+            else:
+                return None
+        if len(shape) > MAX_NDIM:
+            return None
+        fixed = None
+        for i, d in enumerate(shape):
+            if type(d) is int:
+                if 0 <= d <= MAX_SIZE:
+                    continue
+                return None
+            if isinstance(d, (np.integer, int)) and not isinstance(d, bool):
+                value = int(d)
+                if not 0 <= value <= MAX_SIZE:
+                    return None
+            elif kind == "jax" and not isinstance(d, (float, complex, str, bytes, bool)):
+                continue  # a tracer's symbolic size
+            elif kind == "tensorflow" and d is None:
+                continue  # unknown in graph mode
+            else:
+                return None
+            if fixed is None:
+                fixed = list(shape)
+            fixed[i] = value
+    except Exception:  # noqa: BLE001 (a shape's iteration or a size's int() may raise)
+        return None
+    return shape if fixed is None else tuple(fixed)
+
+
+def _guarded_info(kind: str) -> Callable[[Any], ArrayInfo | None]:
+    """The one extraction for every array that is not an exact ``np.ndarray``.
+
+    ``.shape`` and ``.dtype`` of an ndarray subclass, a library tensor or a duck
+    array are whatever the class says: a property may raise, return None, a
+    generator or an unhashable object. Anything that is not a real shape and dtype
+    makes the value not an array (None), never an exception.
+    """
+    def info(x: Any) -> ArrayInfo | None:
+        try:
+            shape = x.shape
+            dt = x.dtype
+        except Exception:  # noqa: BLE001 (arbitrary properties may raise anything)
+            return None
+        if kind == "numpy" and not issubclass(type(dt), np.dtype):
+            return None  # an ndarray's dtype is a NumPy dtype, whatever a subclass says
+        shape = _sizes(shape, kind)
+        if shape is None:
+            return None
+        name = _safe_name(dt)
+        return None if name is None else (kind, name, shape)
 
     info.__name__ = f"_{kind}_info"
     return info
 
 
+_library_info = _guarded_info
+
+
 def _duck_info(x: Any) -> ArrayInfo | None:
-    # Arbitrary objects may raise anything from a property; not being an array
-    # is the answer then, not an error.
+    # A duck array (spec 002) spells its dtype as a str; anything else is not one.
     try:
         shape = x.shape
         dtype = x.dtype
-    except Exception:
+    except Exception:  # noqa: BLE001 (arbitrary properties may raise anything)
         return None
-    if type(shape) is not tuple or not isinstance(dtype, str):
+    if not isinstance(dtype, str):
         return None
-    for dim in shape:
-        if type(dim) is not int:
-            return None
-    return ("duck", str(dtype), shape)
+    shape = _sizes(shape, "duck") if type(shape) is tuple else None
+    if shape is None:
+        return None
+    try:
+        return ("duck", str(dtype), shape)
+    except Exception:  # noqa: BLE001 (a str subclass's __str__)
+        return None
+
+
+_C_SHAPE = np.ndarray.shape.__get__
+_C_DTYPE = np.ndarray.dtype.__get__
+
+
+def memory_info(x: Any) -> ArrayInfo | None:
+    """``("numpy", dtype name, shape)`` of an ndarray or subclass read from NumPy's own
+    C-level attributes, never the subclass's properties (None for anything else): what
+    a message can always say about such a value, without running its code.
+
+    >>> class S(np.ndarray):
+    ...     shape = property(lambda self: 1 / 0)
+    >>> memory_info(np.zeros((2, 3)).view(S))
+    ('numpy', 'float64', (2, 3))
+    """
+    if not issubclass(type(x), np.ndarray):
+        return None
+    return ("numpy", _dtype_name(_C_DTYPE(x)), _C_SHAPE(x))
+
+
+def loose_info(x: Any) -> tuple[str, tuple[Any, ...]] | None:
+    """``(dtype name, shape)`` of an array, or of any other value with a tuple of sizes
+    as ``.shape`` and a ``.dtype`` (NumPy scalars, dask arrays); None otherwise.
+
+    A value of an array library's class whose attributes are broken is no array here
+    either: the loose reading is only for classes no library claims.
+
+    >>> loose_info(np.float32(1.0)), loose_info(3.0)
+    (('float32', ()), None)
+    """
+    info = array_info(x)
+    if info is not None:
+        return info[1], info[2]
+    cls = type(x)
+    if cls.__module__ == "builtins" or _kind_of(cls) not in ("duck", None):
+        return None
+    try:
+        shape = x.shape
+        dt = x.dtype
+    except Exception:  # noqa: BLE001 (arbitrary properties may raise anything)
+        return None
+    shape = _sizes(shape, "duck") if type(shape) is tuple else None
+    if shape is None:
+        return None
+    name = dt if type(dt) is str else _safe_name(dt)
+    return None if name is None else (name, shape)
 
 
 _ndarray = np.ndarray
 _NOT_AN_ARRAY: tuple[None, None] = (None, None)
 _EXTRACTORS: dict[str, Callable[[Any], ArrayInfo | None]] = {
-    "numpy": _numpy_info,
+    "numpy": _guarded_info("numpy"),
     "torch": _library_info("torch"),
     "jax": _library_info("jax"),
     "tensorflow": _library_info("tensorflow"),
@@ -196,17 +336,83 @@ def array_info(x: Any) -> ArrayInfo | None:
     return None if extract is None else extract(x)
 
 
+def _kind_of(cls: type) -> str | None:
+    try:
+        return _BY_TYPE[cls][0]
+    except KeyError:
+        return _entry(cls)[0]
+
+
+_NATIVE: dict[type, str | None] = {}
+_C_DESCRIPTORS = (types.GetSetDescriptorType, types.MemberDescriptorType)
+_ROOTS = {"numpy": ("numpy",), "torch": ("torch",), "jax": ("jax", "jaxlib")}
+
+
+def _library_code(attr: Any, kind: str) -> bool:
+    """Whether the descriptor ``attr`` is the library's own: C-level, or a property
+    whose getter is Python code in the library's installed package."""
+    if type(attr) in _C_DESCRIPTORS:
+        return True
+    if type(attr) is not property:
+        return False
+    code = getattr(attr.fget, "__code__", None)
+    if code is None:
+        return False
+    for root in _ROOTS[kind]:
+        module = sys.modules.get(root)
+        for folder in getattr(module, "__path__", None) or ():
+            if code.co_filename.startswith(folder + os.sep):
+                return True
+    return False
+
+
+def native_kind(cls: type) -> str | None:
+    """The array kind of ``cls`` when reading ``.shape`` and ``.dtype`` of its instances
+    runs only the library's own code (C-level attributes, or properties defined in the
+    library's installed package, and no overridden ``__getattribute__``), else None.
+
+    Such values (``np.ndarray``, ``np.matrix``, ``torch.Tensor``, JAX's ``ArrayImpl``)
+    can be read inline by generated checks; every other class, a subclass overriding
+    ``.shape`` or a class that only says it comes from a library included, goes through
+    the guarded extraction of ``array_info``.
+
+    >>> class S(np.ndarray):
+    ...     shape = property(lambda self: (1,))
+    >>> native_kind(np.ndarray), native_kind(np.matrix), native_kind(S)
+    ('numpy', 'numpy', None)
+    """
+    try:
+        return _NATIVE[cls]
+    except KeyError:
+        pass
+    kind = _kind_of(cls)
+    found = None
+    if kind in _ROOTS and cls.__getattribute__ is object.__getattribute__:
+        try:
+            if all(_library_code(inspect.getattr_static(cls, name), kind)
+                   for name in ("shape", "dtype")):
+                found = kind
+        except AttributeError:
+            pass
+    if len(_NATIVE) < _CACHE_LIMIT:
+        _NATIVE[cls] = found
+    return found
+
+
 def array_kind(x: Any) -> str | None:
     """The array library of ``x`` (one of ``ARRAY_KINDS``), or None if it is no array.
+
+    A value whose class is an array class but whose ``.shape`` or ``.dtype`` is broken
+    is no array either (the same answer as ``array_info``).
 
     >>> array_kind(np.zeros(3)), array_kind(np.float32(1.0)), array_kind([1, 2])
     ('numpy', None, None)
     """
-    try:
-        kind = _BY_TYPE[type(x)][0]
-    except KeyError:
-        kind = _entry(type(x))[0]
-    if kind == "duck" and _duck_info(x) is None:
+    cls = type(x)
+    if cls is _ndarray:
+        return "numpy"
+    kind = _kind_of(cls)
+    if kind is None or _EXTRACTORS[kind](x) is None:
         return None
     return kind
 

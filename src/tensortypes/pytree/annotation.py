@@ -35,7 +35,7 @@ import typing
 from typing import Any
 
 from tensortypes.annotate._scope import current_at
-from tensortypes.errors import AnnotationError
+from tensortypes.errors import AnnotationError, describe_raised, raised_by_value
 from tensortypes.pytree._leaves import contains, has_path_dims
 from tensortypes.pytree._spec import parse_structure
 from tensortypes.pytree.lattice import PyTreeType, resolve_bindings
@@ -57,7 +57,12 @@ class _PyTreeMeta(type):
         t = cls.type
         if t is ANY:
             return True
-        return t.check(obj, current_at(sys._getframe(1)))
+        try:
+            return t.check(obj, current_at(sys._getframe(1)))
+        except Exception as error:  # noqa: BLE001 (the value's own exceptions only)
+            if raised_by_value(error):
+                return False  # a value that raises while being looked at is no instance
+            raise
 
     def __instancecheck_str__(cls, obj: Any) -> str:
         """"" when ``obj`` passes ``isinstance``; else the reason (beartype, typeguard)."""
@@ -67,7 +72,12 @@ class _PyTreeMeta(type):
         scope = current_at(sys._getframe(1))
         # A copy: the reason is wanted, not the bindings a passing value would add.
         trial = None if scope is None else resolve_bindings(scope).copy()
-        reason = t.explain(obj, trial, None)
+        try:
+            reason = t.explain(obj, trial, None)
+        except Exception as error:  # noqa: BLE001 (the value's own exceptions only)
+            if not raised_by_value(error):
+                raise
+            reason = f"checking the value raised {describe_raised(error)}"
         return "" if reason is None else reason
 
     def __getitem__(cls, item: Any) -> type:

@@ -35,8 +35,8 @@ from typing import Any
 
 from tensortypes.annotate._compile import annotation_matchers, has_arrays
 from tensortypes.annotate._scope import Bindings, current
-from tensortypes.core.arrays import array_info
-from tensortypes.errors import TypeCheckError
+from tensortypes.core.arrays import array_info, memory_info
+from tensortypes.errors import TypeCheckError, describe_raised, raised_by_value
 from tensortypes.graph.type import Type
 from tensortypes.pytree._leaves import compile_leaf, has_path_dims
 from tensortypes.pytree._spec import StructureSpec, parse_structure
@@ -122,13 +122,24 @@ class PyTreeType(Type):
     # -- graph.Type contract ----------------------------------------------------------
     def filter(self, data, strict=False, allow_downcast=None):
         """``data`` if it is such a tree (in the current scope), else ``TypeCheckError``."""
-        reason = self.explain(data, current(), None)
+        try:
+            reason = self.explain(data, current(), None)
+        except Exception as error:  # noqa: BLE001 (the value's own exceptions only)
+            if not raised_by_value(error):
+                raise
+            raise TypeCheckError(f"expected {self}: checking the value raised "
+                                 f"{describe_raised(error)}") from error
         if reason is not None:
             raise TypeCheckError(f"expected {self}: {reason}")
         return data
 
     def is_valid_value(self, data, strict=True) -> bool:
-        return self.check(data, current())
+        try:
+            return self.check(data, current())
+        except Exception as error:  # noqa: BLE001 (the value's own exceptions only)
+            if not raised_by_value(error):
+                raise
+            return False
 
     def is_super(self, otype) -> bool | None:
         """Whether every value of ``otype`` is such a tree (structure names as pattern
@@ -254,11 +265,17 @@ def _restore(b: Bindings, saved: tuple | None) -> None:
 
 def _short(value: Any) -> str:
     """A value in a few words: ``float64[3,5](numpy)``, ``str 'a'``."""
-    info = array_info(value)
-    if info is None:
+    try:
+        info = memory_info(value) or array_info(value)
+        if info is not None:
+            kind, dtype, shape = info
+            return f"{dtype}[{','.join(str(d) for d in shape)}]({kind})"
+    except Exception:  # noqa: BLE001 (a message never raises)
+        pass
+    try:
         return f"{type(value).__name__} {_REPR.repr(value)}"
-    kind, dtype, shape = info
-    return f"{dtype}[{','.join(str(d) for d in shape)}]({kind})"
+    except Exception:  # noqa: BLE001 (a broken __repr__, an int too long to print)
+        return f"{type(value).__name__} <unprintable>"
 
 
 def _bound_by(b: Bindings, key: str) -> str:

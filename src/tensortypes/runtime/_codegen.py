@@ -25,6 +25,7 @@ from contextvars import Token
 from typing import Any
 
 from tensortypes.annotate import Bindings
+from tensortypes.errors import TypeCheckError, describe_raised, raised_by_value
 from tensortypes.annotate._scope import SCOPE, register
 from tensortypes.types import STR, DictType, VarTupleType
 from tensortypes.runtime._emit import UNBOUND, Source
@@ -69,7 +70,8 @@ def _checks(plan: Any) -> list[Check]:
 class Checker:
     """A compiled signature: the generated ``wrapper`` and its slow path."""
 
-    __slots__ = ("plan", "checks", "env_mode", "source", "filename", "wrapper", "__weakref__")
+    __slots__ = ("plan", "checks", "env_mode", "source", "filename", "wrapper", "size_locals",
+                 "__weakref__")
 
     def __init__(self, plan: Any):
         self.plan = plan
@@ -78,33 +80,77 @@ class Checker:
         self.source = ""
         self.filename = ""
         self.wrapper: Any = None
+        # Size name -> the wrapper's local holding it (the fast path's bindings).
+        self.size_locals: dict[str, str] = {}
 
     def arguments(self, values: tuple) -> dict:
         """The call's arguments by parameter name."""
         return dict(zip(self.plan.names, values))
 
+    def why(self, value: Any, t: Any, env: Any, label: str) -> tuple[str | None, Any]:
+        """``(reason, None)`` from the general checker (reason None: the value fits), or
+        ``(reason, error)`` when looking at the value raised ``error`` from the value's
+        own code (a property, ``__iter__``, ``__eq__``...). An error of tensortypes'
+        own propagates."""
+        try:
+            return why(value, t, env, label, self.plan.overrides), None
+        except Exception as error:  # noqa: BLE001 (the value's own exceptions only)
+            if not raised_by_value(error):
+                raise
+            return f"checking {label} raised {describe_raised(error)}", error
+
     def bind_params(self, values: tuple, env: Bindings) -> str | None:
         """Check the parameters into ``env``; the first reason, or None if all fit."""
         for check in self.checks:
-            reason = why(values[check.index], check.type, env, check.label,
-                         self.plan.overrides)
+            reason = self.why(values[check.index], check.type, env, check.label)[0]
             if reason is not None:
                 env.label = None
                 return reason
         env.label = None
         return None
 
-    def fail_params(self, values: tuple) -> None:
-        """Raise the ``TypeCheckError`` for parameters the fast path rejected."""
+    def fail_params(self, values: tuple, raised: Any = None) -> None:
+        """Raise the ``TypeCheckError`` for parameters the fast path rejected (or whose
+        check ``raised`` an exception of the value's own)."""
         env = Bindings(self.arguments(values))
         for check in self.checks:
             value = values[check.index]
-            reason = why(value, check.type, env, check.label, self.plan.overrides)
+            reason, error = self.why(value, check.type, env, check.label)
             if reason is not None:
                 raise format_error(self.plan, check.what, value, check.ann, check.type,
-                                   reason, env)
+                                   reason, env) from (error or raised)
+        if raised is not None:
+            # The value raised once and then not: report what it did the first time.
+            raise format_error(self.plan, "the parameters", values, None, None,
+                               f"checking them raised {describe_raised(raised)}",
+                               env) from raised
         # Unreachable while the two paths agree (a test asserts they do).
         raise format_error(self.plan, "the parameters", values, None, None, None, env)
+
+    def raised_params(self, values: tuple, error: Exception) -> None:
+        """The fast path's parameter checks raised ``error``: a ``TypeCheckError`` if
+        the value raised it, else (a bug of ours) ``error`` itself."""
+        if not raised_by_value(error):
+            raise error
+        self.fail_params(values, error)
+
+    def entry_bindings(self, local: dict) -> Bindings:
+        """The bindings of a running call, from its wrapper's locals ``local``.
+
+        Where each size came from is found by checking the arguments again, but the
+        sizes are those the fast path bound at call entry (its local variables): the
+        body may have changed an argument in place since (``x.resize(...)``), and the
+        call's scope must not change with it.
+        """
+        values = tuple(local[name] for name in self.plan.names)
+        bindings = Bindings(self.arguments(values))
+        self.bind_params(values, bindings)
+        sizes = bindings.sizes
+        for name, var in self.size_locals.items():
+            value = local.get(var, UNBOUND)
+            if value is not UNBOUND and sizes.get(name, UNBOUND) != value:
+                sizes[name] = value
+        return bindings
 
     def scope_of(self, values: tuple, env: Any) -> Bindings:
         """The bindings a value after the call is checked in: the call's own, or
@@ -116,17 +162,27 @@ class Checker:
         return fresh
 
     def fail_value(self, what: str, label: str, value: Any, ann: Any, t: Any,
-                   values: tuple, env: Any) -> None:
+                   values: tuple, env: Any, raised: Any = None) -> None:
         """Raise the ``TypeCheckError`` for a value checked after the call began."""
         env = self.scope_of(values, env)
-        reason = why(value, t, env, label, self.plan.overrides)
+        reason, error = self.why(value, t, env, label)
         env.label = None
-        raise format_error(self.plan, what, value, ann, t, reason, env)
+        if reason is None and raised is not None:
+            reason = f"checking {label} raised {describe_raised(raised)}"
+        raise format_error(self.plan, what, value, ann, t, reason, env) from (error or raised)
 
     def fail_return(self, values: tuple, result: Any, env: Any) -> None:
         plan = self.plan
         self.fail_value("return value", "the return value", result, plan.ret_ann, plan.ret,
                         values, env)
+
+    def raised_return(self, values: tuple, result: Any, env: Any, error: Exception) -> None:
+        """``raised_params`` for the check of the return value."""
+        if not raised_by_value(error):
+            raise error
+        plan = self.plan
+        self.fail_value("return value", "the return value", result, plan.ret_ann, plan.ret,
+                        values, env, error)
 
 
 def _param_list(plan: Any, src: Source) -> tuple[str, str, str]:
@@ -262,7 +318,8 @@ def compile_checker(plan: Any, drivers: dict) -> Checker:
         if plan.flavor == "coroutine":
             marker = CallScope(checker, None)
             scope = src.const(marker, "CS")
-    _emit_checks(checker, src, nodes, values)
+    _guarded(src, lambda: _emit_checks(checker, src, nodes, values),
+             f"{src.const(checker.raised_params, 'RP')}({values}, {{}})")
     fn = src.const(plan.fn, "fn")
     if generator:
         driver = src.const(drivers[plan.flavor], "drive")
@@ -277,7 +334,10 @@ def compile_checker(plan: Any, drivers: dict) -> Checker:
         src.add("finally:")
         src.add(f"    {src.const(_reset, 'reset')}({token})")
         if ret_node is not None:
-            _emit_return(checker, src, ret_node, r, values, scope, current)
+            _guarded(src, lambda: _emit_return(checker, src, ret_node, r, values, scope,
+                                               current),
+                     f"{src.const(checker.raised_return, 'RR')}({values}, {r}, "
+                     f"{scope if checker.env_mode else None}, {{}})")
         src.add(f"return {r}")
     else:
         # No per-call push: the flag tells annotate._scope.current() that the body
@@ -294,9 +354,13 @@ def compile_checker(plan: Any, drivers: dict) -> Checker:
         else:
             src.add(f"    {taken}")
         if ret_node is not None:
-            _emit_return(checker, src, ret_node, r, values,
-                         scope if checker.env_mode else None, current)
+            _guarded(src, lambda: _emit_return(checker, src, ret_node, r, values,
+                                               scope if checker.env_mode else None, current),
+                     f"{src.const(checker.raised_return, 'RR')}({values}, {r}, "
+                     f"{scope if checker.env_mode else None}, {{}})")
         src.add(f"return {r}")
+    if not checker.env_mode:
+        checker.size_locals = dict(src.sizes)
     _finish(checker, src, params)
     code = checker.wrapper.__code__
     if generator or plan.flavor == "coroutine":
@@ -308,6 +372,25 @@ def compile_checker(plan: Any, drivers: dict) -> Checker:
     else:
         register_wrapper(checker, flag, scope if checker.env_mode else None)
     return checker
+
+
+def _guarded(src: Source, emit: Any, handler: str) -> None:
+    """Emit checks inside ``try``: a ``TypeCheckError`` passes, any other exception goes
+    to ``handler`` (a call with ``{}`` for the exception), which turns one the value
+    raised into a ``TypeCheckError`` and lets one of ours through. A ``try`` costs
+    nothing until something raises."""
+    start = len(src.lines)
+    src.depth += 1
+    emit()
+    src.depth -= 1
+    if len(src.lines) == start:
+        return
+    src.lines.insert(start, "    " * src.depth + "try:")
+    exc = f"{src.prefix}exc"
+    src.add(f"except {src.const(TypeCheckError, 'TCE')}:")
+    src.add("    raise")
+    src.add(f"except {src.b('Exception')} as {exc}:")
+    src.add(f"    {handler.format(exc)}")
 
 
 def _init_maybe(src: Source, nodes: list) -> None:

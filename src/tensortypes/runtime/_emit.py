@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from tensortypes._config import config
-from tensortypes.core.arrays import array_info
+from tensortypes.core.arrays import array_info, native_kind
 from tensortypes.core.dtypes import dtype_from_name
 from tensortypes.types import is_instance as _accept_any
 from tensortypes.types.check import ACCEPT
@@ -45,16 +45,16 @@ UNBOUND = object()
 
 _IDENT = re.compile(r"[^\W\d]\w*\Z")
 _EXPR_TOKENS = re.compile(r"[^\W\d]\w*|\d+|\*\*|[-+*(),]")
-_KIND_CLASSES: dict[str, set] = {"numpy": {np.ndarray}}
+_NATIVE_CLASSES: dict[str, set] = {}
 
 
-def _kind_slow(value: Any, kind: str, seen: set) -> bool:
-    """Whether ``value`` is an array of library ``kind``; remembers its class if so."""
-    info = array_info(value)
-    if info is None or info[0] != kind:
+def _native_slow(value: Any, kind: str, seen: set) -> bool:
+    """Whether ``value``'s class is a native class of ``kind``; remembers it if so."""
+    cls = type(value)
+    if native_kind(cls) != kind:
         return False
     if len(seen) < 256:
-        seen.add(type(value))
+        seen.add(cls)
     return True
 
 
@@ -97,7 +97,7 @@ def _evaluate(dim: Any, sizes: dict) -> Any:
 class Source:
     """The lines of one generated function and the constants they name."""
 
-    __slots__ = ("prefix", "lines", "consts", "_ids", "_sizes", "depth", "env", "overrides")
+    __slots__ = ("prefix", "lines", "consts", "_ids", "sizes", "depth", "env", "overrides")
 
     def __init__(self, prefix: str, overrides: dict | None = None):
         self.prefix = prefix
@@ -105,7 +105,7 @@ class Source:
         self.lines: list[str] = []
         self.consts: dict[str, Any] = {}
         self._ids: dict[int, str] = {}
-        self._sizes: dict[str, str] = {}
+        self.sizes: dict[str, str] = {}  # size name -> its local variable
         self.depth = 1
         self.env: str | None = None  # the local holding the call's bindings, in env mode
 
@@ -137,16 +137,16 @@ class Source:
         readable (``<prefix>d_n``); any other name gets a numbered local
         (``<prefix>d_0``, never an identifier's spelling), one per distinct name.
         """
-        found = self._sizes.get(name)
+        found = self.sizes.get(name)
         if found is not None:
             return found
         variadic = name.startswith("*")
         bare = name[1:] if variadic else name
         if not _IDENT.match(bare):
             raise ValueError(f"size name {name!r} is not an identifier")
-        suffix = bare if bare.isascii() else str(len(self._sizes))
+        suffix = bare if bare.isascii() else str(len(self.sizes))
         var = f"{self.prefix}{'v' if variadic else 'd'}_{suffix}"
-        self._sizes[name] = var
+        self.sizes[name] = var
         return var
 
     # -- test nodes as expressions ---------------------------------------------------------
@@ -214,33 +214,30 @@ class Source:
         kind = t.kind
         test, accepted = _dtype_tables(t.dtypes)
         s = f"{self.prefix}s"
+        ops = node.ops
         if kind in ("numpy", "torch", "jax"):
-            seen = _KIND_CLASSES.setdefault(kind, set())
-            if kind == "numpy":
-                nd = self.const(np.ndarray, "ND")
-                self.add(f"if {self.b('type')}({v}) is not {nd} and not "
-                         f"{self.b('isinstance')}({v}, {nd}):")
-            else:
-                self.add(f"if {self.b('type')}({v}) not in {self.const(seen, 'KS')} and not "
-                         f"{self.const(_kind_slow, 'kslow')}({v}, {kind!r}, "
-                         f"{self.const(seen, 'KS')}):")
-            self.add(f"    {fail}")
+            # A class whose .shape and .dtype are its library's C-level attributes
+            # (core.arrays.native_kind) is read inline. Anything else (a subclass that
+            # overrides them, a class that only claims the library's name, an object
+            # whose __class__ lies) goes through the guarded extraction, whatever its
+            # properties do.
+            seen = _NATIVE_CLASSES.setdefault(kind, {np.ndarray} if kind == "numpy" else set())
+            ks = self.const(seen, "KS")
+            self.add(f"if {self.b('type')}({v}) in {ks} or "
+                     f"{self.const(_native_slow, 'kslow')}({v}, {kind!r}, {ks}):")
+            self.depth += 1
             if t.dtypes is not None:
                 self._dtype(t, v, test, accepted, fail)
-            shape = f"{v}.shape"
+            self.add(f"{s} = {v}.shape" if ops else "pass")
+            self.depth -= 1
+            self.add("else:")
+            self.depth += 1
+            self._extracted(kind, v, test, s, ops, fail)
+            self.depth -= 1
         else:
-            e = f"{self.prefix}x"
-            self.add(f"{e} = {self.const(extractor(kind), 'ex')}({v})")
-            self.add(f"if {e} is None:")
-            self.add(f"    {fail}")
-            if t.dtypes is not None:
-                self.add(f"if not {self.const(test, 'dt')}.accepts({v}, {e}[0]):")
-                self.add(f"    {fail}")
-            shape = f"{e}[1]"
-        ops = node.ops
+            self._extracted(kind, v, test, s, ops, fail)
         if not ops:
             return
-        self.add(f"{s} = {shape}")
         if ops[0][0] == "rank" and len(ops) == ops[0][1] + 1 and all(
                 op[0] == "bind" and not op[3] for op in ops[1:]):
             # Every axis binds a new name: one unpacking does it.
@@ -251,6 +248,20 @@ class Source:
             return
         for op in ops:
             self._shape_op(op, s, fail)
+
+    def _extracted(self, kind: Any, v: str, test: DtypeTest, s: str, ops: tuple,
+                   fail: str) -> None:
+        """Read dtype name and shape through the kind's guarded extractor (None: not
+        an array of that kind, whatever its attributes did)."""
+        e = f"{self.prefix}x"
+        self.add(f"{e} = {self.const(extractor(kind), 'ex')}({v})")
+        self.add(f"if {e} is None:")
+        self.add(f"    {fail}")
+        if test.names is not None:
+            self.add(f"if not {self.const(test, 'dt')}.accepts({v}, {e}[0]):")
+            self.add(f"    {fail}")
+        if ops:
+            self.add(f"{s} = {e}[1]")
 
     def _dtype(self, t: Any, v: str, test: DtypeTest, seen: set, fail: str) -> None:
         d = f"{self.prefix}dt"

@@ -23,10 +23,14 @@ import re
 import reprlib
 from typing import Any
 
-from tensortypes.core.arrays import array_info
+import numpy as np
+
+from tensortypes.core.arrays import array_info, memory_info
+from tensortypes.graph.type import Type
+from tensortypes.types.arrays import ArrayType
 from tensortypes.errors import TypeCheckError
 
-__all__ = ["short_value", "short_dtype", "annotation_str", "function_label", "where_defined",
+__all__ = ["short_value", "mentions_array", "short_dtype", "annotation_str", "function_label", "where_defined",
            "format_error", "bindings_line", "DISAGREE"]
 
 _repr = reprlib.Repr()
@@ -55,11 +59,17 @@ def short_dtype(name: str) -> str:
 
 
 def _library(kind: str, value: Any) -> str:
+    if kind == "numpy" and type(value) is not np.ndarray:
+        return type(value).__name__  # a subclass: say which
     return type(value).__name__ if kind == "duck" else kind
 
 
-def short_value(value: Any) -> str:
+def short_value(value: Any, arrays: bool = True) -> str:
     """The value in a message: ``f64[4,5](numpy)`` for an array, else class and repr.
+
+    Never raises: whatever the value's ``.shape``, ``.dtype`` or ``__repr__`` do, the
+    class name is left. With ``arrays`` False (the annotation has no array in it) a
+    value's array attributes are not read at all: ``x: int`` never touches ``.shape``.
 
     >>> import numpy as np
     >>> short_value(np.zeros((4, 5))), short_value(3), short_value(None)
@@ -67,19 +77,42 @@ def short_value(value: Any) -> str:
     """
     if value is None:
         return "None"
+    name = type(value).__name__
     try:
-        info = array_info(value)
+        # An ndarray (subclass) as NumPy stores it: no property of the class runs, and
+        # its repr (possibly billions of items) is never asked for.
+        info = memory_info(value)
+        if info is None and arrays:
+            info = array_info(value)
+        if info is not None:
+            kind, dtype, shape = info
+            dims = ",".join(str(d) for d in shape)
+            return f"{short_dtype(dtype)}[{dims}]({_library(kind, value)})"
     except Exception:  # noqa: BLE001 (a property of an arbitrary object may raise anything)
-        info = None
-    if info is not None:
-        kind, dtype, shape = info
-        dims = ",".join(str(d) for d in shape)
-        return f"{short_dtype(dtype)}[{dims}]({_library(kind, value)})"
+        pass
     try:
         text = _repr.repr(value)
     except Exception:  # noqa: BLE001 (a broken __repr__ must not hide the type error)
-        text = f"<{type(value).__name__} object>"
-    return f"{type(value).__name__} {text}"
+        text = f"<{name} object>"
+    return f"{name} {text}"
+
+
+def mentions_array(t: Any, depth: int = 0) -> bool:
+    """Whether the lattice type ``t`` has an array type anywhere inside (None: unknown,
+    so True): only then does a message read a value's ``.shape`` and ``.dtype``."""
+    if t is None:
+        return True
+    if isinstance(t, ArrayType) or type(t).__name__.startswith("PyTree"):
+        return True
+    if depth > 16 or not isinstance(t, Type):
+        return False
+    for cls in type(t).__mro__:
+        for slot in getattr(cls, "__slots__", ()):
+            part = getattr(t, slot, None)
+            parts = part if isinstance(part, (tuple, list, frozenset)) else (part,)
+            if any(isinstance(x, Type) and mentions_array(x, depth + 1) for x in parts):
+                return True
+    return False
 
 
 def annotation_str(ann: Any, lattice: Any = None) -> str:
@@ -169,7 +202,7 @@ def format_error(plan: Any, what: str, value: Any, ann: Any, t: Any, reason: str
     """
     lines = [
         f"Type-check error in {plan.label} ({plan.where}): {what}",
-        f"  got:      {short_value(value)}",
+        f"  got:      {short_value(value, mentions_array(t))}",
         f"  expected: {annotation_str(ann, t)}",
         f"  reason:   {reason or DISAGREE}",
         f"  bindings: {bindings_line(env)}",

@@ -36,7 +36,6 @@ from typing import Any, TextIO
 
 from tensortypes.annotate import Bindings, current
 from tensortypes.annotate._scope import SCOPE, register
-from tensortypes.runtime._walk import why
 
 __all__ = ["CallScope", "resolve", "drive_generator", "drive_asyncgen", "DRIVERS",
            "print_bindings", "current_bindings", "ACTIVE", "take", "call_bindings",
@@ -68,12 +67,7 @@ def call_bindings(checker: Any, frame: Any, flag: str, env: str | None) -> Any:
     local = frame.f_locals
     if not local.get(flag):
         return None
-    if env is not None:
-        bindings = local[env]
-    else:
-        values = tuple(local[name] for name in checker.plan.names)
-        bindings = Bindings(checker.arguments(values))
-        checker.bind_params(values, bindings)
+    bindings = local[env] if env is not None else checker.entry_bindings(local)
     ACTIVE[frame] = bindings
     return bindings
 
@@ -129,10 +123,7 @@ class CallScope(Bindings):
             # that call's sizes are gone, so the scope starts empty.
             bindings = Bindings()
         else:
-            local = frame.f_locals
-            values = tuple(local[name] for name in checker.plan.names)
-            bindings = Bindings(checker.arguments(values))
-            checker.bind_params(values, bindings)
+            bindings = checker.entry_bindings(frame.f_locals)
         SCOPE.set(bindings)
         return bindings
 
@@ -153,7 +144,7 @@ class CallScope(Bindings):
 
 def _check(checker: Any, what: str, label: str, value: Any, t: Any, scope: Any,
            values: tuple) -> None:
-    if t is not None and why(value, t, scope, label, checker.plan.overrides) is not None:
+    if t is not None and checker.why(value, t, scope, label)[0] is not None:
         checker.fail_value(what, label, value, t, t, values, scope)
 
 

@@ -14,8 +14,8 @@ import reprlib
 from typing import Any
 
 from tensortypes._config import config
-from tensortypes.core.arrays import array_info
-from tensortypes.errors import TypeCheckError
+from tensortypes.core.arrays import array_info, memory_info
+from tensortypes.errors import TypeCheckError, describe_raised, raised_by_value
 from tensortypes.types.accept import ACCEPT, is_instance, sample
 from tensortypes.types.base import hooks
 from tensortypes.types.containers import FrozenSetType, SetType
@@ -39,11 +39,19 @@ def describe(value: Any) -> str:
     >>> describe("a")
     "str 'a'"
     """
-    info = array_info(value)
-    if info is not None:
-        kind, dtype, shape = info
-        return f"{type(value).__name__} of dtype {dtype} and shape {tuple(shape)}"
-    return f"{type(value).__name__} {_repr.repr(value)}"
+    name = type(value).__name__
+    try:
+        # NumPy's own record of an ndarray first: a subclass's properties never run.
+        info = memory_info(value) or array_info(value)
+        if info is not None:
+            kind, dtype, shape = info
+            return f"{name} of dtype {dtype} and shape {tuple(shape)}"
+    except Exception:  # noqa: BLE001 (never let a message hide the type error)
+        pass
+    try:
+        return f"{name} {_repr.repr(value)}"
+    except Exception:  # noqa: BLE001 (a broken __repr__, an int too long to print)
+        return f"{name} <unprintable>"
 
 
 def check_value(value: Any, t: Any) -> Any:
@@ -59,9 +67,22 @@ def check_value(value: Any, t: Any) -> Any:
     ...     print(error)
     expected Dict[str, int], got dict {'a': 'x'}: at ['a']: expected int, got str 'x'
     """
-    if is_instance(value, t):
-        return value
-    raise TypeCheckError(explain(value, t) or f"expected {t}, got {describe(value)}")
+    try:
+        if is_instance(value, t):
+            return value
+    except Exception as error:  # noqa: BLE001 (only the value's own exceptions, below)
+        if not raised_by_value(error):
+            raise
+        raise TypeCheckError(f"expected {t}, got {describe(value)}: checking it raised "
+                             f"{describe_raised(error)}") from error
+    try:
+        reason = explain(value, t)
+    except Exception as error:  # noqa: BLE001 (only the value's own exceptions, below)
+        if not raised_by_value(error):
+            raise
+        reason = (f"expected {t}, got {describe(value)}: explaining the refusal raised "
+                  f"{describe_raised(error)}")
+    raise TypeCheckError(reason or f"expected {t}, got {describe(value)}")
 
 
 def explain(value: Any, t: Any) -> str | None:
