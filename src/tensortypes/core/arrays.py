@@ -190,7 +190,7 @@ _library_info = _guarded_info
 
 
 def _duck_info(x: Any) -> ArrayInfo | None:
-    # A duck array (spec 002) spells its dtype as a str; anything else is not one.
+    # A duck array spells its dtype as a str; anything else is not one.
     try:
         shape = x.shape
         dtype = x.dtype
