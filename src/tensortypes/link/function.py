@@ -9,17 +9,22 @@ C linker of ``tensortypes.link.c`` (never replaced by the Python linker behind
 the user's back; ops without C code run through ``perform`` inside it).
 
 Each call filters the input values by their types (a wrong dtype, rank or
-static size is a ``TypeCheckError`` naming the input and the axis), binds the
+static size, or a value whose own code raises while it is read, is a
+``TypeCheckError`` naming the input; an ndarray subclass is read as a plain
+array, a masked array refused), binds the
 rigid symbols of the input types from the first input that carries each one
 (another input that disagrees is a ``TypeCheckError`` naming both), reads the
 shared variables' current values, runs the linker's callable and returns one
-array for a single output, a list for a list of outputs.
+array for a single output, a list for a list of outputs. A ``Function``
+pickles as its graph and mode: unpickling compiles it again (for ``"c"``,
+loading the module from the cache when it is there).
 """
 
 from __future__ import annotations
 
 import itertools
 import linecache
+import sys
 
 import numpy as np
 
@@ -43,7 +48,7 @@ def _label(i: int, var) -> str:
 
 
 def _is_shared(var) -> bool:
-    # A shared variable is a root whose value lives on the variable (as in Theano).
+    # A shared variable is a root whose value lives on the variable (spec 001).
     return callable(getattr(var, "get_value", None)) and not isinstance(var, Constant)
 
 
@@ -114,9 +119,11 @@ class Function:
     """
 
     __slots__ = ("inputs", "outputs", "fgraph", "mode", "shared", "source", "_call",
-                 "_types", "_labels")
+                 "_types", "_labels", "_single", "_rewrite")
 
-    def __init__(self, inputs, outputs, single, fgraph, mode, shared, fn):
+    def __init__(self, inputs, outputs, single, fgraph, mode, shared, fn, rewrite=True):
+        self._single = bool(single)
+        self._rewrite = bool(rewrite)
         self.inputs = tuple(inputs)
         self.outputs = tuple(outputs)
         self.fgraph = fgraph
@@ -179,10 +186,25 @@ class Function:
         return source, ns["call"]
 
     def _filter(self, i: int, value):
+        """The input as its type's ``filter`` returns it; every refusal a ``TypeCheckError``.
+
+        An ndarray subclass is read as the array it is (as the C code reads it), so
+        ops never meet ``np.matrix``'s or a subclass's own semantics; a masked array
+        is refused (its mask would be ignored). Whatever the value's own code raises
+        (``__array__``, properties, ``__float__``), the refusal is a
+        ``TypeCheckError``, and its message never calls the value's ``__str__``.
+        """
+        t = self._types[i]
         try:
-            return self._types[i].filter(value)
-        except (TypeError, ValueError) as exc:
-            raise TypeCheckError(f"{self._labels[i]}: {exc}") from exc
+            if isinstance(t, TensorType):
+                value = _plain_array(value)
+            return t.filter(value)
+        except Exception as exc:  # noqa: BLE001 - the value's own code may raise anything
+            if isinstance(exc, TypeCheckError):
+                raise TypeCheckError(f"{self._labels[i]}: {_text(exc)}") from exc
+            raise TypeCheckError(
+                f"{self._labels[i]}: expected {t}, got a {_type_name(value)} that could not be "
+                f"read as one ({_text(exc, with_class=True)})") from exc
 
     def _arity(self, args):
         names = ", ".join(str(v) for v in self.inputs)
@@ -192,9 +214,47 @@ class Function:
     def __call__(self, *args):
         return self._call(*args)
 
+    def __reduce__(self):
+        # The graph and the mode; unpickling compiles again, which for mode "c" loads
+        # the module from the cache when it is there.
+        outputs = self.outputs[0] if self._single else list(self.outputs)
+        return (function, (list(self.inputs), outputs, self.mode, self._rewrite))
+
+    def __copy__(self):
+        return self  # nothing in a Function changes after it is built
+
     def __repr__(self) -> str:
         return (f"Function([{', '.join(map(str, self.inputs))}] -> "
                 f"[{', '.join(map(str, self.outputs))}], mode={self.mode!r})")
+
+
+def _type_name(value) -> str:
+    cls = type(value)
+    return f"{cls.__module__}.{cls.__qualname__}" if cls.__module__ != "builtins" else \
+        cls.__qualname__
+
+
+def _text(exc: BaseException, with_class: bool = False, limit: int = 300) -> str:
+    """An exception's message for ours, even when its ``__str__`` raises (never raises)."""
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - a hostile __str__ must not replace our error
+        text = "<its message could not be read>"
+    if len(text) > limit:
+        text = text[: limit - 5] + "(...)"
+    return f"{type(exc).__name__}: {text}" if with_class else text
+
+
+def _plain_array(value):
+    """An ndarray subclass as a plain ndarray view (no copy); anything else unchanged."""
+    cls = type(value)  # never value.__class__, which a value may fake
+    if cls is np.ndarray or not issubclass(cls, np.ndarray):
+        return value
+    ma = sys.modules.get("numpy.ma")
+    if ma is not None and issubclass(cls, ma.MaskedArray):
+        raise TypeCheckError(f"got a masked array ({_type_name(value)}): compiled code would "
+                             "ignore its mask; pass value.filled(fill_value) or value.data")
+    return np.asarray(value)
 
 
 def _linker(mode: str):
@@ -252,4 +312,4 @@ def function(inputs, outputs, mode: str = "c", rewrite: bool = True) -> Function
     if rewrite:
         default_rewriter().apply(fgraph)
     fn = _linker(mode).make_function(fgraph)
-    return Function(inputs, outputs, single, fgraph, mode, shared, fn)
+    return Function(inputs, outputs, single, fgraph, mode, shared, fn, rewrite)

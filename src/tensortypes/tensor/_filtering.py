@@ -21,7 +21,11 @@ __all__ = ["coerce", "check_shape", "check_symbolic_shape"]
 
 
 def _short(data, limit: int = 80) -> str:
-    text = str(data)
+    # A message must never fail: a value's __str__ may raise, a huge int has no text.
+    try:
+        text = str(data)
+    except Exception:  # noqa: BLE001 - whatever the value's own code raises
+        return f"<a {type(data).__name__} that cannot be printed>"
     return text if len(text) <= limit else text[: limit - 5] + "(...)"
 
 
@@ -46,7 +50,7 @@ def _asarray(self, data):
 
 def coerce(self, data, strict: bool, allow_downcast):
     """Return ``data`` as an ndarray of ``self.dtype`` or raise ``TypeCheckError``."""
-    if type(data) is np.ndarray or isinstance(data, np.ndarray):
+    if type(data) is np.ndarray or issubclass(type(data), np.ndarray):  # not a faked __class__
         if data.dtype == self.numpy_dtype:
             if data.dtype.byteorder not in "=|" and not data.dtype.isnative:
                 if strict:
