@@ -48,7 +48,7 @@ def _label(i: int, var) -> str:
 
 
 def _is_shared(var) -> bool:
-    # A shared variable is a root whose value lives on the variable (spec 001).
+    # A shared variable is a root whose value lives on the variable (as in Theano).
     return callable(getattr(var, "get_value", None)) and not isinstance(var, Constant)
 
 
