@@ -129,12 +129,16 @@ def _slice_size(n, bounds):
             return default
         if type(b) is int:
             return n + b if b < 0 else dims.const(b)
-        if symbolic is not None and dims.ge(symbolic, 0) is not True and \
-                dims.le(symbolic, 0) is True:
-            # ``x[:-k]``, ``x[-w:]``: a bound that is minus a size counts from the end
-            # (``x[:-0]`` would be empty, which code that slices by ``-k`` never means).
+        if symbolic is None or dims.ge(symbolic, 0) is True:
+            return symbolic
+        # Read with every size at least 1 (a size of 0 empties the array anyway):
+        # ``x[:-k]``, ``x[-w:]``, ``x[p:-p]`` with ``p = (k-1)//2`` count from the end
+        # (``x[:-0]`` would be empty, which code that slices by ``-k`` never means);
+        # ``x[:t-1]`` from the start; a bound of either sign gives an unknown size.
+        shifted = symbolic.substitute({s: dims.symbol(s) + 1 for s in symbolic.free_symbols})
+        if dims.le(shifted, 0) is True:
             return n + symbolic
-        return symbolic
+        return symbolic if dims.ge(shifted, 0) is True else None
 
     lo = position(start, sym[0] if start is None and bounds[0] is not None else None,
                   dims.const(0))

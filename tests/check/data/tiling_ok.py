@@ -4,7 +4,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from einops import rearrange, reduce, repeat
-from jaxtyping import Float
+from jaxtyping import Float, Int
 from torch import Tensor
 
 
@@ -97,3 +97,27 @@ def legacy() -> Float[Tensor, "3 4"]:
 
 def scaled(x: Float[Tensor, "b n"]) -> Float[Tensor, "b n"]:
     return torch.pi * x
+
+
+def eroded(x: Float[Tensor, "b 1 h w"], kernel_size: int = 3) -> Float[Tensor, "b 1 h w"]:
+    p = (kernel_size - 1) // 2
+    return F.pad(x[:, :, p:-p, p:-p], pad=(p, p, p, p), mode="constant", value=0)
+
+
+def floor_div(x: Int[Tensor, "n"], y: Int[Tensor, "m"]) -> Float[Tensor, "n"]:
+    i = torch.div(x, 4, rounding_mode="floor")
+    return y.float()[i]
+
+
+def varargs(c2w: Float[Tensor, "3 4"], n: int) -> Float[Tensor, "n 3 4"]:
+    return c2w[None].broadcast_to(n, 3, 4)
+
+
+def given_later(x: Float[Tensor, "n d"], batch) -> None:
+    y = repeat(x, "n d -> b n d", b=batch)
+    z = repeat(torch.tensor([1.0]), "1 -> b", b=batch)
+
+
+def legacy_sizes(h, w) -> None:
+    out = torch.FloatTensor(h, w, 3)
+    out[0, :, 1] = 0.0

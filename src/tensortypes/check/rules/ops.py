@@ -125,7 +125,11 @@ class Binary(Rule):
     def apply(self, call: Call):
         bound = call.bind(self.params)
         a, b = (bound.get(p) for p in self.params[:2])
-        return binary(call, a, b, self.result, call.label(0), call.label(1))
+        result = self.result
+        mode = call.kwargs.get("rounding_mode")
+        if result == "float" and mode is not None and type(mode).__name__ != "NoneV":
+            result = "promote"  # torch.div(a, b, rounding_mode="floor") keeps ints
+        return binary(call, a, b, result, call.label(0), call.label(1))
 
 
 def binary(call: Call, a, b, result: str, la: str, lb: str):

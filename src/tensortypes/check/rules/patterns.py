@@ -233,8 +233,8 @@ class Einops(Rule):
             return UNKNOWN
         sizes = _Sizes(f"{what} {pattern.value!r}", call.facts)
         for key, value in call.kwargs.items():
-            if key not in ("tensor", "pattern", "reduction") and type(value) is IntV:
-                sizes.bind(key, value.dim, f"{key}=")
+            if key not in ("tensor", "pattern", "reduction"):
+                sizes.bind(key, value.dim if type(value) is IntV else None, f"{key}=")
         has = ["..."] in left
         head = left.index(["..."]) if has else len(left)
         count = len(left) - has

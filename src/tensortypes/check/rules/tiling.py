@@ -95,7 +95,8 @@ class BroadcastTo(Rule):
         given = bound.get("size", call.kwargs.get("shape"))
         if x is None or given is None:
             return UNKNOWN
-        sizes = dims_of([given])
+        # x.broadcast_to(2, 3, 4): PyTorch's method also takes the sizes one by one.
+        sizes = dims_of(list(call.args[1:]) if len(call.args) > 2 else [given])
         if sizes is None:
             return x.with_(shape=None, origin=None)
         return x.with_(shape=sf.expand_shape(x.shape, sizes), origin=None, contiguous=False)
@@ -260,5 +261,7 @@ class LegacyTensor(Rule):
             return Arr("torch", _FLOAT32, (dims.const(0),))
         if call.args and all(type(a) is IntV for a in call.args):
             return Arr("torch", _FLOAT32, tuple(a.dim for a in call.args))
+        if not call.args or type(call.args[0]) not in (ListV, TupleV, Arr):
+            return Arr("torch", _FLOAT32, None)  # sizes or data, nothing known
         found = self.data.apply(call)
         return found.with_(dtypes=_FLOAT32) if type(found) is Arr else found
