@@ -34,6 +34,7 @@ from .symbolic import (
     Arr,
     BoolV,
     ClassV,
+    DictV,
     DTypeV,
     FloatV,
     FuncV,
@@ -102,6 +103,8 @@ class CallMixin:
                 if type(found) is ListV and found.items is not None:
                     # The callee may fill the list (dist.broadcast_object_list(objs)).
                     frame.vars[key] = ListV(None)
+                elif type(found) is DictV and found.items is not None:
+                    frame.vars[key] = DictV(None)  # or change the dict
         return result
 
     def is_reveal(self, func, frame) -> bool:
@@ -332,6 +335,24 @@ class CallMixin:
                                       "replace") else UNKNOWN
         if t is ListV:
             return self.list_method(receiver, name, args, node, frame)
+        if t is DictV:
+            return self.dict_method(receiver, name, args, node, frame)
+        return UNKNOWN
+
+    def dict_method(self, receiver: DictV, name: str, args, node, frame):
+        """``d.get(k)``, ``d.values()``...; any other method may change the dict, which
+        then forgets its known items."""
+        items = receiver.items
+        if name == "get" and args and type(args[0]) is StrV and items is not None and \
+                args[0].value in items:
+            return items[args[0].value]
+        if name in ("values", "items", "keys", "get", "copy"):
+            return UNKNOWN
+        owner = getattr(node.func, "value", None)
+        key = attr_key(owner) if isinstance(owner, ast.Attribute) else \
+            getattr(owner, "id", None)
+        if key is not None and key in frame.vars:
+            frame.vars[key] = DictV(None)
         return UNKNOWN
 
     def list_method(self, receiver: ListV, name: str, args, node, frame):

@@ -16,7 +16,7 @@ import ast
 from tensortypes.core import dims
 
 from .diagnostics import CheckFailure
-from .joins import join_values, may_be_none, strip_none
+from .joins import element_of, join_values, may_be_none, strip_none
 from .rules import dtype_object
 from .rules import shapefns as sf
 from .rules.access import shape_value, sizes_value
@@ -28,6 +28,7 @@ from .symbolic import (
     Arr,
     BoolV,
     ClassV,
+    DictV,
     DTypeV,
     FloatV,
     FuncV,
@@ -206,6 +207,49 @@ class ExprMixin:
             return sizes_value(items)
         return tuple(items)
 
+    def e_Dict(self, node, frame):
+        items: dict | None = {}
+        for key, value in zip(node.keys, node.values):
+            v = self.eval(value, frame)
+            k = self.eval(key, frame) if key is not None else None
+            const = key.value if isinstance(key, ast.Constant) and \
+                type(key.value) in (str, int) else None
+            if const is None or items is None:
+                items = None  # ``**other`` or a key only known at run time
+            else:
+                items[const] = v
+        return DictV(items)
+
+    def e_ListComp(self, node, frame):
+        """``[f(x) for x in xs if c]``: a list of unknown length of ``f(x)``'s value."""
+        return ListV(None, self.comprehension(node.generators, node.elt, frame))
+
+    def e_GeneratorExp(self, node, frame):
+        return ListV(None, self.comprehension(node.generators, node.elt, frame), "iterator")
+
+    def e_SetComp(self, node, frame):
+        self.comprehension(node.generators, node.elt, frame)
+        return UNKNOWN
+
+    def e_DictComp(self, node, frame):
+        self.comprehension(node.generators, node.value, frame)
+        return DictV(None)
+
+    def comprehension(self, generators, elt, frame):
+        """The value of ``elt`` for one element of the generators (its own scope)."""
+        inner = frame.copy()
+        for gen in generators:
+            iterable = self.eval(gen.iter, inner)
+            self.quiet += 1  # unpacking a joined element is approximate: no report
+            try:
+                self.assign(gen.target, element_of(iterable), inner, gen.iter, declared=False)
+            finally:
+                self.quiet -= 1
+            for test in gen.ifs:
+                self.eval(test, inner)
+                inner = self.narrow(test, inner, True)
+        return self.eval(elt, inner)
+
     def e_IfExp(self, node, frame):
         self.eval(node.test, frame)
         yes = self.eval(node.body, self.narrow(node.test, frame, True))
@@ -274,7 +318,7 @@ class ExprMixin:
             return self.layer_attribute(receiver, attr)
         if t is TupleV and attr in ("values", "indices") and len(receiver.items) == 2:
             return receiver.items[attr == "indices"]
-        if t in (StrV, ListV, TupleV, IntV, FloatV, DTypeV):
+        if t in (StrV, ListV, TupleV, IntV, FloatV, DTypeV, DictV):
             if t is DTypeV and attr == "is_floating_point":
                 return MethodV(receiver, attr)
             return MethodV(receiver, attr)

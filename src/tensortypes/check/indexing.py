@@ -27,6 +27,7 @@ from .symbolic import (
     ONE,
     UNKNOWN,
     Arr,
+    DictV,
     FloatV,
     IntV,
     LayerV,
@@ -57,6 +58,10 @@ class IndexMixin:
                                    [(node.value, receiver)], frame)
         if t is ShapeV:
             return self.open_shape_index(receiver, node, frame)
+        if t is DictV:
+            self.eval(node.slice, frame)
+            key = node.slice.value if isinstance(node.slice, ast.Constant) else None
+            return receiver.get(key) if type(key) in (str, int) else UNKNOWN
         if t is TupleV or (t is ListV and receiver.items is not None):
             items = receiver.items
             if isinstance(node.slice, ast.Slice):

@@ -4,6 +4,7 @@ Where two branches of an ``if``/``try``, the arms of a conditional
 expression, or the iterations of a loop meet, a variable holds one of the
 values the branches gave it. :func:`join_values` is that value:
 
+- an array and an unknown value give the array (the unknown one may be it);
 - arrays keep what both agree on: the library, the union of the dtype sets,
   the sizes that are provably equal (``(b, n)`` and ``(b, m)`` join to
   ``(b, ?)``), contiguity only if both are contiguous;
@@ -89,7 +90,11 @@ def join_values(a: Value, b: Value) -> Value:
         return a
     ta, tb = type(a), type(b)
     if ta is Unknown or tb is Unknown:
-        return UNKNOWN
+        # An array joined with a value nothing is known about stays that array: the
+        # unknown branch may hold anything, this one holds it (gradual, as the
+        # annotation of an unknown value would be taken).
+        known = b if ta is Unknown else a
+        return known.with_(origin=None) if type(known) is Arr else UNKNOWN
     if ta is UnionV or tb is UnionV or ta is not tb:
         if ta in (NoneV, UnionV) or tb in (NoneV, UnionV):
             items = _union_items(a, b)

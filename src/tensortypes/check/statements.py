@@ -28,6 +28,7 @@ from tensortypes.core.dims import Dim
 from tensortypes.errors import AnnotationError
 
 from .binding import Binder
+from .defs import FunctionInfo
 from .diagnostics import CheckFailure
 from .expr import attr_key, label_of
 from .frame import join_frames
@@ -41,7 +42,9 @@ from .symbolic import (
     NONE,
     UNKNOWN,
     Arr,
+    DictV,
     DTypeV,
+    FuncV,
     InstV,
     ListV,
     Ref,
@@ -212,6 +215,17 @@ class StatementMixin:
 
     def assign_item(self, target, value, frame, stmt) -> None:
         receiver = self.eval(target.value, frame)
+        if type(receiver) is DictV:
+            key = attr_key(target.value) if isinstance(target.value, ast.Attribute) else \
+                getattr(target.value, "id", None)
+            const = target.slice.value if isinstance(target.slice, ast.Constant) else None
+            if key is not None and key in frame.vars:
+                items = dict(receiver.items) if receiver.items is not None and \
+                    type(const) in (str, int) else None
+                if items is not None:
+                    items[const] = value
+                frame.vars[key] = DictV(items)  # d["k"] = v: known from here on
+            return
         if type(receiver) is not Arr or type(value) is not Arr:
             return
         index = self.eval_index(target.slice, frame)
@@ -257,9 +271,14 @@ class StatementMixin:
     s_Break = s_Continue = s_Raise
 
     def s_FunctionDef(self, stmt, frame):
-        """A nested ``def`` shadows the name; lists it captures may change when it runs."""
+        """A nested ``def``: calls to it are bound to its signature and its body is
+        checked, with the names it takes from the enclosing function unknown there
+        (they may change before it runs); lists it captures may change when it runs."""
         if frame.func is not None:
-            frame.vars[stmt.name] = UNKNOWN
+            info = FunctionInfo(stmt)
+            frame.vars[stmt.name] = FuncV(info)
+            if not self.quiet:
+                self.check_function(info)
             captured = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
             for name in captured:
                 found = frame.vars.get(name)

@@ -30,7 +30,7 @@ from tensortypes.core.dtypes import DType
 __all__ = [
     "Value", "Unknown", "UNKNOWN", "Arr", "IntV", "FloatV", "BoolV", "StrV", "NoneV", "NONE",
     "TupleV", "ListV", "DTypeV", "Ref", "LayerV", "FuncV", "ClassV", "InstV", "MethodV",
-    "UnionV", "ShapeV", "Bcast", "Rest", "fmt_shape", "fmt_dim", "fmt_dtypes", "is_one",
+    "UnionV", "ShapeV", "DictV", "Bcast", "Rest", "fmt_shape", "fmt_dim", "fmt_dtypes", "is_one",
     "ONE",
 ]
 
@@ -395,12 +395,31 @@ class ShapeV(Value):
         return f"shape {fmt_shape(self.entries)}"
 
 
+class DictV(Value):
+    """A dict; ``items`` maps its constant keys to values when it is a literal not
+    changed since (None: only that it is a dict)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: dict | None):
+        object.__setattr__(self, "items", None if items is None else dict(items))
+
+    def get(self, key):
+        """The value at a constant key, or UNKNOWN when it is not known."""
+        if self.items is None:
+            return UNKNOWN
+        return self.items.get(key, UNKNOWN)
+
+    def describe(self) -> str:
+        return "dict"
+
+
 def _frozen(self, name, value):
     raise AttributeError(f"{type(self).__name__} is immutable")
 
 
 for _cls in (Arr, IntV, FloatV, BoolV, StrV, NoneV, TupleV, ListV, DTypeV, Ref, LayerV, FuncV,
-             ClassV, InstV, MethodV, UnionV, ShapeV, Unknown):
+             ClassV, InstV, MethodV, UnionV, ShapeV, DictV, Unknown):
     _cls.__setattr__ = _frozen  # every value is immutable once built
 del _cls
 
