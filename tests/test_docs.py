@@ -186,6 +186,8 @@ def check_command(line: str) -> str | None:
     argv = shlex.split(line, comments=True)
     if ">" in argv:  # an output redirection: the command is what comes before it
         argv = argv[:argv.index(">")]
+    while argv and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", argv[0]):
+        argv = argv[1:]  # an environment assignment for the command that follows
     if not argv:
         return None
     program = argv[0].rsplit("/", 1)[-1]

@@ -382,6 +382,12 @@ def _unaligned() -> np.ndarray:
     return np.frombuffer(bytes(49), dtype=np.float64, offset=1).reshape(2, 3)
 
 
+def _rank64() -> np.ndarray:
+    """64 axes, 2**32 items by zero strides: cheap to hold, ruinous to print."""
+    return np.lib.stride_tricks.as_strided(np.zeros(1), shape=(2,) * 32 + (1,) * 32,
+                                           strides=(0,) * 64)
+
+
 def _matrix() -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PendingDeprecationWarning)
@@ -437,9 +443,10 @@ HOSTILE: list[tuple[str, Callable[[], Any]]] = [
                  "object", "U3", "S3", "V8", ">f8", "datetime64[s]", "longdouble",
                  "f8,i4"]],
     ("ndarray-rank0", lambda: np.zeros(())),
-    ("ndarray-rank64", lambda: np.lib.stride_tricks.as_strided(
-        np.zeros(1), shape=(2,) * 32 + (1,) * 32, strides=(0,) * 64)),
+    ("ndarray-rank64", lambda: _rank64()),
     ("ndarray-0size", lambda: np.zeros((0, 3))),
+    ("list-of-rank64", lambda: [_rank64()]),
+    ("dict-of-rank64", lambda: {"a": (1, _rank64())}),
     ("ndarray-huge-zero-stride", lambda: np.broadcast_to(np.zeros(1), (2**30, 2**28))),
     ("ndarray-transposed", lambda: np.zeros((3, 2)).T),
     ("ndarray-negative-strides", lambda: np.zeros((2, 3))[::-1, ::-1]),

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import reprlib
 import sys
 import types
 from collections.abc import Callable
@@ -49,7 +50,7 @@ from tensortypes.core._staticshape import MAX_NDIM
 from tensortypes.core.dtypes import DType, as_dtype, dtype_from_name, key
 
 __all__ = ["ARRAY_KINDS", "MAX_SIZE", "array_info", "array_kind", "class_kind", "dtype_of",
-           "loose_info", "memory_info", "native_kind"]
+           "loose_info", "memory_info", "native_kind", "ArrayRepr"]
 
 ARRAY_KINDS = ("numpy", "torch", "jax", "tensorflow", "mlx", "duck")
 
@@ -224,6 +225,26 @@ def memory_info(x: Any) -> ArrayInfo | None:
     if not issubclass(type(x), np.ndarray):
         return None
     return ("numpy", _dtype_name(_C_DTYPE(x)), _C_SHAPE(x))
+
+
+class ArrayRepr(reprlib.Repr):
+    """``reprlib.Repr`` that writes an ndarray, at any depth inside a container, as
+    ``ndarray(float64, (2, 3))`` from NumPy's own record: never the repr of its items,
+    which for a large or broadcast array can take longer than any check. Messages
+    about values use it.
+
+    >>> ArrayRepr().repr([np.zeros((2, 3)), "a"])
+    "[ndarray(float64, (2, 3)), 'a']"
+    """
+
+    def repr1(self, x: Any, level: int) -> str:
+        try:
+            info = memory_info(x)
+        except Exception:  # noqa: BLE001 (a message never raises)
+            info = None
+        if info is not None:
+            return f"{type(x).__name__}({info[1]}, {info[2]})"
+        return super().repr1(x, level)
 
 
 def loose_info(x: Any) -> tuple[str, tuple[Any, ...]] | None:

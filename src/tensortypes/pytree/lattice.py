@@ -29,13 +29,12 @@ are leaves (``_leaves``).
 
 from __future__ import annotations
 
-import reprlib
 from functools import reduce
 from typing import Any
 
 from tensortypes.annotate._compile import annotation_matchers, has_arrays
 from tensortypes.annotate._scope import Bindings, current
-from tensortypes.core.arrays import array_info, memory_info
+from tensortypes.core.arrays import ArrayRepr, array_info, memory_info
 from tensortypes.errors import TypeCheckError, describe_raised, raised_by_value
 from tensortypes.graph.type import Type
 from tensortypes.pytree._leaves import compile_leaf, has_path_dims
@@ -49,7 +48,7 @@ from tensortypes.types.classrules import all_of
 __all__ = ["PyTreeType", "resolve_bindings"]
 
 _MISSING = object()
-_REPR = reprlib.Repr()
+_REPR = ArrayRepr()
 _REPR.maxstring = 40
 _REPR.maxother = 40
 _INTERNED: dict[tuple, PyTreeType] = {}

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import inspect
 import re
-import reprlib
 from typing import Any
 
 import numpy as np
 
-from tensortypes.core.arrays import array_info, memory_info
+from tensortypes.core.arrays import ArrayRepr, array_info, memory_info
 from tensortypes.graph.type import Type
 from tensortypes.types.arrays import ArrayType
 from tensortypes.errors import TypeCheckError
@@ -33,7 +32,7 @@ from tensortypes.errors import TypeCheckError
 __all__ = ["short_value", "mentions_array", "short_dtype", "annotation_str", "function_label", "where_defined",
            "format_error", "bindings_line", "DISAGREE"]
 
-_repr = reprlib.Repr()
+_repr = ArrayRepr()
 _repr.maxstring = 30
 _repr.maxother = 40
 _repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 4

@@ -10,11 +10,10 @@ property test checks that the two halves agree.
 
 from __future__ import annotations
 
-import reprlib
 from typing import Any
 
 from tensortypes._config import config
-from tensortypes.core.arrays import array_info, memory_info
+from tensortypes.core.arrays import ArrayRepr, array_info, memory_info
 from tensortypes.errors import TypeCheckError, describe_raised, raised_by_value
 from tensortypes.types.accept import ACCEPT, is_instance, sample
 from tensortypes.types.base import hooks
@@ -28,7 +27,7 @@ from tensortypes.types.structural import (DictType, ListType, NamedTupleType, Tu
 # ``ACCEPT`` and ``is_instance`` are re-exported: the fast half lives in ``accept``.
 __all__ = ["check_value", "explain", "describe", "EXPLAIN", "ACCEPT", "is_instance"]
 
-_repr = reprlib.Repr()
+_repr = ArrayRepr()
 _repr.maxstring = 40
 _repr.maxother = 60
 
