@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import shutil
 import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,10 @@ from tensortypes.errors import CacheError
 from tensortypes.link.c import CLinker, ModuleCache
 from tensortypes.link.c import cache as cache_module
 from tensortypes.link.c import compiler as compiler_module
+from tensortypes.link.c.compiler import Compiler
+
+
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _graph():
@@ -76,39 +83,58 @@ def test_a_full_disk_is_a_cache_error(fresh_cache, monkeypatch):
     assert not list(Path(fresh_cache.directory).glob("tmp-*"))  # nothing half-built left
 
 
-@pytest.fixture
-def tiny_tmpfs(tmp_path):
-    """A 256 KiB tmpfs (needs root and a working ``mount``; skips otherwise)."""
-    if not (hasattr(os, "geteuid") and os.geteuid() == 0) or shutil.which("mount") is None:
-        pytest.skip("mounting a tmpfs needs root and mount")
-    point = tmp_path / "tiny"
-    point.mkdir()
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs",
-                           str(point)], capture_output=True, text=True, timeout=60)
-    if proc.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
-    try:
-        yield point
-    finally:
-        # Lazily: the module loaded from it stays mapped in this process.
-        subprocess.run(["umount", "-l", str(point)], capture_output=True, timeout=60)
-
-
-def test_a_really_full_disk_is_a_cache_error(tiny_tmpfs, fresh_cache):
-    # Fill the filesystem, then ask for a module that is not built yet.
-    filler = tiny_tmpfs / "filler"
-    with open(filler, "wb", buffering=0) as fh:
+FULL_DISK = textwrap.dedent("""
+    import errno, sys
+    from tensortypes._config import config
+    from tensortypes.graph import FunctionGraph
+    from tensortypes.link.c import CLinker, ModuleCache
+    from tensortypes.tensor import dvector
+    point = sys.argv[1]
+    with open(point + "/filler", "wb", buffering=0) as fh:  # fill the filesystem
         try:
             while True:
-                fh.write(b"\0" * 1024)
+                fh.write(b"\\0" * 1024)
         except OSError as exc:
-            assert exc.errno == errno.ENOSPC
-    cache = ModuleCache(tiny_tmpfs / "cache", compiler=fresh_cache.get_compiler())
-    with pytest.raises(CacheError, match="No space left on device") as info:
-        CLinker(cache).compile(_graph())
-    assert info.value.errno == errno.ENOSPC
-    filler.unlink()  # with room again, the same cache works
-    assert CLinker(cache).compile(_graph()).function([3.0, 2.0]) == [6.0]
+            assert exc.errno == errno.ENOSPC, exc
+    x, y = dvector("x"), dvector("y")
+    graph = FunctionGraph([x, y], [x * y + 1.0])
+    cache = ModuleCache(point + "/cache")
+    try:
+        CLinker(cache).compile(graph)
+    except Exception as exc:
+        print(type(exc).__name__, getattr(exc, "errno", None), str(exc).split(":")[0])
+    import os
+    os.unlink(point + "/filler")  # with room again, the same cache works
+    import numpy as np
+    f = CLinker(ModuleCache(point + "/cache")).make_function(graph)
+    print(f([np.ones(2), np.ones(2) * 2.0])[0].tolist())
+""")
+
+
+def test_a_really_full_disk_is_a_cache_error(tmp_path):
+    # A 256 KiB tmpfs in a private mount namespace: nothing stays mounted afterwards.
+    unshare = shutil.which("unshare")
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0) or unshare is None:
+        pytest.skip("a private tmpfs needs root and unshare")
+    if cache_module.default_compiler() is None:
+        pytest.skip("no C compiler found")
+    point = tmp_path / "tiny"
+    point.mkdir()
+    script = tmp_path / "full_disk.py"
+    script.write_text(FULL_DISK)
+    shell = (f"mount -t tmpfs -o size=256k,mode=0700 tmpfs {shlex.quote(str(point))} && "
+             f"exec {shlex.quote(sys.executable)} {shlex.quote(str(script))} "
+             f"{shlex.quote(str(point))}")
+    proc = subprocess.run([unshare, "--mount", "--propagation", "private", "sh", "-c", shell],
+                          capture_output=True, text=True, timeout=600, cwd=REPO)
+    if proc.returncode != 0 and "mount" in proc.stderr and "Traceback" not in proc.stderr:
+        pytest.skip(f"cannot mount a private tmpfs here: {proc.stderr.strip()}")
+    assert proc.returncode == 0, proc.stderr
+    first, second = proc.stdout.strip().splitlines()
+    # before: a raw OSError: [Errno 28] from writing the source
+    assert first == f"CacheError {errno.ENOSPC} cannot write to the module cache directory " \
+                    f"{point}/cache", first
+    assert second == "[3.0, 3.0]"
 
 
 # -- the probe file -------------------------------------------------------------------------------
@@ -156,3 +182,19 @@ def test_a_damaged_probe_file_is_probed_again_and_replaced(tmp_path, probes, dam
     assert len(probes) == 2
     assert path.is_file() and path.read_text() == "1\n"
     assert (path.stat().st_mode & 0o077) == 0
+
+
+def test_a_compiler_stopped_by_a_full_disk_is_a_cache_error(fresh_cache, tmp_path):
+    # The compiler, not our own write, meets the full disk: still the disk's fault.
+    fake = tmp_path / "fullcc"
+    fake.write_text("#!/bin/sh\necho 'ld: final link failed: No space left on device' >&2\n"
+                    "exit 1\n")
+    fake.chmod(0o755)
+    cc = fresh_cache.get_compiler()
+    full = ModuleCache(fresh_cache.directory,
+                       compiler=Compiler([str(fake)], cc.version, cc.flags, cc.link_flags))
+    with pytest.raises(CacheError, match="No space left on device") as info:
+        CLinker(full).compile(_graph())
+    assert info.value.errno == errno.ENOSPC
+    root = Path(fresh_cache.directory)
+    assert not list(root.glob("failed-*")) and not list(root.glob("tmp-*"))

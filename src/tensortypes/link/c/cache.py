@@ -166,6 +166,16 @@ def _write_error(directory: str, exc: OSError) -> CacheError:
     return err
 
 
+def _disk_full(directory: str, exc: CompileError) -> bool:
+    """Whether a compiler failure was the disk filling up, not the code."""
+    if "No space left on device" in (exc.compiler_output or ""):
+        return True
+    try:
+        return os.statvfs(directory).f_bavail == 0
+    except (OSError, AttributeError):  # no statvfs on Windows
+        return False
+
+
 def prepare_directory(path: str) -> str:
     """Create ``path`` (mode 0700) if needed; refuse one that is not safe to load from.
 
@@ -357,7 +367,7 @@ class ModuleCache:
             try:
                 self._compile(tmp, name, source, settings)
             except CompileError as exc:
-                raise self._keep_failed(tmp, name, exc) from None
+                raise self._compile_failed(tmp, name, exc) from None
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
@@ -381,7 +391,7 @@ class ModuleCache:
         try:
             binary = self._compile(build, name, source, settings)
         except CompileError as exc:
-            raise self._keep_failed(build, name, exc) from None
+            raise self._compile_failed(build, name, exc) from None
         return _load(name, binary)
 
     def _compile(self, directory: str, name: str, source: str, settings: BuildSettings) -> str:
@@ -402,6 +412,13 @@ class ModuleCache:
             raise _write_error(self.directory, exc) from None
         self.stats["compiled"] += 1
         return binary
+
+    def _compile_failed(self, build: str, name: str, exc: CompileError) -> OSError | CompileError:
+        """The error to raise for a failed build: the disk's fault or the compiler's."""
+        if _disk_full(build, exc):
+            shutil.rmtree(build, ignore_errors=True)
+            return _write_error(self.directory, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+        return self._keep_failed(build, name, exc)
 
     def _keep_failed(self, build: str, name: str, exc: CompileError) -> CompileError:
         """Keep the failed source where the user can read it; the error names it."""
