@@ -85,7 +85,7 @@ class Binder:
             mapping[name] = value
         return expr.substitute(mapping)
 
-    def _axis(self, p, a, label: str, axis: int, deferred: list, out: list) -> None:
+    def _axis(self, p, a, label: str, axis: int, deferred: list | None, out: list) -> None:
         if p is None:
             return
         if type(a) is Bcast:

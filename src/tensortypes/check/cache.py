@@ -1,10 +1,14 @@
 """The per-file result cache of ``tensortypes check`` (layer 6: ``check``).
 
 A file's diagnostics depend only on its content, the options that change
-what is reported (``strict``) and the checker's own version, since nothing is
+what is reported (``strict``) and the checker's own code, since nothing is
 imported across files. The cache stores them as JSON under a key hashing those
 three, so a re-run checks only files whose content changed; a renamed file
-hits the cache too (the path is written back into its diagnostics).
+hits the cache too (the path is written back into its diagnostics). The
+checker's code is the source of the whole ``tensortypes`` package (the rules
+read annotations through ``annotate``, ``types`` and ``core``), hashed once per
+process, so an edit to any of it, or an upgrade, misses every old entry; no
+version number has to be remembered.
 
 The directory is ``<config.cache_dir>/check`` (``TENSORTYPES_CACHE_DIR``), or an
 explicit one. An unusable directory raises ``CacheError``; a corrupt entry is
@@ -24,10 +28,30 @@ from tensortypes.errors import CacheError
 
 from .diagnostics import Diagnostic
 
-__all__ = ["ResultCache", "CHECKER_VERSION", "cache_key"]
+__all__ = ["ResultCache", "CHECKER_VERSION", "cache_key", "code_digest"]
 
-# Bump when a change to the checker changes any diagnostic, so old entries miss.
-CHECKER_VERSION = "check-2"
+# The format of an entry; the checker's code is hashed into every key besides.
+CHECKER_VERSION = "check-3"
+_PACKAGE = Path(__file__).resolve().parents[1]
+_code_digest: list = []
+
+
+def code_digest() -> str:
+    """A digest of the ``tensortypes`` package's source files (computed once).
+
+    >>> len(code_digest())
+    40
+    """
+    if not _code_digest:
+        h = hashlib.sha1(usedforsecurity=False)
+        for path in sorted(_PACKAGE.rglob("*.py")):
+            h.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0")
+            try:
+                h.update(path.read_bytes())
+            except OSError:
+                h.update(b"?")
+        _code_digest.append(h.hexdigest())
+    return _code_digest[0]
 
 
 def cache_key(text: str, strict: bool) -> str:
@@ -37,7 +61,7 @@ def cache_key(text: str, strict: bool) -> str:
     40
     """
     h = hashlib.sha1(usedforsecurity=False)
-    h.update(f"{CHECKER_VERSION}\0{int(strict)}\0".encode())
+    h.update(f"{CHECKER_VERSION}\0{code_digest()}\0{int(strict)}\0".encode())
     h.update(text.encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 

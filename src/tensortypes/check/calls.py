@@ -43,6 +43,7 @@ from .symbolic import (
     LayerV,
     ListV,
     MethodV,
+    NoneV,
     Ref,
     ShapeV,
     StrV,
@@ -95,6 +96,8 @@ class CallMixin:
             kwargs[kw.arg] = self.eval(kw.value, frame)
             label_nodes[kw.arg] = kw.value
         result = self.invoke(callee, args, kwargs, node, frame, Labels(label_nodes), star)
+        if not _keeps_attributes(callee):
+            forget_none_attributes(frame)
         if not _pure(callee):
             for arg_node in label_nodes.values():
                 key = attr_key(arg_node) if isinstance(arg_node, ast.Attribute) else \
@@ -412,6 +415,39 @@ def _pure(callee) -> bool:
     if t is MethodV:
         return type(callee.receiver) is Arr
     return False
+
+
+# Array methods that set attributes of other values: ``loss.backward()`` fills the
+# ``.grad`` of every leaf it reaches.
+_ATTRIBUTE_SETTING_METHODS = frozenset({"backward", "register_hook", "retain_grad"})
+_PURE_ROOTS = ("builtins.", "math.", "torch.", "numpy.", "jax.", "einops.", "typing.",
+               "operator.", "itertools.", "functools.")
+
+
+def _keeps_attributes(callee) -> bool:
+    """Whether a call cannot set attributes of the values it reaches (library code)."""
+    t = type(callee)
+    if t is LayerV:
+        return True
+    if t is Ref:
+        return callee.path.startswith(_PURE_ROOTS) and callee.path != "builtins.setattr"
+    if t is MethodV:
+        return type(callee.receiver) is Arr and callee.name not in _ATTRIBUTE_SETTING_METHODS
+    return False
+
+
+def forget_none_attributes(frame) -> None:
+    """After an opaque call, an attribute (or item) known to be None may not be any more.
+
+    ``a.grad = None; loss.backward(); f(a.grad)``: the call may set ``a.grad``
+    through any object it can reach, which the walker cannot follow, so what was
+    narrowed to None (or to an ``Optional``) becomes unknown. Attributes known to
+    hold something else keep it: a call that replaces them is rare, and forgetting
+    them would lose every shape a method's body relies on.
+    """
+    for key, value in frame.vars.items():
+        if ("." in key or "[" in key) and (type(value) is NoneV or may_be_none(value)):
+            frame.vars[key] = UNKNOWN
 
 
 def _iterated(name: str, args):

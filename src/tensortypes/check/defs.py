@@ -108,6 +108,15 @@ class ClassFacts:
             self.mutated.add(name)
 
 
+def _slot_names(node) -> list:
+    """The names a ``__slots__`` value lists (a string, or a tuple/list/dict of them)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    items = node.keys if isinstance(node, ast.Dict) else \
+        node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else []
+    return [i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)]
+
+
 def _names_bound(stmt) -> set:
     """Names a class-body ``if``/``try``/``with`` binds (``if X: def f(self): ...``)."""
     found = set()
@@ -205,6 +214,8 @@ class ClassInfo:
                 for target in stmt.targets:
                     if isinstance(target, ast.Name):
                         self.class_attrs[target.id] = stmt.value
+                        if target.id == "__slots__":  # the instances' attributes
+                            self.assigned.update(_slot_names(stmt.value))
             elif isinstance(stmt, ast.ClassDef):
                 self.assigned.add(stmt.name)  # a nested class is an attribute too
             elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
@@ -270,8 +281,8 @@ class ClassInfo:
         found = self._own_attr(name, module)
         if found is not False:
             return found
-        if not self.constructed(module):
-            return None
+        if not self.constructed(module) or name in module.set_by_name:
+            return None  # set from outside by name: net.add_module("head", m)
         for other in module.classes.values():
             if other is not self and self.name in other.ancestors(module) and \
                     other._own_attr(name, module) is not False:

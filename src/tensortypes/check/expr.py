@@ -438,6 +438,18 @@ class ExprMixin:
         return out if out is not None else BoolV()
 
 
+def item_key(node) -> str | None:
+    """``"lst[0]"`` for a constant subscript of a name or attribute chain, the key
+    refinement narrows (``if lst[0] is not None:``), else None."""
+    if not isinstance(node, ast.Subscript):
+        return None
+    index = node.slice
+    if not isinstance(index, ast.Constant) or type(index.value) not in (int, str):
+        return None
+    base = node.value.id if isinstance(node.value, ast.Name) else attr_key(node.value)
+    return None if base is None else f"{base}[{index.value!r}]"
+
+
 def attr_key(node) -> str | None:
     """``"self.fc"`` for an attribute chain rooted at a name, the key refinement uses."""
     parts = []

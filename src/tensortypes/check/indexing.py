@@ -17,7 +17,7 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
 from .diagnostics import CheckFailure
-from .expr import ELLIPSIS, label_of
+from .expr import ELLIPSIS, item_key, label_of
 from .joins import join_all
 from .rules.access import shape_item, shape_slice
 from .rules.base import int_const, is_float
@@ -50,6 +50,9 @@ class IndexMixin:
     """Subscripts for the walker (needs ``eval``, ``check_optional`` and ``with_notes``)."""
 
     def e_Subscript(self, node, frame):
+        key = item_key(node)
+        if key is not None and key in frame.vars:  # narrowed: if lst[0] is not None:
+            return frame.vars[key]
         receiver = self.check_optional(self.eval(node.value, frame), node.value, frame)
         t = type(receiver)
         if t is Arr:

@@ -242,8 +242,14 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
                 values.append(NONE)
             # No return statement: a procedure, or a body that ends in a call that always
             # raises (a NoReturn helper); its calls give nothing known.
-            info.inferred = join_all(values) if values else UNKNOWN
-            return info.inferred
+            found = join_all(values) if values else UNKNOWN
+            if type(found) is UnionV:
+                # Returns that disagree (None on one path, an int on another): without
+                # an annotation the author's intent is unknown, so the result fits
+                # anything, as an unannotated function's does for mypy.
+                found = UNKNOWN
+            info.inferred = found
+            return found
         finally:
             self.quiet = saved
             info.checking = False

@@ -8,8 +8,11 @@ A first pass over the syntax tree collects what every later step looks up:
   (``Image = Float[Tensor, "c h w"]``);
 - the functions and classes (``check.defs``: :class:`~.defs.FunctionInfo`,
   :class:`~.defs.ClassInfo`), and in the same walk over every node what each
-  class's methods assign to ``self`` (and where), whether its schema is open
-  (``setattr``, ``__dict__``), and which functions are generators.
+  class's methods assign to ``self`` (and where: also by name, through
+  ``register_buffer``, ``setattr(self, "x", v)`` or ``object.__setattr__``),
+  whether its schema is open (``setattr`` with a computed name, ``__dict__``),
+  which attribute names the module sets by name on other objects
+  (``net.add_module("head", m)``), and which functions are generators.
 """
 
 from __future__ import annotations
@@ -47,19 +50,40 @@ REGISTERS = frozenset({"register_buffer", "register_parameter", "add_module",
 
 def _registered_name(call: ast.Call) -> str | None:
     """``"mask"`` for ``self.register_buffer("mask", ...)`` (an attribute made by a call)."""
-    func = call.func
-    if type(func) is ast.Attribute and func.attr in REGISTERS and \
-            type(func.value) is ast.Name and func.value.id == "self" and call.args and \
-            type(call.args[0]) is ast.Constant and type(call.args[0].value) is str:
-        return call.args[0].value
-    return None
+    found = _set_by_call(call)
+    return found[1] if found is not None and found[0] == "self" else None
+
+
+def _set_by_call(call: ast.Call) -> tuple | None:
+    """``(owner, name)`` of an attribute a call sets by name, or None.
+
+    ``owner.register_buffer("name", ...)`` (and ``add_module``, ``register_module``,
+    ``register_parameter``), ``setattr(owner, "name", v)`` and
+    ``object.__setattr__(owner, "name", v)`` (a frozen class's or ``__slots__``
+    class's constructor); ``owner`` is the receiver's name when it is a plain name
+    (``"self"``), else ``""``.
+    """
+    func, args = call.func, call.args
+    if type(func) is ast.Attribute and func.attr in REGISTERS:
+        owner, name_node = func.value, args[0] if args else None
+    elif (type(func) is ast.Name and func.id == "setattr") or (
+            type(func) is ast.Attribute and func.attr == "__setattr__" and
+            type(func.value) is ast.Name and func.value.id == "object"):
+        if len(args) < 2:
+            return None
+        owner, name_node = args[0], args[1]
+    else:
+        return None
+    if type(name_node) is not ast.Constant or type(name_node.value) is not str:
+        return None
+    return (owner.id if type(owner) is ast.Name else "", name_node.value)
 
 
 class ModuleInfo:
     """Imports, constants, aliases, functions and classes of one module (first pass)."""
 
     __slots__ = ("aliases", "constants", "annotation_aliases", "functions", "classes",
-                 "generators", "class_facts", "by_type", "shadowed")
+                 "generators", "class_facts", "by_type", "shadowed", "set_by_name")
 
     def __init__(self, tree: ast.Module):
         self.aliases: dict = {}
@@ -71,6 +95,10 @@ class ModuleInfo:
         self.class_facts: dict = {}    # id of a class node -> its ClassFacts
         self.by_type: dict = {}        # types.ClassType of a checked class -> its ClassInfo
         self.shadowed: set = set()     # builtins the module rebinds (``map = safe_map``)
+        # Attribute names set by name on some object other than ``self`` anywhere in the
+        # module (``net.add_module("head", m)``, ``setattr(cfg, "lr", 0.1)``): any
+        # instance may have them, since the walker cannot tell which class ``net`` is.
+        self.set_by_name: set = set()
         self._scan(tree)
         for stmt in tree.body:
             self._top(stmt)
@@ -119,19 +147,21 @@ class ModuleInfo:
             elif t is ast.Yield or t is ast.YieldFrom:
                 if func is not None:
                     self.generators.add(func)
-            elif cls is not None:
-                if t is ast.Attribute:
-                    if node.attr == "__dict__":
-                        facts[cls].open = True
-                    elif type(node.ctx) is store and type(node.value) is ast.Name and \
-                            node.value.id == "self":
-                        facts[cls].note(node.attr, method)
-                elif t is ast.Call:
-                    name = _registered_name(node)
-                    if name is not None:
-                        facts[cls].note(name, method)
-                    elif type(node.func) is ast.Name and node.func.id in ("setattr", "vars"):
-                        facts[cls].open = True
+            elif t is ast.Call:
+                found = _set_by_call(node)
+                if found is not None and found[0] == "self" and cls is not None:
+                    facts[cls].note(found[1], method)
+                elif found is not None:
+                    self.set_by_name.add(found[1])
+                elif cls is not None and type(node.func) is ast.Name and \
+                        node.func.id in ("setattr", "vars"):
+                    facts[cls].open = True  # a name the scan cannot read
+            elif cls is not None and t is ast.Attribute:
+                if node.attr == "__dict__":
+                    facts[cls].open = True
+                elif type(node.ctx) is store and type(node.value) is ast.Name and \
+                        node.value.id == "self":
+                    facts[cls].note(node.attr, method)
             for name in _CHILD_FIELDS.get(t) or _child_fields(t):
                 value = getattr(node, name, None)
                 if type(value) is list:

@@ -6,7 +6,11 @@ frame in which ``test`` is known true (``positive``) or false. It narrows
 - ``x is None`` / ``x is not None`` / ``x == None`` and truthiness, on locals
   and on attribute chains (``self.state``), which TorchScript refuses;
 - ``isinstance(x, Tensor)`` on unions;
-- ``and``/``or``/``not`` combinations;
+- ``and``/``or``/``not`` combinations (``isinstance(x, A) or isinstance(x, B)``
+  leaves ``x`` an ``A`` or a ``B``: the join of the frames where each operand
+  holds after the ones before it failed);
+- constant subscripts of names and attribute chains (``if lst[0] is not None:``),
+  until the container is assigned or an opaque call may have changed it;
 - size equalities: after ``assert x.shape[1] == w.shape[0]`` (or ``if ... !=
   ...: raise``) the two sizes are one (:func:`assume_equal` substitutes one
   symbol by the other everywhere in the frame);
@@ -21,7 +25,8 @@ import ast
 from tensortypes.core.dims import Dim
 from tensortypes.types import ANY, is_subtype
 
-from .expr import attr_key
+from .expr import attr_key, item_key
+from .frame import join_frames
 from .joins import strip_none
 from .symbolic import (
     NONE,
@@ -56,7 +61,18 @@ class RefineMixin:
             if isinstance(test.op, ast.And) == positive:
                 for value in test.values:
                     frame = self.narrow(value, frame, positive)
-            return frame
+                return frame
+            # ``a or b`` holds (or ``a and b`` fails): one operand does, after the ones
+            # before it did not; the frame is the join of those cases.
+            cases, rest = [], frame
+            for value in test.values:
+                cases.append(self.narrow(value, rest, positive))
+                rest = self.narrow(value, rest, not positive)
+            live = [c for c in cases if not c.terminated] or cases[:1]
+            out = live[0]
+            for other in live[1:]:
+                out = join_frames(out, other)
+            return out
         key = _key(test)
         if key is not None:
             if isinstance(test, ast.NamedExpr):
@@ -65,7 +81,7 @@ class RefineMixin:
                 frame = frame.copy()
                 frame.terminated = type(frame.vars[key]) is NoneV  # `if x:` of a None: dead
                 frame.vars[key] = strip_none(frame.vars[key])
-            elif positive and isinstance(test, ast.Attribute):
+            elif positive and isinstance(test, (ast.Attribute, ast.Subscript)):
                 frame = frame.copy()
                 frame.vars[key] = strip_none(self.eval(test, frame))
             return frame
@@ -275,6 +291,8 @@ def _key(node):
         return node.id
     if isinstance(node, ast.Attribute):
         return attr_key(node)
+    if isinstance(node, ast.Subscript):
+        return item_key(node)
     return None
 
 

@@ -57,6 +57,15 @@ from .symbolic import (
 __all__ = ["StatementMixin"]
 
 
+def forget_items(frame, base: str | None) -> None:
+    """Drop what refinement knew of ``base[...]`` (``base`` was assigned, or an item of it)."""
+    if base is None:
+        return
+    prefix = base + "["
+    for key in [k for k in frame.vars if k.startswith(prefix)]:
+        del frame.vars[key]
+
+
 class StatementMixin:
     """Statement execution for the walker (needs ``eval``, ``narrow``, ``check_binding``)."""
 
@@ -157,14 +166,18 @@ class StatementMixin:
             if type(value) is Arr and value.origin is None:
                 value = value.with_(origin=f"assigned at line {stmt.lineno}")
             frame.vars[target.id] = value
+            forget_items(frame, target.id)
             return
         if isinstance(target, (ast.Tuple, ast.List)):
             self.unpack(target, value, frame, stmt)
             return
         if isinstance(target, ast.Attribute):
             self.assign_attribute(target, value, frame, stmt, declared)
+            forget_items(frame, attr_key(target))
             return
         if isinstance(target, ast.Subscript):
+            base = target.value
+            forget_items(frame, base.id if isinstance(base, ast.Name) else attr_key(base))
             self.assign_item(target, value, frame, stmt)
 
     def unpack(self, target, value, frame, stmt) -> None:

@@ -226,6 +226,39 @@ def _against(value, want):
         return want  # TorchScript's dtypes are ints (ScalarType)
     if type(found) is ClassType and type(want) is AbcType:
         return want  # a checked class may implement the protocol (__iter__, __len__...)
+    if type(found) is ClassType and type(want) is not ClassType:
+        return _builtin_against(found, want)
+    return found
+
+
+# Builtin classes a checked class may derive from, and what each one's instances fit
+# (a subclass's items are not known: gradual).
+_BUILTIN_FITS = (
+    (tuple, lambda w: type(w) in (TupleType, VarTupleType) or _iterable(w)),
+    (list, lambda w: type(w) is ListType or _iterable(w)),
+    (str, lambda w: w is STR or _iterable(w)),
+    (bool, lambda w: w in _TOWER[BOOL] or w is BOOL),
+    (int, lambda w: w in _TOWER[INT] or w is INT),
+    (float, lambda w: w in _TOWER[FLOAT] or w is FLOAT),
+    (complex, lambda w: w in (COMPLEX, NUMBER)),
+)
+
+
+def _iterable(want) -> bool:
+    return type(want) is AbcType and want.origin in ITERABLE
+
+
+def _builtin_against(found: ClassType, want):
+    """A checked subclass of a builtin (``class Pair(tuple)``) against a structural type.
+
+    Python's subclassing is nominal: a ``Pair`` is a ``tuple``, so it fits ``tuple``
+    and ``Tuple[int, int]`` (its items are not known: gradual), and a subclass of
+    ``int`` fits ``float``. The lattice's ``ClassType`` does not relate to the
+    structural types, so the builtin base answers here.
+    """
+    for cls, fits_want in _BUILTIN_FITS:
+        if issubclass(found.cls, cls):
+            return want if fits_want(want) else found
     return found
 
 

@@ -86,6 +86,8 @@ def _build(node: tuple, text: str, braces: list | None = None) -> Dim:
         if kind == "pos":
             return _build(node[3], text, braces)
         if kind == "brace":
+            if braces is None:  # a brace inside a brace, or braces where none may be
+                raise AnnotationError("a brace cannot stand here")
             braces.append((_build(node[3], text, None), text[node[1]:node[2]]))
             return symbol_dim(f"{{{len(braces) - 1}}}")
         if kind == "call":

@@ -1,0 +1,85 @@
+"""The errors next to pylevel_ok.py's idioms that must still be reported."""
+from typing import List, Optional, Union
+
+import torch
+from jaxtyping import Float
+from torch import Tensor, nn
+
+
+class Net(nn.Module):
+    def __init__(self, n: int):
+        super().__init__()
+        self.fc = nn.Linear(n, 4)
+
+    def forward(self, x):
+        return self.head(self.fc(x))  # E: Net has no attribute 'head' [attr]
+
+
+class Frozen:
+    __slots__ = ("a", "b")
+
+    def __init__(self, a: int, b: int):
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
+
+    def total(self) -> int:
+        return self.a + self.c  # E: Frozen has no attribute 'c' [attr]
+
+
+def g(t: Tensor) -> Tensor:
+    return t
+
+
+def grad_without_a_call() -> Tensor:
+    a = torch.zeros(3, requires_grad=True)
+    a.grad = None
+    return g(a.grad)  # E: is None [arg-type]
+
+
+class A:
+    def m(self) -> int:
+        return 1
+
+
+class B:
+    def m(self) -> int:
+        return 2
+
+
+def pick(x: Union[A, B, None]) -> int:
+    if isinstance(x, A) or x is None:
+        return x.m()  # E: x may be None [optional]
+    return 0
+
+
+def first(lst: List[Optional[int]]) -> int:
+    return lst[0] + 1  # E: lst[0] may be None [optional]
+
+
+def first_then_reassigned(lst: List[Optional[int]], other: List[Optional[int]]) -> int:
+    if lst[0] is not None:
+        lst = other
+        return lst[0] + 1  # E: lst[0] may be None [optional]
+    return 0
+
+
+def nothing():
+    return None
+
+
+def use_nothing() -> int:
+    return nothing()  # E: return value of use_nothing() is None [return]
+
+
+class Pair(tuple):
+    pass
+
+
+def as_str() -> str:
+    return Pair((1,))  # E: return value of as_str() is Pair, expected str [return]
+
+
+def reassigned(x: Float[Tensor, "b n"]) -> Float[Tensor, "b"]:
+    y: Float[Tensor, "b n"] = x * 2
+    y = y.sum(-1)  # E: value assigned to y (b,) has rank 1 [assign]
+    return y

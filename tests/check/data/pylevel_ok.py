@@ -1,0 +1,168 @@
+"""Python-level idioms that are correct: none of them may be reported.
+
+Attributes set by name (add_module, register_module, setattr, object.__setattr__
+in a __slots__ class), attributes an opaque call may set (.grad after backward),
+narrowing through `or` and of constant subscripts, unannotated helpers whose
+returns disagree, subclasses of builtins, an annotated local re-assigned with
+the declared shape.
+"""
+from typing import List, Optional, Sequence, Tuple, Union
+
+import torch
+from jaxtyping import Float
+from torch import Tensor, nn
+
+
+class Net(nn.Module):
+    def __init__(self, n: int):
+        super().__init__()
+        self.fc = nn.Linear(n, 4)
+
+    def forward(self, x):
+        return self.head(self.fc(x)) + self.extra.weight.sum()
+
+
+def build(n: int) -> Net:
+    net = Net(n)
+    net.add_module("head", nn.Linear(4, 2))
+    net.register_module("extra", nn.Linear(2, 2))
+    return net
+
+
+class Frozen:
+    __slots__ = ("a", "b")
+
+    def __init__(self, a: int, b: int):
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
+
+    def total(self) -> int:
+        return self.a + self.b
+
+
+class Settings:
+    def __init__(self):
+        setattr(self, "lr", 0.1)
+
+    def rate(self) -> float:
+        return self.lr
+
+
+def g(t: Tensor) -> Tensor:
+    return t
+
+
+def grad_after_backward(loss: Tensor) -> Tensor:
+    a = torch.zeros(3, requires_grad=True)
+    a.grad = None
+    loss.backward()
+    return g(a.grad)
+
+
+class Box:
+    def __init__(self):
+        self.grad: Optional[Tensor] = None
+
+
+def refresh(box):
+    box.grad = torch.zeros(3)
+
+
+def grad_after_a_helper(box: Box) -> Tensor:
+    box.grad = None
+    refresh(box)
+    return g(box.grad)
+
+
+class A:
+    def m(self) -> int:
+        return 1
+
+
+class B:
+    def m(self) -> int:
+        return 2
+
+
+def pick(x: Union[A, B, None]) -> int:
+    if isinstance(x, A) or isinstance(x, B):
+        return x.m()
+    return 0
+
+
+def pick_not(x: Union[A, B, None]) -> int:
+    if not (isinstance(x, A) or isinstance(x, B)):
+        return 0
+    return x.m()
+
+
+def first(lst: List[Optional[int]]) -> int:
+    if lst[0] is not None:
+        return lst[0] + 1
+    return 0
+
+
+def first_truthy(lst: List[Optional[Tensor]]) -> Tensor:
+    if lst[0]:
+        return g(lst[0])
+    return torch.zeros(1)
+
+
+class Holder:
+    def __init__(self, p):
+        self.p = p
+
+    def run(self) -> Tensor:
+        if self.p is not None:
+            self.p.close()
+        return g(self.p)
+
+
+def helper(flag):
+    if flag:
+        return None
+    return 3
+
+
+def use_helper(flag) -> int:
+    return helper(flag)
+
+
+class Pair(tuple):
+    pass
+
+
+class Names(list):
+    pass
+
+
+class Size(int):
+    pass
+
+
+def as_tuple() -> tuple:
+    return Pair((1, 2))
+
+
+def as_fixed_tuple() -> Tuple[int, int]:
+    return Pair((1, 2))
+
+
+def as_list() -> List[str]:
+    return Names()
+
+
+def as_float() -> float:
+    return Size(3)
+
+
+def as_sequence() -> Sequence[int]:
+    return Pair((1,))
+
+
+def reassigned(x: Float[Tensor, "b n"]) -> Float[Tensor, "b n"]:
+    y: Float[Tensor, "b n"] = x * 2
+    y = y + 1
+    for _ in range(3):
+        y = y * 2
+    return y
