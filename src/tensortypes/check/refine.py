@@ -101,6 +101,8 @@ class RefineMixin:
 
     def narrow_compare(self, test, frame, positive):
         op, left, right = test.ops[0], test.left, test.comparators[0]
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(op, ast.In) == positive:
+            return self.narrow_member(left, right, frame)
         if isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and \
                 isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and \
                 left.func.id == "type" and len(left.args) == 1 and not left.keywords:
@@ -159,6 +161,31 @@ class RefineMixin:
             for x, y in pairs:
                 if x is not None and y is not None:
                     frame = assume_equal(frame, x, y, test.lineno)
+        return frame
+
+    def narrow_member(self, left, right, frame):
+        """``x in C`` held: ``x`` is not None, unless ``C`` is known to hold None.
+
+        Containers tested for membership are of keys, names, kinds; one that
+        holds None is rare and, when written out (``x in (None, 1)``), seen.
+        """
+        key = _key(left)
+        if key is None:
+            return frame
+        current = frame.vars.get(key)
+        if current is None:
+            self.quiet += 1
+            try:
+                current = self.eval(left, frame)
+            finally:
+                self.quiet -= 1
+        if type(current) is not UnionV or not any(type(v) is NoneV for v in current.items):
+            return frame
+        if isinstance(right, (ast.Tuple, ast.List, ast.Set)) and any(
+                isinstance(e, ast.Constant) and e.value is None for e in right.elts):
+            return frame
+        frame = frame.copy()
+        frame.vars[key] = strip_none(current)
         return frame
 
     def narrow_dtype(self, target, dtype_node, frame, same: bool):

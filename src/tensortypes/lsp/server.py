@@ -127,6 +127,8 @@ class TensortypesServer(LanguageServer):
                 lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
             return
         result = self.result_for(uri)
+        if result is None:  # skipped (checked above; result_for says so too)
+            return
         lines = doc.source.splitlines() or [""]
         items = [to_lsp(d, uri, lines, doc.position_codec) for d in result.diagnostics]
         self.text_document_publish_diagnostics(

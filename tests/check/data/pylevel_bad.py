@@ -83,3 +83,9 @@ def reassigned(x: Float[Tensor, "b n"]) -> Float[Tensor, "b"]:
     y: Float[Tensor, "b n"] = x * 2
     y = y.sum(-1)  # E: value assigned to y (b,) has rank 1 [assign]
     return y
+
+
+def member_of_a_tuple_with_none(kind: Optional[str]) -> bool:
+    if kind in (None, "numpy"):
+        return kind.startswith("n")  # E: kind may be None [optional]
+    return False

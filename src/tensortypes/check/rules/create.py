@@ -88,9 +88,14 @@ class Creator(Rule):
         else:
             base = {"float": default_float(call.kind), "int": default_int(call.kind),
                     "bool": bool_}[self.dtype]
-        if is_object_dtype(call.kwargs.get("dtype")):
+        dtype = call.kwargs.get("dtype")
+        if dtype is None and self.shape_param == "shape":
+            # np.zeros(shape, dtype), np.full(shape, fill_value, dtype): positional too
+            positional = rest[1:] if self.dtype == "fill" else rest
+            dtype = positional[0] if positional else None
+        if is_object_dtype(dtype):
             return UNKNOWN  # an array of Python objects: anything goes in
-        return Arr(call.kind, _dtype(call, call.kwargs.get("dtype"), base), sizes)
+        return Arr(call.kind, _dtype(call, dtype, base), sizes)
 
 
 class Normal(Rule):
