@@ -119,8 +119,10 @@ class RefineMixin:
             if current is None:
                 current = self.eval(left, frame)
             frame = frame.copy()
-            # `x is not None` where x is None: this branch cannot run.
-            frame.terminated = not is_none and type(current) is NoneV
+            # `x is not None` where x is None: this branch cannot run; nor can `x is None`
+            # where x is an array (a defensive check of a non-Optional parameter).
+            frame.terminated = (not is_none and type(current) is NoneV) or \
+                (is_none and type(current) is Arr)
             frame.vars[key] = NONE if is_none else strip_none(current)
             return frame
         if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) == positive and \

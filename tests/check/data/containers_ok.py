@@ -65,3 +65,14 @@ def closure_changes(x: Float[Tensor, "b n"]) -> None:
 
     h = x
     use()
+
+
+def defensive(tensor: Float[Tensor, "b n"]) -> Float[Tensor, "b n"]:
+    if tensor is None:  # cannot hold for an array: the branch is not walked
+        print("missing")
+    return tensor
+
+
+def same_view(x: Float[Tensor, "b n"], k: int) -> None:
+    t = torch.zeros((1, 1)).expand(x.shape[0], 1)
+    u = t.view(-1, 1)  # keeps every axis: no contiguity needed

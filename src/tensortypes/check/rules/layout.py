@@ -10,7 +10,7 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
-from ..symbolic import UNKNOWN, Arr, ListV, TupleV, fmt_shape
+from ..symbolic import UNKNOWN, Arr, ListV, Rest, TupleV, fmt_shape
 from . import shapefns as sf
 from .base import (
     Call,
@@ -55,7 +55,7 @@ class Reshape(Rule):
         if new is None:
             return x.with_(shape=None, origin=None)
         what = call.name
-        if self.view and not x.contiguous:
+        if self.view and not x.contiguous and not _same_axes(x.shape, new):
             raise CheckFailure("view", f"{what}: the tensor is not contiguous (it was "
                                        f"transposed, permuted or expanded); view cannot "
                                        f"change its shape: use .reshape(...) or call "
@@ -63,6 +63,19 @@ class Reshape(Rule):
         shape = reshape_shape(x.shape, new, what, call.facts)
         return x.with_(shape=shape, origin=None, contiguous=True if not self.view
                        else x.contiguous)
+
+
+def _same_axes(shape, new) -> bool:
+    """Whether ``view(new)`` keeps every axis (``view(-1, 1)`` of an ``(n, 1)`` array),
+    which needs no contiguity: only a view that merges or splits axes does."""
+    if shape is None or len(shape) != len(new) or any(type(d) is Rest for d in shape):
+        return False
+    for old, want in zip(shape, new):
+        if type(want) is int or want is old:
+            continue  # the one -1 takes what is left: the axis itself
+        if type(old) is not Dim or type(want) is not Dim or dims.eq(old, want) is not True:
+            return False
+    return True
 
 
 class Permute(Rule):
