@@ -176,7 +176,7 @@ class Binder:
             tail_p = len(pattern) - (rest_p + 1 if rest_p is not None else len(pattern))
             tail = min(tail_a, tail_p)
             pairs = [(i, pattern[i], shape[i]) for i in range(head)]
-            pairs += [(len(shape) - k, pattern[len(pattern) - k], shape[len(shape) - k])
+            pairs += [(-k, pattern[len(pattern) - k], shape[len(shape) - k])
                       for k in range(1, tail + 1)]
             if rest_p is not None and pattern[rest_p].name is not None:
                 self.env.setdefault("*" + pattern[rest_p].name, None)
