@@ -37,7 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tensor",),
     ("annotate", "pytree"),
     ("runtime", "link", "check"),
-    ("lsp",),
+    ("lsp", "annotator"),
 )
 
 # The facade on top: it re-exports and runs commands, so it may import anything.

@@ -71,6 +71,12 @@ def _parser() -> argparse.ArgumentParser:
         "lsp", help="run the language server over stdio (needs the 'lsp' extra)",
         description="Serve the static checker's diagnostics and hovers to an editor over "
                     "the Language Server Protocol on stdin/stdout.")
+    from tensortypes.annotator import build_parser
+
+    build_parser(commands.add_parser(
+        "annotate", help="record a run's array shapes and write them as annotations",
+        description="Record the dtypes and shapes a program's functions see (annotate run), "
+                    "then write them into the source as annotations (annotate apply)."))
     return parser
 
 
@@ -97,4 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         from tensortypes.lsp import main as lsp_main
 
         return lsp_main()
+    if args.command == "annotate":
+        from tensortypes.annotator import main as annotate_main
+
+        return annotate_main(args)
     raise AssertionError(f"unhandled command {args.command!r}")  # pragma: no cover

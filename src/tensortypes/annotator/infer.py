@@ -1,0 +1,381 @@
+"""From recorded calls to annotations (layer 7: ``annotator``).
+
+:func:`infer_function` takes every recorded call of one function and the
+function's source (an ``ast`` node) and proposes one annotation per parameter
+and for the return value:
+
+- **shared sizes**: the axes (of any parameter or the return value) whose sizes
+  are equal in every call share one name; an axis whose size varies gets a name;
+  a size that never varies stays a number only when the number is written in the
+  function's source (``3`` for xyz in ``view(-1, 3)``), else it gets a name too,
+  since one run's constant is often another run's variable;
+- **variadic prefixes**: when a parameter's rank varies across calls, the
+  leading axes become ``*batch`` (shared by the parameters whose leading axes are
+  the same in every call), the trailing ones are named as above;
+- **names from the code**: an int of the code whose value equals the size in
+  every call names it, when only one does: the function's own int parameter
+  (``k``), the constructor's (``d_model`` of ``__init__(self, d_model)``) or an
+  int attribute of ``self``; such a name ties the annotation to the code, so the
+  static checker can relate it to the layers built from that int. Otherwise
+  ``b, t, c = x.shape`` (or ``x.size()``) and ``n = x.shape[0]`` in the body name
+  those axes; otherwise generic names (``batch`` for a varying leading axis,
+  then ``n``, ``m``, ``k``, ...);
+- **dtype classes** as narrow as the calls allow (``Float32`` when every call
+  was float32, ``Float`` for float32 and float64, ``Shaped`` for a mix of kinds);
+- the array library kept (``torch.Tensor``, ``np.ndarray``, ``jax.Array``), spelt
+  as the module imports it.
+
+Parameters with other values get a builtin type when every call agrees (``int``,
+``float`` for ints and floats, ``str``, ``bool``, ``X | None``); anything else is
+left alone: an annotation is proposed only where the records support it.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+from dataclasses import dataclass, field
+
+__all__ = ["Proposal", "FunctionPlan", "infer_function", "dtype_class", "source_ints"]
+
+_FLOATS = {"float16": "Float16", "bfloat16": "BFloat16", "float32": "Float32",
+           "float64": "Float64"}
+_INTS = {"int8": "Int8", "int16": "Int16", "int32": "Int32", "int64": "Int64"}
+_UINTS = {"uint8": "UInt8", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+_COMPLEX = {"complex64": "Complex64", "complex128": "Complex128"}
+_GENERIC = ("n", "m", "k", "p", "q", "r", "s", "u", "v", "w")
+_RETURN = "return"
+
+
+def dtype_class(dtypes) -> str:
+    """The narrowest jaxtyping dtype class holding every dtype in ``dtypes``.
+
+    >>> dtype_class({"float32"}), dtype_class({"float32", "float64"}), dtype_class({"int64", "bool"})
+    ('Float32', 'Float', 'Shaped')
+    """
+    dtypes = set(dtypes)
+    for table, wide in ((_FLOATS, "Float"), (_INTS, "Int"), (_UINTS, "UInt"),
+                        (_COMPLEX, "Complex")):
+        if dtypes <= set(table):
+            return table[next(iter(dtypes))] if len(dtypes) == 1 else wide
+    if dtypes == {"bool"}:
+        return "Bool"
+    if dtypes <= set(_INTS) | set(_UINTS):
+        return "Integer"
+    if dtypes <= set(_INTS) | set(_UINTS) | set(_FLOATS):
+        return "Real"
+    return "Shaped"
+
+
+def source_ints(node) -> set:
+    """The int literals written in a function (or class) body: sizes the code states.
+
+    >>> source_ints(ast.parse("def f(x):\\n    return x.view(-1, 3)"))
+    {3}
+    """
+    found = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and type(sub.value) is int and sub.value > 1:
+            found.add(sub.value)
+    return found
+
+
+def _shape_names(func) -> dict:
+    """``{(param, axis): name}`` from ``a, b = x.shape``/``x.size()`` and ``n = x.shape[i]``."""
+    names: dict = {}
+
+    def source_of(value):
+        # x.shape, x.size(), x.shape[...] -> ("x", None) / ("x", index)
+        if isinstance(value, ast.Attribute) and value.attr == "shape" and \
+                isinstance(value.value, ast.Name):
+            return value.value.id, None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                value.func.attr == "size" and isinstance(value.func.value, ast.Name):
+            if not value.args:
+                return value.func.value.id, None
+            arg = value.args[0]
+            if isinstance(arg, ast.Constant) and type(arg.value) is int:
+                return value.func.value.id, arg.value
+            if isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub) and \
+                    isinstance(arg.operand, ast.Constant) and type(arg.operand.value) is int:
+                return value.func.value.id, -arg.operand.value
+        if isinstance(value, ast.Subscript):
+            inner = source_of(value.value)
+            if inner is not None and inner[1] is None:
+                index = value.slice
+                if isinstance(index, ast.Constant) and type(index.value) is int:
+                    return inner[0], index.value
+                if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) and \
+                        isinstance(index.operand, ast.Constant):
+                    return inner[0], -index.operand.value
+        return None
+
+    for sub in ast.walk(func):
+        if not isinstance(sub, ast.Assign) or len(sub.targets) != 1:
+            continue
+        target, found = sub.targets[0], source_of(sub.value)
+        if found is None:
+            continue
+        param, index = found
+        if index is None and isinstance(target, (ast.Tuple, ast.List)):
+            for axis, element in enumerate(target.elts):
+                if isinstance(element, ast.Name) and element.id != "_":
+                    names.setdefault((param, axis), element.id)
+                elif isinstance(element, ast.Starred):
+                    break
+        elif index is not None and isinstance(target, ast.Name):
+            names.setdefault((param, index), target.id)
+    return names
+
+
+@dataclass
+class Proposal:
+    """One proposed annotation: its source text and the names it imports."""
+
+    text: str
+    imports: set = field(default_factory=set)  # ("module", "name") pairs
+
+
+@dataclass
+class FunctionPlan:
+    """What :func:`infer_function` proposes for one function, and why not elsewhere."""
+
+    params: dict  # name -> Proposal
+    returns: Proposal | None
+    notes: list  # params left alone, with the reason
+
+
+class _Libraries:
+    """How the module spells each array library's array type, and what to import."""
+
+    def __init__(self, module_tree) -> None:
+        self.aliases: dict = {}  # module -> alias in this file ("numpy" -> "np")
+        self.names: dict = {}  # ("torch", "Tensor") -> local name
+        for node in ast.walk(module_tree) if module_tree is not None else ():
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    self.aliases.setdefault(a.name, a.asname or a.name)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for a in node.names:
+                    self.names.setdefault((node.module, a.name), a.asname or a.name)
+
+    def array_type(self, lib: str) -> Proposal | None:
+        module, cls = {"torch": ("torch", "Tensor"), "numpy": ("numpy", "ndarray"),
+                       "jax": ("jax", "Array")}.get(lib, (None, None))
+        if module is None:
+            return None
+        if (module, cls) in self.names:
+            return Proposal(self.names[(module, cls)])
+        if module in self.aliases:
+            return Proposal(f"{self.aliases[module]}.{cls}")
+        if module == "numpy":
+            return Proposal("np.ndarray", {("import", "numpy as np")})
+        return Proposal(f"{module}.{cls}", {("import", module)})
+
+
+def _group_key(values: tuple) -> tuple:
+    return values
+
+
+def infer_function(calls, func, class_node=None, module_tree=None,
+                   package: str = "tensortypes") -> FunctionPlan:
+    """Annotations for ``func`` (an ``ast.FunctionDef``) from its recorded ``calls``.
+
+    ``calls``: ``(args, ret, self_ints)`` triples as the trace stores them.
+    ``package``: where the dtype classes are imported from (``tensortypes`` or
+    ``jaxtyping``).
+    """
+    libs = _Libraries(module_tree)
+    params = [a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)]
+    if params and class_node is not None and params[0] in ("self", "cls"):
+        params = params[1:]
+    calls = [c for c in calls if isinstance(c[0], dict)]
+    notes: list = []
+    if not calls:
+        return FunctionPlan({}, None, ["no recorded call"])
+    slots = [*params, _RETURN]
+
+    def value_of(call, slot):
+        return call[1] if slot == _RETURN else call[0].get(slot)
+
+    # -- which slots are arrays, of one library, in every call ------------------------------
+    arrays: dict = {}
+    optional: set = set()  # array slots that were None in some calls (``targets=None``)
+    present: dict = {}  # slot -> indices of the calls where it holds an array
+    for slot in slots:
+        seen = [value_of(c, slot) for c in calls]
+        if not seen or any(v is None for v in seen):
+            continue
+        held = [i for i, v in enumerate(seen) if v.get("k") == "array"]
+        if not held or any(v.get("k") not in ("array", "none") for v in seen):
+            continue
+        libs_seen = {seen[i]["lib"] for i in held}
+        if len(libs_seen) != 1:
+            notes.append(f"{slot}: arrays of several libraries ({', '.join(sorted(libs_seen))})")
+            continue
+        if len(held) < len(seen):
+            optional.add(slot)
+        present[slot] = held
+        arrays[slot] = [seen[i] for i in held]
+    # -- axes: fixed ranks, or a variadic prefix and fixed trailing axes --------------------
+    positions: dict = {}  # (slot, axis) -> sizes per call (None: no array); axis < 0: from the end
+    prefix: dict = {}  # slot -> tuple of leading shapes per call
+
+    def per_call(slot, sizes):
+        out = [None] * len(calls)
+        for i, size in zip(present[slot], sizes):
+            out[i] = size
+        return tuple(out)
+
+    for slot, seen in arrays.items():
+        ranks = {len(v["shape"]) for v in seen}
+        if len(ranks) == 1:
+            rank = ranks.pop()
+            for axis in range(rank):
+                positions[(slot, axis)] = per_call(slot, [v["shape"][axis] for v in seen])
+        else:
+            low = min(ranks)
+            prefix[slot] = per_call(slot, [tuple(v["shape"][:len(v["shape"]) - low])
+                                           for v in seen])
+            for back in range(low, 0, -1):
+                positions[(slot, -back)] = per_call(slot, [v["shape"][-back] for v in seen])
+    code_names = _shape_names(func)
+    constants = source_ints(func)
+    # -- group equal size vectors, split where the code names them differently --------------
+    groups: dict = {}
+    # Sizes of slots present in every call first; a slot absent from some calls joins
+    # the group that agrees with it wherever both were recorded.
+    for pos, sizes in sorted(positions.items(), key=lambda item: None in item[1]):
+        if None in sizes:
+            for full in groups:
+                if all(s is None or s == f for s, f in zip(sizes, full)) and \
+                        any(s is not None and s == f for s, f in zip(sizes, full)):
+                    sizes = full
+                    break
+        groups.setdefault(sizes, []).append(pos)
+    named_groups = []
+    for sizes, members in groups.items():
+        by_name: dict = {}
+        for pos in members:
+            slot, axis = pos
+            name = code_names.get((slot, axis))
+            if name is None and axis >= 0:
+                rank = len(arrays[slot][0]["shape"])
+                name = code_names.get((slot, axis - rank))
+            by_name.setdefault(name, []).append(pos)
+        unnamed = by_name.pop(None, [])
+        if by_name:
+            # Unnamed members join the first named group (their sizes agree with it).
+            first = next(iter(by_name))
+            by_name[first].extend(unnamed)
+        else:
+            by_name[None] = unnamed
+        for name, group in by_name.items():
+            named_groups.append((sizes, name, group))
+    # -- names ------------------------------------------------------------------------------
+    used: set = set(params) | {"self", "cls"}
+    labels: dict = {}
+    int_params = {}
+    for p in params:
+        seen = [c[0].get(p) for c in calls]
+        if seen and all(v is not None and v.get("k") == "int" and v.get("v") is not None
+                        for v in seen):
+            int_params[p] = tuple(v["v"] for v in seen)
+    self_attrs: dict = {}
+    if calls and all(c[2] for c in calls):
+        common = set(calls[0][2])
+        for c in calls[1:]:
+            common &= set(c[2])
+        for attr in sorted(common):
+            self_attrs[attr] = tuple(c[2][attr] for c in calls)
+
+    def fresh(base: str) -> str:
+        base = base if base.isidentifier() and not keyword.iskeyword(base) else "n"
+        name, i = base, 2
+        while name in used:
+            name, i = f"{base}{i}", i + 1
+        used.add(name)
+        return name
+
+    generic = iter(_GENERIC)
+    # Code names first, so generic names never take them.
+    for sizes, name, group in named_groups:
+        if name is not None:
+            used.add(name)
+    for sizes, name, group in sorted(named_groups, key=lambda g: min(
+            (slots.index(p[0]), p[1] if p[1] >= 0 else 100 + p[1]) for p in g[2])):
+        known = [size for size in sizes if size is not None]
+        constant = len(set(known)) == 1
+        # Ints of the code equal to this size in every call: the function's own int
+        # parameters (k), the constructor's (d_model) and the instance's attributes.
+        candidates = [p for p, v in int_params.items() if v == sizes]
+        candidates += [a for a, v in self_attrs.items() if v == sizes and a not in candidates]
+        if len(candidates) == 1:
+            label = candidates[0]
+            if label not in params:
+                used.add(label)
+        elif name is not None:
+            label = name
+        elif constant and known[0] in constants:
+            label = str(known[0])
+        elif constant and known[0] == 1:
+            label = "1"
+        else:
+            first = min(group, key=lambda p: (slots.index(p[0]), p[1]))
+            if first[1] == 0 and not constant and len(arrays[first[0]][0]["shape"]) >= 2 \
+                    and "batch" not in used:
+                label = fresh("batch")
+            else:
+                label = fresh(next(generic, "d"))
+        for pos in group:
+            labels[pos] = label
+    # -- variadic prefixes -------------------------------------------------------------------
+    prefix_names: dict = {}
+    for slot, shapes in prefix.items():
+        for other, name in prefix_names.items():
+            if prefix[other] == shapes:
+                prefix_names[slot] = name
+                break
+        else:
+            prefix_names[slot] = fresh("batch")
+    # -- proposals ---------------------------------------------------------------------------
+    proposals: dict = {}
+    for slot, seen in arrays.items():
+        array = libs.array_type(seen[0]["lib"])
+        if array is None:
+            notes.append(f"{slot}: arrays of library {seen[0]['lib']} are not annotated")
+            continue
+        dims = []
+        if slot in prefix:
+            dims.append(f"*{prefix_names[slot]}")
+            low = min(len(v["shape"]) for v in seen)
+            dims.extend(labels[(slot, -back)] for back in range(low, 0, -1))
+        else:
+            dims.extend(labels[(slot, axis)] for axis in range(len(seen[0]["shape"])))
+        cls = dtype_class({v["dtype"] for v in seen})
+        text = f'{cls}[{array.text}, "{" ".join(dims)}"]'
+        if slot in optional:
+            text += " | None"
+        proposals[slot] = Proposal(text, array.imports | {(package, cls)})
+    for slot in slots:
+        if slot in proposals or slot in arrays:
+            continue
+        seen = [value_of(c, slot) for c in calls]
+        if not seen or any(v is None for v in seen):
+            continue
+        kinds = {v.get("k") for v in seen}
+        optional = "none" in kinds
+        kinds.discard("none")
+        simple = None
+        if kinds == {"int"}:
+            simple = "int"
+        elif kinds and kinds <= {"int", "float"}:
+            simple = "float"
+        elif kinds in ({"str"}, {"bool"}, {"bytes"}, {"complex"}):
+            simple = next(iter(kinds))
+        if simple is not None:
+            proposals[slot] = Proposal(f"{simple} | None" if optional else simple)
+        elif kinds == set() and optional and slot == _RETURN:
+            proposals[slot] = Proposal("None")
+    returns = proposals.pop(_RETURN, None)
+    return FunctionPlan(proposals, returns, notes)

@@ -1,0 +1,18 @@
+import torch
+from tinygpt.model import GPT, top_k_logits
+
+
+def test_forward_shapes():
+    for b, t in ((2, 5), (3, 8), (1, 7)):
+        model = GPT(vocab_size=11, d_model=16, n_heads=4, n_layers=2, block_size=8)
+        idx = torch.randint(0, 11, (b, t))
+        logits = model(idx)
+        assert logits.shape == (b, t, 11)
+        loss = model.loss(logits, torch.randint(0, 11, (b, t)))
+        assert loss.ndim == 0
+
+
+def test_top_k():
+    for shape in ((4, 11), (2, 3, 11)):
+        out = top_k_logits(torch.randn(*shape), 3)
+        assert out.shape == shape
