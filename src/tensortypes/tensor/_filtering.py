@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensortypes._config import config
+from tensortypes.core.arrays import ArrayRepr
 from tensortypes.core.dims import Dim, solve_linear
 from tensortypes.errors import TypeCheckError
 from tensortypes.tensor._values import values_eq
@@ -20,13 +21,42 @@ from tensortypes.tensor._values import values_eq
 __all__ = ["coerce", "check_shape", "check_symbolic_shape"]
 
 
+_REPR = ArrayRepr()
+_REPR.maxstring = 40
+_REPR.maxother = 60
+
+
 def _short(data, limit: int = 80) -> str:
-    # A message must never fail: a value's __str__ may raise, a huge int has no text.
+    # A message must never fail (a value's __str__ may raise, a huge int has no text)
+    # nor take long: containers and large arrays are shown by dtype and shape, since
+    # NumPy prints every item of, say, a broadcast array of 64 axes of size 2.
     try:
-        text = str(data)
+        if isinstance(data, (list, tuple, dict, set, frozenset)) or (
+                issubclass(type(data), np.ndarray) and np.ndarray.size.__get__(data) > 1000):
+            text = _REPR.repr(data)
+        else:
+            text = str(data)
     except Exception:  # noqa: BLE001 - whatever the value's own code raises
         return f"<a {type(data).__name__} that cannot be printed>"
     return text if len(text) <= limit else text[: limit - 5] + "(...)"
+
+
+def _nesting(data, most: int) -> int:
+    """How many axes NumPy would make of ``data`` at least, looking at first items only.
+
+    Reading stops past ``most`` axes: enough to refuse a value with too many axes
+    before converting it (a list holding a broadcast array of 2**32 items would
+    otherwise be copied whole).
+    """
+    axes = 0
+    while isinstance(data, (list, tuple)) and axes <= most:
+        axes += 1
+        if not data:
+            return axes
+        data = data[0]
+    if issubclass(type(data), np.ndarray):
+        axes += np.ndarray.ndim.__get__(data)  # NumPy's record, not a subclass's property
+    return axes
 
 
 def _as_python(converted: np.ndarray):
@@ -73,6 +103,11 @@ def coerce(self, data, strict: bool, allow_downcast):
         raise TypeCheckError(f"{self} expected an ndarray object (got {type(data).__name__}).")
     if isinstance(data, (str, bytes)) or data is None:
         raise TypeCheckError(f"{self} cannot store {data!r} (of type {type(data).__name__})")
+    if isinstance(data, (list, tuple)):
+        axes = _nesting(data, self.ndim)
+        if axes > self.ndim:
+            raise TypeCheckError(f"Wrong number of dimensions: expected {self.ndim}, got a "
+                                 f"{type(data).__name__} nested at least {axes} deep")
     if allow_downcast:
         return _asarray(self, data)
     if (allow_downcast is None and isinstance(data, (float, np.floating))
