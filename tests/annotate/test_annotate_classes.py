@@ -213,3 +213,22 @@ def test_docstring_examples(module):
     mod = importlib.import_module(f"tensortypes.annotate.{module}")
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_an_annotation_nothing_uses_is_freed_with_its_generated_source():
+    # Each distinct annotation cost ~13 KiB that was never freed: a program building
+    # shape strings from data grew without bound.
+    import gc
+    import linecache
+    import weakref
+
+    ann = Float[np.ndarray, "freed_a freed_b 12345"]
+    assert Float[np.ndarray, "freed_a freed_b 12345"] is ann  # same class while it lives
+    filename = ann._tt_matcher.match.__code__.co_filename
+    assert filename in linecache.cache
+    ref = weakref.ref(ann)
+    del ann
+    gc.collect()
+    assert ref() is None
+    assert filename not in linecache.cache
+    assert isinstance(np.zeros((1, 2, 12345)), Float[np.ndarray, "freed_a freed_b 12345"])

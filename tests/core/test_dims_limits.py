@@ -174,3 +174,14 @@ def test_products_of_sums_are_refused_exactly_past_max_terms(k, extra):
             return
         terms *= 2 + extra
     assert len(parse(text)._terms) == terms
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(-9, 9), st.sampled_from(["", "a", "b", "a*b", "a**2"])),
+                min_size=2, max_size=4),
+       st.integers(2, 12), st.integers(-6, 6), st.integers(-6, 6))
+def test_powers_of_sums_expand_to_what_python_computes(terms, k, a, b):
+    base = "+".join(f"({c}*{m})" if m else f"({c})" for c, m in terms)
+    text = f"({base})**{k}"
+    d = parse(text)
+    assert d.evaluate({"a": a, "b": b}) == eval(text, {}, {"a": a, "b": b})  # noqa: S307

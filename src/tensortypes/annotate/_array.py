@@ -28,6 +28,7 @@ import operator
 import re
 import sys
 import threading
+import weakref
 import typing
 from typing import Any, Union
 
@@ -186,7 +187,11 @@ def _meta_for(base_meta: type) -> type:
 
 
 _NOT_MADE = object()
-_CANON: dict[tuple, type] = {}
+# Weak: an annotation class lives as long as something uses it (a function's
+# annotations, a variable), and one that nothing uses any more is freed, so a program
+# that builds shape strings from data does not grow without bound. While it lives,
+# subscripting again gives the same class.
+_CANON: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _LOCK = threading.RLock()
 
 

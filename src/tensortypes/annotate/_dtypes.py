@@ -20,6 +20,7 @@ from __future__ import annotations
 import copyreg
 import difflib
 import re
+import weakref
 from typing import Any, NoReturn
 
 import numpy as np
@@ -30,8 +31,11 @@ from tensortypes.errors import AnnotationError
 
 __all__ = ["AbstractDtype", "make_numpy_struct_dtype", "normalize_dtypes", "DTYPE_CLASSES"]
 
-_RAW: dict[tuple, Any] = {}
-_RAW_LIMIT = 1 << 14
+# Subscripts seen before: the class made (held weakly, as in ``_array``), or a union of
+# classes (held strongly, in a bounded dict that is emptied when full).
+_RAW: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_RAW_UNIONS: dict[tuple, Any] = {}
+_RAW_LIMIT = 1 << 10
 _CANONICAL = [d.name for d in ALL_DTYPES]
 # jaxtyping's spellings of two dtypes.
 _ALIASES = {"bool_": "bool", "prng_key": "key"}
@@ -43,14 +47,20 @@ class _MetaAbstractDtype(type):
     def __getitem__(cls, item: Any) -> Any:
         key = (cls, item, _array._format)
         try:
-            return _RAW[key]
-        except KeyError:
-            pass
+            found = _RAW.get(key)
+            if found is None:
+                found = _RAW_UNIONS.get(key)
         except TypeError:  # an unhashable item: let subscript() say what is wrong
             return _array.subscript(cls, item)
+        if found is not None:
+            return found
         out = _array.subscript(cls, item)
-        if len(_RAW) < _RAW_LIMIT:
+        if isinstance(out, type):
             _RAW[key] = out
+        else:
+            if len(_RAW_UNIONS) >= _RAW_LIMIT:
+                _RAW_UNIONS.clear()
+            _RAW_UNIONS[key] = out
         return out
 
     def __instancecheck__(cls, obj: Any) -> NoReturn:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import linecache
 import re
+import weakref
 from typing import Any
 
 import numpy as np
@@ -248,9 +249,17 @@ def _generate(m: Matcher) -> tuple[Any, str]:
                  "_ex": m.extract, "_acc": test.names, "_slow": test.slow, "_M": _M,
                  "_E": _EMPTY, "_mv": merge_variadic, "_cv": _commit_variadic}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (validated above)
-    linecache.cache[filename] = (len(source), None, [line + "\n" for line in src.lines],
-                                 filename)
+    entry = (len(source), None, [line + "\n" for line in src.lines], filename)
+    linecache.cache[filename] = entry
+    # The source leaves linecache with the function (annotation classes nothing uses
+    # any more are freed), unless another matcher of the same title replaced it.
+    weakref.finalize(namespace["match"], _forget_source, filename, entry)
     return namespace["match"], source
+
+
+def _forget_source(filename: str, entry: tuple) -> None:
+    if linecache.cache.get(filename) is entry:
+        del linecache.cache[filename]
 
 
 def _commit_variadic(b: Any, key: str, merged: tuple, where: tuple | None) -> None:

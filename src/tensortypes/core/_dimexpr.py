@@ -16,6 +16,7 @@ symbols; the non-negativity of sizes is used only by the comparisons of
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from ..errors import AnnotationError
@@ -443,13 +444,6 @@ def mul(a: Dim, b: Dim) -> Dim:
     return _cached("*", a, b, _mul)
 
 
-def _mul_unchecked(a: Dim, b: Dim) -> Dim:
-    """``a * b`` without the size check of :func:`mul` (for a bounded expansion)."""
-    if a._value == 1:
-        return b
-    return _cached("*", a, b, _mul)
-
-
 def _content(d: Dim) -> int:
     """The gcd of the coefficients of ``d``."""
     return math.gcd(*(c for _, c in d._terms))
@@ -560,16 +554,36 @@ def _power(base: Dim, exp: Dim) -> Dim:
         return _from_terms(((tuple((a, e * k) for a, e in mono), coeff ** k),))
     if k > _MAX_EXPANDED_POWER or math.comb(k + len(terms) - 1, len(terms) - 1) > MAX_TERMS:
         return atom_dim(make_atom("**", (base, exp)))  # kept opaque: expansion too large
-    result, square = _ONE, base
-    while k:  # binary powering keeps the number of products at O(log k)
-        # The result has at most MAX_TERMS terms, so the partial products (at most
-        # its size squared) are bounded too; they skip mul()'s check.
-        if k & 1:
-            result = _mul_unchecked(result, square)
-        k >>= 1
-        if k:
-            square = _mul_unchecked(square, square)
-    return result
+    return _expand_power(terms, k)
+
+
+def _expand_power(terms: tuple, k: int) -> Dim:
+    """``(sum of terms)**k`` by the multinomial theorem: one product per term of the
+    result (at most MAX_TERMS of them), where repeated squaring multiplied partial
+    sums of up to that many terms pairwise."""
+    for _, coeff in terms:
+        if abs(coeff) > 1 and (abs(coeff).bit_length() - 1) * k > MAX_BITS:
+            raise AnnotationError(f"the coefficient {describe_int(coeff)}**{k} is too "
+                                  f"large; the limit is {MAX_BITS} bits (MAX_BITS in "
+                                  f"{_LIMITS})")
+    top = math.factorial(k)
+    acc: dict = {}
+    for chosen in itertools.combinations_with_replacement(range(len(terms)), k):
+        counts: dict = {}
+        for i in chosen:
+            counts[i] = counts.get(i, 0) + 1
+        coeff = top
+        for count in counts.values():
+            coeff //= math.factorial(count)
+        factors: dict = {}
+        for i, count in counts.items():
+            mono, c = terms[i]
+            coeff *= c ** count
+            for atom, e in mono:
+                factors[atom] = factors.get(atom, 0) + e * count
+        mono = tuple(sorted(factors.items(), key=factor_order))
+        acc[mono] = acc.get(mono, 0) + coeff
+    return _make(acc)
 
 
 def power(base: Dim, exp: Dim) -> Dim:
