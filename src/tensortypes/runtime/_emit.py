@@ -343,14 +343,16 @@ class Source:
     def _dim_code(self, dim: Any) -> str:
         """Python for a size expression over bound size variables.
 
-        Sums, products, powers, ``min`` and ``max`` of non-negative sizes never raise,
-        so they become Python arithmetic. ``//`` and ``%`` may divide by zero: they go
-        through ``Dim.evaluate`` (None on error, which fails the check).
+        Sums, products, ``min`` and ``max`` of non-negative sizes never raise and stay
+        small, so they become Python arithmetic. ``//`` and ``%`` may divide by zero and
+        ``**`` may ask for a huge integer (``n**10**8``): they go through
+        ``Dim.evaluate``, which stops before computing a value over
+        ``limits.MAX_BITS`` bits (None on error, which fails the check).
         """
         text = str(dim)
         tokens = _EXPR_TOKENS.findall(text)
         names = dim.free_symbols
-        if "".join(tokens) == text and "//" not in text and "%" not in text:
+        if "".join(tokens) == text and not any(op in text for op in ("//", "%", "**")):
             out = []
             for tok in tokens:
                 if tok in names:
