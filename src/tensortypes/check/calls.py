@@ -151,7 +151,9 @@ class CallMixin:
         call.facts = frame.facts
         operands = [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is Arr]
         operands += [(labels.nodes.get(k), v) for k, v in kwargs.items() if type(v) is Arr]
-        return self.with_notes(lambda: rule.apply(call), operands, frame)
+        result = self.with_notes(lambda: rule.apply(call), operands, frame)
+        self.unsure_notes(call, node)
+        return result
 
     def _invoker(self, node, frame, labels=None):
         first = labels.nodes.get(0) if labels is not None else None

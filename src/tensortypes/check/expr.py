@@ -387,9 +387,11 @@ class ExprMixin:
                 result = "float" if op == "/" else "promote"
             call = self.call_info(op, node, kind)
             ln, rn = nodes if nodes is not None else (node.left, node.right)
-            return self.with_notes(lambda: binary(call, left, right, result,
-                                                  label_of(ln), label_of(rn)),
-                                   [(ln, left), (rn, right)], frame)
+            value = self.with_notes(lambda: binary(call, left, right, result,
+                                                   label_of(ln), label_of(rn)),
+                                    [(ln, left), (rn, right)], frame)
+            self.unsure_notes(call, node)
+            return value
         if tl is IntV and tr is IntV:
             if op == "/":
                 return FloatV()
@@ -413,6 +415,11 @@ class ExprMixin:
         if tl is StrV:
             return StrV()
         return UNKNOWN
+
+    def unsure_notes(self, call, node) -> None:
+        """``--strict``: why a rule could not tell (``Call.cannot_tell``)."""
+        for reason in call.unsure:
+            self.gave_up(node, reason)
 
     def e_Compare(self, node, frame):
         values = [self.eval(node.left, frame)] + [self.eval(c, frame) for c in node.comparators]

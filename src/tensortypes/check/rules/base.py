@@ -51,7 +51,8 @@ class Call:
     ``numpy``, ``jax``), which decides default dtypes.
     """
 
-    __slots__ = ("name", "args", "kwargs", "labels", "kind", "star", "invoke", "facts")
+    __slots__ = ("name", "args", "kwargs", "labels", "kind", "star", "invoke", "facts",
+                 "unsure")
 
     def __init__(self, name: str, args: list, kwargs: dict, labels: dict, kind: str | None,
                  star: bool = False):
@@ -63,6 +64,11 @@ class Call:
         self.star = star  # a *args or **kwargs was passed: binding is unknown
         self.invoke = None  # set by the walker where a rule calls values (Sequential)
         self.facts = ()  # divisibility facts the code established (assert n % k == 0)
+        self.unsure: list = []  # why the rule could not tell (``--strict`` notes)
+
+    def cannot_tell(self, reason: str) -> None:
+        """Record why the rule stayed silent or gave an unknown part (``--strict`` says it)."""
+        self.unsure.append(f"{self.name}: {reason}")
 
     def bind(self, params: tuple, defaults: dict | None = None) -> dict:
         """Arguments by parameter name; a name starting with ``*`` collects the rest.

@@ -141,6 +141,10 @@ def binary(call: Call, a, b, result: str, la: str, lb: str):
         return UNKNOWN
     kind = xa.kind if type(a) is Arr else xb.kind
     shape = sf.broadcast([xa.shape, xb.shape], [la, lb])
+    if shape is None and xa.shape is not None and xb.shape is not None:
+        call.cannot_tell(f"{la} {fmt_shape(xa.shape)} and {lb} {fmt_shape(xb.shape)} have "
+                         f"variadic axes that cannot be lined up: only their last common "
+                         f"axes are compared, and the result's shape is unknown")
     if result == "bool":
         dtypes = frozenset({bool_})
     else:

@@ -64,7 +64,7 @@ def _array_axes(shape, count: int, has_ellipsis: bool, head: int, what: str, lab
 class _Sizes:
     """Sizes bound to axis names, with where each came from, for one call."""
 
-    __slots__ = ("sizes", "where", "what", "facts", "code")
+    __slots__ = ("sizes", "where", "what", "facts", "code", "unsure")
 
     def __init__(self, what: str, facts=(), code: str = "reshape"):
         self.sizes: dict = {}
@@ -72,6 +72,7 @@ class _Sizes:
         self.what = what
         self.facts = facts
         self.code = code  # a conflict is a contraction (einsum) or a reshape (einops)
+        self.unsure: list = []
 
     def bind(self, name: str, d, where: str) -> None:
         """Bind ``name`` to size ``d`` (None: unknown); a provable conflict is an error."""
@@ -245,6 +246,8 @@ class Einops(Rule):
         label = f"{call.label(0)} {fmt_shape(x.shape)}"
         for group, d in zip((g for g in left if g != ["..."]), named):
             self._split(group, _size(d), sizes, label)
+        for reason in sizes.unsure:
+            call.cannot_tell(reason)
         shape = []
         for group in right:
             if group == ["..."]:
@@ -298,6 +301,10 @@ class Einops(Rule):
             raise CheckFailure("reshape", f"{sizes.what}: axis of size {d} in {label} cannot "
                                           f"be split into ({' '.join(group)}): {d} is not a "
                                           f"multiple of {known}")
+        if not exact:
+            sizes.unsure.append(f"axis {fmt_dim(d)} of {label} split into "
+                                f"({' '.join(group)}) is not provably a multiple of {known}: "
+                                f"{unknown[0]} is unknown (einops checks it at run time)")
         sizes.bind(unknown[0], q if exact else None, label)
 
 
