@@ -53,7 +53,8 @@ VALUES = {
 SAME = [(d, d) for d in VALUES]
 MIXED = [("int8", "uint8"), ("int64", "uint64"), ("uint64", "int8"), ("int32", "float32"),
          ("bool", "int16"), ("uint16", "float64"), ("int64", "float32"), ("uint32", "int32")]
-APPROX = {"exp", "log", "sqrt", "sin", "cos", "tanh", "pow", "true_div"}
+APPROX = {"exp", "log", "sqrt", "sin", "cos", "tanh", "pow", "true_div", "log1p", "expm1",
+          "sigmoid", "softplus"}
 
 _FMT = {"b": ('"%d\\n"', "(int)"), "i": ('"%lld\\n"', "(long long)"),
         "u": ('"%llu\\n"', "(unsigned long long)"), "f": ('"%a\\n"', "(double)")}

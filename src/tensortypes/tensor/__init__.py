@@ -44,8 +44,8 @@ __all__ = [
 # -- ops: elementwise (and the scalar ops they apply), reductions and products, shapes --
 from tensortypes.tensor.elemwise import (  # noqa: E402
     Elemwise, abs, add, bitwise_and, bitwise_or, bitwise_xor, cos, elemwise, eq, exp,
-    floor_div, ge, gt, invert, le, log, lt, maximum, minimum, mod, mul, neg, neq, pow, sin,
-    sqrt, sub, tanh, true_div, where,
+    expm1, floor_div, ge, gt, invert, le, log, log1p, lt, maximum, minimum, mod, mul, neg, neq,
+    pow, sigmoid, sin, softplus, sqrt, sub, tanh, true_div, where,
 )
 from tensortypes.tensor.math import (  # noqa: E402
     Dot, MatMul, Reduce, dot, matmul, max, mean, min, prod, sum,
@@ -59,7 +59,8 @@ __all__ += [
     "Elemwise", "elemwise", "Composite", "ScalarOp", "Reduce", "MatMul", "Dot", "Reshape",
     "Transpose", "Concatenate", "ExpandDims",
     "add", "sub", "mul", "true_div", "floor_div", "mod", "pow", "neg", "abs", "exp", "log",
-    "sqrt", "sin", "cos", "tanh", "maximum", "minimum", "where", "lt", "le", "gt", "ge", "eq",
+    "sqrt", "sin", "cos", "tanh", "log1p", "expm1", "sigmoid", "softplus", "maximum",
+    "minimum", "where", "lt", "le", "gt", "ge", "eq",
     "neq", "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
     "sum", "prod", "max", "min", "mean", "dot", "matmul",
     "reshape", "transpose", "concatenate", "expand_dims",

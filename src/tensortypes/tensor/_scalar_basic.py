@@ -21,7 +21,8 @@ from tensortypes.tensor._scalar_c import C_HELPERS, C_RULES, NO_C_DTYPES
 
 __all__ = ["ScalarOp", "BasicScalarOp", "SCALAR_OPS", "scalar_op", "promote_dtypes",
            "add", "sub", "mul", "true_div", "floor_div", "mod", "pow", "neg", "abs_", "exp",
-           "log", "sqrt", "sin", "cos", "tanh", "maximum", "minimum", "where", "lt", "le",
+           "log", "sqrt", "sin", "cos", "tanh", "log1p", "expm1", "sigmoid", "softplus",
+           "maximum", "minimum", "where", "lt", "le",
            "gt", "ge", "eq", "neq", "bitwise_and", "bitwise_or", "bitwise_xor", "invert"]
 
 def promote_dtypes(*dtypes: str) -> str:
@@ -185,6 +186,36 @@ class BasicScalarOp(ScalarOp):
         return (1,)
 
 
+def _as_inexact(x) -> np.ndarray:
+    """``x`` as an array of the smallest inexact dtype holding its values (the "float" rule)."""
+    x = np.asarray(x)
+    if x.dtype.kind == "c":
+        raise TypeError(f"not defined for complex dtype {x.dtype}")
+    return x if x.dtype.kind == "f" else x.astype(np.result_type(x.dtype, np.float16))
+
+
+def _sigmoid(x):
+    """``1 / (1 + exp(-x))`` without overflow: ``exp`` only ever of a non-positive number.
+
+    >>> float(_sigmoid(np.float64(-1000.0))), float(_sigmoid(np.float64(1000.0)))
+    (0.0, 1.0)
+    """
+    x = _as_inexact(x)
+    e = np.exp(-np.abs(x))
+    one = x.dtype.type(1)
+    return np.where(x >= 0, one / (one + e), e / (one + e)).astype(x.dtype, copy=False)
+
+
+def _softplus(x):
+    """``log(1 + exp(x))`` without overflow or underflow (``logaddexp(0, x)``).
+
+    >>> float(_softplus(np.float64(1000.0))), float(_softplus(np.float64(-1000.0)))
+    (1000.0, 0.0)
+    """
+    x = _as_inexact(x)
+    return np.logaddexp(x.dtype.type(0), x)
+
+
 # name: (nin, nfunc, dtype rule, refused kinds of R[, promoted inputs])
 _SPECS = {
     "add": (2, np.add, "promote", ""),
@@ -204,6 +235,10 @@ _SPECS = {
     "sin": (1, np.sin, "float", ""),
     "cos": (1, np.cos, "float", ""),
     "tanh": (1, np.tanh, "float", ""),
+    "log1p": (1, np.log1p, "float", ""),
+    "expm1": (1, np.expm1, "float", ""),
+    "sigmoid": (1, _sigmoid, "float", "c"),
+    "softplus": (1, _softplus, "float", "c"),
     "lt": (2, np.less, "bool", ""),
     "le": (2, np.less_equal, "bool", ""),
     "gt": (2, np.greater, "bool", ""),
@@ -234,7 +269,7 @@ def scalar_op(name: str) -> BasicScalarOp:
 
 
 (add, sub, mul, true_div, floor_div, mod, pow, maximum, minimum, neg, abs_, exp, log, sqrt,
- sin, cos, tanh, lt, le, gt, ge, eq, neq, bitwise_and, bitwise_or, bitwise_xor, invert,
- where) = SCALAR_OPS.values()
+ sin, cos, tanh, log1p, expm1, sigmoid, softplus, lt, le, gt, ge, eq, neq, bitwise_and,
+ bitwise_or, bitwise_xor, invert, where) = SCALAR_OPS.values()
 
 

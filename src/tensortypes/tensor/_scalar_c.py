@@ -56,9 +56,9 @@ def c_literal(value, dtype: str) -> str:
         v = int(v)
         text = "(-9223372036854775807LL - 1)" if v == -2 ** 63 else f"{v}LL"
     elif v != v:
-        text = "NPY_NAN"
+        text = "NAN"  # <math.h>'s; NumPy 2's headers no longer define NPY_NAN/NPY_INFINITY
     elif v in (float("inf"), float("-inf")):
-        text = "NPY_INFINITY" if v > 0 else "(-NPY_INFINITY)"
+        text = "INFINITY" if v > 0 else "(-INFINITY)"
     else:
         text = float(v).hex()
     return f"(({c_type(dtype)}){text})"
@@ -78,6 +78,23 @@ C_HELPERS = r"""
 #ifndef TENSORTYPES_SCALAR_HELPERS
 #define TENSORTYPES_SCALAR_HELPERS
 #include <math.h>
+/* sigmoid and softplus, stable at both ends: exp only ever of -|x|. */
+static inline double tt_sigmoid(double x) {
+    double e = exp(-fabs(x));
+    return x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+}
+static inline float tt_sigmoidf(float x) {
+    float e = expf(-fabsf(x));
+    return x >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
+}
+static inline double tt_softplus(double x) {
+    if (x != x) return x;
+    return (x > 0 ? x : 0.0) + log1p(exp(-fabs(x)));
+}
+static inline float tt_softplusf(float x) {
+    if (x != x) return x;
+    return (x > 0 ? x : 0.0f) + log1pf(expf(-fabsf(x)));
+}
 static inline npy_int64 tt_floordiv_i64(npy_int64 a, npy_int64 b) {
     npy_int64 q;
     if (b == 0) return 0;
@@ -239,6 +256,10 @@ def _c_unary_float(op, xs, ds, out):
     return f"{_float_fn(op.name, out)}({_cast(xs[0], ds[0], out)})"
 
 
+def _c_helper_float(op, xs, ds, out):
+    return f"{_float_fn('tt_' + op.name, out)}({_cast(xs[0], ds[0], out)})"
+
+
 def _c_where(op, xs, ds, out):
     cond = xs[0] if ds[0] == "bool" else f"({xs[0]} != 0)"
     return f"({cond} ? {_cast(xs[1], ds[1], out)} : {_cast(xs[2], ds[2], out)})"
@@ -250,6 +271,8 @@ C_RULES = {
     "maximum": _c_minmax, "minimum": _c_minmax, "neg": _c_neg, "abs": _c_abs,
     "exp": _c_unary_float, "log": _c_unary_float, "sqrt": _c_unary_float,
     "sin": _c_unary_float, "cos": _c_unary_float, "tanh": _c_unary_float,
+    "log1p": _c_unary_float, "expm1": _c_unary_float,
+    "sigmoid": _c_helper_float, "softplus": _c_helper_float,
     "lt": _c_compare, "le": _c_compare, "gt": _c_compare, "ge": _c_compare,
     "eq": _c_compare, "neq": _c_compare, "bitwise_and": _c_bitwise,
     "bitwise_or": _c_bitwise, "bitwise_xor": _c_bitwise, "invert": _c_invert,

@@ -30,7 +30,8 @@ from tensortypes.tensor.type import TensorType
 from tensortypes.tensor.variable import register_operators
 
 __all__ = ["Elemwise", "elemwise", "add", "sub", "mul", "true_div", "floor_div", "mod", "pow",
-           "neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "maximum", "minimum",
+           "neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "log1p", "expm1", "sigmoid",
+           "softplus", "maximum", "minimum",
            "where", "lt", "le", "gt", "ge", "eq", "neq", "bitwise_and", "bitwise_or",
            "bitwise_xor", "invert"]
 
@@ -252,6 +253,14 @@ sqrt = _function("sqrt", "the square root", "sqrt(dvector('x')).dtype\n    'floa
 sin = _function("sin", "the sine", "sin(fvector('x')).dtype\n    'float32'")
 cos = _function("cos", "the cosine", "cos(fvector('x')).dtype\n    'float32'")
 tanh = _function("tanh", "the hyperbolic tangent", "tanh(fvector('x')).dtype\n    'float32'")
+log1p = _function("log1p", "log(1 + x), exact for small x",
+                  "log1p(fvector('x')).dtype\n    'float32'")
+expm1 = _function("expm1", "exp(x) - 1, exact for small x",
+                  "expm1(dvector('x')).dtype\n    'float64'")
+sigmoid = _function("sigmoid", "1 / (1 + exp(-x)), without overflow",
+                    "sigmoid(fvector('x')).dtype\n    'float32'")
+softplus = _function("softplus", "log(1 + exp(x)), without overflow",
+                     "softplus(ivector('x')).dtype\n    'float64'")
 lt = _function("lt", "x < y", "lt(ivector('x'), 2.5).dtype\n    'bool'")
 le = _function("le", "x <= y", "le(ivector('x'), 2).dtype\n    'bool'")
 gt = _function("gt", "x > y", "gt(fvector('x'), 0).dtype\n    'bool'")

@@ -13,7 +13,11 @@
 - ``ElemwiseFusion``: a pass that turns a connected group of single-output
   ``Elemwise`` nodes, whose intermediate results are read only inside the
   group, into one ``Elemwise(Composite(...))``; 0-d constants become literals.
-- ``default_rewriter()``: merge, canonicalise, merge again, fuse: what
+- ``STABILIZE``: the numerically stable forms of what users write
+  (``log(1 + exp(x))`` -> ``softplus(x)``, ``log(1 + y)`` -> ``log1p(y)``,
+  ``exp(x) - 1`` -> ``expm1(x)``, ``1 / (1 + exp(-x))`` -> ``sigmoid(x)``,
+  ``log(sum(exp(x)))`` -> a log-sum-exp that subtracts the maximum first).
+- ``default_rewriter()``: merge, canonicalise, stabilise, merge again, fuse: what
   ``tensortypes.function`` applies.
 """
 
@@ -26,10 +30,11 @@ from tensortypes.graph.rewrite import (EquilibriumRewriter, GraphRewriter, Merge
                                        NodeRewriter, RuleTable, SequenceRewriter,
                                        apply_replacements, fold_constants)
 from tensortypes.tensor.elemwise import Elemwise
+from tensortypes.tensor.math import Reduce
 from tensortypes.tensor.scalar_ops import BasicScalarOp, Composite, ScalarExpr, op_exprs
 from tensortypes.tensor.shape_ops import Transpose
 
-__all__ = ["NEUTRAL", "INVOLUTIONS", "IDEMPOTENT", "CANONICALIZE", "ElemwiseFusion",
+__all__ = ["NEUTRAL", "INVOLUTIONS", "IDEMPOTENT", "CANONICALIZE", "STABILIZE", "ElemwiseFusion",
            "default_rewriter"]
 
 NEUTRAL = {
@@ -122,6 +127,138 @@ CANONICALIZE = RuleTable([
 ])
 
 
+# -- stability: the forms users write, replaced by the ones that do not overflow ----------
+def _operand_one(node):
+    """For ``add(1, y)`` or ``add(y, 1)`` (1 everywhere, not broadcasting ``y``): ``y``."""
+    if _basic_name(node) != "add":
+        return None
+    for position in (0, 1):
+        const, other = node.inputs[position], node.inputs[1 - position]
+        if (_is_everywhere(const, 1) and const.type.ndim <= other.type.ndim
+                and all(s == 1 for s in const.type.shape)):
+            return other
+    return None
+
+
+def _inner(var, name: str):
+    """The input of ``var`` when ``var`` is ``name(input)`` (a unary elementwise op)."""
+    owner = var.owner
+    return owner.inputs[0] if owner is not None and _basic_name(owner) == name else None
+
+
+def _unary(name: str, x):
+    from tensortypes.tensor.elemwise import elemwise
+
+    return elemwise(name)(x)
+
+
+def _stable_log(fgraph, node):
+    """``log(1 + exp(x))`` -> ``softplus(x)``; ``log(1 + y)`` -> ``log1p(y)``;
+    ``log(sum(exp(x)))`` -> a log-sum-exp that subtracts the maximum first."""
+    if _basic_name(node) != "log":
+        return None
+    out = node.outputs[0]
+    arg = node.inputs[0]
+    owner = arg.owner
+    if owner is not None and _basic_name(owner) == "add":
+        y = _operand_one(owner)
+        if y is not None:
+            x = _inner(y, "exp")
+            found = _unary("softplus", x) if x is not None else _unary("log1p", y)
+            return [found] if _same_type(out, found) else None
+    if owner is not None and isinstance(owner.op, Reduce) and owner.op.kind == "sum":
+        x = _inner(owner.inputs[0], "exp")
+        if x is not None and not _shifted(x):
+            found = _logsumexp(x, owner.op.axis, owner.op.keepdims)
+            if found is not None and _same_type(out, found):
+                return [found]
+    return None
+
+
+def _shifted(x) -> bool:
+    """Whether ``x`` is already ``y - where(|m| == inf, 0, m)`` with ``m`` a maximum: the
+    form :func:`_logsumexp` builds, which must not be rewritten again."""
+    owner = x.owner
+    if owner is None or _basic_name(owner) != "sub":
+        return False
+    shift = owner.inputs[1].owner
+    if shift is None or _basic_name(shift) != "where":
+        return False
+    m = shift.inputs[2].owner
+    return m is not None and isinstance(m.op, Reduce) and m.op.kind == "max"
+
+
+def _logsumexp(x, axes, keepdims):
+    """``m + log(sum(exp(x - m)))`` with ``m`` the maximum over ``axes`` (0 where it is
+    infinite, so all ``-inf`` gives ``-inf`` and an ``inf`` gives ``inf``, as the naive
+    form does). Only where every reduced axis has a known nonzero size: the maximum of
+    an empty axis has no value, where the naive sum is 0."""
+    from tensortypes.tensor.elemwise import abs as abs_, exp, log, sub, add, eq, where
+
+    shape = x.type.shape
+    if not axes or any(not isinstance(shape[a], int) or shape[a] < 1 for a in axes):
+        return None
+    m = Reduce("max", axes, True)(x)
+    safe = where(eq(abs_(m), np.inf), 0, m)
+    total = Reduce("sum", axes, keepdims)(exp(sub(x, safe)))
+    shift = safe if keepdims else Reduce("max", axes, False)(safe)
+    return add(log(total), shift)
+
+
+def _stable_sub(fgraph, node):
+    """``exp(x) - 1`` -> ``expm1(x)``."""
+    if _basic_name(node) != "sub":
+        return None
+    const, first = node.inputs[1], node.inputs[0]
+    x = _inner(first, "exp")
+    if x is None or not _is_everywhere(const, 1) or const.type.ndim > first.type.ndim or \
+            not all(s == 1 for s in const.type.shape):
+        return None
+    found = _unary("expm1", x)
+    return [found] if _same_type(node.outputs[0], found) else None
+
+
+def _stable_div(fgraph, node):
+    """``1 / (1 + exp(-x))`` -> ``sigmoid(x)``."""
+    if _basic_name(node) != "true_div":
+        return None
+    const, denominator = node.inputs
+    if not _is_everywhere(const, 1) or not all(s == 1 for s in const.type.shape) or \
+            const.type.ndim > denominator.type.ndim or denominator.owner is None:
+        return None
+    y = _operand_one(denominator.owner)
+    e = _inner(y, "exp") if y is not None else None
+    x = _inner(e, "neg") if e is not None else None
+    if x is None:
+        return None
+    found = _unary("sigmoid", x)
+    return [found] if _same_type(node.outputs[0], found) else None
+
+
+def _stable_log1p(fgraph, node):
+    """``log1p(exp(x))`` -> ``softplus(x)``."""
+    if _basic_name(node) != "log1p":
+        return None
+    x = _inner(node.inputs[0], "exp")
+    if x is None:
+        return None
+    found = _unary("softplus", x)
+    return [found] if _same_type(node.outputs[0], found) else None
+
+
+STABILIZE = RuleTable([
+    NodeRewriter("stable_log", _stable_log, tracks=[Elemwise]),
+    NodeRewriter("stable_expm1", _stable_sub, tracks=[Elemwise]),
+    NodeRewriter("stable_sigmoid", _stable_div, tracks=[Elemwise]),
+    NodeRewriter("stable_softplus", _stable_log1p, tracks=[Elemwise]),
+])
+"""Numerically stable forms of what users write: ``log(1 + exp(x))`` is ``softplus``
+(``log`` of an overflowed ``exp`` is ``inf`` where the answer is ``x``), ``log(1 + y)`` is
+``log1p``, ``exp(x) - 1`` is ``expm1``, ``1 / (1 + exp(-x))`` is ``sigmoid``, and
+``log(sum(exp(x)))`` subtracts the maximum before ``exp``. Each replacement has exactly
+the type of what it replaces."""
+
+
 def _fusable(node) -> bool:
     op = node.op
     return (isinstance(op, Elemwise) and len(node.outputs) == 1
@@ -211,6 +348,7 @@ def default_rewriter() -> SequenceRewriter:
     return SequenceRewriter([
         MergeRewriter(),
         EquilibriumRewriter(CANONICALIZE),
+        EquilibriumRewriter(STABILIZE),
         MergeRewriter(),
         ElemwiseFusion(),
     ])

@@ -31,15 +31,16 @@ import numpy as np
 from tensortypes.errors import MethodNotDefined
 from tensortypes.tensor._scalar_basic import (
     SCALAR_OPS, BasicScalarOp, ScalarOp, abs_, add, bitwise_and, bitwise_or, bitwise_xor, cos,
-    eq, exp, floor_div, ge, gt, invert, le, log, lt, maximum, minimum, mod, mul, neg, neq, pow,
-    promote_dtypes, scalar_op, sin, sqrt, sub, tanh, true_div, where)
+    eq, exp, expm1, floor_div, ge, gt, invert, le, log, log1p, lt, maximum, minimum, mod, mul,
+    neg, neq, pow, promote_dtypes, scalar_op, sigmoid, sin, softplus, sqrt, sub, tanh, true_div,
+    where)
 from tensortypes.tensor._scalar_c import C_HELPERS, c_literal, c_type
 
 __all__ = [
     "ScalarOp", "BasicScalarOp", "SCALAR_OPS", "scalar_op", "c_type", "c_literal",
     "C_HELPERS", "promote_dtypes", "ScalarExpr", "Composite", "op_expr", "op_exprs",
     "add", "sub", "mul", "true_div", "floor_div", "mod", "pow", "neg", "abs_", "exp", "log",
-    "sqrt", "sin", "cos", "tanh", "maximum", "minimum", "where", "lt", "le", "gt", "ge", "eq",
+    "sqrt", "sin", "cos", "tanh", "log1p", "expm1", "sigmoid", "softplus", "maximum", "minimum", "where", "lt", "le", "gt", "ge", "eq",
     "neq", "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
 ]
 
