@@ -246,3 +246,12 @@ def test_unknown_configuration_keys_are_named(tmp_path):
     assert proc.returncode == 0
     assert "unknown key 'exlude'" in proc.stderr and "did you mean 'exclude'" in proc.stderr
     assert "unknown key 'colour'" in proc.stderr
+
+
+def test_pythons_warnings_about_the_checked_code_are_not_printed():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning would raise here
+        assert check_source("import re\npattern = re.compile('\\d+')\nn = 0x1for\n") \
+            is not None

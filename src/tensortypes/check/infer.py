@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 
 from tensortypes.core.dims import Dim
 from tensortypes.errors import AnnotationError
@@ -148,7 +149,12 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
     def run(self) -> list:
         source = self.source[1:] if self.source.startswith("\ufeff") else self.source
         try:
-            tree = ast.parse(source, filename=self.path)
+            with warnings.catch_warnings():
+                # Python's own warnings about the checked code ("invalid escape
+                # sequence", "invalid decimal literal") are not ours to print.
+                warnings.simplefilter("ignore", SyntaxWarning)
+                warnings.simplefilter("ignore", DeprecationWarning)
+                tree = ast.parse(source, filename=self.path)
         except SyntaxError as error:
             self.report(_Pos(error.lineno or 1, (error.offset or 1) - 1), "syntax",
                         f"invalid syntax: {error.msg}")
