@@ -156,7 +156,7 @@ def test_tree_path_names_are_keyed_by_the_scope_path():
 
 def test_reasons_name_kind_dtype_and_rank():
     hint = Float[np.ndarray, "b c"]
-    assert hint.__instancecheck_str__([1, 2]) == "expected a NumPy array, got list"
+    assert hint.__instancecheck_str__([1, 2]) == "expected a NumPy array, got list [1, 2]"
     assert hint.__instancecheck_str__(arr(2, 3, dtype=np.int32)).startswith(
         "its dtype is int32, not Float (bfloat16, float16, float32")
     assert hint.__instancecheck_str__(arr(2)) == \

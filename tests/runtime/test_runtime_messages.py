@@ -31,7 +31,7 @@ def test_parameter_error_names_everything():
     assert f"test_runtime_messages.py:{line}" in text
     assert "parameter y" in text
     assert "f64[4,5](numpy)" in text
-    assert "Float[ndarray, 'c d']" in text
+    assert "Float[np.ndarray, 'c d']" in text
     assert "axis 0 of y has size 4, but c=3 was bound by axis 1 of x" in text
     assert "b=2 (axis 0 of x)" in text and "c=3 (axis 1 of x)" in text
 
@@ -115,7 +115,7 @@ def test_short_forms():
     assert short_value("x" * 100).startswith("str 'xxx")
     assert len(short_value("x" * 100)) < 50
     assert annotation_str(List[int]) == "List[int]"
-    assert annotation_str(Optional[Float[np.ndarray, "n"]]) == "Optional[Float[ndarray, 'n']]"
+    assert annotation_str(Optional[Float[np.ndarray, "n"]]) == "Optional[Float[np.ndarray, 'n']]"
 
 
 def test_short_value_of_torch_tensor(torch):

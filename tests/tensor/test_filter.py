@@ -69,8 +69,7 @@ class TestShapes:
     def test_wrong_ndim_message(self):
         with pytest.raises(TypeCheckError) as info:
             f64v.filter(np.zeros((3, 2)))
-        assert str(info.value) == ("Wrong number of dimensions: expected 1, got 2 "
-                                   "with shape (3, 2).")
+        assert str(info.value) == "TensorType(float64, (?,)): expected 1 axis, got 2 (shape (3, 2))"
 
     def test_static_shape_mismatch(self):
         with pytest.raises(TypeCheckError, match="axis 1 has size 3"):

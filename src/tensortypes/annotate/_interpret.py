@@ -30,6 +30,7 @@ from tensortypes.annotate._extract import merge_variadic
 from tensortypes.annotate._scope import describe_where
 from tensortypes.annotate._shape import Template
 from tensortypes.core.dims import solve_linear
+from tensortypes.core.words import kind_mismatch, value_text
 from tensortypes.errors import AnnotationError
 
 __all__ = ["run", "short"]
@@ -38,19 +39,13 @@ _M = object()
 
 
 def short(x: Any) -> str:
-    """A value in a few characters, for messages: its type, and shape/dtype if it has them.
+    """A value in a message, in the one form of ``core.words.value_text``.
 
     >>> import numpy as np
     >>> short(np.zeros((2, 3), np.float32)), short([1, 2])
-    ('ndarray float32[2,3]', 'list')
+    ('f32[2,3](numpy)', 'list [1, 2]')
     """
-    name = type(x).__name__
-    try:
-        shape, dtype = x.shape, x.dtype
-        dims = ",".join(str(d) for d in tuple(shape))
-        return f"{name} {getattr(dtype, 'name', dtype)}[{dims}]"
-    except Exception:  # noqa: BLE001 (only a nicer message is at stake)
-        return name
+    return value_text(x)
 
 
 def _axis(label: str | None, i: int) -> str:
@@ -211,7 +206,7 @@ def run(m: Any, x: Any, b: Any = None, commit: bool = True) -> str | None:
     """
     got = m.extract(x)
     if got is None:
-        return f"expected a {m.kind_text}, got {short(x)}"
+        return kind_mismatch(m.kind_text, x, m.dim_str)
     name, shape = got
     if not m.dtype.accepts(x, name):
         return f"its dtype is {name}, not {m.dtype.describe()}"

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 
+from tensortypes.core.words import annotation_text
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 from tensortypes.types import ANY, INT, TupleType
@@ -248,6 +249,12 @@ class SignatureMixin:
         wanted = array_member(want)
         got_arr = _array_part(got)
         if wanted is not None and got_arr is not None:
+            if got_arr.numpy_scalar and array_value(wanted).kind == "numpy":
+                return self._mismatch(
+                    node, code, f"{what} is a NumPy scalar ({fmt_dtypes(got_arr.dtypes)}), "
+                    f"not an np.ndarray, as {annotation_text(want)} requires: annotate a scalar result as "
+                    "Float[np.number, ''] (or Shaped[np.generic, '']), or return "
+                    "np.asarray(...)", frame)
             if not self.bind_array(array_value(wanted), got_arr, what, binder, node, frame,
                                    code):
                 return False

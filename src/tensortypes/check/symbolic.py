@@ -139,23 +139,29 @@ class Arr(Value):
     """An array: library ``kind``, possible ``dtypes``, symbolic ``shape``, where it came from.
 
     ``contiguous`` is False after a torch transpose/permute/expand (``view``
-    needs a contiguous tensor).
+    needs a contiguous tensor). ``numpy_scalar`` is True for what a NumPy
+    reduction over every axis returns (``x.sum()``): a NumPy scalar, which is
+    no ``np.ndarray`` (the runtime checker refuses it for ``Float[np.ndarray, ""]``
+    too); any other operation forgets it.
     """
 
-    __slots__ = ("kind", "dtypes", "shape", "contiguous", "origin")
+    __slots__ = ("kind", "dtypes", "shape", "contiguous", "origin", "numpy_scalar")
 
     def __init__(self, kind, dtypes, shape, origin: str | None = None,
-                 contiguous: bool = True):
+                 contiguous: bool = True, numpy_scalar: bool = False):
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "dtypes", dtypes)
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "contiguous", contiguous)
         object.__setattr__(self, "origin", origin)
+        object.__setattr__(self, "numpy_scalar", numpy_scalar)
 
     def with_(self, **changes) -> Arr:
-        """A copy with some fields changed (the origin is kept unless given)."""
+        """A copy with some fields changed (the origin is kept unless given; a NumPy
+        scalar stays one only when nothing but the origin changes)."""
         fields = {"kind": self.kind, "dtypes": self.dtypes, "shape": self.shape,
-                  "origin": self.origin, "contiguous": self.contiguous}
+                  "origin": self.origin, "contiguous": self.contiguous,
+                  "numpy_scalar": self.numpy_scalar and set(changes) <= {"origin"}}
         fields.update(changes)
         return Arr(**fields)
 

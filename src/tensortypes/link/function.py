@@ -119,11 +119,13 @@ class Function:
     """
 
     __slots__ = ("inputs", "outputs", "fgraph", "mode", "shared", "source", "_call",
-                 "_types", "_labels", "_single", "_rewrite")
+                 "_types", "_labels", "_single", "_rewrite", "_allow_downcast")
 
-    def __init__(self, inputs, outputs, single, fgraph, mode, shared, fn, rewrite=True):
+    def __init__(self, inputs, outputs, single, fgraph, mode, shared, fn, rewrite=True,
+                 allow_downcast=None):
         self._single = bool(single)
         self._rewrite = bool(rewrite)
+        self._allow_downcast = allow_downcast
         self.inputs = tuple(inputs)
         self.outputs = tuple(outputs)
         self.fgraph = fgraph
@@ -198,7 +200,7 @@ class Function:
         try:
             if isinstance(t, TensorType):
                 value = _plain_array(value)
-            return t.filter(value)
+            return t.filter(value, allow_downcast=self._allow_downcast)
         except Exception as exc:  # noqa: BLE001 - the value's own code may raise anything
             if isinstance(exc, TypeCheckError):
                 raise TypeCheckError(f"{self._labels[i]}: {_text(exc)}") from exc
@@ -269,12 +271,16 @@ def _linker(mode: str):
     return CLinker()
 
 
-def function(inputs, outputs, mode: str = "c", rewrite: bool = True) -> Function:
+def function(inputs, outputs, mode: str = "c", rewrite: bool = True,
+             allow_downcast: bool | None = None) -> Function:
     """Compile the graph from ``inputs`` to ``outputs`` into a callable ``Function``.
 
     ``outputs`` is one Variable (the call returns one array) or a list (the call
     returns a list). ``mode`` is ``"c"`` (compiled C where ops have it) or
-    ``"py"`` (the Python linker); ``rewrite=False`` skips the rewrites.
+    ``"py"`` (the Python linker); ``rewrite=False`` skips the rewrites. Each
+    input is filtered by its type at every call; ``allow_downcast`` is passed to
+    that ``filter`` (``True``: any cast, even one that loses precision; the
+    default converts only what can be converted exactly).
 
     >>> from tensortypes.tensor import dvector
     >>> import numpy as np
@@ -312,4 +318,4 @@ def function(inputs, outputs, mode: str = "c", rewrite: bool = True) -> Function
     if rewrite:
         default_rewriter().apply(fgraph)
     fn = _linker(mode).make_function(fgraph)
-    return Function(inputs, outputs, single, fgraph, mode, shared, fn, rewrite)
+    return Function(inputs, outputs, single, fgraph, mode, shared, fn, rewrite, allow_downcast)

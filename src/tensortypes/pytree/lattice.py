@@ -34,7 +34,7 @@ from typing import Any
 
 from tensortypes.annotate._compile import annotation_matchers, has_arrays
 from tensortypes.annotate._scope import Bindings, current
-from tensortypes.core.arrays import ArrayRepr, array_info, memory_info
+from tensortypes.core.words import annotation_text, value_text
 from tensortypes.errors import TypeCheckError, describe_raised, raised_by_value
 from tensortypes.graph.type import Type
 from tensortypes.pytree._leaves import compile_leaf, has_path_dims
@@ -48,9 +48,6 @@ from tensortypes.types.classrules import all_of
 __all__ = ["PyTreeType", "resolve_bindings"]
 
 _MISSING = object()
-_REPR = ArrayRepr()
-_REPR.maxstring = 40
-_REPR.maxother = 40
 _INTERNED: dict[tuple, PyTreeType] = {}
 
 
@@ -229,7 +226,7 @@ class PyTreeType(Type):
                 reason = check.explain(leaf, b)
                 if reason is not None:
                     _restore(b, saved)
-                    head = f"leaf {where} is {_short(leaf)}, expected {self.leaf}"
+                    head = f"leaf {where} is {value_text(leaf)}, expected {annotation_text(self.leaf)}"
                     return f"{head}: {reason}" if reason else head
                 check.match(leaf, b)
         except BaseException:
@@ -260,21 +257,6 @@ def _snapshot(b: Bindings) -> tuple:
 def _restore(b: Bindings, saved: tuple | None) -> None:
     if saved is not None:
         b.sizes, b.where, b.broadcast = saved
-
-
-def _short(value: Any) -> str:
-    """A value in a few words: ``float64[3,5](numpy)``, ``str 'a'``."""
-    try:
-        info = memory_info(value) or array_info(value)
-        if info is not None:
-            kind, dtype, shape = info
-            return f"{dtype}[{','.join(str(d) for d in shape)}]({kind})"
-    except Exception:  # noqa: BLE001 (a message never raises)
-        pass
-    try:
-        return f"{type(value).__name__} {_REPR.repr(value)}"
-    except Exception:  # noqa: BLE001 (a broken __repr__, an int too long to print)
-        return f"{type(value).__name__} <unprintable>"
 
 
 def _bound_by(b: Bindings, key: str) -> str:

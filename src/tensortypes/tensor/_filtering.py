@@ -15,6 +15,7 @@ import numpy as np
 from tensortypes._config import config
 from tensortypes.core.arrays import ArrayRepr
 from tensortypes.core.dims import Dim, solve_linear
+from tensortypes.core.words import value_text
 from tensortypes.errors import TypeCheckError
 from tensortypes.tensor._values import values_eq
 
@@ -96,9 +97,9 @@ def coerce(self, data, strict: bool, allow_downcast):
         if np.can_cast(data.dtype, self.numpy_dtype, "safe"):
             return data.astype(self.numpy_dtype)
         raise TypeCheckError(
-            f"{self} cannot store a value of dtype {data.dtype} without risking loss of "
-            f"precision. If you do not mind this loss, you can: 1) explicitly cast your "
-            f"data to {self.dtype}, or 2) pass allow_downcast=True. Value: {_short(data)!s}")
+            f"{self} cannot store a value of dtype {data.dtype} ({value_text(data)}) without "
+            f"risking loss of precision; if that loss is fine, cast the data to {self.dtype} "
+            f"first, or pass allow_downcast=True (to filter or to function)")
     if strict:
         raise TypeCheckError(f"{self} expected an ndarray object (got {type(data).__name__}).")
     if isinstance(data, (str, bytes)) or data is None:
@@ -123,9 +124,9 @@ def coerce(self, data, strict: bool, allow_downcast):
     if not values_eq(original, converted, force_same_dtype=False):
         raise TypeCheckError(
             f"{self} cannot store accurately value {_short(data)}, it would be represented "
-            f"as {_as_python(converted)}. If you do not mind this precision loss, you can: "
-            f"1) explicitly convert your data to a numpy array of dtype {self.dtype}, or "
-            f"2) pass allow_downcast=True.")
+            f"as {_as_python(converted)}; if that loss is fine, convert the data to an "
+            f"array of dtype {self.dtype} first, or pass allow_downcast=True (to filter or "
+            f"to function)")
     return converted
 
 
@@ -138,8 +139,8 @@ def check_shape(self, data: np.ndarray) -> None:
     """Rank, alignment, static sizes and the consistency of rigid symbols."""
     if data.ndim != self.ndim:
         raise TypeCheckError(
-            f"Wrong number of dimensions: expected {self.ndim}, got {data.ndim} "
-            f"with shape {data.shape}.")
+            f"{self}: expected {self.ndim} {'axis' if self.ndim == 1 else 'axes'}, got "
+            f"{data.ndim} (shape {data.shape})")
     if not data.flags.aligned:
         raise TypeCheckError(f"{self}: the ndarray is not aligned; compiled code needs "
                              "aligned data (copy it with numpy.ascontiguousarray)")

@@ -29,6 +29,7 @@ from typing import Any
 from tensortypes.core.arrays import class_kind
 from tensortypes.core.dtypes import ALL_DTYPES, CATEGORIES, DType, as_dtype, dtype_from_name
 from tensortypes.core.shapes import ShapePattern, pattern_is_super
+from tensortypes.core.words import array_annotation_text
 from tensortypes.errors import AnnotationError
 from tensortypes.types.base import LatticeType, qualified
 from tensortypes.types.structural import union_mergers
@@ -206,6 +207,17 @@ class ArrayType(LatticeType):
         if len(parts) == 1:
             return parts[0] + tail
         return "Union[" + ", ".join(p + tail for p in parts) + "]"
+
+    def message_str(self) -> str:
+        """This type in an error message (``core.words``): ``Float[np.ndarray, 'b c']``."""
+        if self.dtypes is None and self.shape is None and self.kind == "torch":
+            return "torch.Tensor"
+        shape = "..." if self.shape is None else str(self.shape)
+        dtypes = self.dtypes
+        category = "Shaped" if dtypes is None else _CATEGORY_BY_SET.get(dtypes)
+        parts = [category] if category else sorted(_dtype_label(d) for d in dtypes)
+        texts = [array_annotation_text(p, self.kind, shape) for p in parts]
+        return texts[0] if len(texts) == 1 else "Union[" + ", ".join(texts) + "]"
 
     def _ts_str(self) -> str:
         if self.kind != "torch":

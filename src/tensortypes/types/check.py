@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tensortypes._config import config
-from tensortypes.core.arrays import ArrayRepr, array_info, memory_info
+from tensortypes.core.words import annotation_text, value_text
 from tensortypes.errors import TypeCheckError, describe_raised, raised_by_value
 from tensortypes.types.accept import ACCEPT, is_instance, sample
 from tensortypes.types.base import hooks
@@ -27,29 +27,18 @@ from tensortypes.types.structural import (DictType, ListType, NamedTupleType, Tu
 # ``ACCEPT`` and ``is_instance`` are re-exported: the fast half lives in ``accept``.
 __all__ = ["check_value", "explain", "describe", "EXPLAIN", "ACCEPT", "is_instance"]
 
-_repr = ArrayRepr()
-_repr.maxstring = 40
-_repr.maxother = 60
 
 
 def describe(value: Any) -> str:
-    """The class of ``value`` and a short repr (arrays: dtype and shape), for messages.
+    """The class of ``value`` and a short repr (arrays as ``core.words`` writes them).
 
     >>> describe("a")
     "str 'a'"
     """
     name = type(value).__name__
     try:
-        # NumPy's own record of an ndarray first: a subclass's properties never run.
-        info = memory_info(value) or array_info(value)
-        if info is not None:
-            kind, dtype, shape = info
-            return f"{name} of dtype {dtype} and shape {tuple(shape)}"
+        return value_text(value)  # never raises; arrays in the short form
     except Exception:  # noqa: BLE001 (never let a message hide the type error)
-        pass
-    try:
-        return f"{name} {_repr.repr(value)}"
-    except Exception:  # noqa: BLE001 (a broken __repr__, an int too long to print)
         return f"{name} <unprintable>"
 
 
@@ -72,16 +61,16 @@ def check_value(value: Any, t: Any) -> Any:
     except Exception as error:  # noqa: BLE001 (only the value's own exceptions, below)
         if not raised_by_value(error):
             raise
-        raise TypeCheckError(f"expected {t}, got {describe(value)}: checking it raised "
+        raise TypeCheckError(f"expected {annotation_text(t)}, got {describe(value)}: checking it raised "
                              f"{describe_raised(error)}") from error
     try:
         reason = explain(value, t)
     except Exception as error:  # noqa: BLE001 (only the value's own exceptions, below)
         if not raised_by_value(error):
             raise
-        reason = (f"expected {t}, got {describe(value)}: explaining the refusal raised "
+        reason = (f"expected {annotation_text(t)}, got {describe(value)}: explaining the refusal raised "
                   f"{describe_raised(error)}")
-    raise TypeCheckError(reason or f"expected {t}, got {describe(value)}")
+    raise TypeCheckError(reason or f"expected {annotation_text(t)}, got {describe(value)}")
 
 
 def explain(value: Any, t: Any) -> str | None:
@@ -95,7 +84,7 @@ def explain(value: Any, t: Any) -> str | None:
     if found is None:
         return None
     path, detail = found
-    head = f"expected {t}, got {describe(value)}"
+    head = f"expected {annotation_text(t)}, got {describe(value)}"
     if path:
         return f"{head}: at {path}: {detail}"
     if detail.startswith(head):  # the leaf's own message, with what it adds
@@ -109,21 +98,21 @@ def _why(value: Any, t: Any) -> tuple[str, str] | None:
     if rule is None:
         if is_instance(value, t):
             return None
-        return ("", f"expected {t}, got {describe(value)}")
+        return ("", f"expected {annotation_text(t)}, got {describe(value)}")
     return rule(value, t)
 
 
 def _leaf(value: Any, t: Any) -> tuple[str, str] | None:
     if is_instance(value, t):
         return None
-    return ("", f"expected {t}, got {describe(value)}")
+    return ("", f"expected {annotation_text(t)}, got {describe(value)}")
 
 
 def _numeric(value: Any, t: Any) -> tuple[str, str] | None:
     """``float``/``complex``: as a leaf, naming ``config.numeric_tower`` when it decides."""
     if is_instance(value, t):
         return None
-    message = f"expected {t}, got {describe(value)}"
+    message = f"expected {annotation_text(t)}, got {describe(value)}"
     wider = (int,) if isinstance(t, FloatType) else (int, float)
     if not config.numeric_tower and isinstance(value, wider):
         message += (f" (with config.numeric_tower = False an {type(value).__name__} does not "

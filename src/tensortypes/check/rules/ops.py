@@ -241,7 +241,10 @@ class Reduce(ParamRule):
         if dtypes is None and bound.get("dtype") is None:
             dtypes = self._dtypes(call, x)
         shape = sf.reduce_shape(x.shape, axes, keep)
-        out = Arr(x.kind or call.kind, dtypes, shape)
+        kind = x.kind or call.kind
+        # NumPy reduces over every axis to a NumPy scalar, not a 0-d array.
+        out = Arr(kind, dtypes, shape, numpy_scalar=kind == "numpy" and axes is None and not keep
+                  and not self.pair)
         if self.pair and axes is not None:
             return TupleV((out, out.with_(dtypes=frozenset({int64}))))
         return out
