@@ -141,7 +141,8 @@ def test_instancecheck_str_gives_the_reason_and_binds_on_success():
         assert x.__instancecheck_str__(np.zeros((2, 3))) == ""
         assert b.sizes == {"b": 2, "c": 3}
         reason = x.__instancecheck_str__(np.zeros((2, 4)))
-        assert reason == "axis 1 has size 4, but c=3 was bound by axis 1"
+        assert reason == ("axis 1 has size 4, but c=3 was bound by axis 1 of a value checked "
+                          "with isinstance")
     assert AbstractArray.__instancecheck_str__(np.zeros(1)).endswith("no value is an "
                                                                      "instance of it")
 

@@ -36,6 +36,7 @@ from tensortypes.errors import AnnotationError
 __all__ = ["run", "short"]
 
 _M = object()
+ISINSTANCE_LABEL = "a value checked with isinstance"
 
 
 def short(x: Any) -> str:
@@ -115,7 +116,13 @@ class _Walk:
         if merged is None:
             axes = describe_where((self.label, start, start + len(seg)))
             how = "does not broadcast with" if spec.broadcast or prev_flag else "is not"
-            return (f"{axes} have shape {seg}, which {how} *{name}={prev} bound "
+            if len(seg) != len(prev) and not (spec.broadcast or prev_flag):
+                return (f"*{name} matches {len(seg)} {'axis' if len(seg) == 1 else 'axes'} "
+                        f"here ({axes}, shape {seg}), but *{name}={prev} ({len(prev)} "
+                        f"{'axis' if len(prev) == 1 else 'axes'}) was bound "
+                        f"{self.origin(key)}")
+            verb = "has" if len(seg) == 1 else "have"
+            return (f"{axes} {verb} shape {seg}, which {how} *{name}={prev} bound "
                     f"{self.origin(key)}")
         if merged != (prev, prev_flag):
             self.new[key] = merged[0]
@@ -188,7 +195,13 @@ class _Walk:
     def commit(self) -> None:
         b = self.b
         b.sizes.update(self.new)
-        b.where.update(self.where)
+        if self.label is None:
+            # A bare isinstance names no value; once its sizes are in the scope, later
+            # messages say what bound them ("axis 0 of a value checked with isinstance").
+            b.where.update({k: (ISINSTANCE_LABEL, w[1], w[2]) if w[0] is None else w
+                            for k, w in self.where.items()})
+        else:
+            b.where.update(self.where)
         for key, flag in self.flags.items():
             b.mark_broadcast(key, flag)
 

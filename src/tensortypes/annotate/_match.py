@@ -26,7 +26,7 @@ import numpy as np
 
 from tensortypes.annotate._extract import (DNAMES, KIND_NAMES, DtypeTest, extractor,
                                            merge_variadic, numpy_dtype_name)
-from tensortypes.annotate._interpret import run
+from tensortypes.annotate._interpret import ISINSTANCE_LABEL, run
 from tensortypes.annotate._shape import ParsedShape, Template
 
 __all__ = ["Matcher"]
@@ -230,7 +230,7 @@ def _generate(m: Matcher) -> tuple[Any, str]:
         if not alone:
             src(1, "if b is None:")
             src(2, "return True")
-        src(1, "lab = b.label")
+        src(1, "lab = b.label or _IL")  # a bare isinstance names no value
         src(1, "wh = b.where")
         for code, j in keys.items():
             if j == variadic_key:
@@ -247,7 +247,8 @@ def _generate(m: Matcher) -> tuple[Any, str]:
     filename = f"<tensortypes match {m.title}>"
     namespace = {"_ndarray": np.ndarray, "_DN": DNAMES, "_dn": numpy_dtype_name,
                  "_ex": m.extract, "_acc": test.names, "_slow": test.slow, "_M": _M,
-                 "_E": _EMPTY, "_mv": merge_variadic, "_cv": _commit_variadic}
+                 "_E": _EMPTY, "_mv": merge_variadic, "_cv": _commit_variadic,
+                 "_IL": ISINSTANCE_LABEL}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (validated above)
     entry = (len(source), None, [line + "\n" for line in src.lines], filename)
     linecache.cache[filename] = entry

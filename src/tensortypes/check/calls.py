@@ -176,7 +176,7 @@ class CallMixin:
         found = function_rule(path)
         if found is not None:
             rule, kind = found
-            name = path.replace("torch.nn.functional.", "F.").replace("numpy.", "np.")
+            name = _short_path(path)
             return self._rule_call(rule, name, args, kwargs, node, frame, labels, kind, star)
         loss = loss_rule(path)
         if loss is not None:
@@ -463,3 +463,16 @@ def _iterated(name: str, args):
     if name == "reversed" and args:
         return element_of(args[0])
     return UNKNOWN
+
+
+def _short_path(path: str) -> str:
+    """A library function as code usually spells it: ``np.sum``, ``jnp.sum``, ``F.relu``.
+
+    >>> _short_path("jax.numpy.concatenate"), _short_path("numpy.linalg.norm")
+    ('jnp.concatenate', 'np.linalg.norm')
+    """
+    for prefix, short in (("torch.nn.functional.", "F."), ("jax.numpy.", "jnp."),
+                          ("numpy.", "np.")):
+        if path.startswith(prefix):
+            return short + path[len(prefix):]
+    return path

@@ -157,7 +157,8 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
                 tree = ast.parse(source, filename=self.path)
         except SyntaxError as error:
             self.report(_Pos(error.lineno or 1, (error.offset or 1) - 1), "syntax",
-                        f"invalid syntax: {error.msg}")
+                        error.msg if error.msg.startswith("invalid syntax")
+                        else f"invalid syntax: {error.msg}")
             return self.result()
         except (RecursionError, MemoryError) as error:
             # Python's own parser gives up on it too: the module cannot be compiled.

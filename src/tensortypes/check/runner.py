@@ -286,7 +286,9 @@ def main(args) -> int:
         sys.stderr.write(f"tensortypes check: warning: {warning}\n")
     paths = list(args.paths) or settings.paths or ["."]
     if not args.paths and settings.root is not None and settings.paths:
-        paths = [str(settings.root / p) for p in settings.paths]
+        # Relative to the working directory (as mypy prints them), so the output
+        # reads as it does for paths given on the command line.
+        paths = [_relative(settings.root / p) for p in settings.paths]
     strict = bool(args.strict or settings.strict or "unchecked" in enabled)
     jobs = args.jobs if args.jobs is not None else settings.jobs
     cache = False if args.no_cache or not settings.cache else (args.cache_dir or True)
@@ -329,3 +331,11 @@ def main(args) -> int:
     if any(d.code == "internal" for d in diagnostics):
         return 2
     return 1 if any(d.severity == "error" for d in diagnostics) else 0
+
+
+def _relative(path: Path) -> str:
+    """``path`` relative to the working directory (``../src`` from a subfolder)."""
+    try:
+        return os.path.relpath(path, Path.cwd())
+    except ValueError:  # another drive, on Windows
+        return str(path)

@@ -27,7 +27,20 @@ __all__ = ["short_dtype", "value_text", "shape_text", "kind_text", "array_annota
            "annotation_text", "kind_mismatch",
            "KIND_TEXT"]
 
-_repr = reprlib.Repr()
+class _Repr(reprlib.Repr):
+    """A short repr in which every array inside a container is in the short form."""
+
+    def repr1(self, x: Any, level: int) -> str:
+        try:
+            info = array_info(x)
+        except Exception:  # noqa: BLE001 (a property of an arbitrary object may raise)
+            info = None
+        if info is not None or _is_numpy_scalar(x):
+            return value_text(x)
+        return super().repr1(x, level)
+
+
+_repr = _Repr()
 _repr.maxstring = 30
 _repr.maxother = 40
 _repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 4
@@ -93,6 +106,8 @@ def value_text(value: Any, arrays: bool = True) -> str:
     ('f64[5,2](numpy)', 'np.float64(3.0)', 'int 3')
     >>> value_text(None), value_text([[1.0, 2.0]])
     ('None', 'list [[1.0, 2.0]]')
+    >>> value_text({"w": np.zeros(3), "b": np.zeros((2, 3), np.float32)})
+    "dict {'b': f32[2,3](numpy), 'w': f64[3](numpy)}"
     """
     if value is None:
         return "None"
@@ -110,7 +125,7 @@ def value_text(value: Any, arrays: bool = True) -> str:
         library = type(value).__name__ if kind == "duck" else kind
         return f"{short_dtype(dtype)}[{','.join(str(d) for d in shape)}]({library})"
     try:
-        text = _repr.repr(value)
+        text = super(_Repr, _repr).repr1(value, _repr.maxlevel)
     except Exception:  # noqa: BLE001 (a broken __repr__ must not hide the type error)
         text = f"<{type(value).__name__} object>"
     return f"{type(value).__name__} {text}"
@@ -167,6 +182,9 @@ def _nested_annotations(ann: Any, found: list, depth: int = 0) -> None:
         return
     for arg in getattr(ann, "__args__", None) or ():
         _nested_annotations(arg, found, depth + 1)
+    leaf = getattr(ann, "leaftype", None)  # a PyTree[...] annotation's leaf
+    if leaf is not None and leaf is not ann:
+        _nested_annotations(leaf, found, depth + 1)
 
 
 def annotation_text(ann: Any) -> str:

@@ -41,9 +41,15 @@ def _location(cls: type) -> tuple[str, int]:
         return getattr(module, "__file__", None) or cls.__module__, 1
 
 
-def _field_function(cls: type, names: tuple) -> Any:
+def _field_function(cls: type, names: tuple, assigned: str | None = None) -> Any:
     """``def Cls(self, a, b): return None`` with the fields' annotations, in the class's
-    module (for string annotations) and at the class's place in the source."""
+    module (for string annotations) and at the class's place in the source.
+
+    With ``assigned``, that field is the last parameter (the other fields bind the
+    sizes first, so a disagreement blames the new value) and messages call it
+    "assignment to field ..."."""
+    if assigned is not None:
+        names = tuple(n for n in names if n != assigned) + (assigned,)
     annotations: dict = {}
     for base in reversed(cls.__mro__):
         annotations.update(base.__dict__.get("__annotations__", {}))
@@ -64,7 +70,8 @@ def _field_function(cls: type, names: tuple) -> Any:
     made.__qualname__ = cls.__qualname__
     made.__module__ = cls.__module__
     made.__annotations__ = {n: annotations[n] for n in names if n in annotations}
-    made.__tensortypes_role__ = "field"
+    made.__tensortypes_role__ = "field" if assigned is None else \
+        {assigned: "assignment to field"}
     return made
 
 
@@ -80,7 +87,7 @@ def _getter(names: tuple) -> Any:
 class _FieldChecks:
     """The checks of one dataclass: all fields, or (rarely) the ones set so far."""
 
-    __slots__ = ("cls", "names", "wrap", "full", "get", "partial")
+    __slots__ = ("cls", "names", "wrap", "full", "get", "partial", "assigned")
 
     def __init__(self, cls: type, wrap: Any):
         self.cls = cls
@@ -89,6 +96,20 @@ class _FieldChecks:
         self.full = wrap(_field_function(cls, self.names))
         self.get = _getter(self.names)
         self.partial: dict = {}
+        self.assigned: dict = {}
+
+    def run_assignment(self, obj: Any, name: str) -> None:
+        """Check ``obj`` after ``name`` was assigned: the new value is checked last,
+        against the sizes the other fields bind, and named as an assignment."""
+        present = tuple(n for n in self.names if getattr(obj, n, _MISSING) is not _MISSING)
+        key = (present, name)
+        check = self.assigned.get(key)
+        if check is None:
+            check = self.wrap(_field_function(self.cls, present, assigned=name))
+            if len(self.assigned) < 256:
+                self.assigned[key] = check
+        order = tuple(n for n in present if n != name) + (name,)
+        check(obj, *(getattr(obj, n) for n in order))
 
     def run(self, obj: Any) -> None:
         try:
@@ -156,7 +177,7 @@ def _check_assignments(cls: type, checks: _FieldChecks, building: set) -> None:
         old = getattr(self, name, _MISSING)
         setter(self, name, value)
         try:
-            checks.run(self)
+            checks.run_assignment(self, name)
         except TypeCheckError:
             if old is _MISSING:
                 object.__delattr__(self, name)

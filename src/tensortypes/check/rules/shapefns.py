@@ -22,11 +22,15 @@ __all__ = ["broadcast", "broadcast_pair", "matmul_shape", "norm_axis", "reduce_s
            "split_rest"]
 
 
-def why_different(a, b) -> str:
-    """Why two sizes count as different: provably, or only not provably equal."""
+def why_different(a, b, broadcast: bool = False) -> str:
+    """Why two sizes count as different: provably, or only not provably equal.
+
+    Only where the sizes ``broadcast`` can an axis marked ``#`` (may be 1) help,
+    so only there does the text suggest it.
+    """
     if type(a) is Dim and type(b) is Dim and dims.eq(a, b) is None:
-        return (f" ({fmt_dim(a)} and {fmt_dim(b)} are different sizes unless proven equal; "
-                f"mark an axis '#' if it may be 1)")
+        hint = "; mark an axis '#' if it may be 1" if broadcast else ""
+        return f" ({fmt_dim(a)} and {fmt_dim(b)} are different sizes unless proven equal{hint})"
     return ""
 
 
@@ -103,7 +107,7 @@ def broadcast(shapes, labels) -> tuple | None:
                     "broadcast",
                     f"cannot broadcast {acc_label} {fmt_shape(acc_shape)} with {lab} "
                     f"{fmt_shape(full)}: axis {-k} has sizes {fmt_dim(acc)} and "
-                    f"{fmt_dim(d)}{why_different(acc, d)}") from None
+                    f"{fmt_dim(d)}{why_different(acc, d, broadcast=True)}") from None
         out.append(acc)
     out.reverse()
     if not open_rank:
@@ -371,5 +375,5 @@ def expand_shape(shape, sizes):
         else:
             raise CheckFailure("broadcast", f"expand: axis of size {fmt_dim(old)} cannot be "
                                             f"expanded to {fmt_dim(new)}"
-                                            f"{why_different(old, new)}")
+                                            f"{why_different(old, new, broadcast=True)}")
     return tuple(out)

@@ -1,0 +1,226 @@
+"""One voice: every kind of message prints a value and an array annotation the same way.
+
+``core.words`` is the one formatter: a value is ``f64[5,2](numpy)`` (or
+``np.float64(3.0)`` for a NumPy scalar, ``int 3`` for anything else), an array
+annotation ``Float[np.ndarray, 'fan_in fan_out']``. ``MESSAGES`` makes one
+message of every kind the library raises about a value (runtime parameter and
+return value, wrong array kind, NumPy scalar, PyTree leaf and structure,
+``check_value``, ``filter``, a compiled function's input, a dataclass field
+assignment, a size bound by ``isinstance``, a ``*batch`` of another rank), and
+each is checked against the forms; then the fixes of single messages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tensortypes
+from tensortypes import Float, PyTree, TypeCheckError, typechecked
+from tensortypes.check import check_source
+from tensortypes.core.words import annotation_text, value_text
+from tensortypes.tensor import TensorType, tensor
+from tensortypes.types import ann_to_type, check_value
+
+# A value printed in the long or the class-and-dtype form, or an annotation in another
+# form: none of these may appear in a message.
+FORBIDDEN = {
+    "long dtype before a shape": re.compile(r"\b(float|int|uint|complex|bfloat)\d+\[[\d,]*\]"),
+    "class before a dtype": re.compile(r"\b(ndarray|Tensor|Array) (float|int|bool)"),
+    "'of dtype ... and shape'": re.compile(r"of dtype \w+ and shape"),
+    "annotation without its module": re.compile(r"\w+\[(ndarray|Tensor), '"),
+    "annotation with double quotes": re.compile(r"\w+\[(np\.ndarray|torch\.Tensor|jax\.Array), \""),
+    "the dtype twice": re.compile(r"\b(float64|int64) \1\b"),
+}
+VALUE = re.compile(r"\b(bool|[fiuc]\d+|bf16)\[[\d,]*\]\((numpy|torch|jax)\)")
+
+
+def _message(call) -> str:
+    try:
+        call()
+    except TypeCheckError as error:
+        return str(error)
+    raise AssertionError("no TypeCheckError")
+
+
+@typechecked
+def linear(x: Float[np.ndarray, "batch fan_in"],
+           w: Float[np.ndarray, "fan_in fan_out"]) -> Float[np.ndarray, "batch fan_out"]:
+    return x @ w
+
+
+@typechecked
+def transposed(x: Float[np.ndarray, "n d"]) -> Float[np.ndarray, "n d"]:
+    return x.T
+
+
+@typechecked
+def total(x: Float[np.ndarray, "n"]) -> Float[np.ndarray, ""]:
+    return x.sum()
+
+
+@typechecked
+def pair(x: PyTree[Float[np.ndarray, "?n"], "T"], y: PyTree[Float[np.ndarray, "?n"], "T"]):
+    return None
+
+
+@typechecked
+def padded(x: Float[np.ndarray, "n"]) -> Float[np.ndarray, "m"]:
+    y = np.pad(x, 1)
+    assert isinstance(y, Float[np.ndarray, "m"])
+    return y[1:]
+
+
+@typechecked
+def batched(x: Float[np.ndarray, "*batch d"], y: Float[np.ndarray, "*batch"]):
+    return None
+
+
+@typechecked(check_assignment=True)
+@dataclasses.dataclass
+class State:
+    h: Float[np.ndarray, "b d"]
+    c: Float[np.ndarray, "b d"]
+
+
+def _assign():
+    state = State(np.zeros((2, 3)), np.zeros((2, 3)))
+    state.h = np.zeros((4, 3))
+
+
+def _compiled():
+    x = tensor("float32", ("n",), name="z")
+    f = tensortypes.function([x], x * 2, mode="py")
+    f(np.ones(3))
+
+
+MESSAGES = {
+    "parameter": lambda: linear(np.ones((4, 3)), np.ones((5, 2))),
+    "return value": lambda: transposed(np.ones((2, 3))),
+    "array kind": lambda: linear([[1.0, 2.0, 3.0]], np.ones((3, 2))),
+    "NumPy scalar": lambda: total(np.ones(3)),
+    "PyTree leaf": lambda: pair((np.zeros(5), np.zeros(5)), (np.ones(3), np.ones(5))),
+    "PyTree structure": lambda: pair((np.zeros(5),), [np.zeros(5)]),
+    "check_value": lambda: check_value(np.zeros((2, 3)),
+                                       ann_to_type(Float[np.ndarray, "n n"])),
+    "filter": lambda: TensorType("int64", (None,)).filter(np.zeros(3)),
+    "compiled input": _compiled,
+    "dataclass assignment": _assign,
+    "bound by isinstance": lambda: padded(np.ones(3)),
+    "variadic rank": lambda: batched(np.ones((2, 3, 4)), np.ones(2)),
+}
+
+
+@pytest.mark.parametrize("kind", list(MESSAGES))
+def test_every_message_kind_uses_the_one_forms(kind):
+    text = _message(MESSAGES[kind])
+    found = [what for what, pattern in FORBIDDEN.items() if pattern.search(text)]
+    assert not found, f"{kind}: {found}\n{text}"
+
+
+def test_arrays_print_in_the_short_form_everywhere():
+    texts = {kind: _message(call) for kind, call in MESSAGES.items()}
+    for kind in ("parameter", "return value", "PyTree leaf", "check_value", "filter",
+                 "compiled input", "dataclass assignment"):
+        assert VALUE.search(texts[kind]), f"{kind}:\n{texts[kind]}"
+    for kind in ("parameter", "return value", "PyTree leaf", "check_value"):
+        assert re.search(r"Float\[np\.ndarray, '[^']*'\]", texts[kind]), texts[kind]
+
+
+def test_the_formatter_itself():
+    assert value_text(np.zeros((5, 2))) == "f64[5,2](numpy)"
+    assert value_text(np.float64(3.0)) == "np.float64(3.0)"
+    assert value_text(np.zeros((), np.int32)) == "i32[](numpy)"
+    assert annotation_text(Float[np.ndarray, "fan_in fan_out"]) == \
+        "Float[np.ndarray, 'fan_in fan_out']"
+    assert annotation_text(Float[np.ndarray, "n"].type) == "Float[np.ndarray, 'n']"
+
+
+def test_an_assignment_blames_the_assigned_field_with_its_new_value():
+    state = State(np.zeros((2, 3)), np.zeros((2, 3)))
+    with pytest.raises(TypeCheckError) as info:
+        state.h = np.zeros((4, 3))
+    text = str(info.value)
+    assert "assignment to field h" in text
+    assert "got:      f64[4,3](numpy)" in text
+    assert "axis 0 of h has size 4, but b=2 was bound by axis 0 of c" in text
+    assert state.h.shape == (2, 3)  # the old value is back
+    state.c = np.ones((2, 3))  # a fitting assignment passes
+
+
+def test_a_size_bound_by_isinstance_says_of_what():
+    text = _message(MESSAGES["bound by isinstance"])
+    assert "m=5 was bound by axis 0 of a value checked with isinstance" in text
+
+
+def test_a_variadic_of_another_rank_says_so_in_grammar():
+    text = _message(MESSAGES["variadic rank"])
+    assert "have shape (2,)" not in text
+    assert "*batch matches 1 axis here" in text and "(2 axes)" in text
+
+
+def test_a_numpy_scalar_is_refused_with_what_to_write_instead():
+    text = _message(MESSAGES["NumPy scalar"])
+    assert "got:      np.float64(3.0)" in text
+    assert "Float[np.number, '']" in text and "np.asarray(...)" in text
+
+
+def test_the_static_checker_agrees_on_numpy_scalars():
+    source = ("import numpy as np\n"
+              "from jaxtyping import Float\n"
+              "def total(x: Float[np.ndarray, 'n']) -> Float[np.ndarray, '']:\n"
+              "    return x.sum()\n"
+              "def total_ok(x: Float[np.ndarray, 'n']) -> Float[np.ndarray, '']:\n"
+              "    return np.asarray(x.sum())\n"
+              "def rows(x: Float[np.ndarray, 'n d']) -> Float[np.ndarray, 'n']:\n"
+              "    return x.sum(axis=1)\n")
+    found = check_source(source)
+    assert [d.line for d in found] == [4], [d.to_text() for d in found]
+    assert "NumPy scalar" in found[0].message
+    assert "Float[np.number, '']" in found[0].message and "np.asarray(...)" in found[0].message
+
+
+def test_the_downcast_hint_can_be_followed():
+    text = _message(_compiled)
+    assert "pass allow_downcast=True (to filter or to function)" in text
+    x = tensor("float32", ("n",), name="z")
+    f = tensortypes.function([x], x * 2, mode="py", allow_downcast=True)
+    assert f(np.ones(3)).dtype == np.float32
+
+
+def test_static_wording():
+    assert "invalid syntax: invalid syntax" not in check_source("x = = 1\n")[0].message
+    source = ("import jax.numpy as jnp\n"
+              "from jaxtyping import Array, Float\n"
+              "def f(a: Float[Array, 'n 3'], b: Float[Array, 'n 4']):\n"
+              "    return jnp.concatenate([a, b], axis=0)\n")
+    assert check_source(source)[0].message.startswith("jnp.concatenate along axis 0")
+    source = ("import numpy as np\n"
+              "from jaxtyping import Float\n"
+              "def f(x: Float[np.ndarray, 'n d'], y: Float[np.ndarray, 'm d']):\n"
+              "    return x @ y\n")
+    message = check_source(source)[0].message
+    assert "contracted axes differ" in message and "'#'" not in message
+
+
+def test_paths_from_the_configuration_print_relative(tmp_path):
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.tensortypes]\npaths = ["src"]\n')
+    (tmp_path / "src" / "pkg" / "m.py").write_text(
+        "import numpy as np\na = np.zeros((2, 3))\nb = a.reshape(4, 2)\n")
+    env = {**os.environ, "TENSORTYPES_CACHE_DIR": str(tmp_path / "cache")}
+    for cwd, shown in ((tmp_path, "src/pkg/m.py:3:5: error"),
+                       (tmp_path / "sub", "../src/pkg/m.py:3:5: error")):
+        proc = subprocess.run([sys.executable, "-m", "tensortypes", "check"], cwd=cwd, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stdout.startswith(shown), proc.stdout
+        assert str(Path(tmp_path)) not in proc.stdout
