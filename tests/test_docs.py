@@ -139,7 +139,8 @@ def _check_pip(argv: list[str]) -> str | None:
     extras = set(_pyproject()["project"]["optional-dependencies"])
     words = iter(argv)
     for word in words:
-        if word in ("install", "-q", "--quiet", "-U", "--upgrade", "-e", "--editable"):
+        if word in ("install", "-q", "--quiet", "-U", "--upgrade", "-e", "--editable", "ruff",
+                    "mypy"):
             continue
         if word in ("-r", "--requirement"):
             target = next(words)
@@ -198,6 +199,9 @@ def check_command(line: str) -> str | None:
             return None
         if argv[1:3] == ["-m", "pip"]:
             return _check_pip(argv[3:])
+        if argv[1:3] == ["-m", "pytest"]:
+            missing = [a for a in argv[3:] if not a.startswith("-") and not (REPO / a).exists()]
+            return f"no such test path {missing}" if missing else None
         if len(argv) > 1 and argv[1].endswith(".py"):
             return _check_script(argv[1:])
     if program == "tensortypes":
@@ -210,6 +214,12 @@ def check_command(line: str) -> str | None:
         return _check_pytest(argv[1:])
     if program == "git" and argv[1:2] == ["clone"]:
         return None
+    if argv[0] == ".ci/run":
+        return None if (REPO / ".ci" / "run").is_file() else "no .ci/run"
+    if program in ("ruff", "mypy") or (program.startswith("python") and argv[1:3] == ["-m", "mypy"]):
+        tool = "ruff" if program == "ruff" else "mypy"
+        return None if f"[tool.{tool}]" in (REPO / "pyproject.toml").read_text() else \
+            f"pyproject.toml has no [tool.{tool}]"
     return f"tests/test_docs.py does not know how to check the command {line!r}"
 
 

@@ -239,7 +239,9 @@ def _run_step(step: Step, namespace: dict, out: TextIO) -> str | None:
         out.write(f"{type(exc).__name__}: {exc}\n")
         if step.raises is None or type(exc).__name__ != step.raises:
             # Skip this module's own frame: the reader wants the library's.
-            return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next))
+            tb = exc.__traceback__
+            return "".join(traceback.format_exception(type(exc), exc,
+                                                      tb.tb_next if tb is not None else None))
         return None
     finally:
         sys.stdout, sys.displayhook = saved_stdout, saved_hook

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tensortypes import AnnotationError, Float
-from tensortypes.core import dims, limits
+from tensortypes.core import limits
 from tensortypes.core.dims import parse
 from tensortypes.errors import caret_message
 

@@ -282,7 +282,7 @@ def test_float_x():
 
 
 def test_cache_stays_bounded():
-    for i in range(D._CACHE_LIMIT + 10):
+    for _ in range(D._CACHE_LIMIT + 10):
         assert as_dtype(TFDType("int8")) is D.int8
     assert len(D._CACHE) <= D._CACHE_LIMIT
 

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from _fuzz import HOSTILE, time_guard
-from tensortypes import (AnnotationError, Bool, Complex, Float, Float32, Int, PyTree, Shaped,
+from tensortypes import (Bool, Complex, Float, Float32, Int, PyTree, Shaped,
                          TypeCheckError, typechecked)
 from tensortypes.errors import raised_by_value
 from tensortypes.types import ann_to_type, check_value

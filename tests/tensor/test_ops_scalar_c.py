@@ -92,7 +92,7 @@ def _grid(dtypes):
 
 def _program(cases) -> str:
     parts = [PRELUDE, so.C_HELPERS, "int main(void) {"]
-    for n, (name, dtypes, out, expr) in enumerate(cases):
+    for _n, (_name, dtypes, out, expr) in enumerate(cases):
         grid = _grid(dtypes)
         parts.append("    {")
         for i, d in enumerate(dtypes):

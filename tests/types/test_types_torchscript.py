@@ -20,7 +20,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit's own
 
-import torch.futures  # noqa: E402
+import torch.futures  # noqa: E402, F811 (the submodule, after importorskip)
 from torch._sources import fake_range  # noqa: E402
 from torch.jit.annotations import ann_to_type as torch_ann_to_type  # noqa: E402
 

@@ -242,7 +242,7 @@ def union_of(members: list) -> Any:
     try:
         return functools.reduce(operator.or_, members)
     except TypeError:
-        return Union[tuple(members)]
+        return Union[tuple(members)]  # noqa: UP007 (built at run time from a tuple)
 
 
 def _intersect(outer_cls: type, outer: tuple | None, inner_cls: type,

@@ -176,7 +176,7 @@ def _generate(m: Matcher) -> tuple[Any, str]:
     named = [(i, d) for i, d in enumerate(dims) if d.kind == "var"]
     keys: dict[str, int] = {}  # key source -> local number
     uses_tp = False
-    for i, spec in named:
+    for _i, spec in named:
         code, path = _key_code(spec, spec.variadic)
         uses_tp |= path
         keys.setdefault(code, len(keys))
@@ -232,7 +232,7 @@ def _generate(m: Matcher) -> tuple[Any, str]:
             src(2, "return True")
         src(1, "lab = b.label or _IL")  # a bare isinstance names no value
         src(1, "wh = b.where")
-        for code, j in keys.items():
+        for j in keys.values():
             if j == variadic_key:
                 src(1, f"if v{j} is _M:")
                 src(2, f"_cv(b, k{j}, (g, {dims[v].broadcast}), (lab, {v}, {v} + len(g)))")

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import operator
 import re
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 

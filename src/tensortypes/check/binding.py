@@ -249,9 +249,8 @@ class Binder:
                      f"{_axes(rest_a)} before {rest!r}, expected {want_head}")
             out.append(Mismatch(f"{label}: {where} as in {want}, whatever {rest!r} is"))
             return []
-        for i, (x, y) in enumerate(zip((*before, *after),
-                                       (*shape[head_p:rest_a], *shape[rest_a + 1:
-                                                                      rest_a + 1 + len(after)]))):
+        for x, y in zip((*before, *after),
+                        (*shape[head_p:rest_a], *shape[rest_a + 1:rest_a + 1 + len(after)])):
             x = x.dim if type(x) is Bcast else x
             y = y.dim if type(y) is Bcast else y
             if type(x) is Dim and type(y) is Dim and not same_size(x, y, self.facts):

@@ -211,7 +211,8 @@ class ExprMixin:
         items: dict | None = {}
         for key, value in zip(node.keys, node.values):
             v = self.eval(value, frame)
-            k = self.eval(key, frame) if key is not None else None
+            if key is not None:
+                self.eval(key, frame)  # for its diagnostics; the constant key is read below
             const = key.value if isinstance(key, ast.Constant) and \
                 type(key.value) in (str, int) else None
             if const is None or items is None:
@@ -439,8 +440,9 @@ class ExprMixin:
                 continue
             kind = a.kind if type(a) is Arr else b.kind
             call = self.call_info("comparison", node, kind)
-            out = self.with_notes(lambda: binary(call, a, b, "bool", label_of(nodes[i]),
-                                                 label_of(nodes[i + 1])),
+            # The lambda is called at once by with_notes, inside this iteration.
+            out = self.with_notes(lambda: binary(call, a, b, "bool", label_of(nodes[i]),  # noqa: B023
+                                                 label_of(nodes[i + 1])),  # noqa: B023
                                   [(nodes[i], a), (nodes[i + 1], b)], frame)
         return out if out is not None else BoolV()
 

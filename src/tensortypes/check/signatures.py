@@ -196,7 +196,7 @@ class SignatureMixin:
         # Arrays first: their axes bind the size names that int arguments then meet.
         ordered = sorted(params, key=lambda p: p[1] is None or
                          array_member(self.annotation_type(p[1])) is None)
-        for name, ann, default, kind in ordered:
+        for name, ann, default, _kind in ordered:
             if name not in given or ann is None:
                 continue
             value, arg_node = given[name]

@@ -138,7 +138,7 @@ class Dim:
         """
         return evaluate(self, bindings)
 
-    def substitute(self, mapping) -> "Dim":
+    def substitute(self, mapping) -> Dim:
         """Replace symbols by ints or Dims and renormalise.
 
         >>> from tensortypes.core.dims import parse
@@ -291,7 +291,7 @@ def const(value: int) -> Dim:
         raise AnnotationError(f"a constant of {value.bit_length()} bits is too large to "
                               f"be a dimension size; the limit is {MAX_BITS} bits (MAX_BITS "
                               f"in {_LIMITS})")
-    d = _from_terms(((((), value),) if value else ()))
+    d = _from_terms((((), value),) if value else ())
     if len(_CONSTS) < _CACHE_LIMIT:
         _CONSTS[value] = d
     return d

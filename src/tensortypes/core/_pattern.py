@@ -26,8 +26,8 @@ __all__ = ["DimSpec", "ShapePattern", "KINDS"]
 
 KINDS = ("fixed", "unknown", "rigid", "var", "anon")
 
-_SPECS: dict[tuple, "DimSpec"] = {}
-_PATTERNS: dict[tuple, "ShapePattern"] = {}
+_SPECS: dict[tuple, DimSpec] = {}
+_PATTERNS: dict[tuple, ShapePattern] = {}
 _FAST_EXPR = (int, str, Dim, type(None))
 
 
@@ -129,7 +129,7 @@ class DimSpec:
         return self
 
     @classmethod
-    def from_static(cls, entry) -> "DimSpec":
+    def from_static(cls, entry) -> DimSpec:
         """The graph-form entry for a normalised static-shape entry (int, None or Dim).
 
         >>> DimSpec.from_static(None).kind
@@ -226,7 +226,7 @@ class ShapePattern:
         return self
 
     @classmethod
-    def from_static(cls, shape) -> "ShapePattern":
+    def from_static(cls, shape) -> ShapePattern:
         """The graph form of a static shape: fixed, unknown and rigid entries.
 
         >>> str(ShapePattern.from_static((2, None, "n")))

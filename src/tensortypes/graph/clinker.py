@@ -185,7 +185,7 @@ class CLinkerOp(CLinkerObject):
         if not op_version:
             return ()
         parts = [op_version]
-        seen = []
+        seen: list = []
         for var in (*node.inputs, *node.outputs):
             t = var.type
             if any(t == s for s in seen):

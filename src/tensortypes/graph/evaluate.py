@@ -143,6 +143,6 @@ def compile_graph(inputs, outputs) -> CompiledGraph:
             template.append(None)
             out_slots.append(slots[v])
         steps.append((node.op.perform, node, in_slots, tuple(out_slots)))
-    out_slots = tuple(slots[v] if v in slots else slot_of_root(v) for v in outputs)
+    final_slots = tuple(slots[v] if v in slots else slot_of_root(v) for v in outputs)
     return CompiledGraph(inputs, outputs, nodes, tuple(template), tuple(shared),
-                         tuple(steps), out_slots)
+                         tuple(steps), final_slots)

@@ -27,7 +27,7 @@ _DEFAULT_NAMES: dict[str, Any] = {name: getattr(typing, name) for name in typing
 # The printed names of ``None``'s type and of TorchScript's ``number``, so that
 # printed types read back.
 _DEFAULT_NAMES["NoneType"] = type(None)
-_DEFAULT_NAMES["number"] = typing.Union[int, float, complex]
+_DEFAULT_NAMES["number"] = typing.Union[int, float, complex]  # noqa: UP007 (its printed form)
 _MISSING = object()
 
 

@@ -203,7 +203,7 @@ class ArrayType(LatticeType):
         category = _CATEGORY_BY_SET.get(dtypes)
         if category is not None:
             return category + tail
-        parts = sorted((_dtype_label(d) for d in dtypes))
+        parts = sorted(_dtype_label(d) for d in dtypes)
         if len(parts) == 1:
             return parts[0] + tail
         return "Union[" + ", ".join(p + tail for p in parts) + "]"

@@ -128,7 +128,7 @@ def _class_target(loss: Loss, x: Arr, t: Arr, lx: str, lt: str, notes) -> None:
                                        f"of class indices but dtype {fmt_dtypes(t.dtypes)}; "
                                        f"class indices must be integers (use {lt}.long())",
                                notes)
-        for axis, (a, b) in enumerate(zip(index_shape, t.shape)):
+        for a, b in zip(index_shape, t.shape):
             if not _same(a, b):
                 raise CheckFailure("loss", f"{name}: target {lt} {fmt_shape(t.shape)} does not "
                                            f"match input {lx} {fmt_shape(x.shape)}: expected "
@@ -144,7 +144,7 @@ def _class_target(loss: Loss, x: Arr, t: Arr, lx: str, lt: str, notes) -> None:
                                        f"which must be floating, not {fmt_dtypes(t.dtypes)}; "
                                        f"for class indices the target shape is "
                                        f"{fmt_shape(index_shape)}", notes)
-        for axis, (a, b) in enumerate(zip(x.shape, t.shape)):
+        for a, b in zip(x.shape, t.shape):
             if not _same(a, b):
                 raise CheckFailure("loss", f"{name}: probability target {lt} "
                                            f"{fmt_shape(t.shape)} must match input {lx} "
