@@ -299,7 +299,7 @@ def infer_function(calls, func, class_node=None, module_tree=None,
 
     generic = iter(_GENERIC)
     # Code names first, so generic names never take them.
-    for sizes, name, group in named_groups:
+    for _sizes, name, _group in named_groups:
         if name is not None:
             used.add(name)
     for sizes, name, group in sorted(named_groups, key=lambda g: min(

@@ -122,7 +122,7 @@ class Tracer:
     """
 
     def __init__(self, include=(), cap: int = DEFAULT_CAP, root: str | None = None) -> None:
-        self.modules = tuple(m for m in include if not os.sep in m and not m.endswith(".py"))
+        self.modules = tuple(m for m in include if os.sep not in m and not m.endswith(".py"))
         self.paths = tuple(os.path.abspath(p) for p in include
                            if os.sep in p or p.endswith(".py") or os.path.isdir(p))
         self.root = os.path.abspath(root or os.getcwd())
