@@ -140,7 +140,7 @@ class _Converter:
         if origin is typing.Union or origin is pytypes.UnionType:
             return UnionType([c(a) for a in args])
         if origin is tuple:
-            if ann is tuple:
+            if ann is typing.Tuple:  # noqa: UP006 (the bare typing.Tuple, not an annotation)
                 return ts.refuse_bare(ann) if tsmode else VarTupleType(ANY)
             if len(args) == 2 and args[1] is Ellipsis:
                 if tsmode:
