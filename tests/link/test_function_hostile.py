@@ -231,3 +231,18 @@ def test_a_pickled_c_function_is_loaded_from_the_cache_in_a_new_process(tmp_path
                           cwd=repo, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["[3.0,", "6.0]", "c", "0", "1"]  # loaded, not compiled
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+@pytest.mark.skipif(default_compiler() is None, reason="no C compiler found")
+def test_the_raw_c_entry_reads_subclasses_as_plain_arrays():
+    from tensortypes.graph import FunctionGraph
+    from tensortypes.link.c import CLinker
+
+    m = dmatrix("m")
+    # sum runs through perform inside the module: it must see a plain ndarray too.
+    f = CLinker().make_function(FunctionGraph([m], [m.sum(axis=0), m * 2.0]))
+    mat = np.matrix([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    total, doubled = f([mat])  # before: TypeError from np.matrix.sum's signature
+    assert type(total) is np.ndarray and total.tolist() == [5.0, 7.0, 9.0]
+    assert type(doubled) is np.ndarray and doubled.tolist() == (np.asarray(mat) * 2).tolist()

@@ -134,6 +134,14 @@ class TensorTypeC(CLinkerType):
     if (tt_check_ndarray(py_{name}, {DTYPE_TYPENUM[self.dtype]}, {self.ndim}, fixed_{name},
                          {label_c(name, sub)}, {c_string(str(self))}) < 0) {{ {sub['fail']} }}
 }}
+if (!PyArray_CheckExact(py_{name})) {{
+    /* An ndarray subclass (np.matrix) is read as the plain array it holds, here and by
+       the ops that run through perform: never with the subclass's own semantics. */
+    PyObject* tt_plain = PyArray_View((PyArrayObject*)py_{name}, NULL, &PyArray_Type);
+    if (tt_plain == NULL) {{ {sub['fail']} }}
+    Py_DECREF(py_{name});
+    py_{name} = tt_plain;
+}}
 {name} = (PyArrayObject*)py_{name};
 Py_INCREF({name});"""
 
@@ -168,7 +176,7 @@ Py_INCREF({name});"""
         return False
 
     def c_code_cache_version(self):
-        return (3,)
+        return (4,)
 
 
 class GenericC(CLinkerType):
