@@ -14,22 +14,40 @@ import pytest
 
 HEAVY = ("torch", "jax", "jaxlib", "tensorflow", "mlx")
 
+# The modules of the tools that need an extra (layer 7): each imports its library at
+# module level, by design, and is imported only by a command that says what to install
+# when the library is missing. Without the library they must fail with ImportError.
+EXTRAS = {"tensortypes.lsp.server": ("pygls", "lsprotocol"),
+          "tensortypes.annotator.apply": ("libcst",)}
+
 # Lists the package's modules from the installed package itself. __main__ is
 # left out: importing it runs the command line.
 _IMPORT_ALL = """
-import importlib, json, pkgutil, sys
+import importlib, importlib.util, json, pkgutil, sys
 blocked = sys.argv[1].split(",") if len(sys.argv) > 1 and sys.argv[1] else []
 for name in blocked:
     sys.modules[name] = None
+extras = %r
 import tensortypes
 names = ["tensortypes"] + sorted(
     m.name for m in pkgutil.walk_packages(tensortypes.__path__, "tensortypes.")
     if not m.name.endswith("__main__"))
+missing = []
 for name in names:
+    needs = extras.get(name, ())
+    absent = [d for d in needs if d in blocked or importlib.util.find_spec(d) is None]
+    if absent:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+            continue
+        raise AssertionError(name + " imported without " + ", ".join(absent))
     importlib.import_module(name)
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in %r and sys.modules[m] is not None)
-print(json.dumps({"imported": names, "heavy": heavy}))
-""" % (HEAVY,)
+print(json.dumps({"imported": [n for n in names if n not in missing], "heavy": heavy,
+                  "needs_extra": missing}))
+""" % (EXTRAS, HEAVY)
 
 
 def _run(run_python, blocked: tuple[str, ...] = ()) -> dict:
@@ -50,6 +68,16 @@ def test_every_module_imports_with_heavy_libraries_blocked(run_python):
     result = _run(run_python, HEAVY)
     assert "tensortypes" in result["imported"]
     assert result["heavy"] == []
+
+
+def test_tools_without_their_extra_fail_only_on_their_own_module(run_python):
+    # With pygls, lsprotocol and libcst blocked, every module imports but the two that
+    # need them, and those fail with ImportError (their commands then say what to install).
+    blocked = tuple(sorted({d for deps in EXTRAS.values() for d in deps}))
+    result = _run(run_python, blocked)
+    assert sorted(result["needs_extra"]) == sorted(EXTRAS)
+    assert "tensortypes.lsp" in result["imported"]
+    assert "tensortypes.annotator" in result["imported"]
 
 
 def test_root_exports_errors_and_config(run_python):
@@ -83,10 +111,14 @@ def test_every_public_name_exists():
 
     import tensortypes
 
+    import importlib.util
+
     missing = []
     for info in pkgutil.walk_packages(tensortypes.__path__, "tensortypes."):
         if not info.ispkg and info.name.rsplit(".", 1)[-1].startswith("_"):
             continue
+        if any(importlib.util.find_spec(d) is None for d in EXTRAS.get(info.name, ())):
+            continue  # a tool's module whose extra is not installed here
         module = importlib.import_module(info.name)
         for name in getattr(module, "__all__", ()):
             if not hasattr(module, name):
