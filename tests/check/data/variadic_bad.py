@@ -36,3 +36,11 @@ def through_call(x: Float[Tensor, "*b k"]) -> Float[Tensor, "*b k"]:
 
 def linear(x: Float[Tensor, "*b k"], w: Float[Tensor, "m k"]) -> Float[Tensor, "*b k"]:
     return F.linear(x, w)  # E: axis -1 has size m, expected k [return]
+
+
+def unsqueezed(x: Float[Tensor, "*b n"]) -> Float[Tensor, "*b n"]:
+    return x.unsqueeze(-1)  # E: 2 axes after *b, expected 1 [return]
+
+
+def leading(x: Float[Tensor, "t *b n"]) -> Float[Tensor, "t *b"]:
+    return x.sum(0)  # E: 1 axis after *b, expected 0 as in (t, *b) [return]

@@ -43,3 +43,11 @@ def empty_prefix(x: Float[Tensor, "n 3"], v: Float[Tensor, "3"]) -> Float[Tensor
 
 def sliced(x: Float[Tensor, "*b n"], k: int) -> Float[Tensor, "*b k"]:
     return x[..., :k]
+
+
+def unsqueezed(x: Float[Tensor, "*b n"], w: Float[Tensor, "*b 1"]) -> Float[Tensor, "*b n 1"]:
+    return x.unsqueeze(-1) * w.squeeze(-1)[..., None, None]
+
+
+def leading(x: Float[Tensor, "t *b n"]) -> Float[Tensor, "*b n"]:
+    return x.sum(0)

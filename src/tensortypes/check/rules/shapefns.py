@@ -221,11 +221,14 @@ def reduce_shape(shape, axes, keepdims: bool):
             return None if keepdims else ()
         return tuple(ONE for _ in shape) if keepdims else ()
     if rest is not None:
-        if all(a < 0 for a in axes) and all(-a <= len(suffix) for a in axes):
-            drop = {len(suffix) + a for a in axes}
-            new = [ONE if i in drop else d for i, d in enumerate(suffix) if keepdims
-                   or i not in drop]
-            return (*prefix, rest, *new)
+        if all(-len(suffix) <= a < 0 or 0 <= a < len(prefix) for a in axes):
+            head = {a for a in axes if a >= 0}
+            tail = {len(suffix) + a for a in axes if a < 0}
+            new_head = [ONE if i in head else d for i, d in enumerate(prefix) if keepdims
+                        or i not in head]
+            new_tail = [ONE if i in tail else d for i, d in enumerate(suffix) if keepdims
+                        or i not in tail]
+            return (*new_head, rest, *new_tail)
         return None
     rank = len(shape)
     if rank == 0 and all(a in (0, -1) for a in axes):
@@ -313,8 +316,33 @@ def stack_shape(shapes, labels, axis: int, what: str = "stack"):
     return (*first[:ax], dims.const(len(shapes)), *first[ax:])
 
 
+def _open_axis(shape, axis: int, extra: int = 0):
+    """``(prefix, rest, suffix, where)`` for ``axis`` of a shape with a ``*rest``: where
+    is ``("head", i)`` or ``("tail", i)`` (``extra`` 1: an insertion point), or None when
+    the axis falls in the rest."""
+    prefix, rest, suffix = split_rest(shape)
+    if 0 <= axis < len(prefix) + extra:
+        return prefix, rest, suffix, ("head", axis)
+    if -len(suffix) - extra <= axis < 0:
+        return prefix, rest, suffix, ("tail", len(suffix) + extra + axis)
+    return None
+
+
 def squeeze_shape(shape, axis, strict: bool):
     """Remove ``axis`` (or every size-1 axis). NumPy (``strict``) refuses a non-1 axis."""
+    if shape is not None and split_rest(shape)[1] is not None and type(axis) is int:
+        found = _open_axis(shape, axis)
+        if found is None:
+            return None
+        prefix, rest, suffix, (side, i) = found
+        part = prefix if side == "head" else suffix
+        if not is_one(part[i]):
+            if type(part[i]) is Dim and strict:
+                raise CheckFailure("axis", f"squeeze: axis {axis} of {fmt_shape(shape)} has "
+                                           f"size {fmt_dim(part[i])}, not 1")
+            return shape if type(part[i]) is Dim and part[i].is_constant else None
+        part = part[:i] + part[i + 1:]
+        return (*part, rest, *suffix) if side == "head" else (*prefix, rest, *part)
     if shape is None or split_rest(shape)[1] is not None:
         return None
     if axis is None:
@@ -335,7 +363,15 @@ def squeeze_shape(shape, axis, strict: bool):
 
 def unsqueeze_shape(shape, axis: int):
     """Insert an axis of size 1 at ``axis`` (range: -rank-1 .. rank)."""
-    if shape is None or split_rest(shape)[1] is not None:
+    if shape is not None and split_rest(shape)[1] is not None:
+        found = _open_axis(shape, axis, extra=1)
+        if found is None:
+            return None
+        prefix, rest, suffix, (side, i) = found
+        if side == "head":
+            return (*prefix[:i], ONE, *prefix[i:], rest, *suffix)
+        return (*prefix, rest, *suffix[:i], ONE, *suffix[i:])
+    if shape is None:
         return None
     i = norm_axis(axis, len(shape), extra=1)
     return (*shape[:i], ONE, *shape[i:])
