@@ -246,3 +246,17 @@ def test_the_raw_c_entry_reads_subclasses_as_plain_arrays():
     total, doubled = f([mat])  # before: TypeError from np.matrix.sum's signature
     assert type(total) is np.ndarray and total.tolist() == [5.0, 7.0, 9.0]
     assert type(doubled) is np.ndarray and doubled.tolist() == (np.asarray(mat) * 2).tolist()
+
+
+def test_a_list_nested_deeper_than_the_rank_is_refused_before_conversion():
+    # A list holding a broadcast array of 2**32 items: refused by its nesting, never
+    # copied whole (before: np.asarray materialised it).
+    huge = np.lib.stride_tricks.as_strided(np.zeros(1), shape=(2,) * 32, strides=(0,) * 32)
+    x = tensor("float64", ("n",), name="x")
+    f = tensortypes.function([x], x * 2.0, mode="py")
+    with pytest.raises(TypeCheckError, match=r"input 0 \(x\).*expected 1 axis, got a list "
+                                             r"nested at least 33 deep"):
+        f([huge])
+    with pytest.raises(TypeCheckError, match="expected 1 axis"):
+        f([[1.0]])
+    assert f([1.0, 2.0]).tolist() == [2.0, 4.0]

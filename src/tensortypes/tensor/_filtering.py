@@ -107,8 +107,9 @@ def coerce(self, data, strict: bool, allow_downcast):
     if isinstance(data, (list, tuple)):
         axes = _nesting(data, self.ndim)
         if axes > self.ndim:
-            raise TypeCheckError(f"Wrong number of dimensions: expected {self.ndim}, got a "
-                                 f"{type(data).__name__} nested at least {axes} deep")
+            raise TypeCheckError(
+                f"{self}: expected {self.ndim} {'axis' if self.ndim == 1 else 'axes'}, got a "
+                f"{type(data).__name__} nested at least {axes} deep")
     if allow_downcast:
         return _asarray(self, data)
     if (allow_downcast is None and isinstance(data, (float, np.floating))
