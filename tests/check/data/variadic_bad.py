@@ -44,3 +44,7 @@ def unsqueezed(x: Float[Tensor, "*b n"]) -> Float[Tensor, "*b n"]:
 
 def leading(x: Float[Tensor, "t *b n"]) -> Float[Tensor, "t *b"]:
     return x.sum(0)  # E: 1 axis after *b, expected 0 as in (t, *b) [return]
+
+
+def missing_keepdim(x: Float[Tensor, "*bs n"]) -> Float[Tensor, "*bs n"]:
+    return x - x.mean(-1)  # E: *bs is followed by 1 axis in x but by 0 [broadcast]

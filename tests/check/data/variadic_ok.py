@@ -51,3 +51,7 @@ def unsqueezed(x: Float[Tensor, "*b n"], w: Float[Tensor, "*b 1"]) -> Float[Tens
 
 def leading(x: Float[Tensor, "t *b n"]) -> Float[Tensor, "*b n"]:
     return x.sum(0)
+
+
+def centred(x: Float[Tensor, "*bs n"]) -> Float[Tensor, "*bs n"]:
+    return x - x.mean(-1, keepdim=True)

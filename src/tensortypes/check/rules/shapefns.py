@@ -146,8 +146,9 @@ def _same_rest_aligned(parts) -> None:
             raise CheckFailure(
                 "broadcast",
                 f"cannot broadcast {other_lab} {fmt_shape(other_full)} with {lab} "
-                f"{fmt_shape(full)}: *{name} is followed by {many} axes in {lm} but by "
-                f"{few} in {lf}, so the axes of *{name} do not line up (the last axis of "
+                f"{fmt_shape(full)}: *{name} is followed by {many} "
+                f"{'axis' if many == 1 else 'axes'} in {lm} but by {few} in {lf}, so "
+                f"the axes of *{name} do not line up (the last axis of "
                 f"*{name} in {lf} meets {fmt_dim(fm[len(fm) - few - 1])} of {lm}); this "
                 f"works only when *{name} is empty")
 
