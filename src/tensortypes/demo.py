@@ -275,7 +275,7 @@ def run_demo(keys: list[str] | None = None, out: TextIO | None = None,
         if section.key not in wanted:
             continue
         # A fresh namespace per section, so each one runs on its own (demo KEY).
-        namespace: dict = {"__name__": "__demo__"}
+        namespace: dict = {"__name__": "__main__"}  # as typed at a prompt: "in linear (...)"
         out.write(f"\n== {number}. {section.title}\n\n")
         for step in section.steps:
             problem = _run_step(step, namespace, out)
