@@ -42,7 +42,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 
 # The facade on top: it re-exports and runs commands, so it may import anything.
 FACADE = frozenset({ROOT_PACKAGE, f"{ROOT_PACKAGE}.__main__", f"{ROOT_PACKAGE}.cli",
-                    f"{ROOT_PACKAGE}.demo"})
+                    f"{ROOT_PACKAGE}.demo",
+                    # stands in for jaxtyping: `import jaxtyping` gives the package root
+                    f"{ROOT_PACKAGE}.jaxtyping_shim"})
 
 # Packages whose imports outside ``tensortypes`` are limited, and what they may use.
 STDLIB_ONLY = frozenset({"errors", "_config"})

@@ -156,5 +156,7 @@ def test_jaxtyped_rejects_other_strings_and_non_callables():
         jaxtyped("not-context")
     with pytest.raises(TypeError):
         jaxtyped(lambda x: x, typechecker=3)
-    with pytest.raises(ValueError):
+    with pytest.raises(ImportError):
         jaxtyped(lambda x: x, typechecker="nodots")
+    with pytest.raises(ValueError, match="never evaluated"):
+        jaxtyped(lambda x: x, typechecker="beartype.beartype if 1 else 2")

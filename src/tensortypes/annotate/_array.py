@@ -222,6 +222,12 @@ def subscript(dtype_cls: type, item: Any, fmt: str | None = None) -> Any:
         start = len(name) + 1
         if all(m is None for m in members):
             raise AnnotationError("None is not an array type", text, start, start + len(shown))
+        never = [m for m in members if m is not None and
+                 _kinds.classify(m, is_annotation)[0] == "never"]
+        if len(never) == len([m for m in members if m is not None]):
+            message = _kinds.never_message(never[0]) if len(never) == 1 else \
+                f"no member of {shown} is an array type: " + _kinds.never_message(never[0])
+            raise AnnotationError(message, text, start, start + len(shown))
         what = f"{shown} is a scalar type" if len(members) == 1 else \
             f"no member of {shown} fits: a scalar type"
         raise AnnotationError(
@@ -273,6 +279,8 @@ def _make(dtype_cls: type, member: Any, parsed: ParsedShape, dim_str: str, fmt: 
     dtypes = dtype_cls.dtypes
     if what[0] == "none":
         return None
+    if what[0] == "never":
+        return _NOT_MADE
     if what[0] == "scalar":
         cls = what[1]
         return cls if _kinds.scalar_ok(_kinds.SCALARS[cls], dtypes, parsed.dims) else _NOT_MADE

@@ -13,7 +13,9 @@ union, ``("scalar", cls)`` for the Python and NumPy scalar types jaxtyping accep
 ``np.number``), ``("nested", annotation)`` for an existing array annotation,
 ``("array", kind, cls)`` for an array class (``kind`` as ``types.ArrayType`` spells it:
 a library name for the library's own class, else the class itself) and
-``("array", "any", None)`` for ``typing.Any``. Anything else is an
+``("array", "any", None)`` for ``typing.Any`` and ``("never", cls)`` for a builtin
+class that is no array (``bytes``, ``str``): inside a union (``numpy.typing.ArrayLike``)
+it matches nothing, alone it is the user's mistake. Anything else is an
 ``AnnotationError``. Array libraries are recognised by module name; nothing is imported.
 """
 
@@ -28,7 +30,7 @@ import numpy as np
 from tensortypes.errors import AnnotationError
 from tensortypes.types.arrays import class_kind
 
-__all__ = ["members", "classify", "scalar_ok", "SCALARS", "type_name"]
+__all__ = ["members", "classify", "never_message", "scalar_ok", "SCALARS", "type_name"]
 
 _UNIONS = (Union, types.UnionType)
 
@@ -125,10 +127,15 @@ def classify(member: Any, is_annotation: Any) -> tuple:
         root = member.__name__.rpartition(".")[2] in ("ndarray", "Tensor", "Array", "array")
         return ("array", kind if root else member, member)
     if member.__module__ == "builtins":
-        raise AnnotationError(f"{member.__qualname__} is not an array type (it has no .shape "
-                              f"and .dtype); use typing.Any to accept any array, or a "
-                              f"scalar type: bool, int, float, complex, np.generic")
+        return ("never", member)
     return ("array", member, member)
+
+
+def never_message(member: type) -> str:
+    """Why a builtin class that is no array (``bytes``) cannot stand alone."""
+    return (f"{member.__qualname__} is not an array type (it has no .shape and .dtype); use "
+            f"typing.Any to accept any array, or a scalar type: bool, int, float, complex, "
+            f"np.generic")
 
 
 def scalar_ok(prefix: str, dtypes: tuple | None, dims: tuple) -> bool:

@@ -109,6 +109,12 @@ class PyTree(metaclass=_PyTreeMeta):
     type: Any = ANY
 
 
+# As for the subscripted classes below: ``PyTree | int`` prints as ``PyTree | int``,
+# the way ``PyTree`` prints alone (beartype refuses a union member whose repr differs).
+PyTree.__module__ = "builtins"
+__test__ = {"PyTree": PyTree}  # doctest finds only classes whose module is this one
+
+
 def _leaf_name(leaf: Any) -> str:
     """The leaf annotation as the user wrote it: ``int``, ``Float[ndarray, 'b'] | None``."""
     if leaf is None or leaf is type(None):
@@ -174,9 +180,13 @@ def _rebuild(leaf: Any, structure: str | None) -> type:
     return PyTree[leaf] if structure is None else PyTree[leaf, structure]
 
 
+def _bare() -> type:
+    return PyTree
+
+
 def _reduce(cls: type):
     if cls is PyTree:
-        return "PyTree"
+        return (_bare, ())
     return (_rebuild, (cls.leaftype, cls.structure))
 
 

@@ -171,8 +171,70 @@ def _return_error(fn: Any, plan: Any, value: Any, ann: Any, bindings: Any,
     return format_error(plan, "return value", value, ann, t, detail, bindings)
 
 
+def _hints(fn: Any, localns: dict | None, lenient: bool) -> dict:
+    """The evaluated annotations of ``fn``. With ``lenient``, one that still names
+    something undefined is ``Any`` (jaxtyping's rule: the checker checks the rest)."""
+    try:
+        return typing.get_type_hints(fn, None, localns, include_extras=True)
+    except Exception:  # noqa: BLE001 (names defined later; any annotation code)
+        if not lenient:
+            raise
+    out = {}
+    globalns = getattr(inspect.unwrap(fn), "__globals__", {})
+    for name, ann in getattr(fn, "__annotations__", {}).items():
+        def probe(value: ann) -> None:  # noqa: B023 (evaluated right away)
+            del value
+        probe.__annotations__ = {"value": ann}
+        try:
+            out[name] = typing.get_type_hints(probe, globalns, localns,
+                                              include_extras=True)["value"]
+        except Exception:  # noqa: BLE001
+            out[name] = typing.Any
+    return out
+
+
+def _return_function(ann: Any, fn: Any) -> Any:
+    """``def check_return(value) -> ann: return value``: the return annotation stays
+    a return annotation (``NoReturn`` and ``Never`` are allowed only there)."""
+    namespace = {"_r": ann}
+    source = "def check_return(value, /) -> _r:\n    return value\n"
+    exec(compile(source, "<tensortypes check_return>", "exec", dont_inherit=True),  # noqa: S102
+         namespace)
+    made = namespace["check_return"]
+    made.__module__ = getattr(fn, "__module__", None) or __name__
+    return made
+
+
+class _Setup:
+    """What checking ``fn`` with another checker needs, built when its annotations
+    can be evaluated: at decoration, or (a name defined later) at the first call."""
+
+    __slots__ = ("plan", "ret_ann", "check_params", "check_return")
+
+    def __init__(self, fn: Any, typechecker: Any, localns: dict | None, lenient: bool):
+        hints = _hints(fn, localns, lenient)
+        try:
+            self.plan = make_plan(fn, localns)
+        except Exception:  # noqa: BLE001 (our types cannot say it: the checker's words will do)
+            self.plan = None
+        signature = inspect.signature(fn)
+        params = [p.replace(annotation=hints.get(p.name, p.annotation))
+                  for p in signature.parameters.values()]
+        self.check_params = None
+        if any(p.annotation is not _P.empty for p in params):
+            self.check_params = typechecker(_signature_function("check_params", params, fn))
+        self.ret_ann = hints.get("return", _P.empty)
+        generator = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
+        self.check_return = None
+        if self.ret_ann is not _P.empty and not generator:
+            self.check_return = typechecker(_return_function(self.ret_ann, fn))
+
+
 def external_checker(fn: Any, typechecker: Any) -> Any:
     """Check calls of ``fn`` with ``typechecker`` inside a fresh dimension scope each.
+
+    Annotations naming something not defined yet are evaluated at the first call;
+    one still undefined then is left to ``Any``, as jaxtyping does.
 
     >>> def never_raises(f):
     ...     return f
@@ -181,59 +243,53 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
     >>> external_checker(f, never_raises)(2)
     2
     """
-    localns = None
+    localns = defining_locals(fn)
+    state: list = []
     try:
-        try:
-            hints = typing.get_type_hints(fn, include_extras=True)
-        except NameError:
-            localns = defining_locals(fn)
-            hints = typing.get_type_hints(fn, None, localns, include_extras=True)
-    except Exception as error:  # noqa: BLE001 (names defined later; any annotation code)
+        state.append(_Setup(fn, typechecker, localns, lenient=False))
+    except (NameError, AttributeError):
+        pass  # resolved at the first call
+    except AnnotationError:
+        raise
+    except Exception as error:  # noqa: BLE001 (any annotation code)
         raise AnnotationError(f"cannot evaluate the annotations of {function_label(fn)} "
                               f"({where_defined(fn)}): {type(error).__name__}: {error}") \
             from None
-    try:
-        plan = make_plan(fn, localns)
-    except Exception:  # noqa: BLE001 (our types cannot say it: the checker's words will do)
-        plan = None
     signature = inspect.signature(fn)
-    params = [p.replace(annotation=hints.get(p.name, p.annotation))
-              for p in signature.parameters.values()]
-    check_params = None
-    if any(p.annotation is not _P.empty for p in params):
-        check_params = typechecker(_signature_function("check_params", params, fn))
-    ret_ann = hints.get("return", _P.empty)
-    generator = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
-    check_return = None
-    if ret_ann is not _P.empty and not generator:
-        check_return = typechecker(_signature_function(
-            "check_return", [_P("value", _P.POSITIONAL_ONLY, annotation=ret_ann)], fn))
+
+    def setup() -> _Setup:
+        if not state:
+            state.append(_Setup(fn, typechecker, localns, lenient=True))
+        return state[0]
 
     def enter(args: tuple, kwargs: dict) -> Any:
         arguments = _arguments(signature, args, kwargs)
+        made = setup()
         opened = scope(arguments)
         bindings = opened.__enter__()
-        if check_params is None:
+        if made.check_params is None:
             return opened, bindings
         try:
-            check_params(*args, **kwargs)
+            made.check_params(*args, **kwargs)
         except AnnotationError:
             opened.__exit__(None, None, None)
             raise
         except Exception as error:  # noqa: BLE001 (whatever the other checker raises)
             opened.__exit__(None, None, None)
-            raise _param_error(fn, plan, arguments, bindings, error) from error
+            raise _param_error(fn, made.plan, arguments, bindings, error) from error
         return opened, bindings
 
     def leave(value: Any, bindings: Any) -> None:
-        if check_return is None:
+        made = setup()
+        if made.check_return is None:
             return
         try:
-            check_return(value)
+            made.check_return(value)
         except AnnotationError:
             raise
         except Exception as error:  # noqa: BLE001 (whatever the other checker raises)
-            raise _return_error(fn, plan, value, ret_ann, bindings, error) from error
+            raise _return_error(fn, made.plan, value, made.ret_ann, bindings, error) \
+                from error
 
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib
 import inspect
 from typing import Any
 
 from tensortypes._config import config
 from tensortypes.annotate import scope
 from tensortypes.errors import AnnotationError
+from tensortypes.runtime._checkerspec import resolve_checker_text
 from tensortypes.runtime._codegen import compile_checker
 from tensortypes.runtime._dataclass import check_dataclass
 from tensortypes.runtime.scopes import DRIVERS
@@ -142,7 +142,9 @@ def typechecked(fn: Any = None, *, check_assignment: bool = False) -> Any:
 def resolve_checker(typechecker: Any) -> Any:
     """None for our checker, ``scope_only`` for ``typechecker=None``, else a decorator.
 
-    A string is a dotted name (``"beartype.beartype"``) imported now.
+    A string names one (``"beartype.beartype"``) or a call making one
+    (``"beartype.beartype(conf=beartype.BeartypeConf(...))"``); it is read with
+    ``ast`` and resolved by import now, never evaluated.
 
     >>> resolve_checker(None) is scope_only, resolve_checker("tensortypes.runtime.typechecked")
     (True, None)
@@ -150,11 +152,7 @@ def resolve_checker(typechecker: Any) -> Any:
     if typechecker is None:
         return scope_only
     if isinstance(typechecker, str):
-        module, _, attr = typechecker.rpartition(".")
-        if not module or not attr.isidentifier():
-            raise ValueError(f"typechecker {typechecker!r} is not a dotted name such as "
-                             "'beartype.beartype'")
-        typechecker = getattr(importlib.import_module(module), attr)
+        typechecker = resolve_checker_text(typechecker)
     if typechecker is _SENTINEL or typechecker is typechecked or typechecker is jaxtyped:
         return None
     if not callable(typechecker):

@@ -31,7 +31,7 @@ from importlib.abc import MetaPathFinder
 from importlib.util import decode_source
 from typing import Any
 
-from tensortypes.runtime.decorators import jaxtyped, typechecked
+from tensortypes.runtime.decorators import jaxtyped, resolve_checker, typechecked
 
 __all__ = ["install_import_hook", "ImportHookManager", "CheckTransformer", "hook_decorator",
            "class_decorator", "load_ipython_extension", "unload_ipython_extension"]
@@ -44,19 +44,28 @@ _SKIP = frozenset({"no_type_check", "overload"})
 def hook_decorator(key: int) -> Any:
     """The decorator a rewritten module applies to its functions (``key`` names the
     checker the hook was installed with)."""
-    checker = _CHECKERS[key]
+    checker = _checker(key)
     if checker is None:
         return typechecked
     return jaxtyped(typechecker=checker)
 
 
+def _checker(key: int) -> Any:
+    """The checker registered under ``key``, a string resolved (once) on first use."""
+    checker = _CHECKERS[key]
+    if isinstance(checker, str):
+        checker = _CHECKERS[key] = resolve_checker(checker)
+        if checker is None:  # our own, named by its dotted name
+            return None
+    return checker
+
+
 def class_decorator(key: int) -> Any:
     """The decorator a rewritten module applies to its classes: dataclass fields."""
-    checker = _CHECKERS[key]
-
     def decorate(cls: type) -> type:
         if not dataclasses.is_dataclass(cls):
             return cls
+        checker = _checker(key)
         if checker is None:
             return typechecked(cls)
         return jaxtyped(cls, typechecker=checker)

@@ -1,0 +1,257 @@
+"""tensortypes standing in for jaxtyping: the forms real projects (equinox, lineax,
+optimistix) and jaxtyping's own test suite use, each once broken."""
+
+from __future__ import annotations
+
+import importlib
+import pickle
+import subprocess
+import sys
+import textwrap
+import typing
+from importlib.metadata import entry_points
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from tensortypes import (AnnotationError, Bool, Float, PyTree, TypeCheckError,
+                         install_import_hook, jaxtyped)
+from tensortypes.runtime._checkerspec import resolve_checker_text, split_top_level
+from tensortypes.runtime.pytest_plugin import split_packages
+
+pytest_plugins = ["pytester"]
+
+BEAR_FULL = ("beartype.beartype(conf=beartype.BeartypeConf("
+             "strategy=beartype.BeartypeStrategy.On))")
+
+
+# -- cause 1: typechecker strings with arguments ------------------------------------
+
+def test_checker_string_with_a_call_and_keywords():
+    assert resolve_checker_text("functools.partial(int, base=2)")("11") == 3
+    assert resolve_checker_text(" builtins.dict(a=(1, -2.5), b=[None, True], c={'k': b'v'})") \
+        == {"a": (1, -2.5), "b": [None, True], "c": {"k": b"v"}}
+
+
+@pytest.mark.parametrize("text", ["__import__('os')", "(lambda: 1)()", "a.b if c else d",
+                                  "x[0]", "f(*args)", "f(**kw)", "1 + 2", ""])
+def test_checker_string_is_read_never_evaluated(text):
+    with pytest.raises((ValueError, ImportError)):  # a bare name is a module or a class
+        resolve_checker_text(text)
+
+
+def test_checker_string_missing_attribute_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'does_not_exist'"):
+        resolve_checker_text("tensortypes.does_not_exist")
+    with pytest.raises(ImportError):
+        resolve_checker_text("no_such_module_here.checker")
+
+
+def test_split_does_not_cut_inside_brackets_or_quotes():
+    assert split_top_level("a,f(x=1, y=g(2, 3)),'p,q'") == ["a", "f(x=1, y=g(2, 3))", "'p,q'"]
+    assert split_packages(f"pkg_a,pkg_b,{BEAR_FULL}", True) == (["pkg_a", "pkg_b"], BEAR_FULL)
+    assert split_packages("pkg,b.b(conf=C(x=1, y=2))", True) == (["pkg"], "b.b(conf=C(x=1, y=2))")
+
+
+def test_jaxtyped_takes_a_checker_string_with_arguments():
+    pytest.importorskip("beartype")
+
+    @jaxtyped(typechecker=BEAR_FULL)
+    def f(x: Float[np.ndarray, "n"]) -> int:
+        return 1
+
+    assert f(np.zeros(2)) == 1
+    with pytest.raises(TypeCheckError):
+        f(np.zeros((2, 2)))
+
+
+def test_import_hook_takes_a_checker_string_with_arguments(tmp_path, monkeypatch):
+    pytest.importorskip("beartype")
+    (tmp_path / "hookmod_bear.py").write_text("def f(x: int) -> int:\n    return x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with install_import_hook("hookmod_bear", BEAR_FULL):
+        mod = importlib.import_module("hookmod_bear")
+    assert mod.f(1) == 1
+    with pytest.raises(TypeCheckError):
+        mod.f("x")
+
+
+def test_import_hook_unknown_checker_raises_at_import(tmp_path, monkeypatch):
+    (tmp_path / "hookmod_broken.py").write_text("def f(x: int) -> int:\n    return x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(AttributeError):
+        with install_import_hook("hookmod_broken", "tensortypes.does_not_exist"):
+            importlib.import_module("hookmod_broken")
+
+
+# -- cause 2: PyTree inside a union prints as alone ---------------------------------
+
+def test_pytree_repr_is_the_same_inside_a_union():
+    assert repr(PyTree | int) == "PyTree | int"
+    assert repr(PyTree[int] | None) == "PyTree[int] | None"
+    assert pickle.loads(pickle.dumps(PyTree)) is PyTree
+
+
+def test_bare_pytree_under_beartype():
+    beartype = pytest.importorskip("beartype")
+
+    @jaxtyped(typechecker=beartype.beartype)
+    def f(x: PyTree) -> PyTree:
+        return x
+
+    assert f([1, {"a": 2}]) == [1, {"a": 2}]
+
+
+# -- cause 3: forward references resolved at the first call ---------------------------
+
+def test_forward_reference_under_another_checker_is_resolved_at_first_call():
+    beartype = pytest.importorskip("beartype")
+
+    @jaxtyped(typechecker=beartype.beartype)
+    def f(x: "LaterDefined") -> int:  # noqa: F821 (defined below, as in real code)
+        return 1
+
+    class LaterDefined:
+        pass
+
+    globals()["LaterDefined"] = LaterDefined
+    try:
+        assert f(LaterDefined()) == 1
+        with pytest.raises(TypeCheckError):
+            f(3)
+    finally:
+        del globals()["LaterDefined"]
+
+
+def test_method_returning_its_own_class_by_string():
+    typeguard = pytest.importorskip("typeguard")
+    if hasattr(typeguard, "TypeCheckError"):
+        pytest.skip("typeguard 2.x is the version jaxtyping's call forms target")
+
+    class Node:
+        @jaxtyped(typechecker=typeguard.typechecked)
+        def me(self) -> "Node":
+            return self
+
+    n = Node()
+    assert n.me() is n
+
+
+# -- cause 4: unions with members that can never be arrays -----------------------------
+
+def test_numpy_arraylike_annotation_builds_and_checks():
+    annotation = Bool[npt.ArrayLike, "*shape"]
+    assert isinstance(np.array([True, False]), annotation)
+    assert not isinstance(b"bytes", annotation)
+
+
+def test_a_bare_non_array_builtin_is_still_an_error():
+    with pytest.raises(AnnotationError, match="bytes is not an array type"):
+        Float[bytes, "n"]
+    with pytest.raises(AnnotationError, match="no member of bytes | str is an array type"):
+        Float[bytes | str, "n"]
+
+
+# -- cause 5: NoReturn under another checker ------------------------------------------
+
+def test_noreturn_under_beartype():
+    beartype = pytest.importorskip("beartype")
+
+    @jaxtyped(typechecker=beartype.beartype)
+    def fail(x: int) -> typing.NoReturn:
+        raise KeyError(x)
+
+    with pytest.raises(KeyError):
+        fail(1)
+
+    @jaxtyped(typechecker=beartype.beartype)
+    def lies(x: int) -> typing.NoReturn:
+        return x  # type: ignore[misc]
+
+    with pytest.raises(TypeCheckError):
+        lies(1)
+
+
+# -- cause 7: the plugin installs the hook before conftest.py is imported ---------------
+
+def _plugin_args() -> list[str]:
+    ours = any(ep.value.startswith("tensortypes") for ep in entry_points(group="pytest11"))
+    return [] if ours else ["-p", "tensortypes.runtime.pytest_plugin"]
+
+
+@pytest.mark.parametrize("option", ["--tensortypes-packages=confpkg",
+                                    f"--jaxtyping-packages=confpkg,{BEAR_FULL}"])
+def test_pytest_plugin_hooks_before_conftest(pytester, option):
+    if "beartype" in option:
+        pytest.importorskip("beartype")
+    pytester.mkpydir("confpkg")
+    (pytester.path / "confpkg" / "core.py").write_text(
+        "def double(x: int) -> int:\n    return x * 2\n")
+    pytester.makeconftest("import confpkg.core\n")
+    pytester.makepyfile(test_conf='''
+        import confpkg.core
+
+        def test_bad():
+            confpkg.core.double("2")
+    ''')
+    result = pytester.runpytest_subprocess(*_plugin_args(), option)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*TypeCheckError*"])
+
+
+# -- the shim: `import jaxtyping` gives tensortypes -------------------------------------
+
+def test_shim_command_runs_code_importing_jaxtyping(tmp_path):
+    script = tmp_path / "uses_jaxtyping.py"
+    script.write_text(textwrap.dedent('''
+        import subprocess, sys
+        import jaxtyping, tensortypes
+        from jaxtyping import Float, jaxtyped
+        from jaxtyping._pytest_plugin import pytest_addoption
+        assert jaxtyping is tensortypes, jaxtyping
+        child = subprocess.run([sys.executable, "-c",
+                                "import jaxtyping, tensortypes; print(jaxtyping is tensortypes)"],
+                               capture_output=True, text=True, check=True)
+        print("child", child.stdout.strip(), sys.argv[1:])
+    '''))
+    out = subprocess.run([sys.executable, "-m", "tensortypes.jaxtyping_shim", str(script), "a1"],
+                         capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "child True ['a1']"
+    module = subprocess.run([sys.executable, "-m", "tensortypes.jaxtyping_shim", "-c",
+                             "import jaxtyping; print(jaxtyping.__name__)"],
+                            capture_output=True, text=True, check=False)
+    assert module.stdout.strip() == "tensortypes", module.stderr
+
+
+def test_shim_command_usage():
+    out = subprocess.run([sys.executable, "-m", "tensortypes.jaxtyping_shim"],
+                         capture_output=True, text=True, check=False)
+    assert out.returncode == 2 and "usage" in out.stderr
+
+
+def test_shim_runs_a_pytest_suite_with_jaxtypings_option(pytester):
+    pytester.mkpydir("shimpkg")
+    (pytester.path / "shimpkg" / "core.py").write_text(
+        "from jaxtyping import Float\nimport numpy as np\n\n"
+        "def total(x: Float[np.ndarray, 'n']) -> float:\n    return float(x.sum())\n")
+    pytester.makepyfile(test_shim='''
+        import numpy as np
+        import pytest
+        import shimpkg.core
+        from jaxtyping import TypeCheckError
+
+        def test_good():
+            assert shimpkg.core.total(np.ones(2)) == 2.0
+
+        def test_bad():
+            with pytest.raises(TypeCheckError):
+                shimpkg.core.total(np.ones((2, 2)))
+    ''')
+    out = subprocess.run([sys.executable, "-m", "tensortypes.jaxtyping_shim", "-m", "pytest",
+                          "-p", "no:cacheprovider", *_plugin_args(),
+                          "--jaxtyping-packages=shimpkg,None", "-q"],
+                         cwd=pytester.path, capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "2 passed" in out.stdout
