@@ -176,7 +176,8 @@ def _check_script(argv: list[str]) -> str | None:
 
 
 def _check_pytest(argv: list[str]) -> str | None:
-    plugin = (REPO / "src/tensortypes/runtime/pytest_plugin.py").read_text(encoding="utf-8")
+    plugin = "".join((REPO / "src/tensortypes/runtime" / name).read_text(encoding="utf-8")
+                     for name in ("pytest_plugin.py", "jaxtyping_plugin.py"))
     options = [a.split("=")[0] for a in argv if a.startswith("--")]
     missing = [o for o in options if f'"{o}"' not in plugin]
     return f"the pytest plugin registers no {missing}" if missing else None

@@ -15,8 +15,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tensortypes import (AnnotationError, Bool, Float, PyTree, TypeCheckError,
-                         install_import_hook, jaxtyped)
+from tensortypes import (AnnotationError, Bool, Float, Int, PyTree, TypeCheckError,
+                         install_import_hook, jaxtyped, typechecked)
 from tensortypes.runtime._checkerspec import resolve_checker_text, split_top_level
 from tensortypes.runtime.pytest_plugin import split_packages
 
@@ -142,8 +142,24 @@ def test_method_returning_its_own_class_by_string():
 
 def test_numpy_arraylike_annotation_builds_and_checks():
     annotation = Bool[npt.ArrayLike, "*shape"]
-    assert isinstance(np.array([True, False]), annotation)
-    assert not isinstance(b"bytes", annotation)
+    # Written as typing.Union, so the annotation is one too (jaxtyping's get_origin).
+    assert typing.get_origin(annotation) is typing.Union
+
+    @typechecked
+    def f(x: annotation) -> int:
+        return 1
+
+    assert f(np.array([True, False])) == 1 and f(True) == 1
+    with pytest.raises(TypeCheckError):
+        f(b"bytes")
+
+
+def test_numpy_arraylike_means_python_scalars_too():
+    # numpy 2 spells them `complex` alone, PEP 484's int | float | complex.
+    assert isinstance(True, Bool[npt.ArrayLike, ""])
+    assert isinstance(1, Int[npt.ArrayLike, "*foo"])
+    assert isinstance(1.0, Float[npt.ArrayLike, "..."])
+    assert not isinstance(1.0, Int[npt.ArrayLike, ""])
 
 
 def test_a_bare_non_array_builtin_is_still_an_error():

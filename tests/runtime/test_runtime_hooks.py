@@ -144,7 +144,7 @@ def test_pytest_plugin_checks_the_packages_named(pytester):
     ''')
     result = pytester.runpytest_subprocess(*_plugin_args(), "--tensortypes-packages=plugpkg")
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*TypeCheckError*parameter x*"])
+    result.stdout.fnmatch_lines(["*TypeCheckError*parameter 'x'*"])
     plain = pytester.runpytest_subprocess(*_plugin_args())
     plain.assert_outcomes(passed=2)
 

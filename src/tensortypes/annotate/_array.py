@@ -97,7 +97,7 @@ class _MetaAbstractArray(type):
             raise
 
     def __call__(cls, *args: Any, **kwargs: Any) -> typing.NoReturn:
-        raise AnnotationError(f"{cls.__name__} is an annotation and cannot be instantiated; "
+        raise NotInstantiable(f"{cls.__name__} is an annotation and cannot be instantiated; "
                               f"create the array with its library and annotate it")
 
     def __repr__(cls) -> str:
@@ -131,7 +131,9 @@ class AbstractArray(metaclass=_MetaAbstractArray):
     _tt_match = staticmethod(_never)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        if "_tt_matcher" not in cls.__dict__:
+        # An annotation's name has brackets no class statement can write: cloudpickle
+        # rebuilds an annotation class by value, setting its attributes afterwards.
+        if "_tt_matcher" not in cls.__dict__ and "[" not in cls.__name__:
             raise TypeError("AbstractArray is not subclassed directly; write an annotation "
                             "such as Float[np.ndarray, 'b c'] or subclass AbstractDtype")
         super().__init_subclass__(**kwargs)
@@ -186,6 +188,11 @@ def _meta_for(base_meta: type) -> type:
     return found
 
 
+class NotInstantiable(AnnotationError, RuntimeError):
+    """Calling an annotation class: an ``AnnotationError``, and the ``RuntimeError``
+    jaxtyping raises there, so code catching either keeps working."""
+
+
 _NOT_MADE = object()
 # Weak: an annotation class lives as long as something uses it (a function's
 # annotations, a variable), and one that nothing uses any more is freed, so a program
@@ -234,17 +241,25 @@ def subscript(dtype_cls: type, item: Any, fmt: str | None = None) -> Any:
             f"{what}: it takes a shape of no fixed axes ('' or '...') and a dtype class "
             f"whose dtypes it holds (e.g. Float[float, ''], Int[int, ''], Bool[bool, ''], "
             f"Shaped[np.generic, ''])", text, start, start + len(shown))
-    return made[0] if len(made) == 1 else union_of(made)
+    if len(made) == 1:
+        return made[0]
+    return union_of(made, typing_form=_kinds.typing_union(array_type))
 
 
-def union_of(members: list) -> Any:
+def union_of(members: list, typing_form: bool = False) -> Any:
     """``A | B | ...``: a ``types.UnionType`` (whose ``isinstance`` asks each member;
     ``typing.Union``'s asks ``issubclass(type(x), member)``, which no annotation can
     answer), or ``typing.Union`` if some member does not support ``|``.
 
+    With ``typing_form``, always ``typing.Union``: the array type was written
+    that way (``jax.typing.ArrayLike``), and ``get_origin`` of the annotation says
+    ``Union`` as jaxtyping's does.
+
     >>> union_of([int, type(None)])
     int | None
     """
+    if typing_form:
+        return Union[tuple(members)]
     try:
         return functools.reduce(operator.or_, members)
     except TypeError:

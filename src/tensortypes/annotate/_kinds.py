@@ -62,6 +62,12 @@ def members(array_type: Any, depth: int = 0) -> list:
         if not constraints:
             return [Any]
         return _unique([m for c in constraints for m in members(c, depth + 1)])
+    if array_type is _numpy_arraylike():
+        # numpy 2.x spells the Python scalars in ArrayLike as ``complex`` alone, meaning
+        # PEP 484's int | float | complex; bool, int and float are meant too.
+        inner = array_type.__value__ if _is_alias(array_type) else array_type
+        parts = [m for a in typing.get_args(inner) for m in members(a, depth + 1)]
+        return _unique([*parts, bool, int, float, complex])
     if _is_alias(array_type):
         return members(array_type.__value__, depth + 1)
     if array_type is None or array_type is type(None):
@@ -74,6 +80,22 @@ def members(array_type: Any, depth: int = 0) -> list:
     if isinstance(origin, type):
         return [origin]
     return [array_type]
+
+
+def typing_union(array_type: Any) -> bool:
+    """Whether ``array_type`` is written as ``typing.Union`` (or an alias of one).
+
+    >>> typing_union(Union[int, None]), typing_union(int | None)
+    (True, False)
+    """
+    if _is_alias(array_type):
+        array_type = array_type.__value__
+    return typing.get_origin(array_type) is Union
+
+
+def _numpy_arraylike() -> Any:
+    import numpy.typing as npt  # numpy is a hard dependency; its typing module is not eager
+    return npt.ArrayLike
 
 
 def _unique(items: list) -> list:

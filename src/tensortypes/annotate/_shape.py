@@ -287,7 +287,8 @@ def _entry(token: str, start: int, text: str) -> DimSpec | Template:
         if anon and broadcast:
             raise _fail(f"an axis cannot be both ignored (_) and broadcastable (#): "
                         f"{token!r}", text, start, end)
-        if anon:
+        if anon or variadic and not broadcast and not path:
+            # "*" alone is jaxtyping's anonymous variadic, as "*_" and "...".
             return _spec("anon", None, text, start, end, variadic=variadic, doc=doc)
         raise _fail(f"{token!r} has modifiers but no size or name after them", text,
                     start, end)

@@ -27,7 +27,8 @@ from tensortypes.annotate import Bindings, scope
 from tensortypes.errors import AnnotationError, TypeCheckError
 from tensortypes.runtime.scopes import drive_asyncgen, drive_generator
 from tensortypes.runtime._plan import defining_locals, make_plan
-from tensortypes.runtime._messages import format_error, function_label, where_defined
+from tensortypes.runtime._messages import (first_line, format_error, function_label,
+                                           where_defined)
 from tensortypes.runtime._walk import why
 
 __all__ = ["scope_only", "external_checker"]
@@ -134,9 +135,9 @@ def _param_error(fn: Any, plan: Any, arguments: dict, bindings: Any,
                     return format_error(plan, f"{plan.role} {p.name}", arguments[p.name],
                                         p.ann, p.type, reason, env)
     label = function_label(fn)
-    return TypeCheckError(f"Type-check error in {label} ({where_defined(fn)}): the "
-                          f"parameters\n  reason:   {_first_line(error)}\n  bindings: "
-                          f"{_describe(bindings)}")
+    return TypeCheckError(f"{first_line(label, 'the parameters')}\n  where:    the "
+                          f"parameters of {label} ({where_defined(fn)})\n  reason:   "
+                          f"{_first_line(error)}\n  bindings: {_describe(bindings)}")
 
 
 def _describe(bindings: Any) -> str:
@@ -166,8 +167,9 @@ def _return_error(fn: Any, plan: Any, value: Any, ann: Any, bindings: Any,
         reason = why(value, t, bindings.copy(), "the return value", plan.overrides)
     detail = _first_line(error) if reason is None else reason
     if plan is None:
-        return TypeCheckError(f"Type-check error in {function_label(fn)} "
-                              f"({where_defined(fn)}): return value\n  reason:   {detail}")
+        label = function_label(fn)
+        return TypeCheckError(f"{first_line(label, 'return value')}\n  where:    return "
+                              f"value of {label} ({where_defined(fn)})\n  reason:   {detail}")
     return format_error(plan, "return value", value, ann, t, detail, bindings)
 
 

@@ -9,7 +9,8 @@ short repr; an annotation as the user wrote it (``Float[np.ndarray, 'b c']``,
 
 .. code-block:: text
 
-    Type-check error in model.f (model.py:12): parameter y
+    Type-check error whilst checking the parameters of model.f. The problem arose whilst typechecking parameter 'y'.
+      where:    parameter y of model.f (model.py:12)
       got:      f64[4,5](numpy)
       expected: Float[np.ndarray, 'c d']
       reason:   axis 0 of y has size 4, but c=3 was bound by axis 1 of x
@@ -26,8 +27,8 @@ from tensortypes.errors import TypeCheckError
 from tensortypes.graph.type import Type
 from tensortypes.types.arrays import ArrayType
 
-__all__ = ["short_value", "mentions_array", "short_dtype", "annotation_str", "function_label", "where_defined",
-           "format_error", "bindings_line", "DISAGREE"]
+__all__ = ["short_value", "mentions_array", "short_dtype", "annotation_str", "function_label",
+           "where_defined", "format_error", "first_line", "bindings_line", "DISAGREE"]
 
 
 def short_value(value: Any, arrays: bool = True) -> str:
@@ -132,6 +133,26 @@ def bindings_line(env: Any) -> str:
     return ", ".join(env.describe(name) for name in names)
 
 
+def first_line(label: str, what: str) -> str:
+    """jaxtyping's first line, so ``pytest.raises(match=...)`` written for jaxtyping
+    matches: ``Type-check error whilst checking the parameters of <qualname>`` (with
+    the parameter that broke, as jaxtyping names it) or ``... the return value of ...``.
+
+    >>> first_line("m.f", "parameter x")
+    "Type-check error whilst checking the parameters of m.f. The problem arose whilst typechecking parameter 'x'."
+    >>> first_line("m.f", "return value")
+    'Type-check error whilst checking the return value of m.f.'
+    """
+    kind, _, name = what.partition(" ")
+    if kind in ("parameter", "field") and name:
+        # A dataclass's fields are its __init__'s parameters to jaxtyping.
+        return (f"Type-check error whilst checking the parameters of {label}. The problem "
+                f"arose whilst typechecking parameter {name!r}.")
+    if what in ("the parameters", "parameters"):
+        return f"Type-check error whilst checking the parameters of {label}."
+    return f"Type-check error whilst checking the {what} of {label}."
+
+
 def format_error(plan: Any, what: str, value: Any, ann: Any, t: Any, reason: str | None,
                  env: Any) -> TypeCheckError:
     """The error for ``value`` (the ``what`` of ``plan``'s function) failing ``ann``.
@@ -139,14 +160,16 @@ def format_error(plan: Any, what: str, value: Any, ann: Any, t: Any, reason: str
     >>> class P: label, where = "f", "m.py:1"
     >>> from tensortypes.types import INT
     >>> print(format_error(P, "parameter x", "a", int, INT, "x: expected int", None))
-    Type-check error in f (m.py:1): parameter x
+    Type-check error whilst checking the parameters of f. The problem arose whilst typechecking parameter 'x'.
+      where:    parameter x of f (m.py:1)
       got:      str 'a'
       expected: int
       reason:   x: expected int
       bindings: none
     """
     lines = [
-        f"Type-check error in {plan.label} ({plan.where}): {what}",
+        first_line(plan.label, what),
+        f"  where:    {what} of {plan.label} ({plan.where})",
         f"  got:      {short_value(value, mentions_array(t))}",
         f"  expected: {annotation_str(ann, t)}",
         f"  reason:   {reason or DISAGREE}",

@@ -10,7 +10,8 @@ classes (each method) and dataclasses (their fields after ``__init__``; with
 ``jaxtyped`` accepts jaxtyping's call forms:
 
 - ``@jaxtyped`` / ``jaxtyped(fn)``: this package's checker, also stacked on a
-  function another checker already wrapped (jaxtyping's old style);
+  function another checker already wrapped (jaxtyping's old style, which warns
+  as jaxtyping does);
 - ``@jaxtyped(typechecker=beartype)``, ``@jaxtyped(typechecker=typeguard.typechecked)``:
   that checker, inside one dimension scope per call, with our messages;
 - ``@jaxtyped(typechecker=None)``: a dimension scope only, for ``isinstance``;
@@ -26,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import warnings
 from typing import Any
 
 from tensortypes._config import config
@@ -42,6 +44,14 @@ from tensortypes.runtime._messages import function_label, where_defined
 __all__ = ["typechecked", "jaxtyped"]
 
 _SENTINEL = object()
+# jaxtyping's words (its users' tests match them), for its old double-decorator form.
+_OLD_STYLE = (
+    "As of jaxtyping version 0.2.24, jaxtyping now prefers the syntax\n"
+    "    @jaxtyped(typechecker=typechecker)\n    def foo(...):\n"
+    "and the old double-decorator syntax\n"
+    "    @jaxtyped\n    @typechecker\n    def foo(...):\n"
+    "should no longer be used. (It still works: tensortypes checks the function with "
+    "its own checker on top of the other one.)")
 
 
 def _apply(obj: Any, wrap: Any, on_class: Any) -> Any:
@@ -188,6 +198,8 @@ def jaxtyped(fn: Any = _SENTINEL, *, typechecker: Any = _SENTINEL,
                                  check_assignment=check_assignment)
     if config.disable:
         return fn
+    if typechecker is _SENTINEL and not inspect.isclass(fn) and hasattr(fn, "__wrapped__"):
+        warnings.warn(_OLD_STYLE, stacklevel=2)
     checker = resolve_checker(typechecker)
     if checker is None:
         return typechecked(fn, check_assignment=check_assignment)
