@@ -129,10 +129,13 @@ def test_print_bindings_inside_a_call():
     @typechecked
     def f(x: Float[np.ndarray, "b c"]) -> None:
         print_bindings(out)
+        print_bindings(out, where=True)
 
     f(np.zeros((2, 3)))
-    text = out.getvalue()
-    assert "b=2 (axis 0 of x)" in text and "c=3 (axis 1 of x)" in text
+    heading = "The current values for each jaxtyping axis annotation are as follows.\n"
+    # jaxtyping's own form first (its users' tests compare it whole), then ours.
+    assert out.getvalue() == (heading + "b=2\nc=3\n" + heading +
+                              "b=2 (axis 0 of x)\nc=3 (axis 1 of x)\n")
 
 
 def test_print_bindings_outside_any_scope():

@@ -53,6 +53,7 @@ def _field_function(cls: type, names: tuple, assigned: str | None = None) -> Any
     annotations: dict = {}
     for base in reversed(cls.__mro__):
         annotations.update(base.__dict__.get("__annotations__", {}))
+    annotations.update(_init_annotations(cls, names))
     for name in names:
         if not name.isidentifier() or keyword.iskeyword(name):  # it reaches source code
             raise TypeError(f"dataclass {cls.__qualname__} has a field named {name!r}, "
@@ -62,6 +63,7 @@ def _field_function(cls: type, names: tuple, assigned: str | None = None) -> Any
     source = f"def fields(__instance__, {', '.join(names)}):\n    return None\n"
     exec(compile(source, "<tensortypes fields>", "exec", dont_inherit=True), namespace)  # noqa: S102
     code = namespace["fields"].__code__
+    namespace.clear()  # the function and its globals form a cycle: leave no garbage
     filename, line = _location(cls)
     code = code.replace(co_filename=filename, co_firstlineno=line, co_name=cls.__name__,
                         co_qualname=cls.__qualname__)
@@ -73,6 +75,29 @@ def _field_function(cls: type, names: tuple, assigned: str | None = None) -> Any
     made.__tensortypes_role__ = "field" if assigned is None else \
         {assigned: "assignment to field"}
     return made
+
+
+def _init_annotations(cls: type, names: tuple) -> dict:
+    """The annotations the dataclass's generated ``__init__`` gives its fields, where
+    they differ from the fields' own: equinox writes there what a field's converter
+    accepts (``eqx.field(converter=jnp.asarray)`` takes any value), and the field
+    holds that value until the converter runs, after ``__init__``. jaxtyping checks
+    ``__init__``'s parameters, so these are what it checks too."""
+    init = cls.__dict__.get("__init__")
+    code = getattr(init, "__code__", None)
+    params = getattr(cls, "__dataclass_params__", None)
+    # Only the __init__ that dataclasses wrote (a hand-written one's parameters need
+    # not be the fields).
+    generated = code is not None and code.co_filename == "<string>" and \
+        getattr(params, "init", False)
+    given = (getattr(init, "__annotations__", None) or {}) if generated else {}
+    out = {n: given[n] for n in names if n in given}
+    # A field with a converter holds what __init__ was given until the converter
+    # runs: after a hand-written __init__ that is anything.
+    for f in dataclasses.fields(cls):
+        if f.name in names and f.name not in out and "converter" in (f.metadata or {}):
+            out[f.name] = Any
+    return out
 
 
 def _getter(names: tuple) -> Any:
@@ -124,6 +149,13 @@ class _FieldChecks:
         self.full(obj, *values)
 
 
+def _unchecked(init: Any, obj: Any) -> bool:
+    """Whether ``@no_type_check`` was put on the class (or its ``__init__``) after
+    the check was added."""
+    return bool(init.__dict__.get("__no_type_check__") or
+                getattr(type(obj), "__no_type_check__", False))
+
+
 def check_dataclass(cls: type, wrap: Any, check_assignment: bool) -> type:
     """Check the fields of ``cls``'s instances after ``__init__`` (and, if asked, on
     every assignment); returns ``cls`` itself, modified in place.
@@ -154,10 +186,12 @@ def check_dataclass(cls: type, wrap: Any, check_assignment: bool) -> type:
             init(self, *args, **kwargs)
             # Only the outermost __init__ checks: a subclass's __init__ calling this one
             # through super() has not set its own fields yet.
-            if type(self).__init__ is __init__:
+            if type(self).__init__ is __init__ and not _unchecked(__init__, self):
                 checks.run(self)
 
-    __init__.__wrapped__ = init
+    # The function itself, not another checker's wrapper of it: one level, as
+    # jaxtyping leaves it (inspect.signature reads the same either way).
+    __init__.__wrapped__ = inspect.unwrap(init)
     for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
         setattr(__init__, attr, getattr(init, attr, None))
     cls.__init__ = __init__

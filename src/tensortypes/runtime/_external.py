@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 import typing
 import unicodedata
 from typing import Any
@@ -195,6 +196,19 @@ def _hints(fn: Any, localns: dict | None, lenient: bool) -> dict:
     return out
 
 
+def _typing_unions(ann: Any, depth: int = 0) -> Any:
+    """``A | B`` as ``typing.Union[A, B]`` (also inside ``Union``/``Optional``): the
+    same type, in the form every checker reads (typeguard 2.x leaves a PEP 604
+    union unchecked)."""
+    if depth > 20:
+        return ann
+    if isinstance(ann, types.UnionType):
+        return typing.Union[tuple(_typing_unions(a, depth + 1) for a in typing.get_args(ann))]
+    if typing.get_origin(ann) is typing.Union:
+        return typing.Union[tuple(_typing_unions(a, depth + 1) for a in typing.get_args(ann))]
+    return ann
+
+
 def _return_function(ann: Any, fn: Any) -> Any:
     """``def check_return(value) -> ann: return value``: the return annotation stays
     a return annotation (``NoReturn`` and ``Never`` are allowed only there)."""
@@ -207,6 +221,10 @@ def _return_function(ann: Any, fn: Any) -> Any:
     return made
 
 
+class _Later(Exception):
+    """Some string annotation cannot be evaluated yet: set up at the first call."""
+
+
 class _Setup:
     """What checking ``fn`` with another checker needs, built when its annotations
     can be evaluated: at decoration, or (a name defined later) at the first call."""
@@ -214,7 +232,11 @@ class _Setup:
     __slots__ = ("plan", "ret_ann", "check_params", "check_return")
 
     def __init__(self, fn: Any, typechecker: Any, localns: dict | None, lenient: bool):
-        hints = _hints(fn, localns, lenient)
+        try:
+            evaluated = _hints(fn, localns, lenient)
+        except Exception as error:  # noqa: BLE001 (a name defined later; a bad string)
+            raise _Later(error) from None
+        hints = {name: _typing_unions(ann) for name, ann in evaluated.items()}
         try:
             self.plan = make_plan(fn, localns)
         except Exception:  # noqa: BLE001 (our types cannot say it: the checker's words will do)
@@ -235,8 +257,9 @@ class _Setup:
 def external_checker(fn: Any, typechecker: Any) -> Any:
     """Check calls of ``fn`` with ``typechecker`` inside a fresh dimension scope each.
 
-    Annotations naming something not defined yet are evaluated at the first call;
-    one still undefined then is left to ``Any``, as jaxtyping does.
+    String annotations naming something not defined yet are evaluated at the first
+    call; one that still cannot be evaluated then is ``Any``, as jaxtyping has it
+    (the other checker checks the rest).
 
     >>> def never_raises(f):
     ...     return f
@@ -249,8 +272,8 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
     state: list = []
     try:
         state.append(_Setup(fn, typechecker, localns, lenient=False))
-    except (NameError, AttributeError):
-        pass  # resolved at the first call
+    except _Later:
+        pass  # resolved at the first call, as far as it can be then
     except AnnotationError:
         raise
     except Exception as error:  # noqa: BLE001 (any annotation code)
@@ -296,6 +319,8 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def checked_coroutine(*args: Any, **kwargs: Any) -> Any:
+            if checked_coroutine.__dict__.get("__no_type_check__"):
+                return await fn(*args, **kwargs)
             opened, bindings = enter(args, kwargs)
             try:
                 value = await fn(*args, **kwargs)
@@ -307,6 +332,8 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
 
     @functools.wraps(fn)
     def checked(*args: Any, **kwargs: Any) -> Any:
+        if checked.__dict__.get("__no_type_check__"):  # @no_type_check put on top
+            return fn(*args, **kwargs)
         opened, bindings = enter(args, kwargs)
         try:
             value = fn(*args, **kwargs)

@@ -63,10 +63,10 @@ def _apply(obj: Any, wrap: Any, on_class: Any) -> Any:
     if isinstance(obj, property):
         return property(*(None if f is None else _apply(f, wrap, on_class)
                           for f in (obj.fget, obj.fset, obj.fdel)), obj.__doc__)
-    if inspect.isclass(obj):
-        return on_class(obj)
     if getattr(obj, "__no_type_check__", False):
         return obj
+    if inspect.isclass(obj):
+        return on_class(obj)
     if not callable(obj) or not hasattr(obj, "__code__") and not hasattr(obj, "__wrapped__"):
         raise TypeError(f"cannot check {obj!r}: not a function, method, property or class")
     return wrap(obj)

@@ -235,8 +235,10 @@ def current_bindings() -> Any:
     return None if found is None else resolve(found)
 
 
-def print_bindings(file: TextIO | None = None) -> None:
-    """Print the sizes bound in the current scope, one per line, with where each came from.
+def print_bindings(file: TextIO | None = None, *, where: bool = False) -> None:
+    """Print the sizes bound in the current scope as jaxtyping does (``foo=3``, one
+    a line, under its heading); with ``where=True``, also where each came from
+    (``foo=3 (axis 0 of x)``).
 
     >>> print_bindings()
     print_bindings(): no dimension scope is active here (call it inside a checked function or a 'with jaxtyped("context"):' block)
@@ -247,9 +249,10 @@ def print_bindings(file: TextIO | None = None) -> None:
         print("print_bindings(): no dimension scope is active here (call it inside a checked "
               "function or a 'with jaxtyped(\"context\"):' block)", file=out)
         return
-    print("The sizes bound in the current scope are:", file=out)
-    if not bindings.sizes:
-        print("  (none yet)", file=out)
-        return
-    for name in bindings.sizes:
-        print(f"  {bindings.describe(name)}", file=out)
+    lines = []
+    if bindings.sizes:
+        lines.append("The current values for each jaxtyping axis annotation are as follows.")
+        for name in bindings.sizes:
+            shown = bindings.describe(name) if where else f"{name}={bindings.sizes[name]}"
+            lines.append(shown[1:] if shown.startswith("*") else shown)
+    print("\n".join(lines), file=out)
