@@ -16,6 +16,7 @@ import pytest
 from tensortypes.annotate import Float, Int, Shaped
 from tensortypes.annotate._scope import Bindings, scope
 from tensortypes.errors import AnnotationError, TypeCheckError
+from tensortypes.runtime import typechecked
 from tensortypes.pytree import (PyTree, PyTreeDef, register_pytree_node, set_backend,
                                 tree_structure)
 from tensortypes.pytree.backends import NAMES, load
@@ -148,13 +149,26 @@ def test_path_dependent_failure_names_the_leaf():
 
 
 def test_path_dependent_sizes_need_a_structure_name():
-    with pytest.raises(AnnotationError, match="needs a structure name"):
-        PyTree[Shaped[np.ndarray, "?foo"]]
+    # As in jaxtyping, the annotation may be written; checking an array against it,
+    # or compiling a checker for it, is the error.
+    unnamed = PyTree[Shaped[np.ndarray, "?foo"]]
+    assert not isinstance([None, "x"], unnamed)  # no array leaf reaches '?foo'
+    with pytest.raises(AnnotationError, match="except when contained with structured"):
+        isinstance([np.zeros(2)], unnamed)
+
+    @typechecked
+    def f(x: unnamed) -> None:
+        pass
+
+    with pytest.raises(AnnotationError, match="cannot check parameter x"):
+        f([np.zeros(2)])
 
 
 def test_ambiguous_nested_path_dependent_trees_are_refused():
-    with pytest.raises(AnnotationError, match="ambiguous"):
-        PyTree[PATHED, "S"]
+    with pytest.raises(AnnotationError, match="ambiguous which PyTree"):
+        isinstance([[np.zeros(2)]], PyTree[PATHED, "S"])
+    with pytest.raises(AnnotationError, match="ambiguous which PyTree"):
+        isinstance([[np.zeros(2)]], PyTree[PyTree[PyTree[PATHED, "S"]], "T"])
     assert PyTree[PATHED] is PyTree[PATHED]
 
 

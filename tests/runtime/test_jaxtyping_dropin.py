@@ -271,3 +271,87 @@ def test_shim_runs_a_pytest_suite_with_jaxtypings_option(pytester):
                          cwd=pytester.path, capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "2 passed" in out.stdout
+
+
+# -- cause 8: what jaxtyping's own suite found ------------------------------------------
+
+def test_first_line_is_jaxtypings():
+    @typechecked
+    def f(x: Float[np.ndarray, "n"]) -> Float[np.ndarray, "n"]:
+        return np.zeros(3)
+
+    with pytest.raises(TypeCheckError, match=r"^Type-check error whilst checking the "
+                       r"parameters of .*<locals>\.f\. The problem arose whilst "
+                       r"typechecking parameter 'x'\.\n  where:"):
+        f("not an array")
+    with pytest.raises(TypeCheckError, match=r"^Type-check error whilst checking the return "
+                       r"value of .*<locals>\.f\.\n"):
+        f(np.zeros(2))
+
+
+def test_anonymous_variadic_star():
+    star = Float[np.ndarray, "a * b"]
+    assert isinstance(np.zeros((1, 2, 3, 4)), star) and isinstance(np.zeros((1, 4)), star)
+    assert not isinstance(np.zeros(1), star)
+    assert isinstance(np.zeros(()), Float[np.ndarray, "*"])
+
+
+def test_annotation_classes_pickle_by_value_too():
+    cloudpickle = pytest.importorskip("cloudpickle")
+    for module in (pickle, cloudpickle):
+        loaded = module.loads(module.dumps(Float[np.ndarray, "_ _"]))
+        assert isinstance(np.zeros((2, 3)), loaded) and not isinstance(np.zeros(2), loaded)
+
+
+def test_calling_an_annotation_is_a_runtime_error_too():
+    with pytest.raises(RuntimeError, match="cannot be instantiated"):
+        Float[np.ndarray, ""]()
+    with pytest.raises(AnnotationError):
+        Float[np.ndarray, ""]()
+
+
+def test_no_type_check_on_top_of_another_checker():
+    beartype = pytest.importorskip("beartype")
+
+    @typing.no_type_check
+    @jaxtyped(typechecker=beartype.beartype)
+    def g(x: Float[np.ndarray, "a b"]) -> None:
+        pass
+
+    g("not an array")
+
+
+def test_converter_field_holds_what_init_was_given():
+    import dataclasses
+
+    @typechecked
+    @dataclasses.dataclass
+    class WithConverter:
+        a: Float[np.ndarray, ""] = dataclasses.field(metadata={"converter": np.asarray})
+
+        def __init__(self, a: str):
+            self.a = float(a)
+
+    WithConverter("1.5")  # converted later (equinox's metaclass); not checked as an array
+
+
+def test_pytree_names_and_unnamed_path_sizes_at_check_time():
+    cb = typing.Callable[[PyTree[int, " T"]], str]
+    assert PyTree[None | cb].__name__ == "PyTree[None | Callable[[PyTree[int, 'T']], str]]"
+    unnamed = PyTree[Float[np.ndarray, "?foo"]]  # written, as in jaxtyping
+    with pytest.raises(AnnotationError, match="except when contained with structured"):
+        isinstance([np.zeros(2)], unnamed)
+
+
+def test_union_under_typeguard_2_is_checked():
+    typeguard = pytest.importorskip("typeguard")
+    if hasattr(typeguard, "TypeCheckError"):
+        pytest.skip("typeguard 2.x is the version jaxtyping's call forms target")
+
+    @jaxtyped(typechecker=typeguard.typechecked)
+    def f(x: Float[np.ndarray, ""] | None) -> None:
+        pass
+
+    f(None)
+    with pytest.raises(TypeCheckError):
+        f(np.zeros(2))

@@ -116,10 +116,11 @@ def test_other_checker_by_dotted_name(checker):
 
 @pytest.mark.parametrize("checker", CHECKERS)
 def test_bare_jaxtyped_over_another_checker_is_ours_around_it(checker):
-    @jaxtyped
-    @checker
-    def f(x: X, y: Y) -> int:
-        return 1
+    with pytest.warns(UserWarning, match="As of jaxtyping version 0.2.24"):
+        @jaxtyped
+        @checker
+        def f(x: X, y: Y) -> int:
+            return 1
 
     assert f(np.zeros((2, 3), np.float32), np.zeros((3, 1), np.float32)) == 1
     with pytest.raises(TypeCheckError, match="c=3 was bound by axis 1 of x"):
@@ -127,15 +128,18 @@ def test_bare_jaxtyped_over_another_checker_is_ours_around_it(checker):
 
 
 def test_bare_jaxtyped_is_our_checker():
-    @jaxtyped
-    def f(x: Float[np.ndarray, "n"]) -> Float[np.ndarray, "n"]:
-        return x
+    # jaxtyping's warning (its users' tests expect it); the checker is ours.
+    with pytest.warns(UserWarning, match="As of jaxtyping version 0.2.24"):
+        @jaxtyped
+        def f(x: Float[np.ndarray, "n"]) -> Float[np.ndarray, "n"]:
+            return x
 
     assert f.__tensortypes_checker__ is not None
 
-    @jaxtyped()
-    def g(x: int) -> int:
-        return x
+    with pytest.warns(UserWarning, match="prefers the syntax"):
+        @jaxtyped()
+        def g(x: int) -> int:
+            return x
 
     with pytest.raises(TypeCheckError):
         g("1")

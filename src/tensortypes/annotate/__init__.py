@@ -26,7 +26,7 @@ from tensortypes.annotate._dtypes import (DTYPE_CLASSES, AbstractDtype,
 from tensortypes.annotate._jax import JAX_NAMES, jax_name
 from tensortypes.annotate._compile import annotation_matchers, matcher_for
 from tensortypes.annotate._match import Matcher
-from tensortypes.annotate._scope import SCOPE, Bindings, current, pop, push, scope
+from tensortypes.annotate._scope import SCOPE, Bindings, current, forget_frames, pop, push, scope
 from tensortypes.annotate._shape import ParsedShape, Template, parse_shape
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ else:
 __all__ = [
     *DTYPE_CLASSES, "AbstractDtype", "AbstractArray", "make_numpy_struct_dtype",
     "get_array_name_format", "set_array_name_format", "is_annotation", "Bindings",
-    "current", "push", "pop", "scope", "SCOPE", "Matcher", "ParsedShape", "Template", "parse_shape",
+    "current", "push", "pop", "scope", "forget_frames", "SCOPE", "Matcher", "ParsedShape", "Template", "parse_shape",
     "JAX_NAMES", "matcher_for", "annotation_matchers",
 ]
 

@@ -246,20 +246,42 @@ def subscript(dtype_cls: type, item: Any, fmt: str | None = None) -> Any:
     return union_of(made, typing_form=_kinds.typing_union(array_type))
 
 
+_UnionAlias = getattr(typing, "_UnionGenericAlias", None)
+if _UnionAlias is not None:
+    class _ArrayUnion(_UnionAlias, _root=True):  # type: ignore[misc, valid-type]
+        """``typing.Union[...]`` of annotations whose ``isinstance`` asks each member
+        about the value (``typing.Union``'s own asks ``issubclass(type(x), member)``,
+        which no annotation can answer)."""
+
+        def __instancecheck__(self, obj: Any) -> bool:
+            return any(isinstance(obj, a) for a in self.__args__)
+
+        def __subclasscheck__(self, cls: type) -> bool:
+            return any(issubclass(cls, a) for a in self.__args__)
+
+
+def _typing_union(members: tuple) -> Any:
+    plain = Union[members]
+    if _UnionAlias is None or type(plain) is not _UnionAlias:
+        return plain  # a Python whose typing.Union is built otherwise
+    return _ArrayUnion(Union, plain.__args__)
+
+
 def union_of(members: list, typing_form: bool = False) -> Any:
     """``A | B | ...``: a ``types.UnionType`` (whose ``isinstance`` asks each member;
     ``typing.Union``'s asks ``issubclass(type(x), member)``, which no annotation can
     answer), or ``typing.Union`` if some member does not support ``|``.
 
-    With ``typing_form``, always ``typing.Union``: the array type was written
-    that way (``jax.typing.ArrayLike``), and ``get_origin`` of the annotation says
-    ``Union`` as jaxtyping's does.
+    With ``typing_form``, always a ``typing.Union`` (whose ``isinstance`` still
+    asks each member): the array type was written that way
+    (``jax.typing.ArrayLike``), and ``get_origin`` of the annotation says ``Union``
+    as jaxtyping's does.
 
     >>> union_of([int, type(None)])
     int | None
     """
     if typing_form:
-        return Union[tuple(members)]
+        return _typing_union(tuple(members))
     try:
         return functools.reduce(operator.or_, members)
     except TypeError:

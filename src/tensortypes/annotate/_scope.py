@@ -44,7 +44,7 @@ from contextvars import ContextVar, Token
 from typing import Any
 
 __all__ = ["Bindings", "current", "current_at", "push", "pop", "scope", "describe_where", "register",
-           "nearest_registered"]
+           "nearest_registered", "forget_frames"]
 
 
 class Bindings:
@@ -178,6 +178,17 @@ FRAMES: dict[int, Any] = {}
 sets the ContextVar itself (generator drivers, coroutine wrappers)."""
 
 _memo: tuple = (None, None)
+
+
+def forget_frames() -> None:
+    """Drop the frames :func:`nearest_registered` remembers, so a call that has
+    returned keeps nothing of its caller's alive (its locals, the arguments).
+
+    >>> forget_frames(); _memo
+    (None, None)
+    """
+    global _memo
+    _memo = (None, None)
 
 
 def register(code: Any, handler: Any = None) -> None:

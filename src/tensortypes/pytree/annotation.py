@@ -38,6 +38,7 @@ from tensortypes.annotate._scope import current_at
 from tensortypes.errors import AnnotationError, describe_raised, raised_by_value
 from tensortypes.pytree._leaves import contains, has_path_dims
 from tensortypes.pytree._spec import parse_structure
+from tensortypes.pytree.api import tree_leaves
 from tensortypes.pytree.lattice import PyTreeType, resolve_bindings
 from tensortypes.types import ANY, ann_to_type
 
@@ -54,6 +55,12 @@ class _PyTreeMeta(type):
         raise TypeError(f"{cls.__name__} is an annotation and cannot be instantiated")
 
     def __instancecheck__(cls, obj: Any) -> bool:
+        refusal = cls.__dict__.get("type")
+        if isinstance(refusal, _Refusal) and not any(
+                hasattr(leaf, "shape") for leaf in tree_leaves(obj)):
+            # No leaf is an array, so none reaches a '?' size (beartype asks about None
+            # when it decorates): as in jaxtyping, only a size check is the error.
+            return False
         t = cls.type
         if t is ANY:
             return True
@@ -94,6 +101,19 @@ class _PyTreeMeta(type):
     def __repr__(cls) -> str:
         return cls.__name__
 
+    def __pdoc__(cls, **kwargs: Any) -> Any:
+        """The annotation as a ``wadler_lindig`` document, laid out as jaxtyping's
+        (called by ``wadler_lindig.pformat``, so that library is there)."""
+        import wadler_lindig as wl
+
+        if cls is PyTree:
+            return wl.TextDoc("PyTree")
+        parts = [wl.pdoc(cls.leaftype, **kwargs)]
+        if cls.structure is not None:
+            parts.append(wl.pdoc(cls.structure, **kwargs))
+        return wl.bracketed(begin=wl.TextDoc("PyTree["), docs=parts, sep=wl.comma,
+                            end=wl.TextDoc("]"), indent=kwargs["indent"])
+
 
 class PyTree(metaclass=_PyTreeMeta):
     """A PyTree annotation: ``PyTree``, ``PyTree[Leaf]``, ``PyTree[Leaf, "T"]`` (as in jaxtyping).
@@ -121,9 +141,10 @@ def _leaf_name(leaf: Any) -> str:
         return "None"
     if isinstance(leaf, type):
         return leaf.__qualname__
-    if isinstance(leaf, types.UnionType):
+    if isinstance(leaf, types.UnionType) or typing.get_origin(leaf) is typing.Union:
+        # Optional[X] too: jaxtyping prints what was written, None | X.
         return " | ".join(_leaf_name(a) for a in typing.get_args(leaf))
-    return repr(leaf).replace("typing.", "")
+    return repr(leaf).replace("typing.", "").replace("collections.abc.", "")
 
 
 def _subscript(item: Any) -> type:
@@ -136,22 +157,24 @@ def _subscript(item: Any) -> type:
         spec = parse_structure(text)
     else:
         leaf, spec = item, None
+    refusal = None
     try:
         leaf_type = ann_to_type(leaf)
     except (AnnotationError, TypeError) as error:
-        raise AnnotationError(f"PyTree[{_leaf_name(leaf)}]: the leaf type cannot be "
-                              f"checked: {error}") from None
-    if spec is None and has_path_dims(leaf_type):
-        raise AnnotationError(
-            f"PyTree[{_leaf_name(leaf)}]: a size written '?name' depends on the leaf's "
-            f"position in a structure, so the tree needs a structure name: "
-            f"PyTree[{_leaf_name(leaf)}, 'T']")
-    if spec is not None and contains(leaf_type, lambda u: type(u) is PyTreeType
-                                     and u.spec is not None and u.path_dims):
-        raise AnnotationError(
-            f"PyTree[{_leaf_name(leaf)}, {spec.text!r}]: ambiguous '?' sizes: they could "
-            f"follow the outer structure or the inner one; name the structure of only "
-            f"one of the two trees")
+        if not getattr(error, "deferred", False):
+            raise AnnotationError(f"PyTree[{_leaf_name(leaf)}]: the leaf type cannot be "
+                                  f"checked: {error}") from None
+        leaf_type, refusal = ANY, str(error)
+    if refusal is None and spec is None and has_path_dims(leaf_type):
+        refusal = (f"PyTree[{_leaf_name(leaf)}]: a size written '?name' depends on the "
+                   f"leaf's position in a structure, so it cannot be used except when "
+                   f"contained with structured PyTree annotations: "
+                   f"PyTree[{_leaf_name(leaf)}, 'T']")
+    if refusal is None and spec is not None and contains(
+            leaf_type, lambda u: type(u) is PyTreeType and u.spec is not None and u.path_dims):
+        refusal = (f"PyTree[{_leaf_name(leaf)}, {spec.text!r}]: it is ambiguous which PyTree "
+                   f"the '?' sizes refer to, the outer structure or the inner one; name the "
+                   f"structure of only one of the two trees")
     text = None if spec is None else spec.text
     try:  # "T" and " T " are one annotation: one class per leaf and structure
         found = _CANONICAL.get((leaf, text))
@@ -161,19 +184,37 @@ def _subscript(item: Any) -> type:
         return found
     name = f"PyTree[{_leaf_name(leaf)}]" if spec is None else \
         f"PyTree[{_leaf_name(leaf)}, {text!r}]"
-    trivial = leaf_type is ANY and spec is None
+    trivial = leaf_type is ANY and spec is None and refusal is None
     # Module "builtins": ``PyTree[int] | None`` then prints as ``PyTree[int] | None``,
     # the way the class prints alone; beartype refuses hints whose repr differs inside
     # a union (pickling goes through ``_reduce``, not the module).
     namespace = {"leaftype": leaf, "structure": text, "__module__": "builtins",
                  "__qualname__": name, "__doc__": f"The annotation {name} (as in jaxtyping).",
-                 "type": ANY if trivial else PyTreeType(leaf_type, text, leaf)}
+                 "type": _Refusal(refusal) if refusal is not None else
+                 ANY if trivial else PyTreeType(leaf_type, text, leaf)}
     # type.__new__ directly: the metaclass's __call__ refuses instantiation.
     made = type.__new__(_PyTreeMeta, name, (PyTree,), namespace)
     try:
         return _CANONICAL.setdefault((leaf, text), made)
     except TypeError:  # an unhashable leaf annotation
         return made
+
+
+class _Refusal:
+    """The ``type`` of an annotation that cannot be checked (``?`` sizes outside a
+    named structure, or under two): reading it raises the ``AnnotationError``. As in
+    jaxtyping, the annotation may be written; checking a value against it is the
+    error (tensortypes' own checker reads it when it decorates the function)."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        error = AnnotationError(self.message)
+        error.deferred = True  # an enclosing PyTree is refused the same way
+        raise error
 
 
 def _rebuild(leaf: Any, structure: str | None) -> type:

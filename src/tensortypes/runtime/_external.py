@@ -24,7 +24,7 @@ import typing
 import unicodedata
 from typing import Any
 
-from tensortypes.annotate import Bindings, scope
+from tensortypes.annotate import Bindings, forget_frames, scope
 from tensortypes.errors import AnnotationError, TypeCheckError
 from tensortypes.runtime.scopes import drive_asyncgen, drive_generator
 from tensortypes.runtime._plan import defining_locals, make_plan
@@ -340,5 +340,7 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
             leave(value, bindings)
         finally:
             opened.__exit__(None, None, None)
+            # Another checker costs far more than the memo saves: keep nothing alive.
+            forget_frames()
         return value
     return checked

@@ -158,8 +158,11 @@ def _convert(fn: Any, what: str, ann: Any) -> Any:
     try:
         return ann_to_type(ann)
     except AnnotationError as error:
-        raise AnnotationError(f"cannot check {what} of {function_label(fn)} "
-                              f"({where_defined(fn)}): {error}") from None
+        wrapped = AnnotationError(f"cannot check {what} of {function_label(fn)} "
+                                  f"({where_defined(fn)}): {error}")
+        if getattr(error, "deferred", False):
+            wrapped.deferred = True  # an annotation refused when checked, not written
+        raise wrapped from None
     except TypeError as error:
         raise AnnotationError(f"cannot check {what} of {function_label(fn)} "
                               f"({where_defined(fn)}): annotation {ann!r}: {error}") from None

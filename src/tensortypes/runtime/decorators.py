@@ -10,8 +10,9 @@ classes (each method) and dataclasses (their fields after ``__init__``; with
 ``jaxtyped`` accepts jaxtyping's call forms:
 
 - ``@jaxtyped`` / ``jaxtyped(fn)``: this package's checker, also stacked on a
-  function another checker already wrapped (jaxtyping's old style, which warns
-  as jaxtyping does);
+  function another checker already wrapped (jaxtyping's old style); it warns,
+  as jaxtyping does, that ``typechecker=`` is preferred (``@typechecked`` is
+  the same without the warning);
 - ``@jaxtyped(typechecker=beartype)``, ``@jaxtyped(typechecker=typeguard.typechecked)``:
   that checker, inside one dimension scope per call, with our messages;
 - ``@jaxtyped(typechecker=None)``: a dimension scope only, for ``isinstance``;
@@ -51,7 +52,8 @@ _OLD_STYLE = (
     "and the old double-decorator syntax\n"
     "    @jaxtyped\n    @typechecker\n    def foo(...):\n"
     "should no longer be used. (It still works: tensortypes checks the function with "
-    "its own checker on top of the other one.)")
+    "its own checker, around the other one if there is one; @typechecked, or "
+    "@jaxtyped(typechecker=tensortypes.typechecked), says so without this warning.)")
 
 
 def _apply(obj: Any, wrap: Any, on_class: Any) -> Any:
@@ -79,14 +81,31 @@ def _compile(fn: Any) -> Any:
             getattr(fn, "__tensortypes_deferred__", False):
         return fn
     try:
-        plan = make_plan(fn)
-    except Unresolved:
-        localns = defining_locals(fn)
         try:
-            plan = make_plan(fn, localns)
+            plan = make_plan(fn)
         except Unresolved:
-            return _deferred(fn, localns)
+            localns = defining_locals(fn)
+            try:
+                plan = make_plan(fn, localns)
+            except Unresolved:
+                return _deferred(fn, localns)
+    except AnnotationError as error:
+        if not getattr(error, "deferred", False):
+            raise
+        return _refused(fn, error)
     return compile_checker(plan, DRIVERS).wrapper
+
+
+def _refused(fn: Any, error: AnnotationError) -> Any:
+    """A function whose annotation may be written but not checked (``PyTree[...]``
+    with '?' sizes and no structure name): each call raises the error, as jaxtyping
+    raises it when it checks."""
+
+    @functools.wraps(fn)
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AnnotationError(str(error))
+    refused.__tensortypes_deferred__ = True
+    return refused
 
 
 def _deferred(fn: Any, localns: dict | None) -> Any:
@@ -198,7 +217,7 @@ def jaxtyped(fn: Any = _SENTINEL, *, typechecker: Any = _SENTINEL,
                                  check_assignment=check_assignment)
     if config.disable:
         return fn
-    if typechecker is _SENTINEL and not inspect.isclass(fn) and hasattr(fn, "__wrapped__"):
+    if typechecker is _SENTINEL:
         warnings.warn(_OLD_STYLE, stacklevel=2)
     checker = resolve_checker(typechecker)
     if checker is None:

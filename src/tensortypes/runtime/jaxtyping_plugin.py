@@ -13,21 +13,13 @@ from typing import Any
 
 import pytest
 
-from tensortypes.runtime.pytest_plugin import install_for
+from tensortypes.runtime.pytest_plugin import add_jaxtyping_option, install_for
 
-__all__ = ["add_option", "pytest_addoption", "pytest_load_initial_conftests"]
-
-
-def add_option(parser: Any) -> None:
-    """Add ``--jaxtyping-packages`` to pytest's options."""
-    parser.getgroup("jaxtyping").addoption(
-        "--jaxtyping-packages", action="store", default=None,
-        help="jaxtyping's spelling: packages, then the checker to use (None for "
-             "tensortypes' own), e.g. pkg,beartype.beartype")
+__all__ = ["pytest_addoption", "pytest_load_initial_conftests"]
 
 
 def pytest_addoption(parser: Any) -> None:
-    add_option(parser)
+    add_jaxtyping_option(parser)
 
 
 @pytest.hookimpl(tryfirst=True)

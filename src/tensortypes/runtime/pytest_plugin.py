@@ -29,7 +29,7 @@ import pytest
 from tensortypes.runtime._checkerspec import split_top_level
 
 __all__ = ["pytest_addoption", "pytest_load_initial_conftests", "split_packages",
-           "install_for"]
+           "install_for", "add_jaxtyping_option"]
 
 
 def _jaxtyping_plugin_installed() -> bool:
@@ -46,8 +46,15 @@ def pytest_addoption(parser: Any) -> None:
                     help="comma-separated packages and modules to check with tensortypes, "
                          "optionally followed by a checker, e.g. pkg1,pkg2,beartype.beartype")
     if not _jaxtyping_plugin_installed():
-        from tensortypes.runtime.jaxtyping_plugin import add_option
-        add_option(parser)
+        add_jaxtyping_option(parser)
+
+
+def add_jaxtyping_option(parser: Any) -> None:
+    """Add jaxtyping's ``--jaxtyping-packages`` to pytest's options."""
+    parser.getgroup("jaxtyping").addoption(
+        "--jaxtyping-packages", action="store", default=None,
+        help="jaxtyping's spelling: packages, then the checker to use (None for "
+             "tensortypes' own), e.g. pkg,beartype.beartype")
 
 
 def _names_module(name: str) -> bool:

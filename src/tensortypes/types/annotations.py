@@ -340,6 +340,8 @@ def _lattice_type(ann: Any) -> Any:
     Only a ``graph.Type`` counts: ``torch.Tensor.type`` is a method, not a type."""
     try:
         found = getattr(ann, "type", None)
+    except AnnotationError:  # an annotation that says it cannot be checked
+        raise
     except Exception:  # noqa: BLE001 (a property may raise anything)
         return None
     return found if isinstance(found, Type) else None
