@@ -198,6 +198,11 @@ def check_command(line: str) -> str | None:
             return _check_tensortypes(argv[3:])
         if argv[1:3] == ["-m", "venv"]:
             return None
+        if argv[1:3] == ["-m", "tensortypes.jaxtyping_shim"]:
+            rest = argv[3:]
+            ok = rest[:1] in (["-m"], ["-c"]) and len(rest) > 1 or \
+                rest[:1] and rest[0].endswith(".py")
+            return None if ok else f"the shim runs -m MODULE, -c CODE or a script: {line!r}"
         if argv[1:3] == ["-m", "pip"]:
             return _check_pip(argv[3:])
         if argv[1:3] == ["-m", "pytest"]:

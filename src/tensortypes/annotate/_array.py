@@ -103,6 +103,18 @@ class _MetaAbstractArray(type):
     def __repr__(cls) -> str:
         return cls.__name__ if "_tt_matcher" in cls.__dict__ else super().__repr__()
 
+    # ``Float[...] | None`` as typing.Union (with isinstance asking each member), as
+    # the unions subscripting builds: typeguard 2.x leaves a PEP 604 union unchecked.
+    def __or__(cls, other: Any) -> Any:
+        if "_tt_matcher" not in cls.__dict__:
+            return super().__or__(other)
+        return _typing_union((cls, type(None) if other is None else other))
+
+    def __ror__(cls, other: Any) -> Any:
+        if "_tt_matcher" not in cls.__dict__:
+            return super().__ror__(other)
+        return _typing_union((type(None) if other is None else other, cls))
+
 
 def _never(obj: Any, bindings: Any) -> bool:
     return False
@@ -243,7 +255,9 @@ def subscript(dtype_cls: type, item: Any, fmt: str | None = None) -> Any:
             f"Shaped[np.generic, ''])", text, start, start + len(shown))
     if len(made) == 1:
         return made[0]
-    return union_of(made, typing_form=_kinds.typing_union(array_type))
+    # typing.Union, as jaxtyping builds it (get_origin says Union; typeguard 2.x checks
+    # it, where it leaves a PEP 604 union unchecked); isinstance still asks each member.
+    return union_of(made, typing_form=True)
 
 
 _UnionAlias = getattr(typing, "_UnionGenericAlias", None)
@@ -258,6 +272,26 @@ if _UnionAlias is not None:
 
         def __subclasscheck__(self, cls: type) -> bool:
             return any(issubclass(cls, a) for a in self.__args__)
+
+        def __or__(self, other: Any) -> Any:
+            return _typing_union((self, type(None) if other is None else other))
+
+        def __repr__(self) -> str:
+            # As a PEP 604 union prints: beartype asks that ``A | int`` print A as
+            # ``repr(A)`` does.
+            return " | ".join(_member_repr(a) for a in self.__args__)
+
+        def __ror__(self, other: Any) -> Any:
+            return _typing_union((type(None) if other is None else other, self))
+
+
+def _member_repr(member: Any) -> str:
+    if member is type(None):
+        return "None"
+    if isinstance(member, type) and not isinstance(member, _MetaAbstractArray):
+        module = member.__module__
+        return member.__qualname__ if module == "builtins" else f"{module}.{member.__qualname__}"
+    return repr(member)
 
 
 def _typing_union(members: tuple) -> Any:

@@ -44,7 +44,8 @@ def jax_name(name: str) -> Any:
         "DTypeLike": jax.typing.DTypeLike,
         "Scalar": shaped[jax.Array, ""],
         "ScalarLike": shaped[jax.typing.ArrayLike, ""],
-        "PRNGKeyArray": union_of([key[jax.Array, ""], uint32[jax.Array, "2"]]),
+        "PRNGKeyArray": union_of([key[jax.Array, ""], uint32[jax.Array, "2"]],
+                                 typing_form=True),
     }
     _LOADED.update(values)
     return values[name]

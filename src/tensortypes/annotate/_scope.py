@@ -184,7 +184,7 @@ def forget_frames() -> None:
     """Drop the frames :func:`nearest_registered` remembers, so a call that has
     returned keeps nothing of its caller's alive (its locals, the arguments).
 
-    >>> forget_frames(); _memo
+    >>> forget_frames(); sys.modules[__name__]._memo
     (None, None)
     """
     global _memo
