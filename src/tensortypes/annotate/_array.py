@@ -103,18 +103,6 @@ class _MetaAbstractArray(type):
     def __repr__(cls) -> str:
         return cls.__name__ if "_tt_matcher" in cls.__dict__ else super().__repr__()
 
-    # ``Float[...] | None`` as typing.Union (with isinstance asking each member), as
-    # the unions subscripting builds: typeguard 2.x leaves a PEP 604 union unchecked.
-    def __or__(cls, other: Any) -> Any:
-        if "_tt_matcher" not in cls.__dict__:
-            return super().__or__(other)
-        return _typing_union((cls, type(None) if other is None else other))
-
-    def __ror__(cls, other: Any) -> Any:
-        if "_tt_matcher" not in cls.__dict__:
-            return super().__ror__(other)
-        return _typing_union((type(None) if other is None else other, cls))
-
 
 def _never(obj: Any, bindings: Any) -> bool:
     return False
@@ -276,22 +264,8 @@ if _UnionAlias is not None:
         def __or__(self, other: Any) -> Any:
             return _typing_union((self, type(None) if other is None else other))
 
-        def __repr__(self) -> str:
-            # As a PEP 604 union prints: beartype asks that ``A | int`` print A as
-            # ``repr(A)`` does.
-            return " | ".join(_member_repr(a) for a in self.__args__)
-
         def __ror__(self, other: Any) -> Any:
             return _typing_union((type(None) if other is None else other, self))
-
-
-def _member_repr(member: Any) -> str:
-    if member is type(None):
-        return "None"
-    if isinstance(member, type) and not isinstance(member, _MetaAbstractArray):
-        module = member.__module__
-        return member.__qualname__ if module == "builtins" else f"{module}.{member.__qualname__}"
-    return repr(member)
 
 
 def _typing_union(members: tuple) -> Any:
