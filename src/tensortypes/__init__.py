@@ -3,6 +3,11 @@
 The package root is the facade. Errors and ``config`` are imported eagerly
 (they are tiny); everything else is loaded on first use, so ``import
 tensortypes`` stays cheap and imports no array library.
+
+PYTEST_DONT_REWRITE: pytest rewrites the asserts of plugin packages (this one
+has a pytest plugin) and warns about one already imported, as it is when
+``python -m tensortypes.jaxtyping_shim -m pytest`` starts pytest; this module
+has no assert to rewrite.
 """
 
 from __future__ import annotations

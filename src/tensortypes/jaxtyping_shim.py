@@ -52,8 +52,9 @@ SUBMODULES = {
 }
 _MARK = "__tensortypes_shim__"
 _PACKAGE = (f"{_MARK} = True\n"
-            "import tensortypes.jaxtyping_shim\n"
-            "tensortypes.jaxtyping_shim.install()\n")
+            "import sys, tensortypes, tensortypes.jaxtyping_shim\n"
+            "tensortypes.jaxtyping_shim.install()\n"
+            "sys.modules[__name__] = tensortypes\n")
 
 
 class _CopyLoader(importlib.abc.Loader):
@@ -74,9 +75,25 @@ class _CopyLoader(importlib.abc.Loader):
                 module.__dict__[name] = value
 
 
+class _RootLoader(importlib.abc.Loader):
+    """``import jaxtyping`` gives the ``tensortypes`` module itself (should the
+    entry ``install`` puts in ``sys.modules`` have been removed)."""
+
+    def create_module(self, spec: Any) -> Any:
+        import tensortypes
+
+        self.saved = tensortypes.__spec__
+        return tensortypes
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__spec__ = self.saved  # importlib set jaxtyping's; tensortypes keeps its own
+
+
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        if fullname == "jaxtyping" or not fullname.startswith("jaxtyping."):
+        if fullname == "jaxtyping":
+            return importlib.machinery.ModuleSpec(fullname, _RootLoader())
+        if not fullname.startswith("jaxtyping."):
             return None
         mapped = SUBMODULES.get(fullname)
         if mapped is None:
@@ -94,13 +111,15 @@ def install() -> None:
     True
     >>> uninstall()
     """
-    import tensortypes
-
     previous = sys.modules.get("jaxtyping")
-    if previous is not None and previous is not tensortypes and \
+    if previous is not None and previous is not sys.modules.get("tensortypes") and \
             not getattr(previous, _MARK, False):
         raise RuntimeError("jaxtyping is already imported, so tensortypes cannot stand in "
                            "for it: install the shim before anything imports jaxtyping")
+    import tensortypes
+
+    # Now, not when jaxtyping is first imported: by then pytest's assertion-rewriting
+    # hook may stand before ours and load the installed jaxtyping.
     sys.modules["jaxtyping"] = tensortypes
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
@@ -108,9 +127,7 @@ def install() -> None:
 
 def uninstall() -> None:
     """Undo ``install`` (modules already imported keep what they imported)."""
-    import tensortypes
-
-    if sys.modules.get("jaxtyping") is tensortypes:
+    if sys.modules.get("jaxtyping") is sys.modules.get("tensortypes"):
         del sys.modules["jaxtyping"]
     for name in SUBMODULES:
         sys.modules.pop(name, None)

@@ -355,3 +355,36 @@ def test_union_under_typeguard_2_is_checked():
     f(None)
     with pytest.raises(TypeCheckError):
         f(np.zeros(2))
+
+
+# -- cause 6: tensortypes' own checker on equinox's idioms ------------------------------
+
+_FR_MODULE = '''
+from typing import Callable, ParamSpec, TypeVar
+_T = TypeVar("_T", bound="Base")
+_P = ParamSpec("_P")
+
+class Base:
+    def __new__(cls: "type[_T]", *args, **kwargs) -> "_T":
+        return object.__new__(cls)
+
+    def __init__(self, x: int):
+        self.x = x
+
+def wrap(fn: Callable[_P, int] | None) -> int:
+    return 1
+
+made = Base(1)  # checked while the module is still being imported
+'''
+
+
+def test_own_checker_on_forward_bound_typevars_and_paramspecs(tmp_path, monkeypatch):
+    (tmp_path / "frmod_dropin.py").write_text(_FR_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with install_import_hook("frmod_dropin", None):
+        mod = importlib.import_module("frmod_dropin")
+    assert mod.made.x == 1 and mod.wrap(len) == 1
+    with pytest.raises(TypeCheckError, match="parameter 'x'"):
+        mod.Base("not an int")
+    with pytest.raises(TypeCheckError):
+        mod.wrap(3)

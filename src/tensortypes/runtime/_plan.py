@@ -158,6 +158,10 @@ def _convert(fn: Any, what: str, ann: Any) -> Any:
     try:
         return ann_to_type(ann)
     except AnnotationError as error:
+        if getattr(error, "unresolved", None):
+            # A forward reference inside the annotation (a TypeVar's bound="Module",
+            # "type[_ModuleT]" in the class body): resolved at the first call.
+            raise Unresolved(str(error)) from None
         wrapped = AnnotationError(f"cannot check {what} of {function_label(fn)} "
                                   f"({where_defined(fn)}): {error}")
         if getattr(error, "deferred", False):

@@ -48,8 +48,10 @@ class _Evaluator:
             found = namespace.get(node.id, _MISSING)
             if found is not _MISSING:
                 return found
-        raise self.fail(f"name {node.id!r} is not defined in the annotation's namespace",
-                        node)
+        error = self.fail(f"name {node.id!r} is not defined in the annotation's namespace",
+                          node)
+        error.unresolved = node.id  # a checker may try again later (a name defined later)
+        raise error
 
     def eval(self, node: ast.AST) -> Any:
         if isinstance(node, ast.Name):

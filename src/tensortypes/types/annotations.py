@@ -187,7 +187,9 @@ class _Converter:
             return TypeOfType(c(args[0]))
         if origin is abc.Callable:
             params, result = args
-            if params is Ellipsis:
+            if params is Ellipsis or not isinstance(params, (list, tuple)):
+                # ``...``, a ParamSpec (``Callable[P, T]``) or ``Concatenate[int, P]``:
+                # the parameters are not known here.
                 return CallableType(None, c(result))
             return CallableType([c(p) for p in params], c(result))
         if origin in ABC_ORIGINS:
@@ -308,8 +310,15 @@ class _Converter:
         if isinstance(ann, typing.TypeVar):
             if tsmode:
                 ts.refuse(ann, "type variables are not supported", "use a concrete type")
+            bound = ann.__bound__
+            if isinstance(bound, (str, ForwardRef)):
+                # bound="Module" names something of the module that made the TypeVar.
+                module = sys.modules.get(getattr(ann, "__module__", None) or "")
+                text = bound if isinstance(bound, str) else bound.__forward_arg__
+                bound = evaluate(text, vars(module) if module is not None else self.globalns,
+                                 self.localns)
             return TypeVarType(ann.__name__,
-                               None if ann.__bound__ is None else self.convert(ann.__bound__),
+                               None if bound is None else self.convert(bound),
                                [self.convert(c) for c in ann.__constraints__],
                                _VARIANCE.get((ann.__covariant__, ann.__contravariant__),
                                              "invariant"), ann)
