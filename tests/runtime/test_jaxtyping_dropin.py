@@ -278,7 +278,7 @@ def test_shim_runs_a_pytest_suite_with_jaxtypings_option(pytester):
 def test_first_line_is_jaxtypings():
     @typechecked
     def f(x: Float[np.ndarray, "n"]) -> Float[np.ndarray, "n"]:
-        return np.zeros(3)
+        return np.zeros(3)  # tensortypes: ignore[return] (the error under test)
 
     with pytest.raises(TypeCheckError, match=r"^Type-check error whilst checking the "
                        r"parameters of .*<locals>\.f\. The problem arose whilst "

@@ -269,7 +269,7 @@ if _UnionAlias is not None:
 
 
 def _typing_union(members: tuple) -> Any:
-    plain = Union[members]
+    plain: Any = Union.__getitem__(members)  # typing.Union is the point
     if _UnionAlias is None or type(plain) is not _UnionAlias:
         return plain  # a Python whose typing.Union is built otherwise
     return _ArrayUnion(Union, plain.__args__)

@@ -185,7 +185,7 @@ def _hints(fn: Any, localns: dict | None, lenient: bool) -> dict:
     out = {}
     globalns = getattr(inspect.unwrap(fn), "__globals__", {})
     for name, ann in getattr(fn, "__annotations__", {}).items():
-        def probe(value: ann) -> None:  # noqa: B023 (evaluated right away)
+        def probe(value: Any) -> None:
             del value
         probe.__annotations__ = {"value": ann}
         try:
@@ -203,9 +203,11 @@ def _typing_unions(ann: Any, depth: int = 0) -> Any:
     if depth > 20:
         return ann
     if isinstance(ann, types.UnionType):
-        return typing.Union[tuple(_typing_unions(a, depth + 1) for a in typing.get_args(ann))]
+        return typing.Union[tuple(_typing_unions(a, depth + 1)  # noqa: UP007 (that form)
+                                  for a in typing.get_args(ann))]
     if typing.get_origin(ann) is typing.Union:
-        return typing.Union[tuple(_typing_unions(a, depth + 1) for a in typing.get_args(ann))]
+        return typing.Union[tuple(_typing_unions(a, depth + 1)  # noqa: UP007 (that form)
+                                  for a in typing.get_args(ann))]
     return ann
 
 
