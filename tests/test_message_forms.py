@@ -224,3 +224,17 @@ def test_paths_from_the_configuration_print_relative(tmp_path):
         assert proc.returncode == 1, proc.stderr
         assert proc.stdout.startswith(shown), proc.stdout
         assert str(Path(tmp_path)) not in proc.stdout
+
+
+def test_a_dtype_list_reads_the_same_at_the_top_and_in_a_tree():
+    @typechecked
+    def top(x: Float[np.ndarray, "n"]):
+        return None
+
+    @typechecked
+    def tree(x: PyTree[Float[np.ndarray, "n"]]):
+        return None
+
+    texts = [_message(lambda: top(np.zeros(3, int))), _message(lambda: tree([np.zeros(3, int)]))]
+    for text in texts:
+        assert "its dtype is int64, not Float (bfloat16, float16, float32, float64" in text, text

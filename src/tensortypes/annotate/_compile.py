@@ -31,6 +31,7 @@ from tensortypes.annotate._match import Matcher
 from tensortypes.annotate._shape import ParsedShape
 from tensortypes.core.shapes import DimSpec
 from tensortypes.errors import AnnotationError
+from tensortypes.types.arrays import dtype_category
 from tensortypes.types import (AbcType, AnnotatedType, ArrayType, DictType, FrozenSetType,
                                LatticeType, ListType, NamedTupleType, NewTypeType,
                                OptionalType, SetType, TupleType, TypedDictType, TypeVarType,
@@ -85,7 +86,9 @@ def matcher_for(t: Any, overrides: dict | None = None) -> Matcher:
         index = t.shape.variadic_index
     shape = ParsedShape(dims, index, " ".join(str(d) for d in dims))
     dtypes = None if t.dtypes is None else tuple(sorted(t.dtypes, key=_dtype_order))
-    found = Matcher(t.kind, dtypes, shape, str(t))
+    # The dtype class's name labels the dtype list, as an annotation's own matcher does.
+    label = None if t.dtypes is None else dtype_category(t.dtypes)
+    found = Matcher(t.kind, dtypes, shape, str(t), label)
     if len(_MATCHERS) < _LIMIT:
         found = _MATCHERS.setdefault(t, found)
     return found

@@ -30,6 +30,7 @@ from tensortypes._config import config
 from tensortypes.core.arrays import array_info, native_kind
 from tensortypes.core.dtypes import dtype_from_name
 from tensortypes.types import is_instance as _accept_any
+from tensortypes.types.arrays import dtype_category
 from tensortypes.types.check import ACCEPT
 from tensortypes.annotate._extract import DtypeTest, extractor
 from tensortypes.annotate import Bindings
@@ -79,7 +80,9 @@ def _dtype_tables(dtypes: Any) -> tuple[DtypeTest, set]:
     (shared by every check of that dtype set, so it fills up once)."""
     found = _DTYPE_TABLES.get(dtypes)
     if found is None:
-        found = (DtypeTest(None if dtypes is None else tuple(dtypes)), set())
+        # Named as in every other message: "not Float (bfloat16, float16, ...)".
+        label = None if dtypes is None else dtype_category(dtypes)
+        found = (DtypeTest(None if dtypes is None else tuple(dtypes), label), set())
         if len(_DTYPE_TABLES) < 1024:
             _DTYPE_TABLES[dtypes] = found
     return found

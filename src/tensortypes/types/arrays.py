@@ -235,6 +235,18 @@ def _dtype_label(d: str | re.Pattern) -> str:
     return _JAX_NAMES.get(d, f"Dtype[{d!r}]")
 
 
+def dtype_category(dtypes: Any) -> str | None:
+    """jaxtyping's class name for a set of dtype names (``"Float"``), or None.
+
+    >>> dtype_category(frozenset({"float16", "float32", "float64", "bfloat16"})) is None
+    True
+    """
+    try:
+        return _CATEGORY_BY_SET.get(frozenset(dtypes))
+    except TypeError:
+        return None
+
+
 TENSOR = ArrayType("torch")
 """TorchScript's ``Tensor``: a torch tensor of any dtype and shape."""
 
