@@ -58,12 +58,12 @@ def linear(x: Float[np.ndarray, "batch fan_in"],
 
 @typechecked
 def transposed(x: Float[np.ndarray, "n d"]) -> Float[np.ndarray, "n d"]:
-    return x.T
+    return x.T  # tensortypes: ignore[return] (the error whose message is tested)
 
 
 @typechecked
 def total(x: Float[np.ndarray, "n"]) -> Float[np.ndarray, ""]:
-    return x.sum()
+    return x.sum()  # tensortypes: ignore[return] (the error whose message is tested)
 
 
 @typechecked
@@ -102,7 +102,7 @@ def _compiled():
 
 
 MESSAGES = {
-    "parameter": lambda: linear(np.ones((4, 3)), np.ones((5, 2))),
+    "parameter": lambda: linear(np.ones((4, 3)), np.ones((5, 2))),  # tensortypes: ignore[arg-type]
     "return value": lambda: transposed(np.ones((2, 3))),
     "array kind": lambda: linear([[1.0, 2.0, 3.0]], np.ones((3, 2))),
     "NumPy scalar": lambda: total(np.ones(3)),
@@ -114,7 +114,7 @@ MESSAGES = {
     "compiled input": _compiled,
     "dataclass assignment": _assign,
     "bound by isinstance": lambda: padded(np.ones(3)),
-    "variadic rank": lambda: batched(np.ones((2, 3, 4)), np.ones(2)),
+    "variadic rank": lambda: batched(np.ones((2, 3, 4)), np.ones(2)),  # tensortypes: ignore[arg-type]
 }
 
 
