@@ -282,6 +282,7 @@ def test_broken_attributes_make_no_array_whatever_the_kind():
     broken = [
         np.zeros(2).view(type("S", (np.ndarray,), {"shape": property(_raise)})),
         np.zeros(2).view(type("S", (np.ndarray,), {"shape": property(lambda s: None)})),
+        np.zeros(2).view(type("S", (np.ndarray,), {"shape": property(lambda s: [2])})),
         np.zeros(2).view(type("S", (np.ndarray,), {"shape": property(lambda s: (-1,))})),
         np.zeros(2).view(type("S", (np.ndarray,), {"shape": property(lambda s: (2.0,))})),
         np.zeros(2).view(type("S", (np.ndarray,), {"shape": property(lambda s: (10**30,))})),

@@ -2,7 +2,7 @@
 
 A data-driven matrix (``HOSTILE`` from ``_fuzz`` x ``ANNOTATIONS`` below) over four
 paths: a ``@typechecked`` call, ``isinstance`` where the annotation is a class, and
-``check_value``/``Type.filter`` of the annotation's lattice type. Whatever a value's
+``check_value``/``Type.filter``/``Type.is_valid_value`` of the annotation's lattice type. Whatever a value's
 attributes do (``.shape``/``.dtype`` raising or returning garbage, ``__class__``
 lying, raising ``__iter__``/``__eq__``/``__hash__``/``__repr__``, a library's module
 name on a fake class), a rejection is a ``TypeCheckError`` with a message, and
@@ -99,6 +99,13 @@ def test_hostile_values_are_refused_cleanly(label: str, ann: Any) -> None:
         accepted = _through("typechecked", name, lambda: f(make()), problems)
         _through("check_value", name, lambda: check_value(make(), t), problems)
         _through("filter", name, lambda: t.filter(make()), problems)
+        try:
+            with time_guard(_LIMIT, f"is_valid_value {name}"):
+                valid = t.is_valid_value(make())
+            if valid is not True and valid is not False:
+                problems.append(f"is_valid_value: {name}: answered {valid!r}")
+        except BaseException as error:  # noqa: BLE001
+            problems.append(_problem("is_valid_value", name, error))
         if not isinstance(ann, type) or ann is int:
             continue  # isinstance(x, int) is Python's own
         try:

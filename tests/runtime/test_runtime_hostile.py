@@ -253,3 +253,14 @@ def test_jax_arrays_are_read_inline(jax) -> None:
     from tensortypes.core.arrays import native_kind
 
     assert native_kind(type(jax.numpy.zeros(3))) == "jax"
+
+
+def test_f2_5_entry_sizes_survive_an_argument_that_no_longer_fits() -> None:
+    @typechecked
+    def f(x: Float[np.ndarray, "n"], y: Float[np.ndarray, "*b n"]) -> Float[np.ndarray, "*b n"]:
+        x.resize((7,), refcheck=False)  # x no longer agrees with y
+        assert isinstance(np.zeros((2, 3)), Float[np.ndarray, "*b n"])
+        assert not isinstance(np.zeros(7), Float[np.ndarray, "n"])
+        return np.zeros((2, 3))
+
+    assert f(np.zeros(3), np.zeros((2, 3))).shape == (2, 3)

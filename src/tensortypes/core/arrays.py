@@ -120,8 +120,8 @@ def _safe_name(dt: Any) -> str | None:
 def _sizes(shape: Any, kind: str) -> tuple[Any, ...] | None:
     """``shape`` as a tuple of sizes, or None when it is not one.
 
-    A size is an int in ``[0, MAX_SIZE]`` (NumPy ints are read as ints). A library
-    shape may be a tuple subclass (``torch.Size``) or a list (MLX); TensorFlow's
+    A size is an int in ``[0, MAX_SIZE]`` (NumPy ints are read as ints). A shape is a
+    tuple (a subclass such as ``torch.Size`` is copied), MLX's a list; TensorFlow's
     ``TensorShape`` is iterated, and its unknown sizes stay None; a JAX tracer's
     symbolic sizes are kept as they are. Anything else (None, a str, a generator,
     floats, negative or absurd sizes, more than ``MAX_NDIM`` axes, an iteration that
@@ -129,9 +129,9 @@ def _sizes(shape: Any, kind: str) -> tuple[Any, ...] | None:
     """
     try:
         if type(shape) is not tuple:
-            if isinstance(shape, (tuple, list)) or (kind == "tensorflow" and not
-                                                    isinstance(shape, (str, bytes, dict))
-                                                    and iter(shape) is not shape):
+            if isinstance(shape, tuple) or (kind == "mlx" and isinstance(shape, list)) or (
+                    kind == "tensorflow" and not isinstance(shape, (str, bytes, dict))
+                    and iter(shape) is not shape):
                 shape = tuple(shape)
             else:
                 return None

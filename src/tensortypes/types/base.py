@@ -28,6 +28,7 @@ from __future__ import annotations
 from abc import ABCMeta
 from typing import Any, ClassVar
 
+from tensortypes.errors import raised_by_value
 from tensortypes.graph.type import Type
 
 __all__ = ["LatticeType", "SingletonLatticeType", "hooks", "RANK", "as_type", "join_strs",
@@ -208,7 +209,12 @@ class LatticeType(Type, metaclass=_Interning):
 
     def is_valid_value(self, data, strict=True) -> bool:
         """True iff ``data`` is a value of this type (``check_value`` would pass)."""
-        return hooks.accepts(data, self)
+        try:
+            return hooks.accepts(data, self)
+        except Exception as error:  # noqa: BLE001 (the value's own exceptions only)
+            if raised_by_value(error):
+                return False
+            raise
 
     def values_eq(self, a, b) -> bool:
         """``a == b`` as a bool; identity where ``==`` gives no single truth value."""
