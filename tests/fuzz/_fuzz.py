@@ -104,6 +104,10 @@ def time_guard(seconds: float, what: str = "") -> Iterator[None]:
         return
 
     def _alarm(signum: int, frame: Any) -> None:
+        # Fire again soon: an exception raised inside a finalizer or __del__ (a garbage
+        # collection that ran when the timer expired) is printed and dropped by Python,
+        # and the block must still be interrupted.
+        signal.setitimer(signal.ITIMER_REAL, 0.25)
         raise FuzzTimeout(f"over {seconds} s: {what}")
 
     previous = signal.signal(signal.SIGALRM, _alarm)

@@ -33,6 +33,31 @@ def test_time_guard_is_not_an_exception_the_library_could_swallow() -> None:
     assert caught == []
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_time_guard_fires_again_when_a_finalizer_swallows_it() -> None:
+    import gc
+    import weakref
+
+    class Slow:
+        pass
+
+    def spin() -> None:  # a finalizer that outlasts the guard: its exception is dropped
+        end = time.monotonic() + 0.3
+        while time.monotonic() < end:
+            pass
+
+    with pytest.raises(FuzzTimeout):
+        with time_guard(0.05, "finalizer"):
+            obj = Slow()
+            weakref.finalize(obj, spin)
+            del obj
+            gc.collect()
+            end = time.monotonic() + 5
+            while time.monotonic() < end:
+                pass
+            pytest.fail("the guard's first alarm was dropped and it never fired again")
+
+
 def test_time_guard_leaves_no_alarm_behind() -> None:
     with time_guard(0.05, "quick"):
         pass
