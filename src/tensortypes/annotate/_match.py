@@ -252,15 +252,24 @@ def _generate(m: Matcher) -> tuple[Any, str]:
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (validated above)
     entry = (len(source), None, [line + "\n" for line in src.lines], filename)
     linecache.cache[filename] = entry
-    # The source leaves linecache with the function (annotation classes nothing uses
-    # any more are freed), unless another matcher of the same title replaced it.
-    weakref.finalize(namespace["match"], _forget_source, filename, entry)
+    # The source leaves linecache with the last live function of that file name
+    # (annotation classes nothing uses any more are freed). Two classes may share a
+    # title ("b c" and "b  c"): freeing one must not take the other's source away.
+    _USERS[filename] = _USERS.get(filename, 0) + 1
+    weakref.finalize(namespace["match"], _forget_source, filename)
     return namespace["match"], source
 
 
-def _forget_source(filename: str, entry: tuple) -> None:
-    if linecache.cache.get(filename) is entry:
-        del linecache.cache[filename]
+_USERS: dict[str, int] = {}  # file name -> live generated matchers registered under it
+
+
+def _forget_source(filename: str) -> None:
+    left = _USERS.get(filename, 1) - 1
+    if left > 0:
+        _USERS[filename] = left
+        return
+    _USERS.pop(filename, None)
+    linecache.cache.pop(filename, None)
 
 
 def _commit_variadic(b: Any, key: str, merged: tuple, where: tuple | None) -> None:
