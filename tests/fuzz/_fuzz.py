@@ -76,11 +76,15 @@ def fuzz_settings(n: int, deadline_ms: int = 2000) -> settings:
     """Hypothesis settings for a fuzz test of ``n`` ordinary examples.
 
     ``deadline_ms`` is hypothesis's per-example deadline (an example that takes longer,
-    twice, fails); the hard guard is ``time_guard``. Database off: a fuzz run should not
+    twice, fails); the hard guard is ``time_guard``. The ordinary run is derandomized
+    (the same examples each time); a long run is not. Database off: a fuzz run should not
     depend on what an earlier run on this machine found, and a failure prints its
     example (and a ``@reproduce_failure`` blob) anyway.
     """
+    # The ordinary run (CI) is derandomized: the same examples every time, so a red CI
+    # is a real regression; a long run (TENSORTYPES_FUZZ_EXAMPLES) explores new ones.
     return settings(max_examples=examples(n), deadline=deadline_ms, database=None,
+                    derandomize=long_run() is None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.filter_too_much],
                     print_blob=True)
