@@ -20,7 +20,11 @@ the module's imports (``from jaxtyping import Float`` makes ``Float`` the path
   and the other ``collections.abc`` generics, ``Literal``, ``Any``,
   ``Annotated``/``Final``/``ClassVar``, ``torch.dtype``, string annotations
   (forward references), and the checked module's own classes
-  (``check.typelang.class_type``).
+  (``check.typelang.class_type``);
+- names another module of the checked project defines or re-exports
+  (``from threestudio.utils.typing import *``, ``from .types import Image``):
+  the module's ``path_of`` follows them (``check.project``), and an annotation
+  alias of another module is read in that module.
 
 Anything else is ``Any``: an annotation the checker cannot read never makes an
 error, only a ``--strict`` note. A malformed shape string raises
@@ -162,10 +166,21 @@ def read_annotation(node, module, depth: int = 0):
     path = module.path_of(node)
     if path is None:
         return ANY
+    foreign = _foreign_alias(path, module)
+    if foreign is not None:
+        return read_annotation(foreign[0], foreign[1], depth + 1)
     if path in ARRAY_KINDS:
         fixed = _FIXED_TENSORS.get(path)
         return ArrayType(ARRAY_KINDS[path], fixed)
     return _NAMED.get(path, ANY)
+
+
+def _foreign_alias(path: str, module):
+    """``(node, ModuleInfo)`` of an annotation alias defined in another project module."""
+    project = getattr(module, "project", None)
+    if project is None:
+        return None
+    return project.annotation_alias(path, module.local)
 
 
 def _subscript(node: ast.Subscript, module, depth: int):
@@ -233,6 +248,8 @@ def _array(args: list, dtypes, module, depth: int):
     elif isinstance(base, ast.Name) and module.alias_annotation(base.id) is not None:
         inner = read_annotation(module.alias_annotation(base.id), module, depth + 1)
     elif isinstance(base, ast.Subscript):
+        inner = read_annotation(base, module, depth + 1)
+    elif base_path is not None and _foreign_alias(base_path, module) is not None:
         inner = read_annotation(base, module, depth + 1)
     if type(inner) is ArrayType:
         kind = inner.kind

@@ -165,6 +165,9 @@ class CallMixin:
 
     # -- library functions ------------------------------------------------------------------
     def call_path(self, path, args, kwargs, node, frame, labels, star):
+        foreign = self.foreign_function(path)
+        if foreign is not None:  # a function of another module of the checked project
+            return self.call_function(foreign, args, kwargs, node, frame, labels, None, star)
         if path.startswith("builtins."):
             return self.call_builtin(path[9:], args, kwargs, node, frame)
         if path.startswith("math."):

@@ -165,6 +165,10 @@ class ExprMixin:
         path = module.path_of(node)
         if path is not None:
             found = dtype_object(path)
+            if found is None and module.project is not None:
+                constant = module.project.constant(path, module.local)
+                if constant is not None:  # ``from .config import HIDDEN``
+                    return IntV(dims.const(constant))
             return DTypeV(found) if found is not None else Ref(path)
         return UNKNOWN
 

@@ -77,13 +77,15 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
     """
 
     def __init__(self, source: str, path: str = "<string>", strict: bool = False,
-                 record: dict | None = None):
+                 record: dict | None = None, project=None):
         self.source = source
         # When a dict: every evaluated expression node -> its value (the editor's hover).
         self.record = record
         self.tree = None
         self.path = path
         self.strict = strict
+        self.project = project   # check.project.Project: imports followed across modules
+        self.owners: dict = {}   # id of another module's annotation node -> its ModuleInfo
         self.diagnostics: dict = {}
         self.quiet = 0
         self.ann_types: dict = {}
@@ -172,7 +174,10 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
             self.gave_up(_Pos(line, col), f"expression nested more than {MAX_DEPTH} levels "
                                           f"deep: the rest of it is not checked")
         self.tree = tree
-        self.module = ModuleInfo(tree)
+        self.module = ModuleInfo(tree, self.project, self.path if self.project else None)
+        for line, name in self.module.unresolved:
+            self.gave_up(_Pos(line, 0), f"import of {name} not resolved in the project: "
+                                        f"the names it gives are unknown")
         for info in self.module.classes.values():
             class_type(info, self.module)
         for info in self.module.classes.values():
@@ -199,7 +204,7 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         found = self.ann_types.get(id(node))
         if found is None:
             try:
-                found = read_annotation(node, self.module)
+                found = read_annotation(node, self.owners.get(id(node), self.module))
             except AnnotationError as error:
                 notes = str(error).split("\n")[1:] if error.text is not None else []
                 self.report(node, "annotation", f"bad annotation: {error.message}",
@@ -220,7 +225,7 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         """The value an annotation gives a parameter or an attribute (cached)."""
         found = self.ann_values.get(id(node))
         if found is None:
-            found = value_of(self.annotation_type(node), self.module)
+            found = value_of(self.annotation_type(node), self.owners.get(id(node), self.module))
             self.ann_values[id(node)] = found
         return found
 
@@ -260,6 +265,26 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         finally:
             self.quiet = saved
             info.checking = False
+
+    def foreign_function(self, path: str):
+        """Another project module's function a canonical ``path`` names, or None.
+
+        Its annotations are read in its own module (``self.owners``); its body is
+        walked only when that module is checked, so an unannotated result is unknown.
+        """
+        if self.project is None:
+            return None
+        found = self.project.function(self.project.canonical(path, self.module.local),
+                                      self.module.local)
+        if found is None:
+            return None
+        info, owner = found
+        for _, ann, _, _ in info.params:
+            if ann is not None:
+                self.owners[id(ann)] = owner
+        if info.returns is not None:
+            self.owners[id(info.returns)] = owner
+        return info
 
     def bind_params(self, info, frame: Frame) -> None:
         line = info.node.lineno

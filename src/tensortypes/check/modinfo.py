@@ -3,7 +3,11 @@
 A first pass over the syntax tree collects what every later step looks up:
 
 - the imports, as a map from local names to dotted paths (``np`` ->
-  ``numpy``, ``F`` -> ``torch.nn.functional``, ``Float`` -> ``jaxtyping.Float``);
+  ``numpy``, ``F`` -> ``torch.nn.functional``, ``Float`` -> ``jaxtyping.Float``),
+  relative imports and star imports included, and module-level aliases of
+  imported names (``Tensor = torch.Tensor``); within a checked project
+  (``check.project``) a path through another of its modules is followed to
+  where the name comes from;
 - module-level constants (``HIDDEN = 128``) and annotation aliases
   (``Image = Float[Tensor, "c h w"]``);
 - the functions and classes (``check.defs``: :class:`~.defs.FunctionInfo`,
@@ -83,9 +87,23 @@ class ModuleInfo:
     """Imports, constants, aliases, functions and classes of one module (first pass)."""
 
     __slots__ = ("aliases", "constants", "annotation_aliases", "functions", "classes",
-                 "generators", "class_facts", "by_type", "shadowed", "set_by_name")
+                 "generators", "class_facts", "by_type", "shadowed", "set_by_name", "project",
+                 "name", "package", "local", "stars", "all", "defined", "imported_modules",
+                 "unresolved", "bodies", "_star_names", "_imports")
 
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, project=None, file=None):
+        self.project = project         # check.project.Project, or None (one file alone)
+        self.name = self.package = self.local = None
+        if project is not None and file is not None:
+            self.name, self.package, self.local = project.locate(file)
+        self.stars: list = []          # modules of ``from m import *``, in order
+        self.all = None                # the names ``__all__`` lists, if it is a literal
+        self.defined: set = set()      # names bound at the top level other than by import
+        self.imported_modules: list = []  # absolute names of the modules imported
+        self.unresolved: list = []     # (line, module) of project imports not found
+        self.bodies: list = []         # (first, last) lines of function bodies but __init__'s
+        self._star_names: dict = {}
+        self._imports: list = []       # the import statements, for ``unresolved``
         self.aliases: dict = {}
         self.constants: dict = {}
         self.annotation_aliases: dict = {}
@@ -100,8 +118,16 @@ class ModuleInfo:
         # instance may have them, since the walker cannot tell which class ``net`` is.
         self.set_by_name: set = set()
         self._scan(tree)
+        assigned: dict = {}
         for stmt in tree.body:
-            self._top(stmt)
+            if isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        assigned[target.id] = assigned.get(target.id, 0) + 1
+        for stmt in tree.body:
+            self._top(stmt, assigned)
+        if project is not None:
+            self._find_unresolved()
         changed = True
         while changed:  # a subclass of a module class is a module class
             changed = False
@@ -125,7 +151,9 @@ class ModuleInfo:
             node, func, cls, method = pop()
             t = type(node)
             if t is ast.Import:
+                self._imports.append(node)
                 for alias in node.names:
+                    self.imported_modules.append(alias.name)
                     if alias.asname:
                         self.aliases[alias.asname] = alias.name
                     else:
@@ -133,12 +161,23 @@ class ModuleInfo:
                         self.aliases[head] = head
                 continue
             if t is ast.ImportFrom:
-                if node.module and node.level == 0:
+                self._imports.append(node)
+                base = self._absolute(node)
+                if base is not None:
+                    self.imported_modules.append(base)
                     for alias in node.names:
-                        self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                        if alias.name == "*":
+                            if func is None and cls is None:
+                                self.stars.append(base)
+                            continue
+                        self.imported_modules.append(f"{base}.{alias.name}")
+                        self.aliases[alias.asname or alias.name] = f"{base}.{alias.name}"
                 continue
             if t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.Lambda:
                 func = id(node)
+                if t is not ast.Lambda and node.name != "__init__" and \
+                        node.body[0].lineno > node.lineno:
+                    self.bodies.append((node.body[0].lineno, node.end_lineno))
                 if cls is not None and method is None and t is not ast.Lambda:
                     method = node.name
             elif t is ast.ClassDef:
@@ -171,11 +210,56 @@ class ModuleInfo:
                 elif type(value) not in _LEAVES and isinstance(value, ast.AST):
                     push((value, func, cls, method))
 
-    def _top(self, stmt) -> None:
+    def _absolute(self, node: ast.ImportFrom) -> str | None:
+        """The absolute module name of ``from <module> import ...`` (relative ones too)."""
+        if node.level == 0:
+            return node.module
+        if self.package is None:
+            return None
+        parts = self.package.split(".") if self.package else []
+        if node.level - 1 > len(parts):
+            return None
+        parts = parts[:len(parts) - (node.level - 1)]
+        if node.module:
+            parts.append(node.module)
+        return ".".join(parts) or None
+
+    def _find_unresolved(self) -> None:
+        """The imports of project modules that lead to no file (``--strict`` names them)."""
+        project = self.project
+        for stmt in sorted(self._imports, key=lambda n: (n.lineno, n.col_offset)):
+            if isinstance(stmt, ast.ImportFrom):
+                base = self._absolute(stmt)
+                if base is None:
+                    self.unresolved.append((stmt.lineno, "." * stmt.level +
+                                            (stmt.module or "")))
+                elif (stmt.level > 0 or project.has_head(base.partition(".")[0], self.local)) \
+                        and project.find(base, self.local) is None:
+                    self.unresolved.append((stmt.lineno, base))
+            elif isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if project.has_head(alias.name.partition(".")[0], self.local) and \
+                            project.find(alias.name, self.local) is None:
+                        self.unresolved.append((stmt.lineno, alias.name))
+
+    def _top(self, stmt, assigned=None) -> None:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
                 self.shadowed.update(n.id for n in ast.walk(target)
                                      if isinstance(n, ast.Name) and n.id in _BUILTINS)
+                self.defined.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.defined.add(stmt.name)
+        self._read_all(stmt)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and assigned and \
+                isinstance(stmt.targets[0], ast.Name) and \
+                isinstance(stmt.value, (ast.Name, ast.Attribute)) and \
+                assigned.get(stmt.targets[0].id) == 1 and stmt.targets[0].id not in self.aliases:
+            # ``Tensor = torch.Tensor``: another name for an imported thing
+            path = self.path_of(stmt.value)
+            if path is not None and not path.startswith("builtins."):
+                self.aliases[stmt.targets[0].id] = path
+                return
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             define(self.functions, FunctionInfo(stmt))
         elif isinstance(stmt, ast.ClassDef):
@@ -198,6 +282,60 @@ class ModuleInfo:
                 if isinstance(stmt.test, ast.Name) and stmt.test.id == "TYPE_CHECKING":
                     self._top(sub)
 
+    def _read_all(self, stmt) -> None:
+        """``__all__ = [...]`` (and ``+=``) with literal strings: what ``import *`` takes."""
+        if isinstance(stmt, ast.Assign):
+            targets, value, add = stmt.targets, stmt.value, False
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+            targets, value = [stmt.target], stmt.value
+            add = isinstance(stmt, ast.AugAssign)
+        else:
+            return
+        if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            return
+        names = None
+        if isinstance(value, (ast.List, ast.Tuple)) and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts):
+            names = {e.value for e in value.elts}
+        if names is None:
+            self.all = None if not add else self.all
+            return
+        self.all = (self.all | names) if add and self.all is not None else names
+
+    # -- names across modules -------------------------------------------------------------
+    def exports(self, name: str, depth: int = 0) -> bool:
+        """Whether ``from <this module> import *`` binds ``name`` (``__all__`` honoured)."""
+        if self.all is not None:
+            return name in self.all
+        if name.startswith("_"):
+            return False
+        if name in self.aliases or name in self.defined:
+            return True
+        return self._star(name, depth) is not None
+
+    def imported_path(self, name: str, depth: int = 0) -> str | None:
+        """The canonical path of a top-level ``name`` that this module imports, or None."""
+        raw = self.aliases.get(name)
+        if raw is not None:
+            return self.project.canonical(raw, self.local, depth) \
+                if self.project is not None else raw
+        if name in self.defined:
+            return None
+        return self._star(name, depth)
+
+    def _star(self, name: str, depth: int = 0) -> str | None:
+        if not self.stars or self.project is None:
+            return None
+        if name in self._star_names:
+            return self._star_names[name]
+        found = None
+        for module in reversed(self.stars):  # a later star import wins
+            found = self.project.star_export(module, name, self.local, depth)
+            if found is not None:
+                break
+        self._star_names[name] = found
+        return found
+
     def _is_annotation(self, node: ast.Subscript) -> bool:
         path = self.path_of(node.value)
         if path is None:
@@ -209,13 +347,22 @@ class ModuleInfo:
         if isinstance(node, ast.Name):
             found = self.aliases.get(node.id)
             if found is not None:
-                return found
+                return self.project.canonical(found, self.local) \
+                    if self.project is not None else found
+            if self.stars and node.id not in self.defined:
+                found = self._star(node.id)
+                if found is not None:
+                    return found
             if node.id in _BUILTINS and node.id not in self.shadowed:
                 return f"builtins.{node.id}"
             return None
         if isinstance(node, ast.Attribute):
             base = self.path_of(node.value)
-            return f"{base}.{node.attr}" if base is not None else None
+            if base is None:
+                return None
+            if self.project is not None:
+                return self.project.canonical(f"{base}.{node.attr}", self.local)
+            return f"{base}.{node.attr}"
         return None
 
     def alias_annotation(self, name: str):

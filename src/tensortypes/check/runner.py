@@ -1,8 +1,10 @@
 """Running the checker over sources, files and folders (layer 6: ``check``).
 
 - :func:`check_source`: one module's text -> its diagnostics;
-- :func:`check_paths`: files and folders -> diagnostics, with the per-file
-  cache (``check.cache``) and worker processes for the files that miss it;
+- :func:`check_paths`: files and folders -> diagnostics, following imports
+  across the checked project's modules (``check.project``), with the
+  incremental cache (``check.cache``) and worker processes for the files that
+  miss it;
 - :func:`main`: the ``tensortypes check`` command (``cli.py`` builds its
   arguments and calls it).
 
@@ -19,17 +21,21 @@ import os
 import sys
 import threading
 import traceback
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from .baseline import apply_baseline, write_baseline
-from .cache import ResultCache, cache_key
+from .cache import ResultCache, content_key, result_key
 from .config import is_excluded, load_config
 from .diagnostics import CODES, Diagnostic
 from .formats import render
 from .infer import Checker
+from .modinfo import ModuleInfo
+from .project import Project, interface_hash
 from .sources import read_source
+from .summary import unchecked_summary
 
 __all__ = ["check_source", "check_paths", "collect_files", "internal_error", "read_checked",
            "select_codes", "main"]
@@ -50,12 +56,13 @@ def _can_fork() -> bool:
 
 
 def check_source(text: str, path: str = "<string>", strict: bool = False,
-                 debug: bool = False) -> list:
+                 debug: bool = False, project=None) -> list:
     """The diagnostics of one module's source text, sorted by position.
 
     Never raises for any text: a failure of the checker itself is one
     ``internal`` error for the module (with the traceback as notes when
-    ``debug``), after whatever it had found.
+    ``debug``), after whatever it had found. ``project``: the
+    ``check.project.Project`` whose modules its imports are followed into.
 
     >>> src = "import numpy as np\\na = np.zeros((2, 3))\\nb = a.reshape(4, 2)\\n"
     >>> [d.code for d in check_source(src)]
@@ -63,12 +70,15 @@ def check_source(text: str, path: str = "<string>", strict: bool = False,
     """
     if not isinstance(text, str):
         raise TypeError(f"check_source() takes the source as a str, got {type(text).__name__}")
-    checker = Checker(text, path, strict)
+    return _run_checker(Checker(text, path, strict, project=project), debug)
+
+
+def _run_checker(checker: Checker, debug: bool) -> list:
     try:
         return checker.run()
     except Exception as error:  # noqa: BLE001 (a bug of ours must not end the run)
         found = [d for d in checker.diagnostics.values()]
-        found.append(internal_error(path, error, debug))
+        found.append(internal_error(checker.path, error, debug))
         return sorted(found, key=lambda d: (d.line, d.col, d.code))
 
 
@@ -138,37 +148,144 @@ def read_checked(path) -> tuple:
     return None, [Diagnostic(str(path), 1, 1, "syntax", source.error)]
 
 
+# The project of the current run: set before worker processes are forked, which
+# inherit it (and the modules it has read so far).
+_PROJECT: list = [None]
+
+
 def _check_file(job: tuple) -> tuple:
-    """``(path, cache key or None, diagnostics as dicts)``; never raises."""
+    """``(path, content key or None, diagnostics as dicts, meta or None)``; never raises.
+
+    The meta (``check.cache``) is the module's interface hash and imports.
+    """
     path, strict, debug = job
     try:
         text, found = read_checked(path)
         if text is None:
-            return path, None, [d.to_dict() for d in found]
-        found = check_source(text, path, strict, debug)
-        crashed = any(d.code == "internal" for d in found)
-        return path, None if crashed else cache_key(text, strict), [d.to_dict() for d in found]
+            return path, None, [d.to_dict() for d in found], None
+        checker = Checker(text, path, strict, project=_PROJECT[0])
+        found = _run_checker(checker, debug)
+        if any(d.code == "internal" for d in found):
+            return path, None, [d.to_dict() for d in found], None
+        return path, content_key(text), [d.to_dict() for d in found], \
+            _meta(text, checker.tree, checker.module)
     except Exception as error:  # noqa: BLE001 (reading or serialising: still one file's fault)
-        return path, None, [internal_error(path, error, debug).to_dict()]
+        return path, None, [internal_error(path, error, debug).to_dict()], None
+
+
+def _meta(text: str, tree, module) -> tuple:
+    """``(interface hash, imported modules)`` of a module (see ``check.cache``)."""
+    if tree is None or module is None:
+        return content_key(text), []
+    return interface_hash(text, module.bodies), sorted(set(module.imported_modules))
 
 
 def check_paths(paths, strict: bool = False, jobs: int = 0, cache=True, exclude=(),
-                root: Path | None = None, debug: bool = False) -> list:
+                root: Path | None = None, debug: bool = False, follow: bool = True) -> list:
     """The diagnostics of every ``.py`` file under ``paths``.
 
     ``cache``: True (the default directory), False, a directory, or a
     ``ResultCache``. ``jobs``: worker processes (0: one per core; 1: none).
-    A file the checker fails on gets an ``internal`` error; the others are
-    still checked.
+    ``follow``: follow imports across the checked project's modules. A file
+    the checker fails on gets an ``internal`` error; the others are still
+    checked.
 
     >>> check_paths([], cache=False)
     []
     """
-    return _check_files(collect_files(paths, exclude, root), strict, jobs, cache, debug)
+    folders = [p for p in paths if Path(p).is_dir()]
+    return _check_files(collect_files(paths, exclude, root), strict, jobs, cache, debug,
+                        folders if follow else None)
 
 
-def _check_files(files: list, strict: bool, jobs: int, cache, debug: bool = False) -> list:
-    """The diagnostics of the collected ``files`` (see :func:`check_paths`)."""
+class _Run:
+    """One run's files, their meta entries and keys (the incremental cache's bookkeeping)."""
+
+    def __init__(self, store, project, strict):
+        self.store, self.project, self.strict = store, project, strict
+        self.content: dict = {}   # resolved file -> content key
+        self.metas: dict = {}     # resolved file -> (interface hash, imported modules)
+        self.deps: dict = {}      # resolved file -> the project files it imports
+
+    def read(self, file: Path) -> str | None:
+        try:
+            text, _ = read_checked(file)
+        except Exception:  # noqa: BLE001 (the file's own check reports it)
+            return None
+        if text is None:
+            return None
+        key = self.content[file.resolve()] = content_key(text)
+        if self.store is not None:
+            meta = self.store.get_meta(key)
+            if meta is not None:
+                self.metas[file.resolve()] = meta
+        return text
+
+    def meta_of(self, file: Path):
+        """A dependency's meta, read from the cache or computed (parsing it)."""
+        found = self.metas.get(file)
+        if found is not None:
+            return found
+        text = self.read(file)
+        found = self.metas.get(file)
+        if found is not None:
+            return found
+        if text is None:
+            found = ("unreadable", [])
+        else:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tree = ast.parse(text)
+                info = ModuleInfo(tree, self.project, file)
+            except Exception:  # noqa: BLE001 (unparsable: its own check reports it)
+                tree = info = None
+            found = _meta(text, tree, info)
+            if self.store is not None:
+                self.store.put_meta(self.content[file], found)
+        self.metas[file] = found
+        return found
+
+    def dependencies(self, file: Path) -> list:
+        """``(file, interface hash)`` of every project module ``file`` depends on."""
+        seen, todo, out = {file}, [file], []
+        while todo:
+            current = todo.pop()
+            found = self.deps.get(current)
+            if found is None:
+                modules = self.meta_of(current)[1]
+                _, _, local = self.project.locate(current)
+                found = sorted({f for f in (self.project.find(m, local) for m in modules)
+                                if f is not None})
+                self.deps[current] = found
+            for dep in found:
+                if dep not in seen:
+                    seen.add(dep)
+                    todo.append(dep)
+                    out.append((str(dep), self.meta_of(dep)[0]))
+        return out
+
+    def result_key(self, file: Path) -> str:
+        file = file.resolve()
+        deps = self.dependencies(file) if self.project is not None else ()
+        return result_key(self.content[file], self.strict, deps)
+
+
+def _run_checks(names: list, strict: bool, jobs: int, debug: bool) -> list:
+    workers = jobs if jobs > 0 else (os.cpu_count() or 1)
+    jobs_list = [(name, strict, debug) for name in names]
+    if workers > 1 and len(names) >= _PARALLEL_MIN_FILES and _can_fork():
+        return _in_workers(jobs_list, workers)
+    return [_check_file(job) for job in jobs_list]
+
+
+def _check_files(files: list, strict: bool, jobs: int, cache, debug: bool = False,
+                 folders=()) -> list:
+    """The diagnostics of the collected ``files`` (see :func:`check_paths`).
+
+    ``folders``: the checked folders (package roots besides the files' own);
+    None: do not follow imports across modules.
+    """
     store = None
     if isinstance(cache, ResultCache):
         store = cache
@@ -176,35 +293,55 @@ def _check_files(files: list, strict: bool, jobs: int, cache, debug: bool = Fals
         store = ResultCache()
     elif cache:
         store = ResultCache(cache)
+    project = Project(files, folders) if folders is not None else None
+    _PROJECT[0] = project
+    run = _Run(store, project, strict)
     results: dict = {}
-    todo = []
-    for f in files:
-        name = str(f)
-        if store is not None:
-            text, found = read_checked(f)
-            if text is None:
-                results[name] = found
-                continue
-            hit = store.get(cache_key(text, strict), name)
-            if hit is not None:
-                results[name] = hit
-                continue
-        todo.append(name)
-    workers = jobs if jobs > 0 else (os.cpu_count() or 1)
-    jobs_list = [(name, strict, debug) for name in todo]
-    if workers > 1 and len(todo) >= _PARALLEL_MIN_FILES and _can_fork():
-        done = _in_workers(jobs_list, workers)
-    else:
-        done = [_check_file(job) for job in jobs_list]
-    for name, key, found in done:
+    try:
+        if store is None:
+            done = _run_checks([str(f) for f in files], strict, jobs, debug)
+        else:
+            # First the files whose content is new (their meta is then known), then
+            # those whose content was seen: a hit unless an interface they use changed.
+            texts = {f: run.read(f) for f in files}
+            changed = [f for f in files if texts[f] is None or f.resolve() not in run.metas]
+            store.misses += sum(texts[f] is not None for f in changed)
+            new = set(changed)
+            done = _run_checks([str(f) for f in changed], strict, jobs, debug)
+            _remember(run, done)
+            again = []
+            for f in files:
+                if f in new:
+                    continue
+                hit = store.get(run.result_key(f), str(f))
+                if hit is not None:
+                    results[str(f)] = hit
+                else:
+                    again.append(f)
+            more = _run_checks([str(f) for f in again], strict, jobs, debug)
+            _remember(run, more)
+            done += more
+    finally:
+        _PROJECT[0] = None
+    for name, key, found, _ in done:
         diagnostics = [Diagnostic.from_dict(d) for d in found]
         results[name] = diagnostics
         if store is not None and key is not None:
-            store.put(key, diagnostics)
+            store.put(run.result_key(Path(name)), diagnostics)
     out = []
     for f in files:
         out.extend(results.get(str(f), ()))
     return out
+
+
+def _remember(run, done: list) -> None:
+    for name, key, _, meta in done:
+        if key is None or meta is None:
+            continue
+        file = Path(name).resolve()
+        run.content[file] = key
+        run.metas[file] = meta
+        run.store.put_meta(key, meta)
 
 
 def _in_workers(jobs_list: list, workers: int) -> list:
@@ -233,7 +370,7 @@ def _in_workers(jobs_list: list, workers: int) -> list:
             except BrokenProcessPool as error:
                 died = RuntimeError("the worker process checking this file died")
                 died.__cause__ = error
-                done[job[0]] = (job[0], None, [internal_error(job[0], died).to_dict()])
+                done[job[0]] = (job[0], None, [internal_error(job[0], died).to_dict()], None)
     return [done[job[0]] for job in jobs_list]
 
 
@@ -297,7 +434,8 @@ def main(args) -> int:
                                                    else "text")
     try:
         files = collect_files(paths, settings.exclude, settings.root)
-        diagnostics = _check_files(files, strict, jobs, cache, debug)
+        diagnostics = _check_files(files, strict, jobs, cache, debug,
+                                   [p for p in paths if Path(p).is_dir()])
     except OSError as error:  # a missing path, an unusable cache directory
         sys.stderr.write(f"tensortypes check: {error}\n")
         return 2
@@ -328,6 +466,8 @@ def main(args) -> int:
     out = render(diagnostics, fmt, files=len(files), show_codes=show_codes is not False)
     if out:
         sys.stdout.write(out + "\n")
+    if strict and fmt == "text":
+        sys.stdout.write(unchecked_summary(diagnostics) + "\n")
     if any(d.code == "internal" for d in diagnostics):
         return 2
     return 1 if any(d.severity == "error" for d in diagnostics) else 0

@@ -1,0 +1,257 @@
+"""The checked project: its modules by name, and names followed across them (layer 6: ``check``).
+
+A module of the checked project can take its names from another one:
+``from threestudio.utils.typing import *`` brings ``Float`` and ``Tensor``,
+``from .geometry import rotate`` a function, ``Image = Float[Tensor, "c h w"]``
+in ``types.py`` an annotation alias. :class:`Project` finds those modules on
+disk and reads each one's first pass (``check.modinfo.ModuleInfo``, nothing is
+imported or run), so that:
+
+- :meth:`Project.canonical` turns a dotted path through the project into the
+  path of what it names at its origin (``threestudio.utils.typing.Float`` is
+  ``jaxtyping.Float``), following ``from x import y as z``, module-level
+  aliases (``Tensor = torch.Tensor``), re-exports and star imports (which honour
+  ``__all__``);
+- :meth:`Project.function`, :meth:`Project.annotation_alias` and
+  :meth:`Project.constant` give another module's function (its signature, read
+  in its own module), annotation alias or int constant.
+
+Modules are found the way Python would find them: from the package roots of
+the checked files (the first folder up without an ``__init__.py``), the
+checked folders, and, for a module outside any package (a script), its own
+folder. An import the project cannot resolve stays unknown, never an error;
+``--strict`` names it. Classes of other modules stay opaque (their instances
+are unknown): their schema depends on bodies the importer does not walk.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from pathlib import Path
+
+from .modinfo import ModuleInfo
+from .symbolic import UNKNOWN
+
+__all__ = ["Project", "module_name", "interface_hash", "MAX_DEPTH"]
+
+MAX_DEPTH = 16  # alias chains followed at most this deep (a cycle ends there too)
+_MAX_MODULE_BYTES = 4 << 20
+
+
+def module_name(file: Path) -> tuple:
+    """``(dotted name, root folder)`` of a module file, from its ``__init__.py`` parents.
+
+    >>> module_name(Path("/nonexistent/pkg/mod.py"))
+    ('mod', PosixPath('/nonexistent/pkg'))
+    """
+    file = Path(file)
+    parts = [] if file.name == "__init__.py" else [file.stem]
+    folder = file.parent
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts), folder
+
+
+def interface_hash(source: str, bodies) -> str:
+    r"""A hash of what other modules can see of a module: its text less the function bodies.
+
+    ``bodies``: the ``(first, last)`` lines of every function body but
+    ``__init__``'s (``ModuleInfo.bodies``). Editing a function's body leaves the
+    hash as it was, so the modules that import it are not checked again;
+    anything else (a signature, an alias, an import, the attributes a class
+    sets in ``__init__``) changes it.
+
+    >>> a, b = "def f(x):\n    return 1\n", "def f(x):\n    return 2\n"
+    >>> interface_hash(a, [(2, 2)]) == interface_hash(b, [(2, 2)])
+    True
+    """
+    lines = source.splitlines()
+    hidden = bytearray(len(lines) + 2)
+    for first, last in bodies:
+        hidden[first:last + 1] = b"\1" * (min(last, len(lines) + 1) + 1 - first)
+    h = hashlib.sha1(usedforsecurity=False)
+    for number, line in enumerate(lines, 1):
+        if not hidden[number]:
+            h.update(line.encode("utf-8", "surrogatepass"))
+            h.update(b"\n")
+    return h.hexdigest()
+
+
+class Project:
+    """The modules of a checked project, found from the checked files (see the module doc).
+
+    >>> p = Project([])
+    >>> p.canonical("torch.Tensor", None)
+    'torch.Tensor'
+    """
+
+    def __init__(self, files=(), folders=()):
+        self.roots: list = []
+        self.names: dict = {}      # resolved file -> its dotted module name
+        self._files: dict = {}     # (module name, local folder) -> file or None
+        self._infos: dict = {}     # file -> ModuleInfo (or None: unreadable)
+        self._heads: dict = {}     # (head, local folder) -> whether the project has it
+        self._canon: dict = {}     # (path, local folder) -> canonical path
+        self._active: set = set()  # star exports being followed (a cycle guard)
+        for folder in folders:
+            self._add_root(Path(folder).resolve())
+        for f in files:
+            f = Path(f).resolve()
+            name, root = module_name(f)
+            self.names[f] = name
+            self._add_root(root)
+
+    def _add_root(self, root: Path) -> None:
+        if root not in self.roots:
+            self.roots.append(root)
+
+    # -- modules ------------------------------------------------------------------------
+    def locate(self, file) -> tuple:
+        """``(module name, package, local folder)`` of a checked file, for its imports."""
+        f = Path(file).resolve()
+        name = self.names.get(f)
+        if name is None:
+            name, root = module_name(f)
+            self.names[f] = name
+            self._add_root(root)
+        package = name if f.name == "__init__.py" else name.rpartition(".")[0]
+        local = f.parent if not (f.parent / "__init__.py").is_file() else None
+        return name, package, local
+
+    def find(self, name: str, local) -> Path | None:
+        """The file of module ``name`` (``a.b`` -> ``a/b.py`` or ``a/b/__init__.py``)."""
+        key = (name, local)
+        if key in self._files:
+            return self._files[key]
+        found = None
+        rel = Path(*name.split("."))
+        for root in ([local] if local is not None else []) + self.roots:
+            for candidate in (root / rel.with_suffix(".py") if rel.name else None,
+                              root / rel / "__init__.py"):
+                if candidate is not None and candidate.is_file():
+                    found = candidate.resolve()
+                    break
+            if found is not None:
+                break
+        self._files[key] = found
+        return found
+
+    def has_head(self, head: str, local) -> bool:
+        """Whether a top-level name could be a module of the project (cheap, cached)."""
+        key = (head, local)
+        found = self._heads.get(key)
+        if found is None:
+            found = bool(head) and head.isidentifier() and self.find(head, local) is not None
+            self._heads[key] = found
+        return found
+
+    def info(self, name: str, local) -> ModuleInfo | None:
+        """The first pass of module ``name``, read once per process, or None."""
+        file = self.find(name, local)
+        if file is None:
+            return None
+        if file in self._infos:
+            return self._infos[file]
+        self._infos[file] = None  # an import cycle meets None while the module is read
+        try:
+            if file.stat().st_size > _MAX_MODULE_BYTES:
+                return None
+            text = file.read_text(encoding="utf-8")
+            tree = ast.parse(text, filename=str(file))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+            return None
+        try:
+            info = ModuleInfo(tree, self, file)
+        except Exception:  # noqa: BLE001 (its own check reports what is wrong with it)
+            return None
+        for function in info.functions.values():
+            if function.returns is None:
+                function.inferred = UNKNOWN  # its body is walked in its own module only
+        info.classes = {}  # opaque here: see the module docstring
+        self._infos[file] = info
+        return info
+
+    # -- names -----------------------------------------------------------------------------
+    def split(self, path: str, local):
+        """``(ModuleInfo, name, rest)`` for a path into a project module, or None."""
+        parts = path.split(".")
+        if not self.has_head(parts[0], local):
+            return None
+        for i in range(len(parts) - 1, 0, -1):
+            info = self.info(".".join(parts[:i]), local)
+            if info is not None:
+                return info, parts[i], parts[i + 1:]
+        return None
+
+    def canonical(self, path: str, local, depth: int = 0) -> str:
+        """The path of what ``path`` names at its origin (see the module docstring)."""
+        key = (path, local)
+        found = self._canon.get(key)
+        if found is not None:
+            return found
+        found = path
+        if depth < MAX_DEPTH:
+            where = self.split(path, local)
+            if where is not None:
+                info, name, rest = where
+                target = info.imported_path(name, depth + 1)
+                if target is not None:
+                    found = ".".join([target, *rest])
+        if depth == 0:
+            self._canon[key] = found
+        return found
+
+    def star_export(self, module: str, name: str, local, depth: int) -> str | None:
+        """The canonical path of ``name`` as ``from module import *`` gives it, or None."""
+        if depth >= MAX_DEPTH:
+            return None
+        info = self.info(module, local)
+        guard = (module, name)
+        if info is None or guard in self._active:
+            return None
+        self._active.add(guard)
+        try:
+            if not info.exports(name, depth + 1):
+                return None
+            target = info.imported_path(name, depth + 1)
+        finally:
+            self._active.discard(guard)
+        return target if target is not None else f"{module}.{name}"
+
+    def _own(self, path: str, local):
+        where = self.split(path, local)
+        if where is None or where[2]:
+            return None, None
+        return where[0], where[1]
+
+    def function(self, path: str, local):
+        """``(FunctionInfo, its ModuleInfo)`` of another module's function, or None."""
+        info, name = self._own(path, local)
+        if info is None:
+            return None
+        found = info.functions.get(name)
+        return (found, info) if found is not None else None
+
+    def annotation_alias(self, path: str, local):
+        """``(annotation node, its ModuleInfo)`` of another module's alias, or None."""
+        info, name = self._own(path, local)
+        if info is None:
+            return None
+        node = info.annotation_aliases.get(name)
+        return (node, info) if node is not None else None
+
+    def constant(self, path: str, local):
+        """Another module's int constant named by a canonical ``path``, or None."""
+        info, name = self._own(path, local)
+        return info.constants.get(name) if info is not None else None
+
+    def dependencies(self, info: ModuleInfo) -> list:
+        """The project files a module's imports resolve to (for the cache's keys)."""
+        out = []
+        for module in info.imported_modules:
+            f = self.find(module, info.local)
+            if f is not None:
+                out.append(f)
+        return sorted(set(out))

@@ -1,0 +1,155 @@
+"""Cross-module following (``check.project``) and the incremental cache keyed by interfaces."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tensortypes.check import check_paths
+from tensortypes.check.cache import ResultCache
+from tensortypes.check.summary import unchecked_summary
+
+TYPING = '''\
+from jaxtyping import Float, Int
+from torch import Tensor
+import torch
+Arr = torch.Tensor
+Image = Float[Tensor, "c h w"]
+Hidden = Float[Tensor, "_"]
+__all__ = ["Float", "Tensor", "Image", "Arr"]
+'''
+
+GEOM = '''\
+from pkg.typing import *
+SIZE = 16
+def rotate(x: Float[Tensor, "n 3"], m: Float[Tensor, "3 3"]) -> Float[Tensor, "n 3"]:
+    return x @ m
+'''
+
+
+def _project(tmp_path, use: str, init: str = "from .geom import rotate\n"):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(init)
+    (pkg / "typing.py").write_text(TYPING)
+    (pkg / "geom.py").write_text(GEOM)
+    (pkg / "use.py").write_text(use)
+    return pkg
+
+
+def _codes(found, name="use.py"):
+    return [(d.line, d.code) for d in found if d.path.endswith(name) and d.severity == "error"]
+
+
+def test_star_import_gives_annotations(tmp_path):
+    pkg = _project(tmp_path, '''\
+from pkg.typing import *
+def f(x: Float[Tensor, "b c"]) -> Float[Tensor, "b"]:
+    return x.sum(-1, keepdim=True)
+''')
+    assert _codes(check_paths([pkg], cache=False, jobs=1)) == [(3, "return")]
+
+
+def test_star_import_honours_all(tmp_path):
+    # Hidden is not in __all__: the annotation is not understood, so nothing is reported
+    pkg = _project(tmp_path, '''\
+from pkg.typing import *
+def f(x: Hidden) -> Float[Tensor, "b"]:
+    return x
+''')
+    assert _codes(check_paths([pkg], cache=False, jobs=1)) == []
+
+
+def test_relative_alias_and_foreign_annotation_alias(tmp_path):
+    pkg = _project(tmp_path, '''\
+from .typing import Image, Arr as A
+from .typing import Float
+def f(im: Image) -> Float[A, "c h"]:
+    return im
+''')
+    assert _codes(check_paths([pkg], cache=False, jobs=1)) == [(4, "return")]
+
+
+def test_function_of_another_module_and_reexport(tmp_path):
+    pkg = _project(tmp_path, '''\
+import torch
+import pkg
+from . import geom
+from .geom import rotate as turn, SIZE
+def g(p: torch.Tensor):
+    a = geom.rotate(torch.zeros(5, 3), torch.zeros(4, 4))
+    b = pkg.rotate(torch.zeros(5, 3), torch.zeros(3, 3)) + torch.zeros(6, 3)
+    c = turn(torch.zeros(5, 3), torch.zeros(3, 3))
+    d = torch.zeros(SIZE) + torch.zeros(15)
+''')
+    found = _codes(check_paths([pkg], cache=False, jobs=1))
+    assert found == [(6, "arg-type"), (7, "broadcast"), (9, "broadcast")]
+
+
+def test_script_imports_its_sibling(tmp_path):
+    (tmp_path / "model.py").write_text(GEOM.replace("from pkg.typing import *",
+                                                    "from torch import Tensor\n"
+                                                    "from jaxtyping import Float"))
+    (tmp_path / "train.py").write_text('''\
+import torch
+from model import rotate
+rotate(torch.zeros(2, 3), torch.zeros(3, 2))
+''')
+    assert _codes(check_paths([tmp_path / "train.py"], cache=False, jobs=1),
+                  "train.py") == [(3, "arg-type")]
+
+
+def test_star_import_cycle_and_unknown_names_stay_unknown(tmp_path):
+    (tmp_path / "a.py").write_text("from b import *\nimport torch\n"
+                                   "def f(x: Nothing[Tensor, 'n']):\n    return x\n")
+    (tmp_path / "b.py").write_text("from a import *\n")
+    assert check_paths([tmp_path], cache=False, jobs=1) == []
+
+
+def test_without_following_names_are_unknown(tmp_path):
+    pkg = _project(tmp_path, '''\
+from pkg.typing import *
+def f(x: Float[Tensor, "b c"]) -> Float[Tensor, "b"]:
+    return x.sum(-1, keepdim=True)
+''')
+    assert _codes(check_paths([pkg], cache=False, jobs=1, follow=False)) == []
+
+
+def test_strict_names_unresolved_imports_and_summarises(tmp_path):
+    pkg = _project(tmp_path, "from .missing import thing\nimport pkg.gone\n")
+    found = check_paths([pkg], strict=True, cache=False, jobs=1)
+    notes = [d for d in found if d.path.endswith("use.py") and d.code == "unchecked"]
+    assert [d.line for d in notes] == [1, 2]
+    assert "pkg.missing" in notes[0].message and "pkg.gone" in notes[1].message
+    assert not [d for d in found if d.severity == "error"]
+    assert unchecked_summary(found).startswith("not checked: 2 unresolved imports (1 module)")
+
+
+def test_strict_summary_line_on_the_command_line(tmp_path):
+    pkg = _project(tmp_path, "from .missing import thing\n")
+    out = subprocess.run([sys.executable, "-m", "tensortypes", "check", "--strict",
+                          "--no-cache", "-j", "1", str(pkg)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "not checked: 1 unresolved import (1 module)"
+
+
+def test_cache_rechecks_dependents_only_when_an_interface_changes(tmp_path):
+    pkg = _project(tmp_path, '''\
+import torch
+from .geom import rotate
+rotate(torch.zeros(5, 3), torch.zeros(4, 4))
+''')
+    cache = ResultCache(tmp_path / "cache")
+    first = check_paths([pkg], cache=cache, jobs=1)
+    assert _codes(first) == [(3, "arg-type")] and cache.misses == 4
+    check_paths([pkg], cache=cache, jobs=1)
+    assert cache.hits == 4 and cache.misses == 4
+    geom = pkg / "geom.py"
+    geom.write_text(GEOM.replace("return x @ m", "return (x @ m)"))  # a body: only geom
+    check_paths([pkg], cache=cache, jobs=1)
+    assert cache.hits == 7 and cache.misses == 5
+    geom.write_text(GEOM.replace('m: Float[Tensor, "3 3"]', 'm: Float[Tensor, "4 4"]')
+                    .replace("x @ m", "x @ m[:3, :3]"))  # the interface: its dependents too
+    found = check_paths([pkg], cache=cache, jobs=1)
+    assert _codes(found) == [] and cache.misses == 8  # geom, use and __init__ again
+    assert cache.hits == 8  # typing.py
