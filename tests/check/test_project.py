@@ -153,3 +153,29 @@ rotate(torch.zeros(5, 3), torch.zeros(4, 4))
     found = check_paths([pkg], cache=cache, jobs=1)
     assert _codes(found) == [] and cache.misses == 8  # geom, use and __init__ again
     assert cache.hits == 8  # typing.py
+
+
+def test_a_project_decorator_that_returns_its_argument_keeps_the_signature(tmp_path):
+    (tmp_path / "deco.py").write_text('''\
+import typing
+from jaxtyping import jaxtyped
+T = typing.TypeVar("T")
+def typecheck(f: T) -> T:
+    return jaxtyped(typechecker=None)(f)
+def other(f):
+    return lambda *a: f(*a)
+''')
+    (tmp_path / "use.py").write_text('''\
+import torch
+from jaxtyping import Float
+from deco import typecheck, other
+@typecheck
+def f(x: Float[torch.Tensor, "n"]) -> Float[torch.Tensor, "n"]:
+    return x
+@other
+def g(x: Float[torch.Tensor, "n"]) -> Float[torch.Tensor, "n"]:
+    return x
+a = f(torch.zeros(3)) + torch.zeros(4)
+b = g(torch.zeros(3)) + torch.zeros(4)
+''')
+    assert _codes(check_paths([tmp_path], cache=False, jobs=1)) == [(10, "broadcast")]

@@ -25,7 +25,7 @@ import ast
 import builtins
 
 from .annotations import dtype_class
-from .defs import ClassFacts, ClassInfo, FunctionInfo, define
+from .defs import SIGNATURE_KEEPING, ClassFacts, ClassInfo, FunctionInfo, define
 
 __all__ = ["ModuleInfo", "REGISTERS"]
 
@@ -128,6 +128,7 @@ class ModuleInfo:
             self._top(stmt, assigned)
         if project is not None:
             self._find_unresolved()
+            self._project_decorators(tree)
         changed = True
         while changed:  # a subclass of a module class is a module class
             changed = False
@@ -209,6 +210,25 @@ class ModuleInfo:
                             push((child, func, cls, method))
                 elif type(value) not in _LEAVES and isinstance(value, ast.AST):
                     push((value, func, cls, method))
+
+    def _project_decorators(self, tree) -> None:
+        """Mark decorators of the project that return what they are given as keeping it.
+
+        ``def typecheck(f: T) -> T`` (a TypeVar in and out) or a body that is
+        ``return f``: ``@typecheck`` then leaves the signature as written, like
+        ``@jaxtyped`` (its name is recorded as ``typechecked``).
+        """
+        infos = list(self.functions.values())
+        for cls in self.classes.values():
+            infos.extend(cls.methods.values())
+        for info in infos:
+            for i, (name, node) in enumerate(zip(info.decorators, info.node.decorator_list)):
+                if name in SIGNATURE_KEEPING or isinstance(node, ast.Call):
+                    continue
+                path = self.path_of(node)
+                found = self.project.function(path, self.local) if path is not None else None
+                if found is not None and _returns_its_argument(found[0]):
+                    info.decorators[i] = "typechecked"
 
     def _absolute(self, node: ast.ImportFrom) -> str | None:
         """The absolute module name of ``from <module> import ...`` (relative ones too)."""
@@ -369,3 +389,17 @@ class ModuleInfo:
         """The annotation node a module-level alias stands for, or None."""
         return self.annotation_aliases.get(name)
 
+
+def _returns_its_argument(info) -> bool:
+    """``def f(x: T) -> T`` with the same plain name in and out, or ``return x``."""
+    positional = [p for p in info.params if p[3] == "positional"]
+    if len(positional) != 1:
+        return False
+    name, ann = positional[0][0], positional[0][1]
+    if isinstance(ann, ast.Name) and isinstance(info.returns, ast.Name) and \
+            ann.id == info.returns.id:
+        return True
+    body = [s for s in info.node.body if not (isinstance(s, ast.Expr) and
+                                              isinstance(s.value, ast.Constant))]
+    return len(body) == 1 and isinstance(body[0], ast.Return) and \
+        isinstance(body[0].value, ast.Name) and body[0].value.id == name

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import warnings
 from pathlib import Path
 
 from .modinfo import ModuleInfo
@@ -159,7 +160,9 @@ class Project:
             if file.stat().st_size > _MAX_MODULE_BYTES:
                 return None
             text = file.read_text(encoding="utf-8")
-            tree = ast.parse(text, filename=str(file))
+            with warnings.catch_warnings():  # the module's own invalid escapes are its business
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text, filename=str(file))
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
             return None
         try:

@@ -1,0 +1,448 @@
+"""The real-code corpus of ``tensortypes check``: recall on planted bugs, reports on real code.
+
+No third-party code is kept in this repository. ``tests/check/real/`` holds:
+
+- ``manifest.json``: the public repositories (name, GitHub repository, commit,
+  the folders checked);
+- ``bugs.json``: the planted bugs (id, repository, file, what the one-line
+  change does, and how a run confirms it fails); ``bugs/<id>.patch``: each as a
+  unified diff with a few lines of context;
+- ``reports.md``: every report on the unmodified code, classified (real bug,
+  annotation wrong, false alarm).
+
+This script rebuilds the trees from snapshots of those repositories, found
+under ``$TENSORTYPES_SNAPSHOTS/<name>`` (a checkout or an extracted archive of
+the listed commit), and:
+
+- ``run`` (the default): checks every repository unmodified and prints its
+  reports with their class (``unclassified`` if ``reports.md`` lacks them),
+  then applies each bug patch to a copy and checks the patched file (imports
+  followed through its repository): a bug is *caught* when an error is
+  reported on its line that the unmodified code does not have there. Prints
+  recall, precision (reports that are not false alarms) and false alarms per
+  20k lines;
+- ``confirm``: runs each buggy function and its original with small random
+  inputs under ``tensortypes``'s runtime checker (needs torch and einops): the
+  original must pass and the buggy one fail;
+- ``plant ID REPO FILE LINE NEW [--kind K --why W]``: writes a new bug's patch
+  (the line replaced by ``NEW``, keeping its indentation) and its entry.
+
+    TENSORTYPES_SNAPSHOTS=/work/snap python scripts/real_corpus.py
+    TENSORTYPES_SNAPSHOTS=/work/snap python scripts/real_corpus.py confirm
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "check" / "real"
+sys.path.insert(0, str(ROOT / "src"))
+
+from tensortypes.check import check_paths  # noqa: E402
+
+__all__ = ["load", "snapshots", "build", "apply_patch", "run", "main"]
+
+
+def load() -> tuple:
+    manifest = json.loads((DATA / "manifest.json").read_text())
+    bugs = json.loads((DATA / "bugs.json").read_text())
+    return manifest["repos"], bugs
+
+
+def snapshots() -> Path | None:
+    """The snapshot folder named by ``$TENSORTYPES_SNAPSHOTS``, or None."""
+    found = os.environ.get("TENSORTYPES_SNAPSHOTS")
+    return Path(found) if found and Path(found).is_dir() else None
+
+
+def missing(repos, base: Path) -> list:
+    return [r["name"] for r in repos if not all((base / r["name"] / p).exists()
+                                                for p in r["paths"])]
+
+
+def build(repos, base: Path, target: Path) -> None:
+    """Copy the checked folders of each repository from its snapshot into ``target``."""
+    for repo in repos:
+        for rel in repo["paths"]:
+            src = base / repo["name"] / rel
+            dst = target / repo["name"] / rel
+            if src.is_dir():
+                shutil.copytree(src, dst, ignore=shutil.ignore_patterns("*.pyc", ".git"))
+            else:
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dst)
+
+
+# -- patches --------------------------------------------------------------------------------
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def apply_patch(text: str, patch: str) -> tuple:
+    """``(patched text, first changed line)``: one-hunk unified diffs, context checked.
+
+    >>> apply_patch("a\\nb\\nc\\n", "--- x\\n+++ x\\n@@ -1,3 +1,3 @@\\n a\\n-b\\n+B\\n c\\n")
+    ('a\\nB\\nc\\n', 2)
+    """
+    lines = text.splitlines(keepends=True)
+    body = patch.splitlines()
+    start = next(i for i, line in enumerate(body) if line.startswith("@@"))
+    m = _HUNK.match(body[start])
+    if m is None:
+        raise ValueError("not a unified diff hunk")
+    old_start = int(m.group(1)) - 1
+    old, new, changed = [], [], None
+    for line in body[start + 1:]:
+        if line.startswith("@@"):
+            raise ValueError("one hunk per bug patch")
+        tag, rest = line[:1], line[1:]
+        if tag == " ":
+            old.append(rest)
+            new.append(rest)
+        elif tag == "-":
+            if changed is None:
+                changed = old_start + len(new) + 1
+            old.append(rest)
+        elif tag == "+":
+            if changed is None:
+                changed = old_start + len(new) + 1
+            new.append(rest)
+    here = [line.rstrip("\n") for line in lines[old_start:old_start + len(old)]]
+    if here != old:
+        raise ValueError(f"the patch does not apply at line {old_start + 1}: the snapshot "
+                         f"is not the commit the manifest names")
+    out = lines[:old_start] + [line + "\n" for line in new] + lines[old_start + len(old):]
+    return "".join(out), changed
+
+
+def make_patch(text: str, line: int, new: str, path: str) -> str:
+    lines = text.splitlines()
+    old = lines[line - 1]
+    indent = old[:len(old) - len(old.lstrip())]
+    changed = list(lines)
+    changed[line - 1] = indent + new.strip()
+    diff = difflib.unified_diff(lines, changed, f"a/{path}", f"b/{path}", n=2, lineterm="")
+    return "\n".join(diff) + "\n"
+
+
+# -- measuring ------------------------------------------------------------------------------
+
+def _errors(found) -> list:
+    return [d for d in found if d.severity == "error"]
+
+
+def _rel(path: str, tree: Path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(tree.resolve()))
+    except ValueError:
+        return path
+
+
+def read_classes() -> dict:
+    """``(repo, file, line, code) -> (class, why)`` from ``reports.md``."""
+    out = {}
+    path = DATA / "reports.md"
+    if not path.exists():
+        return out
+    for row in path.read_text().splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) < 5 or not re.match(r"^[\w.-]+$", cells[0]) or cells[0] == "repo":
+            continue
+        where = cells[1].strip("`")
+        file, _, line = where.rpartition(":")
+        if line.isdigit():
+            out[(cells[0], file, int(line), cells[2].strip("`"))] = (cells[3], cells[4])
+    return out
+
+
+def count_lines(folder: Path) -> int:
+    total = 0
+    for f in folder.rglob("*.py"):
+        try:
+            total += f.read_text(encoding="utf-8", errors="replace").count("\n")
+        except OSError:
+            pass
+    return total
+
+
+def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
+    """Measure recall and the reports on unmodified code (see the module docstring)."""
+    repos, bugs = load()
+    classes = read_classes()
+    out = {"reports": [], "bugs": [], "lines": 0, "errors": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp)
+        build(repos, base, tree)
+        before: dict = {}
+        for repo in repos:
+            folders = [tree / repo["name"] / p for p in repo["paths"]]
+            out["lines"] += sum(count_lines(f) for f in folders)
+            start = time.perf_counter()
+            found = _errors(check_paths(folders, cache=False, jobs=1, follow=follow))
+            took = time.perf_counter() - start
+            for d in found:
+                rel = _rel(d.path, tree / repo["name"])
+                before.setdefault((repo["name"], rel), set()).add(d.line)
+                cls, why = classes.get((repo["name"], rel, d.line, d.code),
+                                       ("unclassified", ""))
+                out["reports"].append({"repo": repo["name"], "file": rel, "line": d.line,
+                                       "code": d.code, "message": d.message, "class": cls,
+                                       "why": why})
+            if verbose:
+                print(f"{repo['name']}: {len(found)} errors ({took:.1f} s)")
+        for bug in bugs:
+            file = tree / bug["repo"] / bug["file"]
+            original = file.read_text(encoding="utf-8")
+            patch = (DATA / "bugs" / f"{bug['id']}.patch").read_text()
+            try:
+                text, line = apply_patch(original, patch)
+            except (ValueError, StopIteration) as error:
+                out["errors"].append(f"{bug['id']}: {error}")
+                continue
+            file.write_text(text, encoding="utf-8")
+            try:
+                found = _errors(check_paths([file], cache=False, jobs=1, follow=follow))
+            finally:
+                file.write_text(original, encoding="utf-8")
+            old = before.get((bug["repo"], bug["file"]), set())
+            hits = [d for d in found if d.line == line and line not in old]
+            out["bugs"].append({"id": bug["id"], "line": line, "caught": bool(hits),
+                                "kind": bug.get("kind", ""),
+                                "message": hits[0].message if hits else ""})
+    bugs_run = out["bugs"]
+    caught = sum(b["caught"] for b in bugs_run)
+    false = sum(r["class"] == "false alarm" for r in out["reports"])
+    unclassified = sum(r["class"] == "unclassified" for r in out["reports"])
+    n = len(out["reports"])
+    out["summary"] = {
+        "bugs": len(bugs_run), "caught": caught,
+        "recall": caught / len(bugs_run) if bugs_run else float("nan"),
+        "reports": n, "false_alarms": false, "unclassified": unclassified,
+        "precision": (n - false - unclassified) / n if n else float("nan"),
+        "lines": out["lines"],
+        "false_alarms_per_20k_lines": false * 20000 / out["lines"] if out["lines"] else 0.0,
+    }
+    if verbose:
+        _print(out)
+    return out
+
+
+def _print(out: dict) -> None:
+    print("\nplanted bugs:")
+    for b in out["bugs"]:
+        mark = "caught" if b["caught"] else "MISSED"
+        print(f"  {b['id']:<10} line {b['line']:<5} {mark:<7} {b['kind']}"
+              + (f"  -- {b['message'][:90]}" if b["caught"] else ""))
+    for e in out["errors"]:
+        print(f"  patch error: {e}")
+    print("\nreports on the unmodified code:")
+    for r in out["reports"]:
+        print(f"  [{r['class']}] {r['repo']}/{r['file']}:{r['line']} [{r['code']}] "
+              f"{r['message'][:110]}")
+    s = out["summary"]
+    print(f"\nrecall: {s['caught']}/{s['bugs']} = {s['recall']:.0%}")
+    print(f"reports on unmodified code: {s['reports']} ({s['false_alarms']} false alarms, "
+          f"{s['unclassified']} unclassified) in {s['lines']} lines; precision "
+          f"{s['precision']:.0%}; {s['false_alarms_per_20k_lines']:.2f} false alarms "
+          f"per 20k lines")
+
+
+# -- confirming bugs at run time ----------------------------------------------------------------
+
+_PRELUDE = """\
+import math
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from einops import rearrange, repeat, reduce, einsum
+from typing import Any, Optional, Tuple, Union, Callable, Dict, List
+from tensortypes import Float, Int, Bool, Shaped, Num, Float32, Int32, UInt8, Integer
+import dataclasses, enum, functools, typing
+"""
+
+
+def _module_namespace(text: str, name: str, extra: str = "") -> dict:
+    """The top-level functions and simple constants of a module, with the usual imports.
+
+    The module itself is not imported (its other dependencies need not be
+    installed): only its ``def``s and literal assignments are run, after a
+    prelude of torch, einops and the ``tensortypes`` dtype classes.
+    """
+    tree = ast.parse(text)
+    namespace: dict = {"__name__": name}
+    exec(compile(_PRELUDE + extra, name, "exec", dont_inherit=True), namespace)
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef):
+            stmt.decorator_list = []
+        elif not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            continue
+        code = compile(ast.Module(body=[stmt], type_ignores=[]), name, "exec",
+                       dont_inherit=True)
+        try:
+            exec(code, namespace)
+        except Exception:  # a name from an import this run does not make: left out
+            pass
+    return namespace
+
+
+def _make_inputs(function, spec: dict, namespace: dict, seed: int) -> dict:
+    import torch
+
+    from tensortypes.annotate import DTYPE_CLASSES  # noqa: F401 (the classes are in scope)
+    torch.manual_seed(seed)
+    sizes = dict(spec.get("sizes", {}))
+    default_sizes = iter(range(2, 40))
+    args = {}
+    annotations = function.__annotations__
+    for name, given in spec.get("args", {}).items():
+        args[name] = eval(given, namespace)  # noqa: S307 (our own committed spec)
+    for name, ann in annotations.items():
+        if name == "return" or name in args:
+            continue
+        dims = getattr(ann, "dim_str", None) or getattr(ann, "shape_str", None)
+        if dims is None:
+            continue
+        shape = []
+        for token in dims.split():
+            token = token.lstrip("#")
+            if token in ("...",) or token.startswith("*"):
+                shape.extend(sizes.get(token, (2,)))
+            elif token.isdigit():
+                shape.append(int(token))
+            else:
+                if token not in sizes:
+                    value = next(default_sizes)
+                    while value in sizes.values():
+                        value = next(default_sizes)
+                    sizes[token] = value
+                shape.append(sizes[token])
+        kind = getattr(ann, "dtype_kind", None) or type(ann).__name__
+        text = repr(ann)
+        if text.startswith("Bool") or "bool" in str(kind):
+            args[name] = torch.rand(shape) > 0.5
+        elif text.startswith(("Int", "UInt", "Long")):
+            args[name] = torch.randint(0, 3, shape)
+        else:
+            args[name] = torch.rand(shape) + 0.1
+    return args
+
+
+def confirm(base: Path) -> int:
+    """Run each bug's function before and after its patch (see the module docstring)."""
+    from tensortypes import typechecked
+
+    repos, bugs = load()
+    bad = 0
+    for bug in bugs:
+        spec = bug.get("confirm")
+        if spec is None:
+            print(f"{bug['id']}: no run specified")
+            bad += 1
+            continue
+        file = base / bug["repo"] / bug["file"]
+        original = file.read_text(encoding="utf-8")
+        patch = (DATA / "bugs" / f"{bug['id']}.patch").read_text()
+        patched, _ = apply_patch(original, patch)
+        outcome = []
+        for label, text in (("original", original), ("buggy", patched)):
+            helpers = "\n".join(spec.get("prelude", []))
+            ns = _module_namespace(text, bug["file"], helpers)
+            for other in spec.get("helpers", []):
+                helper_file, _, fname = other.partition(":")
+                helper_ns = _module_namespace((base / bug["repo"] / helper_file).read_text(),
+                                              helper_file, helpers)
+                ns[fname] = helper_ns[fname]
+            for alias, module_file in spec.get("modules", {}).items():
+                module_ns = _module_namespace((base / bug["repo"] / module_file).read_text(),
+                                              module_file, helpers)
+                ns[alias] = type(sys)(alias)
+                ns[alias].__dict__.update(module_ns)
+            function = ns[spec["function"]]
+            checked = typechecked(function)
+            try:
+                args = _make_inputs(function, spec, ns, seed=0)
+                checked(**args)
+                outcome.append("passes")
+            except Exception as error:  # the run's own failure is what is measured
+                outcome.append(f"fails ({type(error).__name__}: "
+                               f"{str(error).splitlines()[0][:80] if str(error) else ''})")
+                if os.environ.get("REAL_CORPUS_DEBUG") and label == "original":
+                    traceback.print_exc()
+        ok = outcome[0] == "passes" and outcome[1].startswith("fails")
+        bad += not ok
+        print(f"{bug['id']:<10} {'confirmed' if ok else 'NOT CONFIRMED':<14} original "
+              f"{outcome[0]}; buggy {outcome[1]}")
+    print(f"\n{len(bugs) - bad}/{len(bugs)} bugs confirmed by running them")
+    return 1 if bad else 0
+
+
+def plant(args) -> int:
+    base = snapshots()
+    if base is None:
+        print("set TENSORTYPES_SNAPSHOTS to the snapshot folder")
+        return 2
+    text = (base / args.repo / args.file).read_text(encoding="utf-8")
+    patch = make_patch(text, args.line, args.new, args.file)
+    (DATA / "bugs").mkdir(exist_ok=True)
+    (DATA / "bugs" / f"{args.id}.patch").write_text(patch)
+    _, bugs = load()
+    bugs = [b for b in bugs if b["id"] != args.id]
+    entry = {"id": args.id, "repo": args.repo, "file": args.file, "kind": args.kind,
+             "why": args.why}
+    if args.function:
+        entry["confirm"] = {"function": args.function}
+    bugs.append(entry)
+    (DATA / "bugs.json").write_text(json.dumps(bugs, indent=1) + "\n")
+    print(patch)
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--no-follow", action="store_true",
+                        help="check each module alone (imports not followed)")
+    sub = parser.add_subparsers(dest="command")
+    sub.add_parser("run")
+    sub.add_parser("confirm")
+    p = sub.add_parser("plant")
+    for name in ("id", "repo", "file"):
+        p.add_argument(name)
+    p.add_argument("line", type=int)
+    p.add_argument("new")
+    p.add_argument("--kind", default="")
+    p.add_argument("--why", default="")
+    p.add_argument("--function", default="")
+    args = parser.parse_args(argv)
+    if args.command == "plant":
+        return plant(args)
+    base = snapshots()
+    repos, _ = load()
+    if base is None or missing(repos, base):
+        print("skipped: set TENSORTYPES_SNAPSHOTS to a folder holding snapshots of "
+              + ", ".join(r["name"] for r in repos)
+              + (f" (missing: {', '.join(missing(repos, base))})" if base else ""))
+        return 0
+    if args.command == "confirm":
+        return confirm(base)
+    out = run(base, verbose=not args.json, follow=not args.no_follow)
+    if args.json:
+        print(json.dumps(out, indent=1))
+    return 1 if out["errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""The real-code corpus (``scripts/real_corpus.py``): runs when the snapshots are present.
+
+``TENSORTYPES_SNAPSHOTS`` names a folder holding snapshots of the repositories
+of ``manifest.json``; without it the measurement is skipped with a note. The
+figures are printed, not asserted (the rules improve; docs/benchmarks.md
+records them): what is asserted is that every bug patch applies to its
+snapshot and that each run yields a result for every bug.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+HERE = Path(__file__).resolve().parent
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("real_corpus", ROOT / "scripts" /
+                                                  "real_corpus.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_patches_apply_as_one_line_changes():
+    rc = _script()
+    bugs = json.loads((HERE / "bugs.json").read_text())
+    assert len(bugs) >= 40 and len({b["id"] for b in bugs}) == len(bugs)
+    for bug in bugs:
+        patch = (HERE / "bugs" / f"{bug['id']}.patch").read_text()
+        removed = [line for line in patch.splitlines()[2:] if line.startswith("-")]
+        added = [line for line in patch.splitlines()[2:] if line.startswith("+")]
+        assert len(removed) == len(added) == 1, bug["id"]
+        assert bug["confirm"]["function"], bug["id"]
+    text = "a\nb\nc\nd\n"
+    patch = rc.make_patch(text, 3, "C = 1", "f.py")
+    assert rc.apply_patch(text, patch) == ("a\nb\nC = 1\nd\n", 3)
+    with pytest.raises(ValueError, match="does not apply"):
+        rc.apply_patch("x\ny\nz\nw\n", patch)
+
+
+def test_real_corpus(capsys):
+    rc = _script()
+    base = rc.snapshots()
+    repos, bugs = rc.load()
+    if base is None or rc.missing(repos, base):
+        with capsys.disabled():
+            print("\nreal corpus skipped: set TENSORTYPES_SNAPSHOTS to a folder with "
+                  "snapshots of " + ", ".join(r["name"] for r in repos))
+        pytest.skip("no snapshots of the real corpus (TENSORTYPES_SNAPSHOTS)")
+    out = rc.run(base, verbose=False)
+    assert out["errors"] == []
+    assert [b["id"] for b in out["bugs"]] == [b["id"] for b in bugs]
+    s = out["summary"]
+    with capsys.disabled():
+        print(f"\nreal corpus: recall {s['caught']}/{s['bugs']}, {s['reports']} reports "
+              f"({s['false_alarms']} false alarms, {s['unclassified']} unclassified) in "
+              f"{s['lines']} lines")
