@@ -179,3 +179,18 @@ a = f(torch.zeros(3)) + torch.zeros(4)
 b = g(torch.zeros(3)) + torch.zeros(4)
 ''')
     assert _codes(check_paths([tmp_path], cache=False, jobs=1)) == [(10, "broadcast")]
+
+
+def test_einops_size_given_as_an_unknown_value_is_no_error(tmp_path):
+    # c=other.shape[-2] of an unannotated value: the size is given, just not known
+    (tmp_path / "m.py").write_text('''\
+import torch
+from einops import repeat
+from jaxtyping import Float
+def f(logits: Float[torch.Tensor, "... a b"], other):
+    return repeat(logits, "... a b -> ... c a b", c=other.shape[-2])
+def g(x: Float[torch.Tensor, "n"]):
+    return repeat(x, "n -> m n")
+''')
+    found = check_paths([tmp_path], cache=False, jobs=1)
+    assert [(d.line, d.code) for d in found if d.severity == "error"] == [(7, "axis")]
