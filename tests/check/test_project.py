@@ -194,3 +194,18 @@ def g(x: Float[torch.Tensor, "n"]):
 ''')
     found = check_paths([tmp_path], cache=False, jobs=1)
     assert [(d.line, d.code) for d in found if d.severity == "error"] == [(7, "axis")]
+
+
+def test_strict_summary_names_unresolved_annotation_names_and_unknown_calls(tmp_path):
+    (tmp_path / "m.py").write_text('''\
+import torch
+import somewhere_else as se
+from somewhere_else import *
+from jaxtyping import Float
+def f(x: Floaty[torch.Tensor, "n"], y: Float[torch.Tensor, "n"]):
+    return se.build_thing(y)
+''')
+    found = check_paths([tmp_path], strict=True, cache=False, jobs=1)
+    line = unchecked_summary(found)
+    assert "1 annotation with an unresolved name (1 module)" in line
+    assert "1 call of an unknown function (1 module)" in line

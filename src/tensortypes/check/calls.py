@@ -200,6 +200,9 @@ class CallMixin:
             return args[0].with_(origin=None)
         if path.partition(".")[0] in _LIBRARY_ROOTS:
             self.gave_up(node, f"no rule for {path}: its result is unknown")
+        else:
+            self.gave_up(node, f"call of {path}, a function or class the checker has no "
+                               f"rule or signature for: its result is unknown")
         return UNKNOWN
 
     def build_layer(self, rule, args, kwargs, node, frame, labels, star):

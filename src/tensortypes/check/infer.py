@@ -216,8 +216,18 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
                 self.report(node, "annotation", f"bad annotation: {error}")
                 found = ANY
             if found is ANY and "[" in label_of(node):
-                self.gave_up(node, f"annotation {label_of(node)} is not understood; values "
-                                   f"of this type are unchecked")
+                head = node
+                while isinstance(head, ast.Subscript):
+                    head = head.value
+                owner = self.owners.get(id(node), self.module)
+                if isinstance(head, ast.Name) and owner.path_of(head) is None and \
+                        head.id not in owner.classes and \
+                        owner.alias_annotation(head.id) is None:
+                    self.gave_up(node, f"annotation {label_of(node)} names {head.id}, which "
+                                       f"is not resolved; values of this type are unchecked")
+                else:
+                    self.gave_up(node, f"annotation {label_of(node)} is not understood; "
+                                       f"values of this type are unchecked")
             self.ann_types[id(node)] = found
         return found
 
