@@ -63,10 +63,7 @@ def _checks(plan: Any) -> list[Check]:
             t = VarTupleType(t)
         elif p.kind is _P.VAR_KEYWORD:
             t = DictType(STR, t)
-        # A role is one word for every parameter ("parameter", "field"), or a dict
-        # naming some of them ("assignment to field" for the field just assigned).
-        role = plan.role if isinstance(plan.role, str) else plan.role.get(p.name, "field")
-        out.append(Check(i, p.name, f"{role} {p.name}", p.ann, t))
+        out.append(Check(i, p.name, f"{plan.role_of(p.name)} {p.name}", p.ann, t))
     return out
 
 

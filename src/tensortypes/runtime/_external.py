@@ -25,6 +25,7 @@ import unicodedata
 from typing import Any
 
 from tensortypes.annotate import Bindings, forget_frames, scope
+from tensortypes.annotate._interpret import ISINSTANCE_LABEL
 from tensortypes.errors import AnnotationError, TypeCheckError
 from tensortypes.runtime.scopes import drive_asyncgen, drive_generator
 from tensortypes.runtime._plan import defining_locals, make_plan
@@ -133,7 +134,7 @@ def _param_error(fn: Any, plan: Any, arguments: dict, bindings: Any,
             if p.name in arguments:
                 reason = why(arguments[p.name], p.type, env, p.name, plan.overrides)
                 if reason is not None:
-                    return format_error(plan, f"{plan.role} {p.name}", arguments[p.name],
+                    return format_error(plan, f"{plan.role_of(p.name)} {p.name}", arguments[p.name],
                                         p.ann, p.type, reason, env)
     label = function_label(fn)
     return TypeCheckError(f"{first_line(label, 'the parameters')}\n  where:    the "
@@ -154,8 +155,8 @@ def _name_origins(plan: Any, arguments: dict, bindings: Any) -> None:
         if p.name in arguments:
             why(arguments[p.name], p.type, env, p.name, plan.overrides)
     for name, where in list(bindings.where.items()):
-        if where[0] is None and name in env.where and env.sizes.get(name) == \
-                bindings.sizes.get(name):
+        if where[0] in (None, ISINSTANCE_LABEL) and name in env.where and \
+                env.sizes.get(name) == bindings.sizes.get(name):
             bindings.where[name] = env.where[name]
 
 

@@ -84,9 +84,16 @@ class Plan:
         self.yields = yields
         self.sends = sends
         self.names = tuple(p.name for p in self.params)
-        # "parameter", or "field" for the generated check of a dataclass's fields.
+        # "parameter", or "field" for the generated check of a dataclass's fields, or a
+        # dict naming some of them ("assignment to field" for the field just assigned).
         self.role = getattr(fn, "__tensortypes_role__", "parameter")
         self.overrides = _template_matchers(fn, [p.ann for p in self.params] + [ret_ann])
+
+    def role_of(self, name: str) -> str:
+        """What messages call parameter ``name``: ``parameter``, ``field`` or
+        ``assignment to field``."""
+        role = self.role
+        return role if isinstance(role, str) else role.get(name, "field")
 
     @property
     def checked_params(self) -> tuple:
