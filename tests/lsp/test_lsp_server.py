@@ -123,3 +123,31 @@ async def test_non_ascii_columns_are_client_units(client: LanguageClient):
 async def test_syntax_error_is_a_diagnostic(client: LanguageClient):
     uri = await _open(client, "broken.py", "def f(:\n")
     assert [d.code for d in client.diagnostics[uri]] == ["syntax"]
+
+
+@pytest.mark.asyncio
+async def test_imports_are_followed_and_a_save_rechecks_open_documents(client: LanguageClient):
+    root = Path(client.root)
+    (root / "shapes.py").write_text(
+        "import torch\nfrom jaxtyping import Float\nVec = Float[torch.Tensor, 'n 3']\n")
+    user = ("import torch\nfrom shapes import Vec\n\n"
+            "def f(x: Vec):\n    return x @ torch.ones(4, 2)\n")
+    uri = await _open(client, "user.py", user)
+    # Vec comes from another module: the contracted axes are 3 and 4.
+    assert [d.code for d in client.diagnostics[uri]] == ["matmul"]
+    # The alias changes on disk and is saved: the open module is checked again.
+    (root / "shapes.py").write_text(
+        "import torch\nfrom jaxtyping import Float\nVec = Float[torch.Tensor, 'n 4']\n")
+    shapes_uri = (root / "shapes.py").as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
+        uri=shapes_uri, language_id="python", version=1,
+        text=(root / "shapes.py").read_text())))
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    client.text_document_did_save(lsp.DidSaveTextDocumentParams(
+        lsp.TextDocumentIdentifier(uri=shapes_uri)))
+    for _ in range(4):  # the saved module's diagnostics, then the other open ones
+        await asyncio.wait_for(client.wait_for_notification(
+            lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), timeout=30)
+        if not client.diagnostics.get(uri):
+            break
+    assert not client.diagnostics[uri]

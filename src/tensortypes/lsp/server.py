@@ -9,7 +9,10 @@ The only module that imports ``pygls`` and ``lsprotocol`` (the ``lsp`` extra:
   settings), and each note that names a line (where a size was bound, where a
   value came from) is a ``relatedInformation`` link to that line;
 - **hover** on an expression: its shape and dtype as the checker knows them
-  (what ``reveal_type`` prints).
+  (what ``reveal_type`` prints);
+- **imports followed** into the workspace's other modules as ``tensortypes check``
+  follows them (star imports, aliases, functions of other modules), read from disk;
+  saving a file re-reads them and checks every open document again.
 
 Positions: the checker counts columns in UTF-8 bytes (``ast``); they are turned
 into the position encoding agreed with the client (UTF-16 by default), so a
@@ -24,6 +27,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import logging
+from typing import Any
 from pathlib import Path
 
 from lsprotocol import types as lsp
@@ -69,6 +73,9 @@ class TensortypesServer(LanguageServer):
         self.debounce = DEFAULT_DEBOUNCE
         self.results: dict = {}
         self.pending: dict = {}
+        self.root: Path | None = None
+        # The workspace's modules, read from disk (a check.project.Project).
+        self.project: Any = None
 
     # -- settings -----------------------------------------------------------------------------
     def configure(self, root: str | None, options) -> None:
@@ -83,12 +90,23 @@ class TensortypesServer(LanguageServer):
             self.settings = CheckConfig()
             self.window_show_message(lsp.ShowMessageParams(
                 lsp.MessageType.Warning, f"tensortypes: {error}; using the default settings"))
+        self.root = Path(root).resolve() if root else None
+        self.reset_project()
         if isinstance(options, dict):
             value = options.get("debounce")
             if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
                 self.debounce = float(value)
             if isinstance(options.get("strict"), bool):
                 self.settings.strict = options["strict"]
+
+    def reset_project(self) -> None:
+        """Forget what was read of the workspace's other modules (a file was saved)."""
+        from tensortypes.check.project import Project
+
+        folders = [self.root] if self.root is not None else []
+        if self.settings.root is not None and self.settings.root not in folders:
+            folders.append(self.settings.root)
+        self.project = Project((), folders)
 
     def skipped(self, path: str) -> bool:
         return bool(self.settings.exclude) and is_excluded(Path(path), self.settings.exclude,
@@ -98,7 +116,8 @@ class TensortypesServer(LanguageServer):
     def check_text(self, text: str, path: str, version) -> _Result:
         """Check one buffer; never raises (an internal error becomes one diagnostic)."""
         record: dict = {}
-        checker = Checker(text, path, self.settings.strict, record=record)
+        checker = Checker(text, path, self.settings.strict, record=record,
+                          project=self.project)
         try:
             found = checker.run()
         except Exception as error:  # noqa: BLE001 (the server must outlive a checker bug)
@@ -296,7 +315,16 @@ def _did_open(ls: TensortypesServer, params: lsp.DidOpenTextDocumentParams) -> N
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
 def _did_save(ls: TensortypesServer, params: lsp.DidSaveTextDocumentParams) -> None:
-    ls.publish(params.text_document.uri)
+    # Imports are followed into the workspace's modules as they are on disk: a save may
+    # change what another open module sees (an alias, a signature), so every open
+    # document is checked again.
+    ls.reset_project()
+    ls.results.clear()
+    saved = params.text_document.uri
+    ls.publish(saved)
+    for uri in list(ls.workspace.text_documents):
+        if uri != saved:
+            ls.publish(uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
