@@ -81,19 +81,25 @@ def _plan(f) -> str:
     return f"C: {', '.join(sorted(c)) or '-'}; perform: {', '.join(sorted(py)) or '-'}"
 
 
-def _numpy():
+def _reference(xp) -> dict:
+    """The four graphs written with the array module ``xp`` (NumPy, or ``jax.numpy``)."""
+
     def softmax(s):
-        e = np.exp(s - s.max(1, keepdims=True))
+        e = xp.exp(s - s.max(1, keepdims=True))
         return e / e.sum(1, keepdims=True)
 
     def layernorm(x):
         mu = x.mean(1, keepdims=True)
         var = ((x - mu) ** 2).mean(1, keepdims=True)
-        return (x - mu) / np.sqrt(var + 1e-5)
+        return (x - mu) / xp.sqrt(var + 1e-5)
 
     return {"softmax": softmax, "layernorm": layernorm,
-            "logistic": lambda x, w, y: np.sum(np.logaddexp(0, -y * (x @ w))),
-            "chain": lambda x, y, z: np.exp(x) * y + z * 2 - x / y}
+            "logistic": lambda x, w, y: xp.sum(xp.logaddexp(0.0, -y * (x @ w))),
+            "chain": lambda x, y, z: xp.exp(x) * y + z * 2 - x / y}
+
+
+def _numpy():
+    return _reference(np)
 
 
 def _jax():
@@ -103,21 +109,8 @@ def _jax():
     except ImportError:
         return None
     jax.config.update("jax_enable_x64", True)
-
-    def softmax(s):
-        e = jnp.exp(s - s.max(1, keepdims=True))
-        return e / e.sum(1, keepdims=True)
-
-    def layernorm(x):
-        mu = x.mean(1, keepdims=True)
-        var = ((x - mu) ** 2).mean(1, keepdims=True)
-        return (x - mu) / jnp.sqrt(var + 1e-5)
-
-    fns = {"softmax": softmax, "layernorm": layernorm,
-           "logistic": lambda x, w, y: jnp.sum(jnp.log1p(jnp.exp(-y * (x @ w)))),
-           "chain": lambda x, y, z: jnp.exp(x) * y + z * 2 - x / y}
     return {k: (lambda g: lambda *a: g(*a).block_until_ready())(jax.jit(f))
-            for k, f in fns.items()}
+            for k, f in _reference(jnp).items()}
 
 
 def main() -> None:

@@ -50,39 +50,29 @@ BUGS = {
     ],
 }
 
+# What a user of each code base runs: build a tiny model (two widths), then a forward
+# pass with and without targets at three batch/sequence sizes, and generate.
+_RUN = """
+torch.manual_seed(0)
+for n_embd, n_head in ((32, 4), (48, 6)):
+{build}
+    for b, t in ((2, 5), (3, 9), (1, 16)):
+        idx = torch.randint(0, 50, (b, t))
+        logits, loss = model(idx)
+        logits, loss = model(idx, targets=torch.randint(0, 50, (b, t)))
+        model.generate(idx[:, :1 + t % 4], max_new_tokens=1 + b)
+"""
+
 DRIVERS = {
-    "nanoGPT": ("model.py", """
-import torch
-from model import GPT, GPTConfig
-
-torch.manual_seed(0)
-for n_embd, n_head in ((32, 4), (48, 6)):
-    cfg = GPTConfig(block_size=16, vocab_size=50, n_layer=2, n_head=n_head, n_embd=n_embd,
-                    dropout=0.0, bias=True)
-    model = GPT(cfg)
-    for b, t in ((2, 5), (3, 9), (1, 16)):
-        idx = torch.randint(0, 50, (b, t))
-        logits, loss = model(idx)
-        logits, loss = model(idx, targets=torch.randint(0, 50, (b, t)))
-        model.generate(idx[:, :1 + t % 4], max_new_tokens=1 + b)
-"""),
-    "minGPT": ("mingpt/model.py", """
-import torch
-from mingpt.model import GPT
-
-torch.manual_seed(0)
-for n_embd, n_head in ((32, 4), (48, 6)):
-    cfg = GPT.get_default_config()
-    cfg.model_type = None
-    cfg.vocab_size, cfg.block_size = 50, 16
-    cfg.n_layer, cfg.n_head, cfg.n_embd = 2, n_head, n_embd
-    model = GPT(cfg)
-    for b, t in ((2, 5), (3, 9), (1, 16)):
-        idx = torch.randint(0, 50, (b, t))
-        logits, loss = model(idx)
-        logits, loss = model(idx, targets=torch.randint(0, 50, (b, t)))
-        model.generate(idx[:, :1 + t % 4], max_new_tokens=1 + b)
-"""),
+    "nanoGPT": ("model.py", "import torch\nfrom model import GPT, GPTConfig\n" + _RUN.format(
+        build="    model = GPT(GPTConfig(block_size=16, vocab_size=50, n_layer=2, "
+              "n_head=n_head,\n                          n_embd=n_embd, dropout=0.0, "
+              "bias=True))")),
+    "minGPT": ("mingpt/model.py", "import torch\nfrom mingpt.model import GPT\n" + _RUN.format(
+        build="    cfg = GPT.get_default_config()\n    cfg.model_type = None\n"
+              "    cfg.vocab_size, cfg.block_size = 50, 16\n"
+              "    cfg.n_layer, cfg.n_head, cfg.n_embd = 2, n_head, n_embd\n"
+              "    model = GPT(cfg)")),
 }
 
 HOOKED = """
