@@ -138,22 +138,14 @@ class RefineMixin:
         if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) == positive and \
                 isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mod) and \
                 isinstance(right, ast.Constant) and right.value == 0:
-            self.quiet += 1
-            try:
-                a, k = self.eval(left.left, frame), self.eval(left.right, frame)
-            finally:
-                self.quiet -= 1
+            a, k = self.peek(left.left, frame), self.peek(left.right, frame)
             if type(a) is IntV and type(k) is IntV and a.dim is not None and a.dim.is_symbol \
                     and k.dim is not None:
                 frame = frame.copy()
                 frame.facts = frame.facts + ((a.dim.name, k.dim),)
             return frame
         if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) == positive:
-            self.quiet += 1
-            try:
-                a, b = self.eval(left, frame), self.eval(right, frame)
-            finally:
-                self.quiet -= 1
+            a, b = self.peek(left, frame), self.peek(right, frame)
             pairs = []
             if type(a) is IntV and type(b) is IntV:
                 pairs = [(a.dim, b.dim)]
@@ -165,6 +157,19 @@ class RefineMixin:
                     frame = assume_equal(frame, x, y, test.lineno)
         return frame
 
+    def peek(self, node, frame):
+        """The value of ``node`` without reporting anything (a condition is only read)."""
+        self.quiet += 1
+        try:
+            return self.eval(node, frame)
+        finally:
+            self.quiet -= 1
+
+    def current(self, key, node, frame):
+        """What the frame holds under ``key``, else the value of ``node`` (peeked)."""
+        found = frame.vars.get(key)
+        return self.peek(node, frame) if found is None else found
+
     def narrow_member(self, left, right, frame):
         """``x in C`` held: ``x`` is not None, unless ``C`` is known to hold None.
 
@@ -174,13 +179,7 @@ class RefineMixin:
         key = _key(left)
         if key is None:
             return frame
-        current = frame.vars.get(key)
-        if current is None:
-            self.quiet += 1
-            try:
-                current = self.eval(left, frame)
-            finally:
-                self.quiet -= 1
+        current = self.current(key, left, frame)
         if type(current) is not UnionV or not any(type(v) is NoneV for v in current.items):
             return frame
         if isinstance(right, (ast.Tuple, ast.List, ast.Set)) and any(
@@ -196,11 +195,7 @@ class RefineMixin:
         key = _key(target)
         if key is None:
             return frame
-        self.quiet += 1
-        try:
-            value, dtype = self.eval(target, frame), self.eval(dtype_node, frame)
-        finally:
-            self.quiet -= 1
+        value, dtype = self.peek(target, frame), self.peek(dtype_node, frame)
         if type(value) is not Arr or type(dtype) is not DTypeV:
             return frame
         narrowed = _narrowed_dtypes(value.dtypes, dtype.dtype, same)
@@ -221,13 +216,7 @@ class RefineMixin:
         key = _key(subject)
         if key is None:
             return frame
-        current = frame.vars.get(key)
-        if current is None:
-            self.quiet += 1
-            try:
-                current = self.eval(subject, frame)
-            finally:
-                self.quiet -= 1
+        current = self.current(key, subject, frame)
         targets = [self.class_target(node) for node in
                    (test.args[1].elts if isinstance(test.args[1], ast.Tuple)
                     else [test.args[1]])]

@@ -187,9 +187,6 @@ def _guarded_info(kind: str) -> Callable[[Any], ArrayInfo | None]:
     return info
 
 
-_library_info = _guarded_info
-
-
 def _duck_info(x: Any) -> ArrayInfo | None:
     # A duck array spells its dtype as a str; anything else is not one.
     try:
@@ -279,10 +276,10 @@ _ndarray = np.ndarray
 _NOT_AN_ARRAY: tuple[None, None] = (None, None)
 _EXTRACTORS: dict[str, Callable[[Any], ArrayInfo | None]] = {
     "numpy": _guarded_info("numpy"),
-    "torch": _library_info("torch"),
-    "jax": _library_info("jax"),
-    "tensorflow": _library_info("tensorflow"),
-    "mlx": _library_info("mlx"),
+    "torch": _guarded_info("torch"),
+    "jax": _guarded_info("jax"),
+    "tensorflow": _guarded_info("tensorflow"),
+    "mlx": _guarded_info("mlx"),
     "duck": _duck_info,
 }
 

@@ -101,15 +101,6 @@ def _array_text(value: Any, info: tuple) -> str:
     return f"{short_dtype(dtype)}[{','.join(str(d) for d in shape)}]({library})"
 
 
-def _array_text(value: Any, info: tuple) -> str:
-    kind, dtype, shape = info
-    if kind == "duck" or (kind == "numpy" and type(value).__name__ != "ndarray"):
-        library = type(value).__name__  # a duck array or an ndarray subclass: say which
-    else:
-        library = kind
-    return f"{short_dtype(dtype)}[{','.join(str(d) for d in shape)}]({library})"
-
-
 def value_text(value: Any, arrays: bool = True) -> str:
     """A value in a message. Never raises.
 

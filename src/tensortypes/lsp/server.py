@@ -33,7 +33,7 @@ from pathlib import Path
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
-from tensortypes.check.config import CheckConfig, is_excluded, load_config
+from tensortypes.check.config import CheckConfig, find_pyproject, is_excluded, load_config
 from tensortypes.check.infer import Checker
 from tensortypes.check.notes import note_lines
 from tensortypes.check.runner import internal_error, select_codes
@@ -82,8 +82,6 @@ class TensortypesServer(LanguageServer):
         """Read ``[tool.tensortypes]`` at or above ``root`` and the client's options."""
         try:
             start = Path(root) if root else None
-            from tensortypes.check.config import find_pyproject
-
             pyproject = find_pyproject(start) if start is not None else None
             self.settings = load_config(pyproject) if pyproject is not None else CheckConfig()
         except (OSError, ValueError) as error:
