@@ -17,10 +17,15 @@ the listed commit), and:
 - ``run`` (the default): checks every repository unmodified and prints its
   reports with their class (``unclassified`` if ``reports.md`` lacks them),
   then applies each bug patch to a copy and checks the patched file (imports
-  followed through its repository): a bug is *caught* when an error is
-  reported on its line that the unmodified code does not have there. Prints
-  recall, precision (reports that are not false alarms) and false alarms per
-  20k lines;
+  followed through its repository). A bug is *caught on its line* when an
+  error the unmodified code does not have is reported on the statement the
+  patch changes (any line of a statement that spans several; the header of an
+  ``if``/``for``/``with``), and *caught in its function* when such an error
+  is reported there or later in the same function (the one-line change is
+  valid by itself and the error is where its result is used: a new axis in
+  the wrong place, then the broadcast that fails). Prints both recalls,
+  precision (reports that are not false alarms) and false alarms per 20k
+  lines;
 - ``confirm``: runs each buggy function and its original with small random
   inputs under ``tensortypes``'s runtime checker (needs torch and einops): the
   original must pass and the buggy one fail;
@@ -139,6 +144,37 @@ def make_patch(text: str, line: int, new: str, path: str) -> str:
 
 # -- measuring ------------------------------------------------------------------------------
 
+def bug_span(text: str, line: int) -> tuple:
+    """``((first, last), (first, end))``: the lines of the statement holding ``line``
+    (of a compound statement, its header) and the rest of its function.
+
+    >>> bug_span("def f(x):\\n    y = g(\\n        x)\\n    return y\\n", 3)
+    ((2, 3), (2, 4))
+    """
+    tree = ast.parse(text)
+    stmt = None
+    function = (0, line)                   # the innermost function holding the line
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or not (
+                node.lineno <= line <= (node.end_lineno or node.lineno)):
+            continue
+        last = node.end_lineno or node.lineno
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and not isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            last = body[0].lineno - 1          # a compound statement: its header
+            if line > last:
+                continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.lineno > function[0]:
+                function = (node.lineno, node.end_lineno or node.lineno)
+            continue
+        if stmt is None or node.lineno >= stmt[0]:
+            stmt = (node.lineno, last)
+    stmt = stmt or (line, line)
+    return stmt, (stmt[0], max(function[1], stmt[1]))
+
+
 def _errors(found) -> list:
     return [d for d in found if d.severity == "error"]
 
@@ -194,7 +230,7 @@ def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
             took = time.perf_counter() - start
             for d in found:
                 rel = _rel(d.path, tree / repo["name"])
-                before.setdefault((repo["name"], rel), set()).add(d.line)
+                before.setdefault((repo["name"], rel), set()).add((d.line, d.code))
                 cls, why = classes.get((repo["name"], rel, d.line, d.code),
                                        ("unclassified", ""))
                 out["reports"].append({"repo": repo["name"], "file": rel, "line": d.line,
@@ -217,18 +253,27 @@ def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
             finally:
                 file.write_text(original, encoding="utf-8")
             old = before.get((bug["repo"], bug["file"]), set())
-            hits = [d for d in found if d.line == line and line not in old]
+            (first, last), (start, end) = bug_span(text, line)
+            new_errors = [d for d in found if (d.line, d.code) not in old]
+            hits = [d for d in new_errors if first <= d.line <= last]
+            later = [d for d in new_errors if first <= d.line <= end]
+            shown = hits or later
             out["bugs"].append({"id": bug["id"], "line": line, "caught": bool(hits),
+                                "in_function": bool(later),
+                                "at": shown[0].line if shown else None,
                                 "kind": bug.get("kind", ""),
-                                "message": hits[0].message if hits else ""})
+                                "message": shown[0].message if shown else ""})
     bugs_run = out["bugs"]
     caught = sum(b["caught"] for b in bugs_run)
+    in_function = sum(b["in_function"] for b in bugs_run)
     false = sum(r["class"] == "false alarm" for r in out["reports"])
     unclassified = sum(r["class"] == "unclassified" for r in out["reports"])
     n = len(out["reports"])
     out["summary"] = {
         "bugs": len(bugs_run), "caught": caught,
         "recall": caught / len(bugs_run) if bugs_run else float("nan"),
+        "in_function": in_function,
+        "recall_in_function": in_function / len(bugs_run) if bugs_run else float("nan"),
         "reports": n, "false_alarms": false, "unclassified": unclassified,
         "precision": (n - false - unclassified) / n if n else float("nan"),
         "lines": out["lines"],
@@ -242,9 +287,10 @@ def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
 def _print(out: dict) -> None:
     print("\nplanted bugs:")
     for b in out["bugs"]:
-        mark = "caught" if b["caught"] else "MISSED"
+        mark = ("caught" if b["caught"] else f"at {b['at']}" if b["in_function"]
+                else "MISSED")
         print(f"  {b['id']:<10} line {b['line']:<5} {mark:<7} {b['kind']}"
-              + (f"  -- {b['message'][:90]}" if b["caught"] else ""))
+              + (f"  -- {b['message'][:90]}" if b["in_function"] else ""))
     for e in out["errors"]:
         print(f"  patch error: {e}")
     print("\nreports on the unmodified code:")
@@ -252,7 +298,8 @@ def _print(out: dict) -> None:
         print(f"  [{r['class']}] {r['repo']}/{r['file']}:{r['line']} [{r['code']}] "
               f"{r['message'][:110]}")
     s = out["summary"]
-    print(f"\nrecall: {s['caught']}/{s['bugs']} = {s['recall']:.0%}")
+    print(f"\nrecall: {s['caught']}/{s['bugs']} = {s['recall']:.0%} on the bug's line; "
+          f"{s['in_function']}/{s['bugs']} = {s['recall_in_function']:.0%} in its function")
     print(f"reports on unmodified code: {s['reports']} ({s['false_alarms']} false alarms, "
           f"{s['unclassified']} unclassified) in {s['lines']} lines; precision "
           f"{s['precision']:.0%}; {s['false_alarms_per_20k_lines']:.2f} false alarms "

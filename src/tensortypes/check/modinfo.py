@@ -83,13 +83,16 @@ def _set_by_call(call: ast.Call) -> tuple | None:
     return (owner.id if type(owner) is ast.Name else "", name_node.value)
 
 
+_TYPEVAR = ("typing.TypeVar", "typing_extensions.TypeVar")
+
+
 class ModuleInfo:
     """Imports, constants, aliases, functions and classes of one module (first pass)."""
 
     __slots__ = ("aliases", "constants", "annotation_aliases", "functions", "classes",
                  "generators", "class_facts", "by_type", "shadowed", "set_by_name", "project",
                  "name", "package", "local", "stars", "all", "defined", "imported_modules",
-                 "unresolved", "bodies", "_star_names", "_imports")
+                 "unresolved", "bodies", "_star_names", "_imports", "typevars")
 
     def __init__(self, tree: ast.Module, project=None, file=None):
         self.project = project         # check.project.Project, or None (one file alone)
@@ -107,6 +110,7 @@ class ModuleInfo:
         self.aliases: dict = {}
         self.constants: dict = {}
         self.annotation_aliases: dict = {}
+        self.typevars: set = set()     # top-level names of ``T = TypeVar("T")``
         self.functions: dict = {}
         self.classes: dict = {}
         self.generators: set = set()   # ids of the def nodes that contain a yield
@@ -291,6 +295,8 @@ class ModuleInfo:
                 self.annotation_aliases[name] = value
             elif isinstance(value, ast.Constant) and type(value.value) is int:
                 self.constants[name] = value.value
+            elif isinstance(value, ast.Call) and self.path_of(value.func) in _TYPEVAR:
+                self.typevars.add(name)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and \
                 stmt.value is not None and isinstance(stmt.value, ast.Subscript) and \
                 self.path_of(stmt.annotation) in ("typing.TypeAlias",):

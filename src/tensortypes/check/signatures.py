@@ -30,6 +30,7 @@ from tensortypes.types import ANY, INT, TupleType
 from .annvalues import array_member, array_value
 from .binding import Binder, dtype_problem
 from .diagnostics import CheckFailure
+from .joins import join_values
 from .rules.layers import validate_layer
 from .symbolic import (
     UNKNOWN,
@@ -74,6 +75,43 @@ def _array_part(value):
         if len(arrays) == 1 and all(type(v) in (Arr, NoneV) for v in value.items):
             return arrays[0]
     return None
+
+
+def _optional_of(ann) -> str | None:
+    """``T`` of an annotation ``T | None``, ``Optional[T]`` or ``Union[T, None]``."""
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        items = [ann.left, ann.right]
+    elif isinstance(ann, ast.Subscript) and isinstance(ann.value, (ast.Name, ast.Attribute)):
+        head = ann.value.id if isinstance(ann.value, ast.Name) else ann.value.attr
+        inner = ann.slice
+        if head == "Optional":
+            items = [inner, ast.Constant(None)]
+        elif head == "Union" and isinstance(inner, ast.Tuple):
+            items = list(inner.elts)
+        else:
+            return None
+    else:
+        return None
+    names = [i.id for i in items if isinstance(i, ast.Name)]
+    nones = [i for i in items if isinstance(i, ast.Constant) and i.value is None]
+    if len(names) == 1 and len(nones) == len(items) - 1 == 1:
+        return names[0]
+    return None
+
+
+def _without_none(value):
+    """``value`` less its None part (None when it is only None)."""
+    if type(value) is NoneV:
+        return None
+    if type(value) is UnionV:
+        items = [v for v in value.items if type(v) is not NoneV]
+        if not items:
+            return None
+        result = items[0]
+        for item in items[1:]:
+            result = join_values(result, item)
+        return result
+    return value
 
 
 def _none_default(default) -> bool:
@@ -154,6 +192,9 @@ class SignatureMixin:
             return UNKNOWN  # reported at the argument; its result would only cascade
         if not info.keeps_result:
             return UNKNOWN  # the matching @overload's result, or a context manager
+        generic = self.typevar_result(info, args, kwargs, self_value)
+        if generic is not None:
+            return generic
         if info.returns is not None:
             ret = self.annotation_value(info.returns)
         else:
@@ -162,6 +203,39 @@ class SignatureMixin:
             for k, v in self_value.env.items():
                 binder.env.setdefault(k, v)
         return subst_value(ret, binder)
+
+    def typevar_result(self, info, args, kwargs, self_value):
+        """The result of ``def f(x: T | None, y: T) -> T`` (``T`` a ``TypeVar`` of the
+        function's module): the join of the arguments given for ``T`` (None dropped
+        where the parameter is optional), or None when the result is not a TypeVar."""
+        ret = info.returns
+        owner = self.owners.get(id(ret), self.module) if ret is not None else None
+        if not isinstance(ret, ast.Name) or ret.id not in owner.typevars:
+            return None
+        params = list(info.params)
+        if params and (self_value is not None or (info.cls is not None and not info.is_static)) \
+                and params[0][3] == "positional":
+            params = params[1:]
+        positional = [p for p in params if p[3] == "positional"]
+        given = {p[0]: value for p, value in zip(positional, args)}
+        given.update(kwargs)
+        found = []
+        for name, ann, _default, _kind in params:
+            optional = _optional_of(ann)
+            if name not in given or not (
+                    isinstance(ann, ast.Name) and ann.id == ret.id or optional == ret.id):
+                continue
+            value = given[name]
+            if optional is not None:
+                value = _without_none(value)
+            if value is not None:
+                found.append(value)
+        if not found:
+            return UNKNOWN
+        result = found[0]
+        for value in found[1:]:
+            result = join_values(result, value)
+        return result
 
     def bind_call(self, info, args, kwargs, node, frame, labels, self_value, star) -> Binder:
         params = list(info.params)

@@ -278,18 +278,23 @@ class IndexArg(ParamRule):
             raise CheckFailure("dtype", f"{call.name}: the index must be an integer tensor, "
                                         f"got dtype {fmt_dtypes(index.dtypes)}")
         axis = int_const(bound.get("dim", bound.get("axis")))
-        if type(index) is not Arr or axis is None or x.rank is None:
+        if type(index) is not Arr or axis is None:
             return x.with_(shape=None, origin=None)
-        i = sf.norm_axis(axis, x.rank)
         if self.mode == "gather":
-            if index.rank is not None and index.rank != x.rank:
-                raise CheckFailure("rank", f"{call.name}: index has rank {index.rank} but "
-                                           f"the input has rank {x.rank}")
+            # The result has the index's shape, whatever the input's (also a ``*rest``).
+            if x.rank is not None:
+                sf.norm_axis(axis, x.rank)
+                if index.rank is not None and index.rank != x.rank:
+                    raise CheckFailure("rank", f"{call.name}: index has rank {index.rank} "
+                                               f"but the input has rank {x.rank}")
             return x.with_(shape=index.shape, origin=None)
         if index.rank is not None and index.rank != 1:
             raise CheckFailure("rank", f"{call.name}: the index must be 1-d, got rank "
                                        f"{index.rank} {fmt_shape(index.shape)}")
         size = index.shape[0] if index.shape else None
+        if x.rank is None:
+            return x.with_(shape=sf.replace_axis(x.shape, axis, size), origin=None)
+        i = sf.norm_axis(axis, x.rank)
         return x.with_(shape=(*x.shape[:i], size, *x.shape[i + 1:]), origin=None)
 
 

@@ -19,7 +19,7 @@ from ..symbolic import ONE, Bcast, Rest, fmt_dim, fmt_shape, is_one
 __all__ = ["broadcast", "broadcast_pair", "matmul_shape", "norm_axis", "reduce_shape",
            "permute_shape", "swap_shape", "concat_shape", "stack_shape", "squeeze_shape",
            "unsqueeze_shape", "flatten_shape", "expand_shape", "product", "why_different",
-           "split_rest"]
+           "split_rest", "replace_axis"]
 
 
 def why_different(a, b, broadcast: bool = False) -> str:
@@ -327,6 +327,28 @@ def _open_axis(shape, axis: int, extra: int = 0):
     if -len(suffix) - extra <= axis < 0:
         return prefix, rest, suffix, ("tail", len(suffix) + extra + axis)
     return None
+
+
+def replace_axis(shape, axis: int, size):
+    """``shape`` with entry ``axis`` replaced by ``size``; of a shape with a ``*rest``,
+    None (unknown) when the axis falls in the rest.
+
+    >>> n = dims.symbol("n")
+    >>> replace_axis((Rest(None), n, ONE), -1, n)
+    (..., Dim('n'), Dim('n'))
+    """
+    if shape is None:
+        return None
+    if split_rest(shape)[1] is None:
+        i = norm_axis(axis, len(shape))
+        return (*shape[:i], size, *shape[i + 1:])
+    found = _open_axis(shape, axis)
+    if found is None:
+        return None
+    prefix, rest, suffix, (side, i) = found
+    if side == "head":
+        return (*prefix[:i], size, *prefix[i + 1:], rest, *suffix)
+    return (*prefix, rest, *suffix[:i], size, *suffix[i + 1:])
 
 
 def squeeze_shape(shape, axis, strict: bool):

@@ -193,4 +193,8 @@ METHODS: dict = {
 }
 for _name in _UNARY:
     METHODS.setdefault(_name, _FLOAT if _name.rstrip("_") in _FLOAT_UNARY else _SAME)
+    # The in-place twin (``x.sqrt_()``) keeps the shape and the dtype of ``x``.
+    METHODS.setdefault(_name.rstrip("_") + "_", _SAME)
+METHODS.update({"pow_": _ADD, "fmod_": _ADD, "remainder_": _ADD, "atan2_": _DIV,
+                "maximum_": _ADD, "minimum_": _ADD})
 del _name

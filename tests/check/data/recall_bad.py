@@ -1,0 +1,50 @@
+"""Shape bugs of real code that a rule must see through: gathers of open-rank arrays,
+generic helpers (``T | None`` to ``T``), in-place methods."""
+from typing import Optional, TypeVar
+
+import torch
+from einops import repeat
+from jaxtyping import Bool, Float, Int
+from torch import Tensor
+
+T = TypeVar("T")
+
+
+def default(x: T | None, y: T) -> T:
+    return x if x is not None else y
+
+
+def first(x: Optional[T], y: T) -> T:
+    return y if x is None else x
+
+
+def centres(
+    coords: Float[Tensor, "... n_atoms 3"], index: Int[Tensor, "... n_tokens"]
+) -> Float[Tensor, "... n_tokens 3"]:
+    indices = repeat(index.long(), "... n -> ... c n", c=3)
+    return torch.gather(coords, dim=-2, index=indices)  # E: axis -2 has size 3, expected n_tokens [return]
+
+
+def centre_mask(
+    exists: Bool[Tensor, "... n_atoms"], index: Int[Tensor, "... n_tokens"],
+    keep: Bool[Tensor, "... n_tokens"],
+) -> None:
+    indices = repeat(index, "... n -> ... n c", c=3)
+    found = exists.gather(-1, indices)
+    found & keep  # E: axis -1 has sizes 3 and n_tokens [broadcast]
+
+
+def pick(x: Float[Tensor, "... n d"], i: Int[Tensor, "k"]) -> Float[Tensor, "... n d"]:
+    return torch.index_select(x, -2, i)  # E: axis -2 has size k, expected n [return]
+
+
+def distances(
+    x: Float[Tensor, "... p m"], y: Float[Tensor, "... r m"] | None = None
+) -> Float[Tensor, "... p r"]:
+    y = default(y, x)
+    diff = x.unsqueeze(-2) - y.unsqueeze(-3)
+    return diff.pow_(2).sum(dim=-2).sqrt_()  # E: axis -1 has size m, expected r [return]
+
+
+def chosen(x: Float[Tensor, "b n"], y: Optional[Float[Tensor, "b n"]]) -> Float[Tensor, "b"]:
+    return first(y, x)  # E: has rank 2 [return]

@@ -1,0 +1,56 @@
+"""The correct twins of recall_bad.py: nothing is reported."""
+from typing import Optional, TypeVar
+
+import torch
+from einops import repeat
+from jaxtyping import Bool, Float, Int
+from torch import Tensor
+
+T = TypeVar("T")
+
+
+def default(x: T | None, y: T) -> T:
+    return x if x is not None else y
+
+
+def first(x: Optional[T], y: T) -> T:
+    return y if x is None else x
+
+
+def centres(
+    coords: Float[Tensor, "... n_atoms 3"], index: Int[Tensor, "... n_tokens"]
+) -> Float[Tensor, "... n_tokens 3"]:
+    indices = repeat(index.long(), "... n -> ... n c", c=3)
+    return torch.gather(coords, dim=-2, index=indices)
+
+
+def centre_mask(
+    exists: Bool[Tensor, "... n_atoms"], index: Int[Tensor, "... n_tokens"],
+    keep: Bool[Tensor, "... n_tokens"],
+) -> Bool[Tensor, "... n_tokens"]:
+    found = exists.gather(-1, index)
+    return found & keep
+
+
+def pick(x: Float[Tensor, "... n d"], i: Int[Tensor, "k"]) -> Float[Tensor, "... k d"]:
+    return torch.index_select(x, -2, i)
+
+
+def pick_lead(x: Float[Tensor, "b *rest"], i: Int[Tensor, "k"]) -> Float[Tensor, "k *rest"]:
+    return x.index_select(0, i)
+
+
+def distances(
+    x: Float[Tensor, "... p m"], y: Float[Tensor, "... r m"] | None = None
+) -> Float[Tensor, "... p r"]:
+    y = default(y, x)
+    diff = x.unsqueeze(-2) - y.unsqueeze(-3)
+    return diff.pow_(2).sum(dim=-1).add_(1e-10).sqrt_()
+
+
+def chosen(x: Float[Tensor, "b n"], y: Optional[Float[Tensor, "b n"]]) -> Float[Tensor, "b n"]:
+    return first(y, x)
+
+
+def count(n: Optional[int], k: int) -> int:
+    return default(n, k) + first(None, 3)
