@@ -164,3 +164,48 @@ def test_jaxtyped_rejects_other_strings_and_non_callables():
         jaxtyped(lambda x: x, typechecker="nodots")
     with pytest.raises(ValueError, match="never evaluated"):
         jaxtyped(lambda x: x, typechecker="beartype.beartype if 1 else 2")
+
+
+@pytest.mark.parametrize("checker", CHECKERS)
+def test_other_checker_binds_arguments_as_the_function_would(checker):
+    # Defaults filled in for the `{name}` parts of shapes; a bad call is the TypeError
+    # calling the function itself gives, naming it.
+    @jaxtyped(typechecker=checker)
+    def pad(x: Float[np.ndarray, "n"], /, width: int = 2, *rest: int,
+            fill: float = 0.0, **extra: int) -> Float[np.ndarray, "{width}+n"]:
+        assert current().arguments == {"x": x, "width": width, "rest": rest,
+                                       "fill": fill, "extra": extra}
+        return np.zeros(width + x.shape[0])
+
+    assert pad(np.zeros(3)).shape == (5,)
+    assert pad(np.zeros(3), 1, 7, 8, fill=1.0, more=4).shape == (4,)
+    with pytest.raises(TypeCheckError, match="return value"):
+        jaxtyped(typechecker=checker)(_wrong_width)(np.zeros(3))
+    with pytest.raises(TypeError, match=r"pad\(\) missing 1 required positional argument"):
+        pad()
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'x'"):
+        pad(x=np.zeros(3))  # positional-only: the keyword goes to **extra
+
+
+def _wrong_width(x: Float[np.ndarray, "n"], width: int = 2) -> Float[np.ndarray, "{width}+n"]:
+    return x
+
+
+@pytest.mark.parametrize("checker", CHECKERS)
+def test_other_checker_scopes_nest_with_ours(checker):
+    # Our checker inside the other's call keeps its own scope, and the other's scope
+    # is the one a bare isinstance in its body sees, before and after.
+    @typechecked
+    def inner(y: Float[np.ndarray, "n"]) -> Float[np.ndarray, "n"]:
+        return y
+
+    @jaxtyped(typechecker=checker)
+    def outer(x: Float[np.ndarray, "n"]) -> Float[np.ndarray, "n"]:
+        assert current().sizes == {"n": 3}
+        inner(np.zeros(5))  # another n: its own scope
+        assert isinstance(x, Float[np.ndarray, "n"])
+        assert not isinstance(np.zeros(5), Float[np.ndarray, "n"])
+        return x
+
+    assert outer(np.zeros(3)).shape == (3,)
+    assert current() is None

@@ -24,7 +24,8 @@ import typing
 import unicodedata
 from typing import Any
 
-from tensortypes.annotate import Bindings, forget_frames, scope
+from tensortypes.annotate import SCOPE, Bindings, forget_frames, scope
+from tensortypes.annotate._scope import FRAMES, register
 from tensortypes.annotate._interpret import ISINSTANCE_LABEL
 from tensortypes.errors import AnnotationError, TypeCheckError
 from tensortypes.runtime.scopes import drive_asyncgen, drive_generator
@@ -85,10 +86,9 @@ def scope_only(fn: Any) -> Any:
     return scoped
 
 
-def _signature_function(name: str, params: list, fn: Any) -> Any:
-    """A function with these parameters and annotations whose body does nothing, for
-    the other checker to decorate (beartype reads the real annotations of real code)."""
-    namespace: dict = {}
+def _parameter_list(params: list, fn: Any, namespace: dict, annotated: bool) -> str:
+    """Source of a parameter list like ``fn``'s (annotations read from ``namespace``
+    as ``_a<i>`` when ``annotated``, defaults always as ``_d<i>``, both put there)."""
     pieces, star = [], False
     for i, p in enumerate(params):
         if not p.name.isascii() and unicodedata.normalize("NFKC", p.name) != p.name:
@@ -96,7 +96,7 @@ def _signature_function(name: str, params: list, fn: Any) -> Any:
             raise AnnotationError(f"{function_label(fn)} has a parameter named {p.name!r}, "
                                   f"which Python reads as "
                                   f"{unicodedata.normalize('NFKC', p.name)!r} in source")
-        ann = "" if p.annotation is _P.empty else f": _a{i}"
+        ann = "" if p.annotation is _P.empty or not annotated else f": _a{i}"
         default = "" if p.default is _P.empty else f" = _d{i}"
         namespace[f"_a{i}"], namespace[f"_d{i}"] = p.annotation, p.default
         if p.kind is _P.VAR_POSITIONAL:
@@ -112,12 +112,43 @@ def _signature_function(name: str, params: list, fn: Any) -> Any:
         if p.kind is _P.POSITIONAL_ONLY and (i + 1 == len(params) or
                                              params[i + 1].kind is not _P.POSITIONAL_ONLY):
             pieces.append("/")
-    source = f"def {name}({', '.join(pieces)}):\n    return None\n"
+    return ", ".join(pieces)
+
+
+def _made(name: str, params: str, body: str, namespace: dict, fn: Any) -> Any:
+    source = f"def {name}({params}):\n    {body}\n"
     # dont_inherit: this module's ``from __future__ import annotations`` would turn
     # the annotations into strings.
     exec(compile(source, f"<tensortypes {name}>", "exec", dont_inherit=True), namespace)  # noqa: S102
     made = namespace[name]
     made.__module__ = getattr(fn, "__module__", None) or __name__
+    return made
+
+
+def _signature_function(name: str, params: list, fn: Any) -> Any:
+    """A function with these parameters and annotations whose body does nothing, for
+    the other checker to decorate (beartype reads the real annotations of real code)."""
+    namespace: dict = {}
+    return _made(name, _parameter_list(params, fn, namespace, True), "return None",
+                 namespace, fn)
+
+
+def _binder(signature: inspect.Signature, fn: Any) -> Any:
+    """A function taking ``fn``'s arguments and returning them by name, defaults
+    filled in: ``signature.bind`` and ``apply_defaults`` at the cost of one plain
+    call (Python's own argument binding). A bad call raises the ``TypeError`` that
+    calling ``fn`` would, naming ``fn``.
+
+    >>> def f(x, /, y=2, *rest, z, **kw): ...
+    >>> _binder(inspect.signature(f), f)(1, z=3)
+    {'x': 1, 'y': 2, 'rest': (), 'z': 3, 'kw': {}}
+    """
+    params = list(signature.parameters.values())
+    namespace: dict = {}
+    listed = _parameter_list(params, fn, namespace, False)
+    made = _made("bind", listed, "return {" + ", ".join(f"{p.name!r}: {p.name}" for p in params)
+                 + "}", namespace, fn)
+    made.__qualname__ = getattr(fn, "__qualname__", made.__qualname__)
     return made
 
 
@@ -283,34 +314,23 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
         raise AnnotationError(f"cannot evaluate the annotations of {function_label(fn)} "
                               f"({where_defined(fn)}): {type(error).__name__}: {error}") \
             from None
-    signature = inspect.signature(fn)
+    bind = _binder(inspect.signature(fn), fn)
 
     def setup() -> _Setup:
         if not state:
             state.append(_Setup(fn, typechecker, localns, lenient=True))
         return state[0]
 
-    def enter(args: tuple, kwargs: dict) -> Any:
-        arguments = _arguments(signature, args, kwargs)
-        made = setup()
-        opened = scope(arguments)
-        bindings = opened.__enter__()
-        if made.check_params is None:
-            return opened, bindings
+    def check_params(made: _Setup, arguments: dict, bindings: Bindings, args: tuple,
+                     kwargs: dict) -> None:
         try:
             made.check_params(*args, **kwargs)
         except AnnotationError:
-            opened.__exit__(None, None, None)
             raise
         except Exception as error:  # noqa: BLE001 (whatever the other checker raises)
-            opened.__exit__(None, None, None)
             raise _param_error(fn, made.plan, arguments, bindings, error) from error
-        return opened, bindings
 
-    def leave(value: Any, bindings: Any) -> None:
-        made = setup()
-        if made.check_return is None:
-            return
+    def check_return(made: _Setup, value: Any, bindings: Bindings) -> None:
         try:
             made.check_return(value)
         except AnnotationError:
@@ -319,31 +339,56 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
             raise _return_error(fn, made.plan, value, made.ret_ann, bindings, error) \
                 from error
 
+    # Each call's scope is the ContextVar's, set by the wrapper, whose frame is
+    # registered as one that sets it: an ``isinstance`` the other checker makes finds
+    # it one frame out, not by walking the whole stack (see annotate._scope).
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def checked_coroutine(*args: Any, **kwargs: Any) -> Any:
             if checked_coroutine.__dict__.get("__no_type_check__"):
                 return await fn(*args, **kwargs)
-            opened, bindings = enter(args, kwargs)
+            made = state[0] if state else setup()
+            bindings = Bindings(bind(*args, **kwargs))
+            token = set_scope(bindings)
             try:
+                if made.check_params is not None:
+                    check_params(made, bindings.arguments, bindings, args, kwargs)
                 value = await fn(*args, **kwargs)
-                leave(value, bindings)
+                if made.check_return is not None:
+                    check_return(made, value, bindings)
             finally:
-                opened.__exit__(None, None, None)
+                reset_scope(token)
             return value
+        _register_once(checked_coroutine.__code__)
         return checked_coroutine
 
     @functools.wraps(fn)
     def checked(*args: Any, **kwargs: Any) -> Any:
         if checked.__dict__.get("__no_type_check__"):  # @no_type_check put on top
             return fn(*args, **kwargs)
-        opened, bindings = enter(args, kwargs)
+        made = state[0] if state else setup()
+        bindings = Bindings(bind(*args, **kwargs))
+        token = set_scope(bindings)
         try:
+            if made.check_params is not None:
+                check_params(made, bindings.arguments, bindings, args, kwargs)
             value = fn(*args, **kwargs)
-            leave(value, bindings)
+            if made.check_return is not None:
+                check_return(made, value, bindings)
         finally:
-            opened.__exit__(None, None, None)
+            reset_scope(token)
             # Another checker costs far more than the memo saves: keep nothing alive.
             forget_frames()
         return value
+    _register_once(checked.__code__)
     return checked
+
+
+set_scope, reset_scope = SCOPE.set, SCOPE.reset
+
+
+def _register_once(code: Any) -> None:
+    """Register a wrapper's code (shared by every function so checked) as a frame
+    that sets the ContextVar's scope itself."""
+    if id(code) not in FRAMES:
+        register(code)
