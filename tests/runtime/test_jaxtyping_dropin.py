@@ -388,3 +388,165 @@ def test_own_checker_on_forward_bound_typevars_and_paramspecs(tmp_path, monkeypa
         mod.Base("not an int")
     with pytest.raises(TypeCheckError):
         mod.wrap(3)
+
+
+# -- own checker: a parameter holding its default is not checked (as beartype) -------
+
+_NOT_GIVEN = object()
+
+
+class _State:
+    pass
+
+
+def test_own_checker_does_not_check_an_omitted_sentinel_default():
+    @typechecked
+    def step(x: int, state: _State = _NOT_GIVEN, k: int = None) -> int:  # type: ignore[assignment]
+        return x
+
+    assert step(1) == 1 and step(1, _State(), 2) == 1
+    checker = step.__tensortypes_checker__
+    assert "state is not " in checker.source and "k is not " in checker.source
+    with pytest.raises(TypeCheckError, match="parameter 'state'"):
+        step(1, object())
+    with pytest.raises(TypeCheckError, match="parameter 'k'"):
+        step(1, _State(), "two")
+
+
+def test_a_default_that_fits_and_cannot_change_costs_no_guard():
+    @typechecked
+    def f(x: int, k: int = 3, name: str = "a", flag: bool | None = None) -> int:
+        return x + k
+
+    assert f(1) == 4
+    assert " is not " not in f.__tensortypes_checker__.source
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_an_omitted_array_default_binds_no_size(first):
+    zeros = np.zeros(3)
+    if first:
+        @typechecked
+        def f(y: Float[np.ndarray, "n"] = zeros, x: Float[np.ndarray, "n"] | None = None
+              ) -> Float[np.ndarray, "n"]:
+            return np.ones(4) if x is None else x
+    else:
+        @typechecked
+        def f(x: Float[np.ndarray, "n"] | None = None, y: Float[np.ndarray, "n"] = zeros
+              ) -> Float[np.ndarray, "n"]:
+            return np.ones(4) if x is None else x
+    # jaxtyping + beartype: an omitted y is not checked and binds nothing.
+    assert f().shape == (4,)
+    assert f(x=np.ones(5)).shape == (5,)
+    assert f(x=np.ones(3), y=zeros).shape == (3,)  # zeros *is* the default: not checked
+    with pytest.raises(TypeCheckError, match="parameter '[xy]'"):  # the later one
+        f(x=np.ones(5), y=np.ones(3))
+    with pytest.raises(TypeCheckError, match="return value"):
+        f(y=np.ones(3))  # a y given (not the default object) binds n = 3
+
+
+def test_an_omitted_default_in_env_mode_is_not_checked_either():
+    threes = [np.zeros(3)]
+
+    @typechecked
+    def f(x: list[Float[np.ndarray, "n"]], state: _State = _NOT_GIVEN,  # type: ignore[assignment]
+          y: list[Float[np.ndarray, "n"]] = threes) -> int:
+        return len(x)
+
+    assert f.__tensortypes_checker__.env_mode
+    assert f([np.ones(4)]) == 1
+    with pytest.raises(TypeCheckError, match="parameter 'state'"):
+        f([np.ones(4)], 5)
+    with pytest.raises(TypeCheckError, match="parameter 'y'"):
+        f([np.ones(4)], _State(), [np.ones(3)])
+
+
+# -- own checker: a name still undefined at the first call --------------------------
+
+_LATE_MODULE = '''
+from __future__ import annotations
+from tensortypes import TypeCheckError, typechecked
+
+@typechecked
+def store(table: dict[str, Item], n: int) -> int:
+    return n
+
+early = store({"a": 1}, 2)  # Item is still undefined: table unchecked, n checked
+try:
+    store({}, "two")
+except TypeCheckError:
+    n_checked = True
+
+class Item:
+    pass
+
+@typechecked
+def fit(opt: optax.GradientTransformation, steps: int) -> int:
+    return steps
+'''
+
+
+def test_a_name_undefined_at_the_first_call_is_any_until_defined(tmp_path, monkeypatch):
+    (tmp_path / "late_dropin.py").write_text(_LATE_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("late_dropin")
+    assert mod.early == 2 and mod.n_checked
+    # Now that Item exists, table is checked.
+    assert mod.store({"a": mod.Item()}, 3) == 3
+    with pytest.raises(TypeCheckError, match="parameter 'table'"):
+        mod.store({"a": 1}, 2)
+    # optax is never imported by the module: opt stays unchecked, steps is checked.
+    assert mod.fit(object(), 4) == 4
+    assert mod.fit("anything", 5) == 5
+    with pytest.raises(TypeCheckError, match="parameter 'steps'"):
+        mod.fit(object(), "five")
+    # Once the name is defined (late import), the whole signature is checked.
+    mod.optax = importlib.import_module("types")
+    mod.optax.GradientTransformation = _State  # a class standing for optax's
+    assert mod.fit(_State(), 6) == 6
+    with pytest.raises(TypeCheckError, match="parameter 'opt'"):
+        mod.fit(object(), 6)
+
+
+def test_an_undefined_name_in_a_return_annotation_is_retried_too():
+    namespace: dict = {"typechecked": typechecked}
+    exec(textwrap.dedent('''
+        @typechecked
+        def make(x: int) -> "Later":
+            return x
+    '''), namespace)
+    make = namespace["make"]
+    assert make(1) == 1  # unchecked return while Later is undefined
+    with pytest.raises(TypeCheckError, match="parameter 'x'"):
+        make("one")
+    exec("class Later:\n    pass\n", namespace)
+    with pytest.raises(TypeCheckError, match="return value"):
+        make(1)
+
+
+# -- own checker: NoReturn and Never --------------------------------------------------
+
+def test_own_checker_reads_noreturn_and_never():
+    @typechecked
+    def fail(x: int) -> typing.NoReturn:
+        raise ValueError(x)
+
+    @typechecked
+    def lies(x: int) -> typing.NoReturn:
+        return None  # type: ignore[return-value]
+
+    @typechecked
+    def unreachable(x: typing.Never, y: int = 0) -> int:  # type: ignore[valid-type]
+        return y
+
+    @typechecked
+    def call(f: typing.Callable[[str], typing.NoReturn]) -> int:
+        return 1
+
+    with pytest.raises(ValueError, match="3"):
+        fail(3)
+    with pytest.raises(TypeCheckError, match="the return value"):
+        lies(1)
+    with pytest.raises(TypeCheckError, match="parameter 'x'"):
+        unreachable(None)
+    assert call(fail) == 1

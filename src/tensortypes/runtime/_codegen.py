@@ -40,17 +40,50 @@ _P = inspect.Parameter
 _COUNTER = itertools.count(1)
 
 
+NO_SKIP = object()
+"""``Check.default`` of a value that is always checked."""
+
+# Defaults that checking can neither change nor bind a size from.
+_IMMUTABLE = (type(None), bool, int, float, complex, str, bytes)
+
+
 class Check:
-    """One value the generated code checks: where it sits among the call's values."""
+    """One value the generated code checks: where it sits among the call's values.
 
-    __slots__ = ("index", "label", "what", "ann", "type")
+    ``default``: a value that is not checked when the parameter holds it (``is``),
+    or ``NO_SKIP``."""
 
-    def __init__(self, index: int, label: str, what: str, ann: Any, t: Any):
+    __slots__ = ("index", "label", "what", "ann", "type", "default")
+
+    def __init__(self, index: int, label: str, what: str, ann: Any, t: Any,
+                 default: Any = NO_SKIP):
         self.index = index
         self.label = label
         self.what = what
         self.ann = ann
         self.type = t
+        self.default = default
+
+
+def _skipped_default(p: Any, t: Any, overrides: Any) -> Any:
+    """The default a parameter is not checked against, or ``NO_SKIP``.
+
+    A parameter the caller omits holds its default, which is not checked (as
+    beartype does): libraries mark "not given" with a sentinel of another type
+    (``state: State = sentinel``) or write ``x: int = None``. An immutable default
+    that passes its check needs no guard: checking it changes nothing and costs
+    the call nothing more.
+    """
+    default = p.default
+    if default is _P.empty:
+        return NO_SKIP
+    if type(default) in _IMMUTABLE:
+        try:
+            if why(default, t, Bindings(), p.name, overrides) is None:
+                return NO_SKIP
+        except Exception:  # noqa: BLE001 (a user class's check may raise: guard it)
+            pass
+    return default
 
 
 def _checks(plan: Any) -> list[Check]:
@@ -63,7 +96,8 @@ def _checks(plan: Any) -> list[Check]:
             t = VarTupleType(t)
         elif p.kind is _P.VAR_KEYWORD:
             t = DictType(STR, t)
-        out.append(Check(i, p.name, f"{plan.role_of(p.name)} {p.name}", p.ann, t))
+        out.append(Check(i, p.name, f"{plan.role_of(p.name)} {p.name}", p.ann, t,
+                         _skipped_default(p, t, plan.overrides)))
     return out
 
 
@@ -102,7 +136,10 @@ class Checker:
     def bind_params(self, values: tuple, env: Bindings) -> str | None:
         """Check the parameters into ``env``; the first reason, or None if all fit."""
         for check in self.checks:
-            reason = self.why(values[check.index], check.type, env, check.label)[0]
+            value = values[check.index]
+            if value is check.default:
+                continue
+            reason = self.why(value, check.type, env, check.label)[0]
             if reason is not None:
                 env.label = None
                 return reason
@@ -115,6 +152,8 @@ class Checker:
         env = Bindings(self.arguments(values))
         for check in self.checks:
             value = values[check.index]
+            if value is check.default:
+                continue
             reason, error = self.why(value, check.type, env, check.label)
             if reason is not None:
                 raise format_error(self.plan, check.what, value, check.ann, check.type,
@@ -227,15 +266,22 @@ def _emit_checks(checker: Checker, src: Source, nodes: list, values: str) -> Non
     fail = f"{src.const(checker.fail_params, 'FA')}({values})"
     for check, node in zip(checker.checks, nodes):
         name = checker.plan.params[check.index].name
+        # A parameter holding its default is not checked.
+        given = "" if check.default is NO_SKIP else \
+            f"{name} is not {src.const(check.default, 'df')}"
         if type(node) is ArrayCheck:
+            if given:
+                src.add(f"if {given}:")
+                src.depth += 1
             src.array(node, name, fail)
+            src.depth -= 1 if given else 0
             continue
         test = src.expression(node, name, check.label)
         if test != "True":
             if src.env is not None and ".check(" in test:
                 # A scope-aware type records where it bound sizes under the label.
                 src.add(f"{src.env}.label = {check.label!r}")
-            src.add(f"if not {test}:")
+            src.add(f"if {given + ' and ' if given else ''}not {test}:")
             src.add(f"    {fail}")
     if src.env is not None:
         src.add(f"{src.env}.label = None")
@@ -295,7 +341,7 @@ def compile_checker(plan: Any, drivers: dict) -> Checker:
     """
     checker = Checker(plan)
     binder = Binder()
-    nodes = [binder.top(c.type) for c in checker.checks]
+    nodes = [binder.top(c.type, c.default is not NO_SKIP) for c in checker.checks]
     ret_node = None
     if plan.ret is not None and plan.flavor in ("function", "coroutine"):
         ret_node = binder.top(plan.ret)

@@ -229,14 +229,16 @@ class Binder:
         self.state: dict[str, str] = {}
         self.needs_env = False
 
-    def top(self, t: Any) -> Node:
-        """The node of a whole parameter (or return value) of type ``t``."""
+    def top(self, t: Any, skippable: bool = False) -> Node:
+        """The node of a whole parameter (or return value) of type ``t``; ``skippable``:
+        the check may not run (a parameter holding its default is not checked), so the
+        sizes it binds are only maybe bound after it."""
         optional = False
         inner = t
         if type(t) is OptionalType and type(t.element) is ArrayType:
             optional, inner = True, t.element
         if type(inner) is ArrayType:
-            check = self.array(inner, optional)
+            check = self.array(inner, optional, skippable)
             if check is not None:
                 return check
         node = lower(t)
@@ -244,8 +246,9 @@ class Binder:
             self.needs_env = True
         return node
 
-    def array(self, t: ArrayType, optional: bool) -> ArrayCheck | None:
+    def array(self, t: ArrayType, optional: bool, skippable: bool = False) -> ArrayCheck | None:
         """The local-variable form of an array check, or None if it needs the env."""
+        maybe = optional or skippable
         if not isinstance(t.kind, str) or t.kind not in LIBRARY_KINDS:
             return self._give_up()
         ops: list = []
@@ -271,14 +274,14 @@ class Binder:
                 name = "*" + spec.expr.name
                 ops.append((_verb(state, name, optional), v, len(specs) - 1 - v, name))
                 if state.get(name) != "bound":
-                    state[name] = "maybe" if optional else "bound"
+                    state[name] = "maybe" if maybe else "bound"
             elif spec.kind == "fixed":
                 ops.append(("fixed", axis, spec.expr, spec.broadcast))
             elif spec.kind == "var" and spec.expr.is_symbol:
                 name = spec.expr.name
                 ops.append((_verb(state, name, optional), axis, name, spec.broadcast))
                 if state.get(name) != "bound":
-                    state[name] = "maybe" if optional or spec.broadcast else "bound"
+                    state[name] = "maybe" if maybe or spec.broadcast else "bound"
             elif spec.kind == "var":
                 later.append((axis, spec))
         for axis, spec in later:

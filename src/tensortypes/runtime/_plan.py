@@ -135,10 +135,11 @@ def _what(name: str) -> str:
     return "the return value" if name == "return" else f"parameter {name}"
 
 
-def _hints(fn: Any, localns: dict | None) -> dict:
+def _hints(fn: Any, localns: dict | None, missing: list | None = None) -> dict:
     """The function's annotations with strings evaluated (one by one, so that an error
     names its parameter) in its globals and ``localns``; ``Unresolved`` on a name not
-    defined yet."""
+    defined yet (with ``missing``, that annotation is left out and the name, or None
+    when not known, appended to it)."""
     raw = dict(getattr(fn, "__annotations__", None) or {})
     if not any(isinstance(a, (str, typing.ForwardRef)) for a in raw.values()):
         return raw
@@ -150,7 +151,9 @@ def _hints(fn: Any, localns: dict | None) -> dict:
         try:
             out[name] = typing.get_type_hints(shim, None, localns, include_extras=True)["x"]
         except NameError as error:
-            raise Unresolved(str(error)) from None
+            if missing is None:
+                raise Unresolved(str(error)) from None
+            missing.append(getattr(error, "name", None))
         except Exception as error:  # noqa: BLE001 (an annotation's own code may raise anything)
             raise AnnotationError(f"cannot check {_what(name)} of {function_label(fn)} "
                                   f"({where_defined(fn)}): cannot evaluate {ann!r}: "
@@ -161,14 +164,18 @@ def _hints(fn: Any, localns: dict | None) -> dict:
 _SHIM_CODE = (lambda: None).__code__
 
 
-def _convert(fn: Any, what: str, ann: Any) -> Any:
+def _convert(fn: Any, what: str, ann: Any, missing: list | None = None) -> Any:
     try:
         return ann_to_type(ann)
     except AnnotationError as error:
         if getattr(error, "unresolved", None):
             # A forward reference inside the annotation (a TypeVar's bound="Module",
             # "type[_ModuleT]" in the class body): resolved at the first call.
-            raise Unresolved(str(error)) from None
+            if missing is None:
+                raise Unresolved(str(error)) from None
+            # Named in some other module's namespace (a TypeVar's): not known where.
+            missing.append(None)
+            return ANY
         wrapped = AnnotationError(f"cannot check {what} of {function_label(fn)} "
                                   f"({where_defined(fn)}): {error}")
         if getattr(error, "deferred", False):
@@ -235,7 +242,7 @@ def defining_locals(fn: Any) -> dict | None:
 _OURS = ("tensortypes.runtime", "dataclasses", "functools")
 
 
-def make_plan(fn: Any, localns: dict | None = None) -> Plan:
+def make_plan(fn: Any, localns: dict | None = None, missing: list | None = None) -> Plan:
     """Read ``fn``'s signature and annotations into a :class:`Plan`.
 
     String annotations are evaluated in ``fn``'s globals and ``localns`` (the
@@ -243,14 +250,16 @@ def make_plan(fn: Any, localns: dict | None = None) -> Plan:
 
     Raises ``Unresolved`` when a string annotation names something undefined
     (the caller retries at the first call) and ``AnnotationError`` for an
-    annotation that cannot be checked.
+    annotation that cannot be checked. Given a list ``missing``, an annotation
+    naming something undefined is left unchecked instead (``Any``) and the name
+    (None when it is not a name of ``fn``'s globals) appended to ``missing``.
 
     >>> def f(x: int, *, y: "list[str]" = ()) -> float: ...
     >>> p = make_plan(f)
     >>> [(q.name, str(q.type)) for q in p.params], str(p.ret)
     ([('x', 'int'), ('y', 'List[str]')], 'float')
     """
-    hints = _hints(fn, localns)
+    hints = _hints(fn, localns, missing)
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError) as error:
@@ -259,11 +268,11 @@ def make_plan(fn: Any, localns: dict | None = None) -> Plan:
     for p in signature.parameters.values():
         name = _check_name(fn, p.name)
         ann = hints.get(p.name, _EMPTY)
-        t = ANY if ann is _EMPTY else _convert(fn, f"parameter {name}", ann)
+        t = ANY if ann is _EMPTY else _convert(fn, f"parameter {name}", ann, missing)
         params.append(Param(name, p.kind, p.default, ann, t))
     flavor = flavor_of(fn)
     ret_ann = hints.get("return", _EMPTY)
-    ret = None if ret_ann is _EMPTY else _convert(fn, "the return value", ret_ann)
+    ret = None if ret_ann is _EMPTY else _convert(fn, "the return value", ret_ann, missing)
     if ret is ANY:
         ret = None
     if flavor in ("generator", "asyncgen"):

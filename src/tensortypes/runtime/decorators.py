@@ -25,6 +25,7 @@ itself.
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import functools
 import inspect
@@ -40,7 +41,6 @@ from tensortypes.runtime._dataclass import check_dataclass
 from tensortypes.runtime.scopes import DRIVERS
 from tensortypes.runtime._external import external_checker, scope_only
 from tensortypes.runtime._plan import Unresolved, defining_locals, make_plan
-from tensortypes.runtime._messages import function_label, where_defined
 
 __all__ = ["typechecked", "jaxtyped"]
 
@@ -109,18 +109,30 @@ def _refused(fn: Any, error: AnnotationError) -> Any:
 
 
 def _deferred(fn: Any, localns: dict | None) -> Any:
-    state: list = []
+    """``fn`` checked from its first call on. An annotation naming something still
+    undefined then (a class being defined, a module the file never imports) is
+    unchecked (``Any``, as jaxtyping leaves it to its checker, which reads it so)
+    until that name is defined: each call looks it up and compiles the whole
+    check once it is."""
+    state: list = []  # the wrapper checking everything, once every name resolves
+    partial: list = []  # [wrapper with some parts unchecked, the names they lack]
 
     def compiled() -> Any:
-        if not state:
-            try:
-                plan = make_plan(fn, localns)
-            except Unresolved as error:
-                raise AnnotationError(f"cannot check {function_label(fn)} ({where_defined(fn)}): "
-                                      f"an annotation names "
-                                      f"something that is not defined: {error}") from None
-            state.append(compile_checker(plan, DRIVERS).wrapper)
-        return state[0]
+        if state:
+            return state[0]
+        if partial and not _defined_now(fn, partial[1]):
+            return partial[0]
+        missing: list = []
+        plan = make_plan(fn, localns, missing)
+        if partial and missing == partial[1]:
+            return partial[0]
+        wrapper = compile_checker(plan, DRIVERS).wrapper
+        if missing:
+            partial[:] = [wrapper, missing]
+        else:
+            state.append(wrapper)
+            partial.clear()
+        return wrapper
 
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
@@ -132,6 +144,14 @@ def _deferred(fn: Any, localns: dict | None) -> Any:
             return compiled()(*args, **kwargs)
     checked_later.__tensortypes_deferred__ = True
     return checked_later
+
+
+def _defined_now(fn: Any, missing: list) -> bool:
+    """Whether one of the names an annotation of ``fn`` lacked may be defined now
+    (None: a name not of ``fn``'s module, looked for again at every call)."""
+    namespace = getattr(inspect.unwrap(fn), "__globals__", None) or {}
+    return any(name is None or name in namespace or hasattr(builtins, name)
+               for name in missing)
 
 
 def _check_class(cls: type, check_assignment: bool) -> type:

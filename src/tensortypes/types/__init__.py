@@ -3,9 +3,10 @@ shape (layer 3, after ``graph``).
 
 Types (all interned, immutable ``graph.Type`` subclasses):
 
-- meta and primitives: ``AnyType``, ``NoneType``, ``IntType``, ``FloatType``,
-  ``ComplexType``, ``BoolType``, ``StrType``, ``NumberType`` (constants ``ANY``,
-  ``NONE``, ``INT``, ``FLOAT``, ``COMPLEX``, ``BOOL``, ``STR``, ``NUMBER``);
+- meta and primitives: ``AnyType``, ``NeverType``, ``NoneType``, ``IntType``,
+  ``FloatType``, ``ComplexType``, ``BoolType``, ``StrType``, ``NumberType`` (constants
+  ``ANY``, ``NEVER``, ``NONE``, ``INT``, ``FLOAT``, ``COMPLEX``, ``BOOL``, ``STR``,
+  ``NUMBER``);
 - structural: ``TupleType``, ``VarTupleType``, ``NamedTupleType``, ``ListType``,
   ``DictType``, ``UnionType``, ``OptionalType``, ``FutureType``, ``RRefType``;
 - nominal: ``ArrayType`` (``TENSOR``), ``DeviceType``, ``DTypeType``, ``StreamType``,
@@ -24,9 +25,9 @@ Operations: ``ann_to_type``, ``infer_type``, ``is_subtype``, ``join``, ``unify``
 """
 
 from tensortypes.types.base import LatticeType
-from tensortypes.types.primitives import (ANY, BOOL, COMPLEX, FLOAT, INT, NONE, NUMBER, STR,
-                                          AnyType, BoolType, ComplexType, FloatType, IntType,
-                                          NoneType, NumberType, StrType)
+from tensortypes.types.primitives import (ANY, BOOL, COMPLEX, FLOAT, INT, NEVER, NONE, NUMBER,
+                                          STR, AnyType, BoolType, ComplexType, FloatType,
+                                          IntType, NeverType, NoneType, NumberType, StrType)
 from tensortypes.types.structural import (DictType, FutureType, ListType, NamedTupleType,
                                           OptionalType, RRefType, TupleType, UnionType,
                                           VarTupleType)
@@ -47,8 +48,8 @@ from tensortypes.types.schema import class_schema, instance_schema
 
 __all__ = [
     "LatticeType", "AnyType", "NoneType", "IntType", "FloatType", "ComplexType", "BoolType",
-    "StrType", "NumberType", "ANY", "NONE", "INT", "FLOAT", "COMPLEX", "BOOL", "STR",
-    "NUMBER", "TupleType", "VarTupleType", "NamedTupleType", "ListType", "DictType",
+    "StrType", "NumberType", "NeverType", "ANY", "NEVER", "NONE", "INT", "FLOAT", "COMPLEX",
+    "BOOL", "STR", "NUMBER", "TupleType", "VarTupleType", "NamedTupleType", "ListType", "DictType",
     "UnionType", "OptionalType", "FutureType", "RRefType", "ArrayType", "TENSOR",
     "DeviceType", "DTypeType", "StreamType", "GeneratorType", "DEVICE", "DTYPE", "STREAM",
     "GENERATOR", "ClassType", "EnumClassType", "InterfaceType", "ModuleType", "LiteralType",

@@ -33,7 +33,7 @@ from tensortypes.types.nominal import (ClassType, DeviceType, DTypeType, EnumCla
                                        GeneratorType, InterfaceType, ModuleType, StreamType,
                                        torch_class_name)
 from tensortypes.types.primitives import (ANY, AnyType, BoolType, ComplexType, FloatType,
-                                          IntType, NoneType, NumberType, StrType)
+                                          IntType, NeverType, NoneType, NumberType, StrType)
 from tensortypes.types.relations import SUPER_RULES
 from tensortypes.types.structural import (DictType, FutureType, ListType, NamedTupleType,
                                           OptionalType, RRefType, TupleType, UnionType,
@@ -216,6 +216,7 @@ def _class_matches(cls: type, t: Any) -> bool:
 
 ACCEPT = {
     AnyType: lambda v, t: True,
+    NeverType: lambda v, t: False,
     NoneType: lambda v, t: v is None,
     IntType: lambda v, t: isinstance(v, int),
     FloatType: _float,

@@ -41,7 +41,7 @@ from tensortypes.types.extras import (AnnotatedType, CallableType, LiteralType, 
 from tensortypes.types.nominal import (DEVICE, DTYPE, GENERATOR, STREAM, ClassType,
                                        EnumClassType, InterfaceType, ModuleType, is_module_class,
                                        torch_class_name)
-from tensortypes.types.primitives import ANY, BOOL, FLOAT, INT, NONE, PRIMITIVES, STR
+from tensortypes.types.primitives import ANY, BOOL, FLOAT, INT, NEVER, NONE, PRIMITIVES, STR
 from tensortypes.types.structural import (DictType, FutureType, ListType, NamedTupleType,
                                           RRefType, TupleType, UnionType, VarTupleType)
 
@@ -120,6 +120,11 @@ class _Converter:
             return ann
         if ann is Any:
             return ANY
+        if ann is typing.NoReturn or ann is _NEVER_FORM:
+            if self.torchscript:
+                ts.refuse(ann, f"{ts.ann_name(ann)} is not supported",
+                          "leave the return value unannotated")
+            return NEVER
         if isinstance(ann, str):
             return self.convert(evaluate(ann, self.globalns, self.localns))
         if isinstance(ann, ForwardRef):
@@ -341,6 +346,9 @@ class _Converter:
             raise AnnotationError("'...' is only valid inside Tuple[T, ...] and Callable[..., R]")
         raise AnnotationError(f"unsupported annotation {ann!r}: not a type, a typing form, "
                               "a class or a string naming one")
+
+
+_NEVER_FORM = getattr(typing, "Never", typing.NoReturn)  # typing.Never: Python 3.11+
 
 
 def _lattice_type(ann: Any) -> Any:

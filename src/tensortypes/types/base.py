@@ -63,7 +63,7 @@ RANK = {
     "generator": 17, "bool": 19, "typevar": 21, "device": 22, "stream": 23,
     "callable": 24, "class": 25, "module": 26, "interface": 28, "dtype": 30,
     "literal": 40, "set": 41, "frozenset": 42, "abc": 43, "typeof": 44, "protocol": 45,
-    "newtype": 46, "annotated": 47, "typeddict": 48, "union": 98, "number": 99,
+    "newtype": 46, "annotated": 47, "typeddict": 48, "never": 97, "union": 98, "number": 99,
 }
 
 _RAW: dict[Any, LatticeType] = {}

@@ -24,8 +24,8 @@ from tensortypes.types.base import SingletonLatticeType
 
 __all__ = [
     "AnyType", "NoneType", "IntType", "FloatType", "ComplexType", "BoolType", "StrType",
-    "NumberType", "ANY", "NONE", "INT", "FLOAT", "COMPLEX", "BOOL", "STR", "NUMBER",
-    "PRIMITIVES",
+    "NumberType", "NeverType", "ANY", "NEVER", "NONE", "INT", "FLOAT", "COMPLEX", "BOOL",
+    "STR", "NUMBER", "PRIMITIVES",
 ]
 
 
@@ -47,6 +47,21 @@ class AnyType(SingletonLatticeType):
     _kind = "any"
     _name = "Any"
     py_class = object
+
+
+class NeverType(SingletonLatticeType):
+    """``Never`` (``NoReturn``): no value is of it; it is below every type.
+
+    A function annotated ``-> NoReturn`` never returns: a value it returns fails.
+
+    >>> str(NEVER), NEVER.is_valid_value(None)
+    ('Never', False)
+    """
+
+    __slots__ = ()
+    _kind = "never"
+    _name = "Never"
+    py_class = None
 
 
 class NoneType(_Primitive):
@@ -144,6 +159,7 @@ class NumberType(_Primitive):
 
 
 ANY = AnyType()
+NEVER = NeverType()
 NONE = NoneType()
 INT = IntType()
 FLOAT = FloatType()

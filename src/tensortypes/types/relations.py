@@ -33,9 +33,9 @@ from tensortypes.types.containers import FrozenSetType, SetType
 from tensortypes.types.extras import AnnotatedType, LiteralType, NewTypeType, TypeVarType
 from tensortypes.types.nominal import (DeviceType, DTypeType, GeneratorType, StreamType,
                                        _TorchBuiltin, torch_class_name)
-from tensortypes.types.primitives import (ANY, COMPLEX, FLOAT, INT,
+from tensortypes.types.primitives import (ANY, COMPLEX, FLOAT, INT, NEVER,
                                           AnyType, BoolType, ComplexType, FloatType, IntType,
-                                          NoneType, NumberType, StrType)
+                                          NeverType, NoneType, NumberType, StrType)
 from tensortypes.types.structural import (DictType, FutureType, ListType, NamedTupleType,
                                           OptionalType, RRefType, TupleType, UnionType,
                                           VarTupleType)
@@ -77,7 +77,7 @@ def _compute(a: Any, b: Any) -> bool | None:
         bad = a if not isinstance(a, Type) else b
         raise TypeError(f"is_subtype takes two types, got {bad!r}; use ann_to_type() to "
                         "convert an annotation")
-    if b is ANY:
+    if b is ANY or a is NEVER:
         return True
     if not isinstance(b, LatticeType):
         # A foreign Type (tensor.TensorType, a user's Type) answers for itself.
@@ -207,12 +207,16 @@ def _sup_union(a, b) -> bool | None:
     return any_of(is_subtype(a, m) for m in b.members)
 
 
+def _sup_never(a, b) -> bool | None:
+    return False  # only Never itself (answered before dispatch) is below Never
+
+
 def _sup_unreachable(a, b) -> bool | None:
     raise AssertionError(f"is_subtype({a}, {b}) should have been answered before dispatch")
 
 
 SUPER_RULES = {
-    AnyType: _sup_unreachable, AnnotatedType: _sup_unreachable,
+    AnyType: _sup_unreachable, AnnotatedType: _sup_unreachable, NeverType: _sup_never,
     NoneType: _sup_none, IntType: _sup_primitive, FloatType: _sup_primitive,
     ComplexType: _sup_primitive, BoolType: _sup_primitive, StrType: _sup_primitive,
     NumberType: _sup_number, TupleType: _sup_tuple, VarTupleType: _sup_vartuple,

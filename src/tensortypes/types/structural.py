@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from tensortypes.types.base import (LatticeType, as_type, hooks, join_strs, qualified, rank_of,
                                     ts_of)
-from tensortypes.types.primitives import ANY, COMPLEX, FLOAT, INT, NONE, NUMBER
+from tensortypes.types.primitives import ANY, COMPLEX, FLOAT, INT, NEVER, NONE, NUMBER
 
 __all__ = [
     "TupleType", "VarTupleType", "NamedTupleType", "ListType", "DictType", "UnionType",
@@ -282,14 +282,18 @@ class UnionType(LatticeType):
         if isinstance(members, LatticeType) or not isinstance(members, Iterable):
             raise TypeError(f"UnionType takes an iterable of member types, got {members!r}")
         flat: list = []
+        never = False
         for m in members:
             m = as_type(m, "a union member")
+            never = never or m is NEVER
             for part in (m.members if isinstance(m, UnionType) else (m,)):
                 if part is ANY:
                     return ANY
-                if part not in flat:
+                if part is not NEVER and part not in flat:  # Never adds no value
                     flat.append(part)
         if not flat:
+            if never:
+                return NEVER
             raise TypeError("a Union needs at least one member type")
         for merge in union_mergers:
             flat = merge(flat)
