@@ -63,6 +63,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.allow:
         with open(args.allow, encoding="utf-8") as f:
             allowed = {line.split("#")[0].strip() for line in f} - {""}
+    if not any(v == "passed" for v in results["real"].values()):
+        # A broken environment (jaxtyping or pytest missing) must not pass as "no
+        # difference".
+        print("== jaxtyping itself passed no test: see the log of the 'real' run",
+              file=sys.stderr)
+        return 2
     worse = compare("jaxtyping's suite", results["real"], results["ours"])
     errors = first_error_lines(os.path.join(logs, "ours.xml"))
     unexplained = [n for n, v in results["real"].items()

@@ -229,13 +229,16 @@ def test_string_annotations_resolve_at_the_first_call():
         del LaterDefined
 
 
-def test_unresolvable_string_annotation_is_an_annotation_error_at_the_first_call():
+def test_unresolvable_string_annotation_is_unchecked_until_defined():
+    # As jaxtyping leaves it to its checker, which reads it as Any; the other
+    # parameters are checked (tests/runtime/test_jaxtyping_dropin.py: once defined).
     @typechecked
-    def f(x: "NeverDefined") -> None:  # noqa: F821
+    def f(x: "NeverDefined", y: int) -> None:  # noqa: F821
         pass
 
-    with pytest.raises(AnnotationError, match="NeverDefined"):
-        f(1)
+    assert f(1, 2) is None and f("one", 2) is None
+    with pytest.raises(TypeCheckError, match="parameter 'y'"):
+        f(1, "two")
 
 
 def test_uncheckable_annotation_fails_at_decoration_naming_it():
