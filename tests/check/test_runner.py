@@ -28,7 +28,7 @@ def test_check_source_reports_position_code_and_notes():
     (d,) = check_source(BUG, "m.py")
     assert (d.path, d.line, d.col, d.code) == ("m.py", 3, 5, "matmul")
     assert "4 columns" in d.message and "5 rows" in d.message
-    assert any("(3, 4)" in note for note in d.notes)
+    assert any("f32[3,4](torch)" in note for note in d.notes)
     assert check_source(FINE) == []
 
 

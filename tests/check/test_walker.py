@@ -31,7 +31,7 @@ def test_reveal_type_says_what_the_checker_knows():
     found = _revealed("def f(x: Float[Tensor, 'b n']):\n"
                       "    reveal_type(x.sum(1, keepdim=True))\n"
                       "    reveal_type(x.shape[1])\n")
-    assert found == ["array (b, 1) floating", "int n"]
+    assert found == ["float[b,1](torch)", "int n"]
 
 
 def test_the_schema_is_the_value_where_init_ends():
@@ -45,7 +45,7 @@ def test_the_schema_is_the_value_where_init_ends():
             "        reveal_type(self.scale)\n"
             "        return self.fc.weight.sum() * self.fc(x) * self.scale\n")
     assert _errors(body) == []
-    assert _revealed(body) == ["array (4,) float32"]
+    assert _revealed(body) == ["f32[4](torch)"]
 
 
 def test_a_construction_checks_the_layers_init_built_with_its_sizes():
@@ -107,20 +107,20 @@ def test_a_slice_by_a_size_is_taken_to_be_in_range():
     body = ("def f(mask: Float[Tensor, 'n n'], x: Float[Tensor, 'b t t']):\n"
             "    reveal_type(mask[:x.shape[1], :x.shape[1]])\n"
             "    reveal_type(mask[: mask.shape[0] + 1])\n")
-    assert _revealed(body) == ["array (t, t) floating", "array (n, n) floating"]
+    assert _revealed(body) == ["float[t,t](torch)", "float[n,n](torch)"]
 
 
 @pytest.mark.parametrize("call, shape", [
-    ("F.max_pool2d(x, 2)", "(b, 8, 16, 16)"),
-    ("F.avg_pool2d(x, kernel_size=4, stride=4)", "(b, 8, 8, 8)"),
-    ("F.adaptive_avg_pool2d(x, (1, 1))", "(b, 8, 1, 1)"),
-    ("F.interpolate(x, scale_factor=2)", "(b, 8, 64, 64)"),
-    ("F.interpolate(x, size=(7, 9))", "(b, 8, 7, 9)"),
-    ("nn.PixelShuffle(2)(x)", "(b, 2, 64, 64)"),
+    ("F.max_pool2d(x, 2)", "b,8,16,16"),
+    ("F.avg_pool2d(x, kernel_size=4, stride=4)", "b,8,8,8"),
+    ("F.adaptive_avg_pool2d(x, (1, 1))", "b,8,1,1"),
+    ("F.interpolate(x, scale_factor=2)", "b,8,64,64"),
+    ("F.interpolate(x, size=(7, 9))", "b,8,7,9"),
+    ("nn.PixelShuffle(2)(x)", "b,2,64,64"),
 ])
 def test_functional_forms_share_the_layer_rules(call, shape):
     found = _revealed(f"def f(x: Float[Tensor, 'b 8 32 32']):\n    reveal_type({call})\n")
-    assert found == [f"array {shape} floating"]
+    assert found == [f"float[{shape}](torch)"]
 
 
 def test_masked_fill_needs_a_bool_mask_that_broadcasts():

@@ -89,11 +89,11 @@ async def test_hover_shows_shape_and_dtype(client: LanguageClient):
     hover = await client.text_document_hover_async(lsp.HoverParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(4, 10)))
     assert hover is not None
-    assert "(b, k)" in hover.contents.value
+    assert "[b,k](torch)" in hover.contents.value
     # Hover on the assigned name ``y``.
     hover = await client.text_document_hover_async(lsp.HoverParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(4, 4)))
-    assert hover is not None and "(b, k)" in hover.contents.value
+    assert hover is not None and "[b,k](torch)" in hover.contents.value
     # Nothing known on a blank line.
     hover = await client.text_document_hover_async(lsp.HoverParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(2, 0)))

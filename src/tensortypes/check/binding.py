@@ -182,14 +182,14 @@ class Binder:
                 self.env.setdefault("*" + pattern[rest_p].name, None)
         elif rest_p is None:
             if len(pattern) != len(shape):
-                out.append(Mismatch(f"{label} has rank {len(shape)} {fmt_shape(shape)}, "
+                out.append(Mismatch(f"{_with_shape(label, shape)} has rank {len(shape)}, "
                                     f"expected rank {len(pattern)} {fmt_shape(pattern)}"))
                 return out
             pairs = list(zip(range(len(shape)), pattern, shape))
         else:
             fixed = len(pattern) - 1
             if len(shape) < fixed:
-                out.append(Mismatch(f"{label} has rank {len(shape)} {fmt_shape(shape)}, "
+                out.append(Mismatch(f"{_with_shape(label, shape)} has rank {len(shape)}, "
                                     f"expected at least {fixed} {fmt_shape(pattern)}"))
                 return out
             stop = len(shape) - (fixed - rest_p)
@@ -319,6 +319,13 @@ class Binder:
 
 
 _UNBOUND = object()
+
+
+def _with_shape(label: str, shape) -> str:
+    """``label`` followed by ``shape``, unless the label ends with it already
+    (callers label a value ``x (3,)``)."""
+    text = fmt_shape(shape)
+    return label if label.endswith(text) else f"{label} {text}"
 
 
 def _axes(count: int) -> str:

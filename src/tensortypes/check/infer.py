@@ -57,8 +57,6 @@ from .symbolic import (
     TupleV,
     UnionV,
     Unknown,
-    fmt_dtypes,
-    fmt_shape,
 )
 from .typelang import class_type, describe
 
@@ -125,7 +123,7 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
             for node, value in operands:
                 if node is None or type(value) is not Arr:
                     continue
-                text = f"{label_of(node)}: {fmt_shape(value.shape)} {fmt_dtypes(value.dtypes)}"
+                text = f"{label_of(node)}: {value.describe()}"
                 if value.origin:
                     text += f", {value.origin}"
                 if text not in notes:

@@ -45,6 +45,7 @@ from .symbolic import (
     Unknown,
     fmt_dtypes,
     fmt_shape,
+    short_dtypes,
 )
 from .typelang import allows_none, describe, fits
 
@@ -316,16 +317,17 @@ class SignatureMixin:
             if _none_default(default) or any(type(v) is Unknown for v in got.items):
                 return True  # None, or a value nothing is known about: it may be fine
             return self._mismatch(node, "optional", f"{what} may be None ({describe(got)}), "
-                                                    f"but its type {want} does not allow "
+                                                    f"but its type {annotation_text(want)} does not allow "
                                                     f"None", frame)
         if type(got) is NoneV and not allows_none(want):
-            return self._mismatch(node, code, f"{what} is None, expected {want}", frame)
+            return self._mismatch(node, code, f"{what} is None, expected {annotation_text(want)}",
+                                  frame)
         wanted = array_member(want)
         got_arr = _array_part(got)
         if wanted is not None and got_arr is not None:
             if got_arr.numpy_scalar and array_value(wanted).kind == "numpy":
                 return self._mismatch(
-                    node, code, f"{what} is a NumPy scalar ({fmt_dtypes(got_arr.dtypes)}), "
+                    node, code, f"{what} is a NumPy scalar ({short_dtypes(got_arr.dtypes)}), "
                     f"not an np.ndarray, as {annotation_text(want)} requires: annotate a scalar result as "
                     "Float[np.number, ''] (or Shaped[np.generic, '']), or return "
                     "np.asarray(...)", frame)
@@ -334,7 +336,7 @@ class SignatureMixin:
                 return False
             if fits(got, want) is False:  # a NumPy array where a torch.Tensor is expected
                 return self._mismatch(node, code, f"{what} is {describe(got)}, expected "
-                                                  f"{want}", frame)
+                                                  f"{annotation_text(want)}", frame)
             return True
         if type(got) is TupleV and type(want) is TupleType and \
                 len(want.elements) == len(got.items):
@@ -342,8 +344,8 @@ class SignatureMixin:
                                           code=code)
                        for i, (w, g) in enumerate(zip(want.elements, got.items)))
         if fits(got, want) is False:
-            return self._mismatch(node, code, f"{what} is {describe(got)}, expected {want}",
-                                  frame)
+            return self._mismatch(node, code, f"{what} is {describe(got)}, expected "
+                                              f"{annotation_text(want)}", frame)
         return True
 
     def bind_array(self, want: Arr, got: Arr, what, binder, node, frame, code) -> bool:

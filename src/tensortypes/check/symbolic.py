@@ -26,11 +26,13 @@ from __future__ import annotations
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 from tensortypes.core.dtypes import DType
+from tensortypes.core.words import array_text, short_dtype
 
 __all__ = [
     "Value", "Unknown", "UNKNOWN", "Arr", "IntV", "FloatV", "BoolV", "StrV", "NoneV", "NONE",
     "TupleV", "ListV", "DTypeV", "Ref", "LayerV", "FuncV", "ClassV", "InstV", "MethodV",
-    "UnionV", "ShapeV", "DictV", "Bcast", "Rest", "fmt_shape", "fmt_dim", "fmt_dtypes", "is_one",
+    "UnionV", "ShapeV", "DictV", "Bcast", "Rest", "fmt_shape", "fmt_dim", "fmt_dtypes", "fmt_value",
+    "short_dtypes", "is_one",
     "ONE",
 ]
 
@@ -135,6 +137,38 @@ def fmt_dtypes(dtypes) -> str:
     return "|".join(names)
 
 
+_KIND_WORDS = {frozenset("f"): "float", frozenset("iu"): "int|uint", frozenset("i"): "int",
+               frozenset("u"): "uint", frozenset("b"): "bool", frozenset("c"): "complex"}
+
+
+def short_dtypes(dtypes) -> str:
+    """A dtype set in a value's text: ``f32``, ``f16|f32``, ``float`` (any float), ``?``.
+
+    >>> from tensortypes.core.dtypes import dtype_from_name
+    >>> short_dtypes({dtype_from_name("float32")}), short_dtypes(None)
+    ('f32', '?')
+    """
+    if dtypes is None:
+        return "?"
+    if len(dtypes) > 3:
+        kinds = frozenset(d.kind for d in dtypes)
+        return _KIND_WORDS.get(kinds) or "|".join(sorted(kinds))
+    return "|".join(sorted(short_dtype(d.name) for d in dtypes))
+
+
+def fmt_value(arr) -> str:
+    """An array value as every message writes one (``core.words.array_text``):
+    ``f32[b,128](torch)``; ``float[n,d](numpy)`` for any float dtype; ``?`` for an
+    unknown dtype or size; ``[...]`` for an unknown rank.
+
+    >>> fmt_value(Arr("numpy", None, (dims.symbol("n"), None)))
+    '?[n,?](numpy)'
+    """
+    shape = arr.shape
+    axes = ("...",) if shape is None else tuple(fmt_dim(d) for d in shape)
+    return array_text(short_dtypes(arr.dtypes), axes, arr.kind)
+
+
 class Arr(Value):
     """An array: library ``kind``, possible ``dtypes``, symbolic ``shape``, where it came from.
 
@@ -181,7 +215,7 @@ class Arr(Value):
         return None
 
     def describe(self) -> str:
-        return f"array {fmt_shape(self.shape)} {fmt_dtypes(self.dtypes)}"
+        return fmt_value(self)
 
     def __repr__(self) -> str:
         return f"Arr({self.kind}, {fmt_dtypes(self.dtypes)}, {fmt_shape(self.shape)})"

@@ -333,7 +333,7 @@ def allows_none(want) -> bool:
 
 
 def describe(value) -> str:
-    """A value's type in a message: ``str``, ``List[int]``, ``array (b, n) float32``.
+    """A value's type in a message: ``str``, ``List[int]``, ``f32[b,n](torch)``.
 
     >>> describe(ListV((StrV(),))), describe(UnionV((IntV(), NoneV())))
     ('List[str]', 'Optional[int]')
@@ -342,7 +342,7 @@ def describe(value) -> str:
         return value.describe()
     if type(value) is UnionV and any(type(v) is Arr for v in value.items):
         return value.describe()
-    return str(type_of(value))
+    return type_of(value).message_str()
 
 
 # -- joins -------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ compiled inputs, ``check_value``) builds it here, so the same thing prints
 the same way everywhere:
 
 - a value: an array as ``f64[5,2](numpy)`` (jaxtyping's short dtype, the
-  shape, the library); a NumPy scalar as ``np.float64(3.0)``; anything else
+  shape, the library; the static checker writes what it knows of a value in
+  the same form, ``float[n,d](numpy)``); a NumPy scalar as ``np.float64(3.0)``; anything else
   as its class and a short repr (``int 3``, ``str 'x'``, ``None``);
 - an array annotation as its user writes it: ``Float[np.ndarray, 'fan_in fan_out']``
   (the dtype class, the array class as imported, the shape in single quotes).
@@ -23,8 +24,8 @@ from typing import Any
 
 from tensortypes.core.arrays import array_info, memory_info
 
-__all__ = ["short_dtype", "value_text", "shape_text", "kind_text", "array_annotation_text",
-           "annotation_text", "kind_mismatch", "KIND_TEXT"]
+__all__ = ["short_dtype", "value_text", "array_text", "shape_text", "kind_text",
+           "array_annotation_text", "annotation_text", "kind_mismatch", "KIND_TEXT"]
 
 
 class _Repr(reprlib.Repr):
@@ -92,13 +93,30 @@ def _is_numpy_scalar(value: Any) -> bool:
         c.__name__ == "generic" and c.__module__ == "numpy" for c in cls.__mro__)
 
 
+def array_text(dtype: str, axes: Any, library: str | None = None) -> str:
+    """An array value in a message: ``f64[5,2](numpy)``.
+
+    The one spelling of an array for the runtime checker (a value's dtype, its
+    sizes and library) and for the static checker (what it knows of a value:
+    ``f32[b,128](torch)``, ``float[n,d](numpy)`` for any float dtype, ``?`` for
+    an unknown dtype or size, ``...`` for axes of unknown number). ``dtype`` is
+    a name (shortened as jaxtyping does), ``axes`` the sizes, ``library`` the
+    array library when known.
+
+    >>> array_text("float64", (5, 2), "numpy"), array_text("float", ("n", "d"))
+    ('f64[5,2](numpy)', 'float[n,d]')
+    """
+    text = f"{short_dtype(dtype)}[{','.join(str(d) for d in axes)}]"
+    return text if library is None else f"{text}({library})"
+
+
 def _array_text(value: Any, info: tuple) -> str:
     kind, dtype, shape = info
     if kind == "duck" or (kind == "numpy" and type(value).__name__ != "ndarray"):
         library = type(value).__name__  # a duck array or an ndarray subclass: say which
     else:
         library = kind
-    return f"{short_dtype(dtype)}[{','.join(str(d) for d in shape)}]({library})"
+    return array_text(dtype, shape, library)
 
 
 def value_text(value: Any, arrays: bool = True) -> str:

@@ -25,6 +25,7 @@ methods here (``is_super``, ``filter``) reach them without an import cycle.
 
 from __future__ import annotations
 
+import re
 from abc import ABCMeta
 from typing import Any, ClassVar
 
@@ -174,6 +175,24 @@ class LatticeType(Type, metaclass=_Interning):
 
     __repr__ = __str__
 
+    def message_str(self) -> str:
+        """This type in an error message: its Python spelling, with every array type
+        in it written as ``core.words`` writes an array annotation.
+
+        >>> from tensortypes.types import ArrayType, OptionalType
+        >>> OptionalType(ArrayType("numpy", "float32", (2, 3))).message_str()
+        "Optional[Float32[np.ndarray, '2 3']]"
+        """
+        text = str(self)
+        arrays: dict = {}
+        _array_members(self, arrays, 0)
+        for array in sorted(arrays, key=lambda t: -len(str(t))):
+            if str(array) == "Tensor":  # a bare torch.Tensor: the word alone, not in a name
+                text = _BARE_TENSOR.sub("torch.Tensor", text)
+            else:
+                text = text.replace(str(array), array.message_str())
+        return text
+
     def torchscript_str(self) -> str:
         """This type in TorchScript's notation (``int?``, ``Tensor[]``, ``(int, str)``).
 
@@ -248,6 +267,20 @@ class LatticeType(Type, metaclass=_Interning):
     def contained(self) -> tuple[LatticeType, ...]:
         """The types this type is built from (``List[int]`` -> ``(int,)``)."""
         return ()
+
+
+_BARE_TENSOR = re.compile(r"(?<![\w.])Tensor(?![\w\[])")
+
+
+def _array_members(t: LatticeType, found: dict, depth: int) -> None:
+    """The array types ``t`` is built from (``message_str`` rewrites their text)."""
+    if depth > 50:
+        return
+    for inner in t.contained():
+        if type(inner).message_str is not LatticeType.message_str:
+            found[inner] = None
+        else:
+            _array_members(inner, found, depth + 1)
 
 
 def _rebuild(cls: type, fields: tuple) -> LatticeType:

@@ -73,8 +73,7 @@ def apply_loss(loss: Loss, call: Call, reduction=None):
     if x.dtypes is not None and not is_float(x.dtypes):
         raise CheckFailure("dtype", f"{name}: the input (scores) must be floating, {lx} has "
                                     f"dtype {fmt_dtypes(x.dtypes)}")
-    shape_note = [f"input {lx}: {fmt_shape(x.shape)} {fmt_dtypes(x.dtypes)}; "
-                  f"target {lt}: {fmt_shape(t.shape)} {fmt_dtypes(t.dtypes)}"]
+    shape_note = [f"input {lx}: {x.describe()}; target {lt}: {t.describe()}"]
     if loss.kind == "class":
         _class_target(loss, x, t, lx, lt, shape_note)
     elif loss.kind == "same":
