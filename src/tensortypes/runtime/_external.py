@@ -30,6 +30,7 @@ from tensortypes.annotate._interpret import ISINSTANCE_LABEL
 from tensortypes.errors import AnnotationError, TypeCheckError
 from tensortypes.runtime.scopes import drive_asyncgen, drive_generator
 from tensortypes.runtime._plan import defining_locals, make_plan
+from tensortypes.runtime._reuse import keep, lookup, stand_in
 from tensortypes.runtime._messages import (first_line, format_error, function_label,
                                            where_defined)
 from tensortypes.runtime._walk import why
@@ -263,7 +264,7 @@ class _Setup:
     """What checking ``fn`` with another checker needs, built when its annotations
     can be evaluated: at decoration, or (a name defined later) at the first call."""
 
-    __slots__ = ("plan", "ret_ann", "check_params", "check_return")
+    __slots__ = ("plan", "ret_ann", "check_params", "check_return", "bind")
 
     def __init__(self, fn: Any, typechecker: Any, localns: dict | None, lenient: bool):
         try:
@@ -276,6 +277,7 @@ class _Setup:
         except Exception:  # noqa: BLE001 (our types cannot say it: the checker's words will do)
             self.plan = None
         signature = inspect.signature(fn)
+        self.bind = _binder(signature, fn)
         params = [p.replace(annotation=hints.get(p.name, p.annotation))
                   for p in signature.parameters.values()]
         self.check_params = None
@@ -302,19 +304,28 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
     >>> external_checker(f, never_raises)(2)
     2
     """
-    localns = defining_locals(fn)
-    state: list = []
-    try:
-        state.append(_Setup(fn, typechecker, localns, lenient=False))
-    except _Later:
-        pass  # resolved at the first call, as far as it can be then
-    except AnnotationError:
-        raise
-    except Exception as error:  # noqa: BLE001 (any annotation code)
-        raise AnnotationError(f"cannot evaluate the annotations of {function_label(fn)} "
-                              f"({where_defined(fn)}): {type(error).__name__}: {error}") \
-            from None
-    bind = _binder(inspect.signature(fn), fn)
+    # A nested function defined again: what the last definition had built serves.
+    state: list = [found] if (found := lookup(fn, typechecker)) is not None else []
+    stub = None if state else stand_in(fn)
+    if stub is not None:
+        try:
+            state.append(_Setup(stub, typechecker, None, lenient=False))
+        except Exception:  # noqa: BLE001 (the general path below says it)
+            pass
+        else:
+            keep(fn, state[0], typechecker, stub)
+    localns = None if state else defining_locals(fn)
+    if not state:
+        try:
+            state.append(_Setup(fn, typechecker, localns, lenient=False))
+        except _Later:
+            pass  # resolved at the first call, as far as it can be then
+        except AnnotationError:
+            raise
+        except Exception as error:  # noqa: BLE001 (any annotation code)
+            raise AnnotationError(f"cannot evaluate the annotations of {function_label(fn)} "
+                                  f"({where_defined(fn)}): {type(error).__name__}: {error}") \
+                from None
 
     def setup() -> _Setup:
         if not state:
@@ -348,7 +359,7 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
             if checked_coroutine.__dict__.get("__no_type_check__"):
                 return await fn(*args, **kwargs)
             made = state[0] if state else setup()
-            bindings = Bindings(bind(*args, **kwargs))
+            bindings = Bindings(made.bind(*args, **kwargs))
             token = set_scope(bindings)
             try:
                 if made.check_params is not None:
@@ -367,7 +378,7 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
         if checked.__dict__.get("__no_type_check__"):  # @no_type_check put on top
             return fn(*args, **kwargs)
         made = state[0] if state else setup()
-        bindings = Bindings(bind(*args, **kwargs))
+        bindings = Bindings(made.bind(*args, **kwargs))
         token = set_scope(bindings)
         try:
             if made.check_params is not None:

@@ -41,6 +41,7 @@ from tensortypes.runtime._dataclass import check_dataclass
 from tensortypes.runtime.scopes import DRIVERS
 from tensortypes.runtime._external import external_checker, scope_only
 from tensortypes.runtime._plan import Unresolved, defining_locals, make_plan
+from tensortypes.runtime._reuse import keep, lookup, rewrap, stand_in, template_of
 
 __all__ = ["typechecked", "jaxtyped"]
 
@@ -80,6 +81,20 @@ def _compile(fn: Any) -> Any:
     if getattr(fn, "__tensortypes_checker__", None) is not None or \
             getattr(fn, "__tensortypes_deferred__", False):
         return fn
+    template = lookup(fn)
+    if template is not None:  # a nested function defined again: its check is compiled
+        return rewrap(template, fn)
+    stub = stand_in(fn)
+    if stub is not None:
+        try:
+            plan = make_plan(stub)
+        except (Unresolved, AnnotationError):
+            pass  # the general path below says it
+        else:
+            template = template_of(compile_checker(plan, DRIVERS).wrapper, stub)
+            if template is not None:
+                keep(fn, template, stub=stub)
+                return rewrap(template, fn)
     try:
         try:
             plan = make_plan(fn)
