@@ -145,3 +145,16 @@ def test_another_checker_decorates_once_per_code():
 
     assert [outer(k)(1) for k in range(3)] == [1, 2, 3]
     assert made == ["check_params", "check_return"]
+
+
+def test_an_array_parameter_holding_its_default_is_not_walked():
+    # `key: PRNGKeyArray | None = None`: the general checker would try each array
+    # member before None; the parameter holding its default skips it.
+    @typechecked
+    def f(x: Float[np.ndarray, "2"] | Float[np.ndarray, "3"] | None = None) -> int:
+        return 0 if x is None else x.shape[0]
+
+    assert "x is not" in f.__tensortypes_checker__.source
+    assert f() == 0 and f(None) == 0 and f(np.zeros(3)) == 3
+    with pytest.raises(TypeCheckError, match="fits no member"):
+        f(np.zeros(4))

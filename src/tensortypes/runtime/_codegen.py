@@ -25,6 +25,7 @@ from contextvars import Token
 from typing import Any
 
 from tensortypes.annotate import Bindings
+from tensortypes.annotate._compile import has_arrays
 from tensortypes.errors import TypeCheckError, describe_raised, raised_by_value
 from tensortypes.annotate._scope import SCOPE, register
 from tensortypes.types import STR, DictType, VarTupleType
@@ -72,12 +73,13 @@ def _skipped_default(p: Any, t: Any, overrides: Any) -> Any:
     beartype does): libraries mark "not given" with a sentinel of another type
     (``state: State = sentinel``) or write ``x: int = None``. An immutable default
     that passes its check needs no guard: checking it changes nothing and costs
-    the call nothing more.
+    the call nothing more, unless the type has arrays in it (``key: PRNGKeyArray |
+    None = None``: the general checker would try each array member first).
     """
     default = p.default
     if default is _P.empty:
         return NO_SKIP
-    if type(default) in _IMMUTABLE:
+    if type(default) in _IMMUTABLE and not has_arrays(t):
         try:
             if why(default, t, Bindings(), p.name, overrides) is None:
                 return NO_SKIP

@@ -101,16 +101,23 @@ def _mismatch(value: Any, t: Any, label: str) -> str:
     return f"{label} is {short_value(value)}, expected {t}"
 
 
+def _fits(value, t, env, label, ov):
+    """``why(...) is None`` without wording a reason (an array's is the dear part)."""
+    if type(t) is ArrayType:
+        env.label = label
+        return matcher_for(t, ov).match(value, env)
+    return why(value, t, env, label, ov) is None
+
+
 def _union(value, t, env, label, ov):
-    reasons = []
     members = t.members
     for member in members:
         trial = env.copy()
-        reason = why(value, member, trial, label, ov)
-        if reason is None:
+        if _fits(value, member, trial, label, ov):
             env.adopt(trial)
             return None
-        reasons.append(reason)
+    # No member fits: only now say why each does not.
+    reasons = [why(value, member, env.copy(), label, ov) for member in members]
     if value is not None and NONE in members and len(members) == 2:
         return reasons[members.index(NONE) ^ 1]  # Optional[T]: only T could have fitted
     return f"{label} is {short_value(value)}, which fits no member of {t}: " + \
