@@ -6,6 +6,9 @@
   examples.
 - ``config`` is restored after every test, so a test that changes
   ``floatX`` or ``disable`` cannot leak into the next one.
+- One voice: every error and checker diagnostic the suite makes is recorded
+  and checked against the one message forms at the end of the session
+  (``tests/message_record.py``); a message in an old form fails the run.
 - Fixtures: ``cache_dir`` (a private ``config.cache_dir``), ``run_python``
   (a fresh interpreter, for import-time behaviour), ``torch``/``jax`` (the
   module, or the test skips when it is not installed).
@@ -19,6 +22,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import message_record
 import pytest
 from hypothesis import settings
 
@@ -29,6 +33,31 @@ REPO = Path(__file__).resolve().parents[1]
 settings.register_profile("tensortypes", deadline=None, derandomize=False)
 settings.register_profile("ci", parent=settings.get_profile("tensortypes"), max_examples=300)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "tensortypes"))
+
+message_record.install()
+_FORM_PROBLEMS: list[str] = []
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Check every recorded message against the one forms; an old form fails the run."""
+    path = os.environ.get("TENSORTYPES_MESSAGES")
+    if path:
+        message_record.write(path)
+    found = message_record.problems((kind, text) for text, kind in
+                                    message_record.recorded().items())
+    _FORM_PROBLEMS[:] = found
+    if found and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if _FORM_PROBLEMS:
+        terminalreporter.section("messages in an old form (tests/message_record.py)", red=True)
+        for line in _FORM_PROBLEMS[:50]:
+            terminalreporter.write_line(line)
+        if len(_FORM_PROBLEMS) > 50:
+            terminalreporter.write_line(f"... and {len(_FORM_PROBLEMS) - 50} more")
+
 
 _CONFIG_FIELDS = ("floatX", "disable", "cache_dir", "numeric_tower", "container_check")
 

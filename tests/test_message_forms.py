@@ -8,6 +8,10 @@ return value, wrong array kind, NumPy scalar, PyTree leaf and structure,
 ``check_value``, ``filter``, a compiled function's input, a dataclass field
 assignment, a size bound by ``isinstance``, a ``*batch`` of another rank), and
 each is checked against the forms; then the fixes of single messages.
+
+Beyond these, ``tests/message_record.py`` records every message the whole
+suite makes (errors and checker diagnostics) and fails the run on an old
+form; the tests at the end check that collector.
 """
 
 from __future__ import annotations
@@ -19,26 +23,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import message_record
 import numpy as np
 import pytest
 
 import tensortypes
 from tensortypes import Float, PyTree, TypeCheckError, typechecked
 from tensortypes.check import check_source
+from tensortypes.check.diagnostics import Diagnostic
 from tensortypes.core.words import annotation_text, value_text
 from tensortypes.tensor import TensorType, tensor
 from tensortypes.types import ann_to_type, check_value
 
-# A value printed in the long or the class-and-dtype form, or an annotation in another
-# form: none of these may appear in a message.
-FORBIDDEN = {
-    "long dtype before a shape": re.compile(r"\b(float|int|uint|complex|bfloat)\d+\[[\d,]*\]"),
-    "class before a dtype": re.compile(r"\b(ndarray|Tensor|Array) (float|int|bool)"),
-    "'of dtype ... and shape'": re.compile(r"of dtype \w+ and shape"),
-    "annotation without its module": re.compile(r"\w+\[(ndarray|Tensor), '"),
-    "annotation with double quotes": re.compile(r"\w+\[(np\.ndarray|torch\.Tensor|jax\.Array), \""),
-    "the dtype twice": re.compile(r"\b(float64|int64) \1\b"),
-}
 VALUE = re.compile(r"\b(bool|[fiuc]\d+|bf16)\[[\d,]*\]\((numpy|torch|jax)\)")
 
 
@@ -121,8 +117,8 @@ MESSAGES = {
 @pytest.mark.parametrize("kind", list(MESSAGES))
 def test_every_message_kind_uses_the_one_forms(kind):
     text = _message(MESSAGES[kind])
-    found = [what for what, pattern in FORBIDDEN.items() if pattern.search(text)]
-    assert not found, f"{kind}: {found}\n{text}"
+    found = message_record.problems([(kind, text)])
+    assert not found, "\n".join(found)
 
 
 def test_arrays_print_in_the_short_form_everywhere():
@@ -238,3 +234,52 @@ def test_a_dtype_list_reads_the_same_at_the_top_and_in_a_tree():
     texts = [_message(lambda: top(np.zeros(3, int))), _message(lambda: tree([np.zeros(3, int)]))]
     for text in texts:
         assert "its dtype is int64, not Float (bfloat16, float16, float32, float64" in text, text
+
+
+OLD_FORMS = {
+    "long dtype before a shape": "got float64[3,2] instead",
+    "class before a dtype": "expected a NumPy array, got ndarray float32",
+    "'of dtype ... and shape'": "an array of dtype float64 and shape (2, 3)",
+    "annotation without its module": "Float[ndarray, 'n d'] cannot be instantiated",
+    "annotation with double quotes": 'x is f64[3](numpy), expected Tuple[Float[np.ndarray, "n"], int]',
+    "the dtype twice": "expected a NumPy array, got float64 float64",
+    "static value as shape and dtype": "x: (n, d) floating, parameter at line 6",
+    "static value as 'array (...)'": "reveal_type: x is array (n, d) of some dtype",
+}
+
+
+@pytest.mark.parametrize("what", list(OLD_FORMS))
+def test_the_collector_refuses_every_old_form(what):
+    (found,) = message_record.problems([("TypeCheckError", OLD_FORMS[what])])
+    assert found.startswith(f"TypeCheckError: {what}: ")
+
+
+def test_the_collector_accepts_the_one_forms():
+    texts = ["x: float[n,d](numpy), parameter at line 6",
+             "return value of g() is f32[n](torch), expected Float[np.ndarray, 'n d']",
+             "expected Optional[Float[np.ndarray, 'n']], got np.float64(3.0)",
+             "in-place update of counts (int64) with a float64 result",
+             "cannot broadcast x (n, d) with mean (n,): axis -1 has sizes d and n"]
+    assert message_record.problems(("checker", text) for text in texts) == []
+
+
+def test_the_suite_records_every_error_and_diagnostic():
+    text = "a message made only by this test: f64[7](numpy)"
+    TypeCheckError(text)
+    Diagnostic("m.py", 1, 1, "rank", text + " (checker)", ("a note made only by this test",))
+    recorded = message_record.recorded()
+    assert recorded[text] == "TypeCheckError"
+    assert recorded[text + " (checker)"] == "checker [rank]"
+    assert recorded["a note made only by this test"] == "checker [rank] note"
+
+
+def test_a_recorded_file_is_checked_on_its_own(tmp_path):
+    path = tmp_path / "messages.jsonl"
+    message_record.write(str(path))
+    assert ("TypeCheckError", "a message made only by this test: f64[7](numpy)") in \
+        message_record.read(str(path))
+    path.write_text('{"kind": "checker [shape] note", "text": "x: float[n,d](numpy)"}\n')
+    assert message_record.main([str(path)]) == 0
+    with path.open("a") as out:
+        out.write('{"kind": "checker [shape] note", "text": "x: (n, d) floating"}\n')
+    assert message_record.main([str(path)]) == 1

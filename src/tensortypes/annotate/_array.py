@@ -36,6 +36,7 @@ from tensortypes.annotate import _kinds
 from tensortypes.annotate._match import Matcher
 from tensortypes.annotate._scope import current_at as _current_at
 from tensortypes.annotate._shape import ParsedShape, parse_shape
+from tensortypes.core.words import annotation_text
 from tensortypes.errors import AnnotationError, describe_raised, raised_by_value
 from tensortypes.types.arrays import ArrayType
 
@@ -89,7 +90,7 @@ class _MetaAbstractArray(type):
                 return ""
             matcher = cls.__dict__.get("_tt_matcher")
             if matcher is None:
-                return f"{cls.__name__} is abstract: no value is an instance of it"
+                return f"{annotation_text(cls)} is abstract: no value is an instance of it"
             return matcher.explain(obj, bindings) or "the value does not match"
         except Exception as error:  # noqa: BLE001 (the value's own exceptions only)
             if raised_by_value(error):
@@ -97,8 +98,8 @@ class _MetaAbstractArray(type):
             raise
 
     def __call__(cls, *args: Any, **kwargs: Any) -> typing.NoReturn:
-        raise NotInstantiable(f"{cls.__name__} is an annotation and cannot be instantiated; "
-                              f"create the array with its library and annotate it")
+        raise NotInstantiable(f"{annotation_text(cls)} is an annotation and cannot be "
+                              "instantiated; create the array with its library and annotate it")
 
     def __repr__(cls) -> str:
         return cls.__name__ if "_tt_matcher" in cls.__dict__ else super().__repr__()
@@ -314,7 +315,7 @@ def _intersect(outer_cls: type, outer: tuple | None, inner_cls: type,
         name = outer_cls.__name__
         raise AnnotationError(
             f"no dtype is both {name} and {inner_cls.dtype.__name__} (the dtypes of "
-            f"{inner_cls.__name__}); use Shaped to add axes without narrowing the dtype",
+            f"{annotation_text(inner_cls)}); use Shaped to add axes without narrowing the dtype",
             f"{name}[{inner_cls.__name__}, {dim_str!r}]", 0, len(name))
     return tuple(out)
 
@@ -337,7 +338,7 @@ def _make(dtype_cls: type, member: Any, parsed: ParsedShape, dim_str: str, fmt: 
             at = dim_str.find(token)
             raise AnnotationError(
                 f"at most one entry may match several axes, and both {dim_str!r} and "
-                f"{inner.__name__} have one", dim_str, at, at + len(token))
+                f"{annotation_text(inner)} have one", dim_str, at, at + len(token))
         parsed = parse_shape(" ".join(s for s in (parsed.dim_str, inner.dim_str) if s))
         kind, base = inner._tt_matcher.kind, inner.array_type
         base = None if base is Any else base

@@ -30,6 +30,7 @@ from tensortypes.annotate._array import is_annotation
 from tensortypes.annotate._match import Matcher
 from tensortypes.annotate._shape import ParsedShape
 from tensortypes.core.shapes import DimSpec
+from tensortypes.core.words import annotation_text, array_annotation_text
 from tensortypes.errors import AnnotationError
 from tensortypes.types.arrays import dtype_category
 from tensortypes.types import (AbcType, AnnotatedType, ArrayType, DictType, FrozenSetType,
@@ -116,6 +117,12 @@ def annotation_matchers(ann: Any, into: dict | None = None) -> dict:
     return found
 
 
+def _matcher_text(m: Matcher) -> str:
+    """The annotation a matcher checks, as a message writes it."""
+    label = m.dtype.label
+    return array_annotation_text(label, m.kind, m.dim_str) if label else m.title
+
+
 def _collect(x: Any, found: dict, depth: int) -> None:
     if depth > _MAX_DEPTH:
         return
@@ -124,7 +131,7 @@ def _collect(x: Any, found: dict, depth: int) -> None:
         other = found.setdefault(x.type, mine)
         if other is not mine and (other.templated or mine.templated):
             raise AnnotationError(
-                f"{other.title} and {mine.title} differ only in their {{...}} sizes; use "
+                f"{_matcher_text(other)} and {annotation_text(x)} differ only in their {{...}} sizes; use "
                 "one of them, or name the sizes differently elsewhere")
         return
     if isinstance(x, (str, bytes)):

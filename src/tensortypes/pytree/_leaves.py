@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tensortypes.annotate._compile import has_arrays, matcher_for, scope_aware, type_parts
+from tensortypes.core.words import annotation_text
 from tensortypes.graph.type import Type
 from tensortypes.types import (ANY, BOOL, COMPLEX, FLOAT, INT, NONE, NUMBER, STR,
                                AnnotatedType, ArrayType, DictType, ListType, NamedTupleType,
@@ -163,7 +164,7 @@ def _union(t: Any, matchers: dict | None) -> LeafCheck:
             if reason is None:
                 return None
             reasons.append(f"{m.type}: {reason}")
-        return f"matches no member of {t} ({'; '.join(reasons)})"
+        return f"matches no member of {annotation_text(t)} ({'; '.join(reasons)})"
 
     preds = [m.is_leaf for m in members if m.is_leaf is not None]
     is_leaf = None if not preds else (preds[0] if len(preds) == 1

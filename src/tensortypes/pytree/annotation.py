@@ -35,6 +35,7 @@ import typing
 from typing import Any
 
 from tensortypes.annotate._scope import current_at
+from tensortypes.core.words import annotation_text
 from tensortypes.errors import AnnotationError, describe_raised, raised_by_value
 from tensortypes.pytree._leaves import contains, has_path_dims
 from tensortypes.pytree._spec import parse_structure
@@ -162,17 +163,17 @@ def _subscript(item: Any) -> type:
         leaf_type = ann_to_type(leaf)
     except (AnnotationError, TypeError) as error:
         if not getattr(error, "deferred", False):
-            raise AnnotationError(f"PyTree[{_leaf_name(leaf)}]: the leaf type cannot be "
+            raise AnnotationError(f"PyTree[{annotation_text(leaf)}]: the leaf type cannot be "
                                   f"checked: {error}") from None
         leaf_type, refusal = ANY, str(error)
     if refusal is None and spec is None and has_path_dims(leaf_type):
-        refusal = (f"PyTree[{_leaf_name(leaf)}]: a size written '?name' depends on the "
+        refusal = (f"PyTree[{annotation_text(leaf)}]: a size written '?name' depends on the "
                    f"leaf's position in a structure, so it cannot be used except when "
                    f"contained with structured PyTree annotations: "
-                   f"PyTree[{_leaf_name(leaf)}, 'T']")
+                   f"PyTree[{annotation_text(leaf)}, 'T']")
     if refusal is None and spec is not None and contains(
             leaf_type, lambda u: type(u) is PyTreeType and u.spec is not None and u.path_dims):
-        refusal = (f"PyTree[{_leaf_name(leaf)}, {spec.text!r}]: it is ambiguous which PyTree "
+        refusal = (f"PyTree[{annotation_text(leaf)}, {spec.text!r}]: it is ambiguous which PyTree "
                    f"the '?' sizes refer to, the outer structure or the inner one; name the "
                    f"structure of only one of the two trees")
     text = None if spec is None else spec.text

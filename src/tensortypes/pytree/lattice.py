@@ -112,6 +112,12 @@ class PyTreeType(Type):
 
     __str__ = __repr__
 
+    def message_str(self) -> str:
+        """This type in an error message, its leaf as ``core.words`` writes it:
+        ``PyTree[Float[np.ndarray, 'n'], 'T']``."""
+        leaf = annotation_text(self.leaf)
+        return f"PyTree[{leaf}]" if self.spec is None else f"PyTree[{leaf}, {self.spec.text!r}]"
+
     def contained(self) -> tuple:
         return (self.leaf,)
 
@@ -123,10 +129,10 @@ class PyTreeType(Type):
         except Exception as error:  # noqa: BLE001 (the value's own exceptions only)
             if not raised_by_value(error):
                 raise
-            raise TypeCheckError(f"expected {self}: checking the value raised "
+            raise TypeCheckError(f"expected {self.message_str()}: checking the value raised "
                                  f"{describe_raised(error)}") from error
         if reason is not None:
-            raise TypeCheckError(f"expected {self}: {reason}")
+            raise TypeCheckError(f"expected {self.message_str()}: {reason}")
         return data
 
     def is_valid_value(self, data, strict=True) -> bool:
@@ -282,7 +288,7 @@ def _structure_reason(t: PyTreeType, spec: StructureSpec, structure: Any, b: Bin
     missing = [name for name, p in zip(spec.names, pieces) if p is _MISSING]
     if missing:
         these = ", ".join(missing)
-        message = (f"cannot check {t} of {root or b.label or 'a value'}: the structure "
+        message = (f"cannot check {annotation_text(t)} of {root or b.label or 'a value'}: the structure "
                    f"name{'s' if len(missing) > 1 else ''} {these} "
                    f"{'are' if len(missing) > 1 else 'is'} not bound yet; a composite "
                    f"{spec.text!r} needs each name bound first by a "

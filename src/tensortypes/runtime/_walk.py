@@ -28,6 +28,7 @@ from typing import Any
 from tensortypes._config import config
 from tensortypes.annotate import Bindings
 from tensortypes.annotate._compile import has_arrays, matcher_for
+from tensortypes.core.words import annotation_text
 from tensortypes.runtime._messages import short_value
 from tensortypes.types import (NONE, AbcType, AnnotatedType, ArrayType, DictType,
                                FrozenSetType, ListType, NamedTupleType, NewTypeType,
@@ -54,7 +55,7 @@ def array_why(value: Any, t: ArrayType, env: Bindings, label: str,
     env.label = label
     if m.match(value, env):
         return None
-    reason = m.explain(value, env) or f"{short_value(value)} is not {t}"
+    reason = m.explain(value, env) or f"{short_value(value)} is not {annotation_text(t)}"
     if reason.startswith(("axis ", "axes ")):
         return reason
     return f"{label}: {reason}"
@@ -90,7 +91,7 @@ def why(value: Any, t: Any, env: Bindings, label: str,
     if not has_arrays(t):
         if _types_accept(value, t):
             return None
-        return f"{label}: {_types_explain(value, t) or f'expected {t}'}"
+        return f"{label}: {_types_explain(value, t) or f'expected {annotation_text(t)}'}"
     rule = _RULES.get(type(t))
     if rule is None:  # a scope-aware type of another package
         return t.explain(value, env, label)
@@ -98,7 +99,7 @@ def why(value: Any, t: Any, env: Bindings, label: str,
 
 
 def _mismatch(value: Any, t: Any, label: str) -> str:
-    return f"{label} is {short_value(value)}, expected {t}"
+    return f"{label} is {short_value(value)}, expected {annotation_text(t)}"
 
 
 def _fits(value, t, env, label, ov):
@@ -120,8 +121,8 @@ def _union(value, t, env, label, ov):
     reasons = [why(value, member, env.copy(), label, ov) for member in members]
     if value is not None and NONE in members and len(members) == 2:
         return reasons[members.index(NONE) ^ 1]  # Optional[T]: only T could have fitted
-    return f"{label} is {short_value(value)}, which fits no member of {t}: " + \
-        "; ".join(reasons)
+    return (f"{label} is {short_value(value)}, which fits no member of {annotation_text(t)}: "
+            + "; ".join(reasons))
 
 
 def _sequence(cls):
@@ -148,7 +149,8 @@ def _tuple(value, t, env, label, ov):
             getattr(type(value), "_fields", None) != t.names:
         return _mismatch(value, t, label)
     if len(value) != len(t.elements):
-        return f"{label} has {len(value)} elements, expected {len(t.elements)} ({t})"
+        return (f"{label} has {len(value)} elements, expected {len(t.elements)} "
+                f"({annotation_text(t)})")
     names = t.names if type(t) is NamedTupleType else None
     for i, (item, element) in enumerate(zip(value, t.elements)):
         inner = f"{label}.{names[i]}" if names else f"{label}[{i}]"
@@ -175,11 +177,12 @@ def _typeddict(value, t, env, label, ov):
         return _mismatch(value, t, label)
     missing = sorted(t.required - value.keys())
     if missing:
-        return f"{label} lacks required key(s) {', '.join(map(repr, missing))} of {t}"
+        return (f"{label} lacks required key(s) {', '.join(map(repr, missing))} of "
+                f"{annotation_text(t)}")
     fields = dict(t.fields)
     for key, item in value.items():
         if key not in fields:
-            return f"{label} has key {key!r}, which {t} does not declare"
+            return f"{label} has key {key!r}, which {annotation_text(t)} does not declare"
         reason = why(item, fields[key], env, f"{label}[{key!r}]", ov)
         if reason is not None:
             return reason

@@ -156,7 +156,7 @@ def _why_dict(value, t):
     for k, x in sample(value.items()):
         inner = _why(k, t.key)
         if inner is not None:
-            return ("", f"key {k!r}: expected {t.key}, got {describe(k)}")
+            return ("", f"key {k!r}: expected {annotation_text(t.key)}, got {describe(k)}")
         inner = _why(x, t.value)
         if inner is not None:
             return _nested(f"[{k!r}]", inner)
@@ -172,7 +172,7 @@ def _why_typeddict(value, t):
     fields = dict(t.fields)
     for key, x in value.items():
         if key not in fields:
-            return ("", f"unexpected key {key!r} (keys of {t}: {', '.join(sorted(fields))})")
+            return ("", f"unexpected key {key!r} (keys of {annotation_text(t)}: {', '.join(sorted(fields))})")
         inner = _why(x, fields[key])
         if inner is not None:
             return _nested(f"[{key!r}]", inner)
@@ -195,7 +195,7 @@ def _why_members(value, t):
     names = t.members if type(t) is ProtocolType else tuple(t.methods)
     missing = [n for n in names if not hasattr(value, n)]
     if missing:
-        return ("", f"{describe(value)} lacks {', '.join(missing)} required by {t}")
+        return ("", f"{describe(value)} lacks {', '.join(missing)} required by {annotation_text(t)}")
     return None
 
 

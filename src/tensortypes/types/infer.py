@@ -90,8 +90,9 @@ def _elements(items: Any, what: str) -> Any:
         elif t is not element:
             merged = unify(element, t)
             if merged is None:
-                raise TypeError(f"cannot infer one element type for {what}: {element} "
-                                f"(the elements before {index}) and {t} (element {index}) "
+                raise TypeError(f"cannot infer one element type for {what}: "
+                                f"{element.message_str()} (the elements before {index}) "
+                                f"and {t.message_str()} (element {index}) "
                                 "do not unify; annotate the value instead")
             element = merged
     return element
