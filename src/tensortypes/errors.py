@@ -116,6 +116,11 @@ class AnnotationError(ValueError):
     message shows the text with a caret under that token.
     """
 
+    # Set by some raisers for a caller that may try again: the undefined name an
+    # annotation refers to (``unresolved``), or that the check is deferred (``deferred``).
+    unresolved: str
+    deferred: bool
+
     def __init__(self, message: str, text: str | None = None,
                  position: int | None = None, end: int | None = None):
         self.message = message

@@ -73,6 +73,8 @@ def set_array_name_format(value: str) -> None:
 class _MetaAbstractArray(type):
     """The metaclass of array annotations: ``isinstance`` runs the compiled matcher."""
 
+    _tt_match: Any  # set on each annotation class when it is made
+
     def __instancecheck__(cls, obj: Any) -> bool:
         # The scope as seen from the caller (a checked call's body, or none).
         try:

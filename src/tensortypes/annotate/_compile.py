@@ -78,6 +78,7 @@ def matcher_for(t: Any, overrides: dict | None = None) -> Matcher:
     found = _MATCHERS.get(t)
     if found is not None:
         return found
+    dims: tuple
     if t.shape is None:
         dims, index = (_ELLIPSIS,), 0
     else:

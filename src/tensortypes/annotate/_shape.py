@@ -219,7 +219,9 @@ def parse_shape(text: str) -> ParsedShape:
         raise AnnotationError(over_limit(f"the shape string has {len(text)} characters",
                                          "MAX_LENGTH", MAX_LENGTH),
                               text, MAX_LENGTH, len(text))
-    dims, tokens, index_variadic = [], [], None
+    dims: list = []
+    tokens: list = []
+    index_variadic: int | None = None
     for match in _TOKENS.finditer(text):
         token, start = match.group(), match.start()
         entry = _entry(token, start, text)

@@ -12,6 +12,8 @@ not import the Dim class.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import AnnotationError
 from .limits import MAX_NESTING
 
@@ -29,6 +31,11 @@ class Atom:
     """
 
     __slots__ = ("op", "args", "key", "dim", "depth", "__weakref__")
+    args: Any
+    depth: Any
+    dim: Any
+    key: Any
+    op: Any
 
     def __init_subclass__(cls, **kwargs):
         raise TypeError("Atom is final and cannot be subclassed")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import TYPE_CHECKING, Any
 
 from ..errors import AnnotationError
 from ._dimatom import Atom, factor_order, mono_key, term_order
@@ -47,6 +48,12 @@ class Dim:
 
     __slots__ = ("_terms", "_key", "_hash", "_value", "_name", "_symbols", "_text",
                  "_bounds", "__weakref__")
+    _bounds: Any
+    _name: Any
+    _symbols: Any
+    _terms: Any
+    _text: Any
+    _value: Any
 
     def __init_subclass__(cls, **kwargs):
         raise TypeError("Dim is final and cannot be subclassed")
@@ -57,7 +64,23 @@ class Dim:
     def __setattr__(self, name, value):
         raise AttributeError("Dim is immutable")
 
-    __delattr__ = __setattr__
+    def __delattr__(self, name):
+        raise AttributeError("Dim is immutable")
+
+    if TYPE_CHECKING:
+        # The arithmetic operators are installed below the class (``_operator``);
+        # their signatures, for a static checker. An int operand is coerced.
+        def __add__(self, other: Dim | int) -> Dim: ...
+        def __radd__(self, other: Dim | int) -> Dim: ...
+        def __sub__(self, other: Dim | int) -> Dim: ...
+        def __rsub__(self, other: Dim | int) -> Dim: ...
+        def __mul__(self, other: Dim | int) -> Dim: ...
+        def __rmul__(self, other: Dim | int) -> Dim: ...
+        def __floordiv__(self, other: Dim | int) -> Dim: ...
+        def __rfloordiv__(self, other: Dim | int) -> Dim: ...
+        def __mod__(self, other: Dim | int) -> Dim: ...
+        def __rmod__(self, other: Dim | int) -> Dim: ...
+        def __rpow__(self, other: Dim | int) -> Dim: ...
     __array_ufunc__ = None  # let NumPy integers defer to our reflected operators
 
     # -- identity --------------------------------------------------------------------

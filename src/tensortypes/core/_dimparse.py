@@ -93,7 +93,7 @@ def _tokenize(text: str, braces: bool) -> list[tuple]:
         if m is None:  # only trailing whitespace is left
             break
         digits, name, op, other = m.groups()
-        start, end = m.start(m.lastindex), m.end()
+        start, end = m.start(m.lastindex or 0), m.end()
         if digits is not None:
             if end < size and (text[end].isalpha() or text[end] == "_"):
                 stop = end

@@ -16,6 +16,8 @@ relation between a pattern and a static shape lives in
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..errors import AnnotationError
@@ -93,6 +95,12 @@ class DimSpec:
     """
 
     __slots__ = ("kind", "expr", "broadcast", "variadic", "path", "doc", "__weakref__")
+    broadcast: Any
+    doc: Any
+    expr: Any
+    kind: Any
+    path: Any
+    variadic: Any
 
     def __new__(cls, kind: str, expr=None, *, broadcast: bool = False, variadic: bool = False,
                 path: bool = False, doc: str | None = None):
@@ -183,6 +191,8 @@ class ShapePattern:
     """
 
     __slots__ = ("specs", "variadic_index", "__weakref__")
+    specs: Any
+    variadic_index: Any
 
     def __new__(cls, specs=()):
         if type(specs) is not tuple:

@@ -133,7 +133,7 @@ def normalized_shape_is_super(a: tuple, b: tuple) -> bool | None:
         return False
     if a == b:
         return True
-    result = True
+    result: bool | None = True
     for x, y in zip(a, b):
         r = dim_is_super(x, y)
         if r is False:
@@ -343,7 +343,7 @@ def broadcast_compatible(a, b) -> bool | None:
     """
     a = normalize_static_shape(a)
     b = normalize_static_shape(b)
-    result = True
+    result: bool | None = True
     for x, y in zip(reversed(a), reversed(b)):
         if type(x) is int and type(y) is int:
             if x != y and x != 1 and y != 1:

@@ -70,9 +70,9 @@ def _raw_name(dt: Any) -> str:
         return "bool" if name == "bool_" else name
     module = (type(dt).__module__ or "").partition(".")[0]
     if module == "tensorflow":
-        name = getattr(dt, "name", None)
-        if isinstance(name, str):
-            return name
+        tf_name = getattr(dt, "name", None)
+        if isinstance(tf_name, str):
+            return tf_name
     text = str(dt)
     for prefix in ("torch.", "mlx.core."):
         if text.startswith(prefix):

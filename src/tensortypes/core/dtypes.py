@@ -66,6 +66,8 @@ class DType:
     """
 
     __slots__ = ("name", "kind", "bits", "itemsize", "is_numpy", "_numpy", "_index")
+    _index: Any
+    _numpy: Any
 
     name: str
     kind: str

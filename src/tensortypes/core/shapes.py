@@ -26,6 +26,8 @@ axis may or may not be 1 under ``#``, a variable is tied only to unknown axes
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._dimcmp import split_linear
 from ._dimexpr import symbol_dim
 from ._pattern import KINDS, DimSpec, ShapePattern
@@ -98,7 +100,7 @@ def _solve(expr: Dim, name: str, env: dict, target):
 
     False: no integer solution (or only a negative one); None: not solvable here.
     """
-    mapping = {}
+    mapping: dict = {}
     for other in expr.free_symbols:
         if other != name:
             value = env[other]
@@ -112,7 +114,7 @@ def _solve(expr: Dim, name: str, env: dict, target):
     c, k = split
     diff = (const(target) if type(target) is int else target) - k
     if diff.is_constant:
-        q, r = divmod(diff.value, c)
+        q, r = divmod(diff.value or 0, c)  # a constant: value is its int
         if r or q < 0:
             return False
         return q, True
@@ -123,7 +125,7 @@ def _solve(expr: Dim, name: str, env: dict, target):
     else:
         return None
     if solution.is_constant:
-        return (solution.value, True) if solution.value >= 0 else False
+        return (solution.value, True) if (solution.value or 0) >= 0 else False
     nonneg = ge(solution, 0)
     return (False if nonneg is False else (solution, nonneg))
 
@@ -252,7 +254,7 @@ def match_static(pattern: ShapePattern, shape, bindings=None) -> tuple:
     if v is None:
         if len(specs) != n:
             return False, env
-        pairs = zip(specs, shape)
+        pairs: Any = zip(specs, shape)
     else:
         fixed = len(specs) - 1
         if n < fixed:

@@ -214,7 +214,8 @@ def _informative(value) -> bool:
 
 def _innermost(result: _Result, line: int, col: int):
     """The smallest recorded expression at (line, col), or the target of an assignment."""
-    best, best_value, best_size = None, None, None
+    best, best_value = None, None
+    best_size: Any = None
     for node, value in result.record.items():
         if getattr(node, "end_lineno", None) is None or not _contains(node, line, col):
             continue

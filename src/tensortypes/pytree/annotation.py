@@ -52,6 +52,11 @@ _CANONICAL: dict[tuple, type] = {}  # by (leaf annotation, normalised structure)
 class _PyTreeMeta(type):
     """Metaclass of ``PyTree``: subscription, ``isinstance``, printing, pickling."""
 
+    # Set on each PyTree[...] class when it is made.
+    type: Any
+    leaftype: Any
+    structure: Any
+
     def __call__(cls, *args: Any, **kwargs: Any):
         raise TypeError(f"{cls.__name__} is an annotation and cannot be instantiated")
 

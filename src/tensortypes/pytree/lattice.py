@@ -63,6 +63,12 @@ class PyTreeType(Type):
     """
 
     __slots__ = ("leaf", "spec", "leaf_check", "path_dims", "binds", "_prefixes", "_annotation")
+    _prefixes: Any
+    binds: Any
+    leaf: Any
+    leaf_check: Any
+    path_dims: Any
+    spec: Any
     is_pytree_type = True  # how ``_leaves`` recognises a nested tree
 
     def __new__(cls, leaf: Any, structure: str | None = None, annotation: Any = None):

@@ -55,6 +55,7 @@ class DictKey(_Key):
     """
 
     __slots__ = ("key",)
+    key: Any
     _field = "key"
 
     def __str__(self) -> str:
@@ -69,6 +70,7 @@ class SequenceKey(_Key):
     """
 
     __slots__ = ("idx",)
+    idx: Any
     _field = "idx"
 
     def __str__(self) -> str:
@@ -83,6 +85,7 @@ class GetAttrKey(_Key):
     """
 
     __slots__ = ("name",)
+    name: Any
     _field = "name"
 
     def __str__(self) -> str:
@@ -97,6 +100,7 @@ class FlattenedIndexKey(_Key):
     """
 
     __slots__ = ("key",)
+    key: Any
     _field = "key"
 
     def __str__(self) -> str:

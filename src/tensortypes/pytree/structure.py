@@ -92,6 +92,9 @@ class PyTreeDef(metaclass=_StructureClass):
     """
 
     __slots__ = ("_node", "_leaves", "_hash")
+    _hash: Any
+    _leaves: Any
+    _node: Any
 
     def __init__(self, node: tuple, num_leaves: int | None = None) -> None:
         if not isinstance(node, tuple):

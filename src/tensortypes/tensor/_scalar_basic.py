@@ -12,6 +12,7 @@ The C forms are in ``_scalar_c``.
 from __future__ import annotations
 
 import abc
+from typing import Any
 
 import numpy as np
 
@@ -128,6 +129,10 @@ class BasicScalarOp(ScalarOp):
     """
 
     __slots__ = ("name", "nin", "nfunc", "promoted", "_rule", "_refuse", "_c", "_table")
+    _c: Any
+    _refuse: Any
+    _rule: Any
+    _table: Any
 
     def __init_subclass__(cls, **kwargs):
         raise TypeError("BasicScalarOp is final; subclass ScalarOp for a new scalar op")

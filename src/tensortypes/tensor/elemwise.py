@@ -20,6 +20,8 @@ The module also defines the elementwise functions (``add``, ``exp``, ``where``,
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tensortypes.core.shapes import broadcast_static_shapes, format_static_shape
@@ -118,6 +120,7 @@ class Elemwise(Op):
 
     __props__ = ("scalar_op",)
     __slots__ = ("scalar_op",)
+    scalar_op: Any
 
     def __init__(self, scalar_op: ScalarOp):
         if not isinstance(scalar_op, ScalarOp):

@@ -26,6 +26,8 @@ whose negative exponents NumPy reports as an error.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tensortypes.errors import MethodNotDefined
@@ -147,6 +149,10 @@ class Composite(ScalarOp):
 
     __slots__ = ("name", "nin", "nout", "promoted", "in_dtypes", "out_dtypes", "nodes",
                  "out_slots", "_key", "_hash", "_fn")
+    in_dtypes: Any
+    nodes: Any
+    out_dtypes: Any
+    out_slots: Any
 
     def __init_subclass__(cls, **kwargs):
         raise TypeError("Composite is final")

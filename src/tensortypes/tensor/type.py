@@ -14,7 +14,7 @@ types into the ``SpecifyShape`` output (see ``convert_variable``).
 from __future__ import annotations
 
 from abc import ABCMeta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -94,10 +94,19 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
 
     __slots__ = ("dtype", "shape", "name", "ndim", "numpy_dtype", "lattice_dtype",
                  "broadcastable", "_symbolic", "_hash", "_base", "__weakref__")
+    _symbolic: Any
+    broadcastable: Any
+    ndim: Any
+    numpy_dtype: Any
 
     dtype: str
     shape: tuple
     name: str | None
+
+    if TYPE_CHECKING:
+        # Built by ``_Interning.__call__`` (through ``_build``), whose signature this is.
+        def __init__(self, dtype: Any = "floatX", shape: Any = None, name: str | None = None,
+                     broadcastable: Any = None) -> None: ...
 
     @classmethod
     def _build(cls, dtype, shape, name, broadcastable):

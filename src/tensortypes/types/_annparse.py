@@ -121,6 +121,7 @@ def evaluate(text: str, globalns: Mapping[str, Any] | None = None,
         for node in ast.walk(tree):
             if hasattr(node, "col_offset"):
                 node.col_offset += offset
-                if getattr(node, "end_col_offset", None) is not None:
-                    node.end_col_offset += offset
+                end = getattr(node, "end_col_offset", None)
+                if end is not None:
+                    setattr(node, "end_col_offset", end + offset)  # noqa: B010 (not every AST node has it)
     return _Evaluator(text, tuple(namespaces)).eval(tree.body)

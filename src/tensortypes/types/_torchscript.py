@@ -125,7 +125,7 @@ def check_enum(cls: type) -> None:
     ...
     tensortypes.errors.AnnotationError: Mixed is not a TorchScript type: its values mix ...
     """
-    members = list(cls)
+    members: list = list(cls)
     if not members:
         refuse(cls, "no enum values are defined", "add members, e.g. RED = 1")
     for base in cls.__mro__[1:]:

@@ -286,7 +286,7 @@ class _Converter:
             sub = _Converter(_module_globals(cls), dict(vars(cls)), self.torchscript, False)
             sub.active = self.active
             fields = [(name, sub.convert(hints[name]) if name in hints else default)
-                      for name in cls._fields]
+                      for name in getattr(cls, "_fields")]  # noqa: B009 (a NamedTuple class)
         finally:
             self.active.discard(id(cls))
         return NamedTupleType(cls, fields)

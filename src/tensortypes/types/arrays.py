@@ -132,6 +132,10 @@ class ArrayType(LatticeType):
     """
 
     __slots__ = ("kind", "dtypes", "shape", "static_shape")
+    dtypes: Any
+    kind: Any
+    shape: Any
+    static_shape: Any
     _fields = ("kind", "dtypes", "shape")
     _kind = "array"
 

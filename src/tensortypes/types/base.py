@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import re
 from abc import ABCMeta
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tensortypes.errors import raised_by_value
 from tensortypes.graph.type import Type
@@ -40,6 +41,11 @@ class _Hooks:
     """Entry points installed by ``relations``, ``check`` and ``schema``."""
 
     __slots__ = ("is_subtype", "check_value", "accepts", "class_schema", "instance_schema")
+    accepts: Any
+    check_value: Any
+    class_schema: Any
+    instance_schema: Any
+    is_subtype: Any
 
     def __init__(self) -> None:
         for name in self.__slots__:
@@ -75,6 +81,11 @@ _RAW_LIMIT = 1 << 16
 class _Interning(ABCMeta):
     """Metaclass: route construction through the raw-argument and canonical tables."""
 
+    # What every class of this metaclass defines (``LatticeType`` and its subclasses).
+    _raw_cacheable: bool
+    _construct: Callable[..., Any]
+    _raw_key: Callable[[tuple], Any]
+
     def __call__(cls, *args: Any, **kwargs: Any):
         if kwargs or not cls._raw_cacheable:
             return cls._construct(*args, **kwargs)
@@ -103,6 +114,8 @@ class LatticeType(Type, metaclass=_Interning):
     """
 
     __slots__ = ("_py", "_ts")
+    _py: Any
+    _ts: Any
 
     _fields: ClassVar[tuple[str, ...]] = ()
     _kind: ClassVar[str] = ""
@@ -110,6 +123,12 @@ class LatticeType(Type, metaclass=_Interning):
     # Subclasses whose arguments can be equal without meaning the same type
     # (``Literal[1]`` and ``Literal[True]``: ``1 == True``) turn the raw table off.
     _raw_cacheable: ClassVar[bool] = True
+
+    if TYPE_CHECKING:
+        # Construction goes through ``_Interning.__call__`` into each subclass's
+        # ``_construct`` (which checks the arguments): say so to a static checker,
+        # which would otherwise read ``object.__init__``'s signature.
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -283,7 +302,7 @@ def _array_members(t: LatticeType, found: dict, depth: int) -> None:
             _array_members(inner, found, depth + 1)
 
 
-def _rebuild(cls: type, fields: tuple) -> LatticeType:
+def _rebuild(cls: Any, fields: tuple) -> LatticeType:
     return cls._get(fields)
 
 
@@ -321,7 +340,7 @@ def qualified(cls: type) -> str:
     >>> qualified(dict)
     'dict'
     """
-    return getattr(cls, "__qualname__", None) or getattr(cls, "__name__", repr(cls))
+    return str(getattr(cls, "__qualname__", None) or getattr(cls, "__name__", repr(cls)))
 
 
 def ts_of(t: Any) -> str:
@@ -360,7 +379,7 @@ def join_strs(types, torchscript: bool = False) -> str:
     return ", ".join(str(t) for t in types)
 
 
-def as_type(value: Any, what: str) -> LatticeType:
+def as_type(value: Any, what: str) -> Type:
     """``value`` if it is a type (any ``graph.Type``), else a TypeError naming ``what``.
 
     >>> from tensortypes.types import INT

@@ -117,7 +117,7 @@ def nominal_class(a: Any) -> type | None:
 
 
 def _sup_class(a, b) -> bool | None:
-    cls = nominal_class(a)
+    cls: Any = nominal_class(a)
     if cls is None:
         cls = python_class(a)
         if not isinstance(cls, type):
@@ -139,7 +139,7 @@ def _sup_module(a, b) -> bool | None:
             if name not in mine and name not in dict(a.unresolved):
                 return False
         return answer
-    cls = nominal_class(a)
+    cls: Any = nominal_class(a)
     if cls is None or not issubclass(cls, b.cls):
         return False
     return None if (b.attributes or b.unresolved) else True

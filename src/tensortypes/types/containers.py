@@ -85,6 +85,8 @@ class AbcType(LatticeType):
     """
 
     __slots__ = ("origin", "args", "variance")
+    args: Any
+    origin: Any
     _fields = ("origin", "args")
     _kind = "abc"
 

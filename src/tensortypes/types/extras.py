@@ -51,6 +51,7 @@ class LiteralType(LatticeType):
     """
 
     __slots__ = ("items",)
+    items: Any
     _fields = ("items",)
     _kind = "literal"
     _raw_cacheable = False
@@ -65,7 +66,7 @@ class LiteralType(LatticeType):
             raise TypeError("Literal needs at least one value")
         # Literals that list every value of a type are that type (Literal[True,
         # False] is bool), so that equivalent types are one object.
-        whole = [NONE] if any(v is None for v in values) else []
+        whole: list = [NONE] if any(v is None for v in values) else []
         if {(bool, True), (bool, False)} <= items:
             items -= {(bool, True), (bool, False)}
             whole.append(BOOL)
@@ -113,6 +114,8 @@ class CallableType(LatticeType):
     """
 
     __slots__ = ("params", "result")
+    params: Any
+    result: Any
     _fields = ("params", "result")
     _kind = "callable"
 
@@ -183,6 +186,8 @@ class ProtocolType(LatticeType):
     """
 
     __slots__ = ("cls", "members", "runtime_checkable")
+    cls: Any
+    members: Any
     _fields = ("cls",)
     _kind = "protocol"
 
@@ -216,6 +221,9 @@ class TypeVarType(LatticeType):
     """
 
     __slots__ = ("name", "bound", "constraints", "variance", "typevar")
+    bound: Any
+    constraints: Any
+    name: Any
     _fields = ("name", "bound", "constraints", "variance", "typevar")
     _kind = "typevar"
 
@@ -255,6 +263,7 @@ class NewTypeType(LatticeType):
     """
 
     __slots__ = ("name", "supertype", "newtype")
+    name: Any
     _fields = ("name", "supertype", "newtype")
     _kind = "newtype"
 
@@ -293,6 +302,8 @@ class AnnotatedType(LatticeType):
     """
 
     __slots__ = ("inner", "_metadata")
+    _metadata: Any
+    inner: Any
     _fields = ("inner", "_metadata")
     _kind = "annotated"
 
@@ -335,6 +346,9 @@ class TypedDictType(LatticeType):
     """
 
     __slots__ = ("name", "fields", "required", "cls")
+    fields: Any
+    name: Any
+    required: Any
     _fields = ("name", "fields", "required", "cls")
     _kind = "typeddict"
 

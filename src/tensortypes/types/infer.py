@@ -126,7 +126,8 @@ def _named_tuple(value: tuple) -> Any:
     cls = type(value)
     if cls.__dict__.get("__annotations__"):
         return ann_to_type(cls)
-    return NamedTupleType(cls, [(name, _infer(x)) for name, x in zip(cls._fields, value)])
+    names = getattr(cls, "_fields")  # noqa: B009 (a namedtuple class)
+    return NamedTupleType(cls, [(name, _infer(x)) for name, x in zip(names, value)])
 
 
 def _set_of(kind):
@@ -184,7 +185,7 @@ def _constant(t: Any):
 def _first_time(value: Any) -> Any:
     """Find (and usually cache) the handler for a class met for the first time."""
     cls = type(value)
-    handler = None
+    handler: Any = None
     cacheable = True
     info = array_info(value)
     if info is not None:
@@ -193,7 +194,7 @@ def _first_time(value: Any) -> Any:
     elif issubclass(cls, enum.Enum):
         handler = _constant(EnumClassType(cls))
     elif torch_class_name(cls) in _TORCH:
-        handler = _constant(_TORCH[torch_class_name(cls)])
+        handler = _constant(_TORCH[torch_class_name(cls) or ""])
     elif is_module_class(cls):
         handler = ModuleType.from_instance
     elif issubclass(cls, type):

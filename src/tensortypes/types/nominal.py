@@ -202,6 +202,8 @@ class _Classy(LatticeType):
     """Abstract base of the types named by a Python class, with a lazy schema."""
 
     __slots__ = ("cls", "_schema")
+    _schema: Any
+    cls: Any
     _fields = ("cls",)
 
     @classmethod
@@ -294,7 +296,7 @@ class InterfaceType(_Classy):
         return self.schema.methods
 
 
-def _enum_value_type(cls: type):
+def _enum_value_type(cls: Any):
     kinds = {type(m.value) for m in cls}
     if len(kinds) == 1:
         (only,) = kinds
@@ -317,6 +319,7 @@ class EnumClassType(LatticeType):
     """
 
     __slots__ = ("cls", "value_type", "names")
+    cls: Any
     _fields = ("cls",)
     _kind = "enum"
 
@@ -356,6 +359,10 @@ class ModuleType(LatticeType):
     """
 
     __slots__ = ("cls", "attributes", "unresolved", "_schema")
+    _schema: Any
+    attributes: Any
+    cls: Any
+    unresolved: Any
     _fields = ("cls", "attributes", "unresolved")
     _kind = "module"
 

@@ -237,7 +237,8 @@ def concrete_type_classes() -> list[type]:
     >>> ListType in concrete_type_classes()
     True
     """
-    found, todo = [], [LatticeType]
+    found: list[type] = []
+    todo: list[type[LatticeType]] = [LatticeType]
     while todo:
         cls = todo.pop()
         todo.extend(cls.__subclasses__())

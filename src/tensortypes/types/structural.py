@@ -39,6 +39,7 @@ class TupleType(LatticeType):
     """
 
     __slots__ = ("elements",)
+    elements: Any
     _fields = ("elements",)
     _kind = "tuple"
 
@@ -67,6 +68,7 @@ class VarTupleType(LatticeType):
     """
 
     __slots__ = ("element",)
+    element: Any
     _fields = ("element",)
     _kind = "tuple"
 
@@ -97,6 +99,10 @@ class NamedTupleType(LatticeType):
     """
 
     __slots__ = ("name", "names", "elements", "cls")
+    cls: Any
+    elements: Any
+    name: Any
+    names: Any
     _fields = ("name", "names", "elements", "cls")
     _kind = "tuple"
 
@@ -148,6 +154,7 @@ class _OneParam(LatticeType):
     """Abstract base of the containers with one element type."""
 
     __slots__ = ("element",)
+    element: Any
     _fields = ("element",)
     _what = "element"
     # The printed name: ``Label[T]`` in both notations unless a subclass says otherwise.
@@ -224,6 +231,8 @@ class DictType(LatticeType):
     """
 
     __slots__ = ("key", "value")
+    key: Any
+    value: Any
     _fields = ("key", "value")
     _kind = "dict"
 
@@ -274,6 +283,7 @@ class UnionType(LatticeType):
     """
 
     __slots__ = ("members",)
+    members: Any
     _fields = ("members",)
     _kind = "union"
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import datetime
 import threading
+from typing import Any
 
 from tensortypes.errors import TypeCheckError
 from tensortypes.graph import Apply, CLinkerOp, CLinkerType, Op, Type
@@ -66,6 +67,7 @@ class CDataType(Type, CLinkerType):
 
     __slots__ = ("ctype", "freefunc", "headers", "header_dirs", "libraries", "lib_dirs",
                  "compile_args", "extra_support_code", "version", "_hash")
+    ctype: Any
 
     __props__ = ("ctype", "freefunc", "headers", "header_dirs", "libraries", "lib_dirs",
                  "compile_args", "extra_support_code", "version")
