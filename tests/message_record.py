@@ -68,43 +68,34 @@ def problems(messages: Iterable[tuple[str, str]]) -> list[str]:
     return found
 
 
+def _wrap(cls: type, texts) -> None:
+    """Record ``texts(instance)`` (``(kind, text)`` pairs) after each ``cls(...)`` is built."""
+    original = cls.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        for kind, text in texts(self):
+            record(kind, text)
+
+    cls.__init__ = init  # type: ignore[misc]
+
+
+def _first(error: BaseException) -> object:
+    return error.args[0] if error.args else None
+
+
 def install() -> None:
     """Record every error and diagnostic the library constructs from now on."""
     from tensortypes.check.diagnostics import Diagnostic
     from tensortypes.errors import AnnotationError, CacheError, TypeCheckError
 
-    def type_check_error(self, *args):
-        if args:
-            record("TypeCheckError", args[0])
-        TypeError.__init__(self, *args)
-
-    TypeCheckError.__init__ = type_check_error  # type: ignore[method-assign]
-
-    annotation_init = AnnotationError.__init__
-
-    def annotation_error(self, message, *args, **kwargs):
-        record("AnnotationError", message)  # the message, not the user's text under a caret
-        annotation_init(self, message, *args, **kwargs)
-
-    AnnotationError.__init__ = annotation_error  # type: ignore[method-assign]
-
-    def cache_error(self, *args):
-        if args:
-            record("CacheError", args[0])
-        OSError.__init__(self, *args)
-
-    CacheError.__init__ = cache_error  # type: ignore[method-assign]
-
-    diagnostic_init = Diagnostic.__init__
-
-    def diagnostic(self, path, line, col, code, message, notes=(), *args, **kwargs):
-        diagnostic_init(self, path, line, col, code, message, notes, *args, **kwargs)
-        if code != "syntax":  # a syntax error quotes Python's own words
-            record(f"checker [{code}]", message)
-            for note in self.notes:
-                record(f"checker [{code}] note", note)
-
-    Diagnostic.__init__ = diagnostic  # type: ignore[method-assign]
+    _wrap(TypeCheckError, lambda e: [("TypeCheckError", _first(e))])
+    # The message, not the user's text shown under a caret.
+    _wrap(AnnotationError, lambda e: [("AnnotationError", e.message)])
+    _wrap(CacheError, lambda e: [("CacheError", _first(e))])
+    # A syntax error quotes Python's own words.
+    _wrap(Diagnostic, lambda d: [] if d.code == "syntax" else [
+        (f"checker [{d.code}]", d.message), *((f"checker [{d.code}] note", n) for n in d.notes)])
 
 
 def write(path: str) -> None:
