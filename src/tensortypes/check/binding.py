@@ -62,13 +62,16 @@ class Binder:
     (Dim('5'), 'x axis 0')
     """
 
-    __slots__ = ("env", "where", "facts", "failed")
+    __slots__ = ("env", "where", "facts", "failed", "soft")
 
     def __init__(self, env: dict | None = None, where: dict | None = None, facts: tuple = ()):
         self.env = dict(env) if env else {}
         self.where = dict(where) if where else {}
         self.facts = facts  # divisibility facts of the caller: (name, k) pairs
         self.failed = False  # an argument did not fit: the bindings are not to be trusted
+        # Names a local annotation introduced: they contradict a size only when provably
+        # different (the author's annotation is all that ties them).
+        self.soft: frozenset = frozenset()
 
     # -- one axis ----------------------------------------------------------------------
     def _expected(self, expr: Dim):
@@ -130,6 +133,8 @@ class Binder:
         if expected is None or expected is a:
             return
         if type(a) is Dim and same_size(expected, a, self.facts):
+            return
+        if self.soft and p.free_symbols & self.soft and dims.eq(expected, a) is not False:
             return
         names = tuple(sorted(p.free_symbols))
         bound = ", ".join(f"{n} = {fmt_dim(self.env[n])} from {self.where[n]}" for n in names

@@ -27,7 +27,7 @@ class Frame:
     """
 
     __slots__ = ("vars", "where", "func", "returns", "globals", "terminated", "building",
-                 "facts", "declared")
+                 "facts", "declared", "sizes")
 
     def __init__(self, func=None, building=None):
         self.vars: dict = {}
@@ -41,6 +41,8 @@ class Frame:
         # Annotated locals: name -> lattice type. An annotation declares the name's type
         # for the whole function, so the branches share one table.
         self.declared: dict = {}
+        # Size names local annotations introduced: name -> (size or None, where bound).
+        self.sizes: dict = {}
 
     def copy(self) -> Frame:
         """A frame with its own variables and the same shared tables."""
@@ -51,6 +53,7 @@ class Frame:
         other.globals = self.globals
         other.facts = self.facts
         other.declared = self.declared
+        other.sizes = self.sizes
         return other
 
 

@@ -26,6 +26,7 @@ import ast
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 from tensortypes.errors import AnnotationError
+from tensortypes.types import ArrayType, UnionType
 
 from .binding import Binder
 from .defs import FunctionInfo
@@ -42,6 +43,7 @@ from .symbolic import (
     NONE,
     UNKNOWN,
     Arr,
+    Bcast,
     DictV,
     DTypeV,
     FuncV,
@@ -50,6 +52,7 @@ from .symbolic import (
     Ref,
     Rest,
     TupleV,
+    UnionV,
     fmt_dtypes,
     fmt_shape,
 )
@@ -105,20 +108,32 @@ class StatementMixin:
         want = self.annotation_type(stmt.annotation)
         target = stmt.target
         if isinstance(target, ast.Name):
-            frame.declared[target.id] = want
+            # A bare declaration (``y: T`` then ``y = ...`` in each branch) holds every
+            # value assigned to the name; an annotated assignment holds its own value.
+            frame.declared[target.id] = (want, stmt.value is None)
         elif frame.building is not None and isinstance(target, ast.Attribute) and \
                 isinstance(target.value, ast.Name) and target.value.id == "self":
             frame.building.declared.setdefault(target.attr, stmt.annotation)
+        binder = self.local_binder(frame)
+        got = self.eval(stmt.value, frame) if stmt.value is not None else UNKNOWN
+        if stmt.value is not None:
+            self.check_binding(want, got, f"value assigned to {label_of(target)}",
+                               binder, stmt.value, frame, code="assign")
+        # Size names the function's signature does not have are introduced here: each
+        # stands for the size it met (``Nr`` for ``B*H*W``), or for an unknown size when
+        # the value is unknown, in every later annotation of this function.
+        for name in _pattern_names(self.annotation_value(stmt.annotation)):
+            if name not in frame.where and name not in frame.sizes:
+                frame.sizes[name] = (binder.env.get(name),
+                                     binder.where.get(name, f"line {stmt.lineno}"))
+        if got is UNKNOWN:
+            got = _substituted(self.annotation_value(stmt.annotation),
+                               self.local_binder(frame))
         if stmt.value is None:
             key = attr_key(target) if not isinstance(target, ast.Name) else target.id
             if key is not None:
-                frame.vars[key] = self.annotation_value(stmt.annotation)
+                frame.vars[key] = got
             return frame
-        got = self.eval(stmt.value, frame)
-        self.check_binding(want, got, f"value assigned to {label_of(target)}",
-                           self.own_binder(frame), stmt.value, frame, code="assign")
-        if got is UNKNOWN:
-            got = self.annotation_value(stmt.annotation)
         self.assign(target, got, frame, stmt, declared=False)
         return frame
 
@@ -159,10 +174,15 @@ class StatementMixin:
     def assign(self, target, value, frame, stmt, declared: bool = True) -> None:
         """Bind ``value`` to ``target``; ``declared``: check it against a declared type."""
         if isinstance(target, ast.Name):
-            want = frame.declared.get(target.id) if declared else None
+            want, bare = frame.declared.get(target.id, (None, False)) if declared else \
+                (None, False)
             if want is not None:
-                self.check_binding(want, value, f"value assigned to {target.id}",
-                                   self.own_binder(frame), stmt, frame, code="assign")
+                # The shape and dtype of ``y: T = v`` describe ``v`` (as jaxtyping checks
+                # it); a later value is held to the rest (an array of that library, None
+                # only if allowed), as mypy reads ``Float[Tensor, "b n"]``.
+                self.check_binding(want if bare else _kind_only(want), value,
+                                   f"value assigned to {target.id}",
+                                   self.local_binder(frame), stmt, frame, code="assign")
             if type(value) is Arr and value.origin is None:
                 value = value.with_(origin=f"assigned at line {stmt.lineno}")
             frame.vars[target.id] = value
@@ -276,6 +296,20 @@ class StatementMixin:
         # A ``*rest`` of the function's own annotations stands for its own axes.
         names.update({n: (Rest(n[1:]),) for n in frame.where if n.startswith("*")})
         return Binder(names, {n: frame.where[n] for n in names}, frame.facts)
+
+    def local_binder(self, frame) -> Binder:
+        """:meth:`own_binder` with the size names local annotations introduced.
+
+        Such a name holds the size it first met (or an unknown size); a later
+        annotation contradicts it only when the two are provably different, since
+        the author's annotation, not the signature, is all that ties them.
+        """
+        binder = self.own_binder(frame)
+        for name, (value, where) in frame.sizes.items():
+            binder.env[name] = value
+            binder.where[name] = where
+        binder.soft = frozenset(frame.sizes)
+        return binder
 
     def s_Raise(self, stmt, frame):
         frame.terminated = True
@@ -439,3 +473,36 @@ def _raises(node) -> bool:
     func = node.func if isinstance(node, ast.Call) else None
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
     return name in _RAISES
+
+
+def _pattern_names(value) -> list:
+    """The size names (``n``, ``*b``) in the array shapes of an annotation's value."""
+    out: list = []
+    for item in (value.items if type(value) in (UnionV, TupleV) else (value,)):
+        if type(item) is not Arr or item.shape is None:
+            continue
+        for d in item.shape:
+            d = d.dim if type(d) is Bcast else d
+            if type(d) is Dim:
+                out.extend(sorted(d.free_symbols))
+            elif type(d) is Rest and d.name is not None:
+                out.append("*" + d.name)
+    return out
+
+
+def _substituted(value, binder: Binder):
+    """An annotation's value with its size names read through ``binder``."""
+    if type(value) is Arr and value.shape is not None:
+        return value.with_(shape=binder.substitute(value.shape))
+    if type(value) is UnionV:
+        return UnionV(tuple(_substituted(v, binder) for v in value.items))
+    return value
+
+
+def _kind_only(want):
+    """``want`` with each array type's dtype and shape dropped (its library kept)."""
+    if type(want) is ArrayType:
+        return ArrayType(want.kind)
+    if isinstance(want, UnionType) and any(type(m) is ArrayType for m in want.members):
+        return UnionType([_kind_only(m) for m in want.members])
+    return want

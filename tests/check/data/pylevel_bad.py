@@ -79,10 +79,23 @@ def as_str() -> str:
     return Pair((1,))  # E: return value of as_str() is Pair, expected str [return]
 
 
-def reassigned(x: Float[Tensor, "b n"]) -> Float[Tensor, "b"]:
+def declared_then_assigned(x: Float[Tensor, "b n"], flag: bool) -> Float[Tensor, "b"]:
+    y: Float[Tensor, "b n"]
+    if flag:
+        y = x * 2
+    else:
+        y = x.sum(-1)  # E: value assigned to y (b,) has rank 1 [assign]
+    return y.sum(-1)
+
+
+def reassigned_with_none(x: Float[Tensor, "b n"]) -> None:
     y: Float[Tensor, "b n"] = x * 2
-    y = y.sum(-1)  # E: value assigned to y (b,) has rank 1 [assign]
-    return y
+    y = None  # E: value assigned to y is None [assign]
+
+
+def local_size_provably_different(x: Float[Tensor, "b 3"]) -> None:
+    y: Float[Tensor, "m 3"] = torch.zeros(5, 3)
+    z: Float[Tensor, "m 3"] = torch.zeros(4, 3)  # E: axis 0 has size 4, expected 5 [assign]
 
 
 def member_of_a_tuple_with_none(kind: Optional[str]) -> bool:

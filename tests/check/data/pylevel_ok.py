@@ -166,3 +166,21 @@ def reassigned(x: Float[Tensor, "b n"]) -> Float[Tensor, "b n"]:
     for _ in range(3):
         y = y * 2
     return y
+
+
+def reassigned_with_another_shape(x: Float[Tensor, "b n"]) -> Float[Tensor, "b"]:
+    # The annotation describes the value assigned with it (as jaxtyping checks it).
+    y: Float[Tensor, "b n"] = x * 2
+    y = y.sum(-1)
+    return y
+
+
+def local_size_names(rays: Float[Tensor, "B H W 3"], render) -> Float[Tensor, "B H W 1"]:
+    # ``Nr`` is introduced by a local annotation: it is B*H*W from then on, and
+    # values of unknown shape annotated with it (``render``'s) have that size.
+    B, H, W = rays.shape[:3]
+    flat: Float[Tensor, "Nr 3"] = rays.reshape(-1, 3)
+    weights: Float[Tensor, "Nr 1"]
+    weights = render(flat)
+    opacity: Float[Tensor, "Nr 1"] = render(weights)
+    return (opacity + weights).view(B, H, W, 1)
