@@ -110,6 +110,8 @@ def value_of(t, module):
         info = module.by_type.get(t)
         return InstV(info) if info is not None else UNKNOWN
     if tt is LiteralType:
+        if len(t.values) == 1 and type(t.values[0]) is str:
+            return StrV(t.values[0])  # Literal["scalar"]: narrowed out by == "scalar"
         kinds = {type(v) for v in t.values}
         return {frozenset({str}): StrV(), frozenset({int}): IntV(),
                 frozenset({bool}): BoolV()}.get(frozenset(kinds), UNKNOWN)

@@ -179,7 +179,7 @@ class ClassInfo:
 
     __slots__ = ("name", "node", "bases", "methods", "attrs", "assigned", "is_module",
                  "is_dataclass", "open", "fields", "ready", "class_attrs", "facts", "lattice",
-                 "declared", "mutated", "kw_only")
+                 "declared", "mutated", "kw_only", "guards")
 
     def __init__(self, node, module):
         self.name = node.name
@@ -196,6 +196,9 @@ class ClassInfo:
         self.facts: tuple = ()  # divisibility facts __init__ establishes for every method
         self.lattice = None  # its types.ClassType (check.typelang.class_type)
         self.declared: dict = {}  # attribute -> annotation node (class body, self.x: T = ...)
+        # attribute -> {(flag attribute, truth)}: __init__ leaves it not None whenever the
+        # flag attribute has that truthiness (``self.bias = b if use_bias else None``).
+        self.guards: dict = {}
         decorators = [decorator_name(d) for d in node.decorator_list]
         self.is_dataclass = "dataclass" in decorators
         self.kw_only = any(isinstance(d, ast.Call) and any(

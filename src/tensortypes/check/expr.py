@@ -259,6 +259,7 @@ class ExprMixin:
         self.eval(node.test, frame)
         yes = self.eval(node.body, self.narrow(node.test, frame, True))
         no = self.eval(node.orelse, self.narrow(node.test, frame, False))
+        self.last_ifexp = (node, yes, no)  # for an assignment's flag correlation
         return join_values(yes, no)
 
     def e_BoolOp(self, node, frame):

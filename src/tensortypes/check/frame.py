@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .joins import join_values
 
-__all__ = ["Frame", "join_frames"]
+__all__ = ["Frame", "join_frames", "valid_guard", "forget_guards"]
 
 
 class Frame:
@@ -27,7 +27,7 @@ class Frame:
     """
 
     __slots__ = ("vars", "where", "func", "returns", "globals", "terminated", "building",
-                 "facts", "declared", "sizes")
+                 "facts", "declared", "sizes", "guards", "aliases")
 
     def __init__(self, func=None, building=None):
         self.vars: dict = {}
@@ -43,6 +43,13 @@ class Frame:
         self.declared: dict = {}
         # Size names local annotations introduced: name -> (size or None, where bound).
         self.sizes: dict = {}
+        # Flag correlations: variable key -> (its value object, {(condition key, truth)}):
+        # while the variable still holds that object, it is not None whenever the
+        # condition (a name or attribute chain) has that truthiness.
+        self.guards: dict = {}
+        # Named conditions: ``unit = diag is None`` -> {"unit": (test node, deps)}, where
+        # deps pairs each name the test reads with its value then.
+        self.aliases: dict = {}
 
     def copy(self) -> Frame:
         """A frame with its own variables and the same shared tables."""
@@ -54,6 +61,8 @@ class Frame:
         other.facts = self.facts
         other.declared = self.declared
         other.sizes = self.sizes
+        other.guards = dict(self.guards) if self.guards else {}
+        other.aliases = dict(self.aliases) if self.aliases else {}
         return other
 
 
@@ -72,4 +81,36 @@ def join_frames(a: Frame, b: Frame) -> Frame:
     for key in a.vars.keys() | b.vars.keys():
         x, y = a.vars.get(key), b.vars.get(key)
         out.vars[key] = x if y is None else y if x is None else join_values(x, y)
+    out.guards = {}
+    for key in a.guards.keys() & b.guards.keys():
+        conds = valid_guard(a, key) & valid_guard(b, key)
+        if conds:
+            out.guards[key] = (out.vars.get(key), conds)
+    out.aliases = {k: v for k, v in a.aliases.items() if b.aliases.get(k) is v}
     return out
+
+
+def valid_guard(frame: Frame, key: str) -> frozenset:
+    """The conditions under which ``key`` is not None, while it holds the guarded value."""
+    found = frame.guards.get(key)
+    if found is None or frame.vars.get(key) is not found[0]:
+        return frozenset()
+    return found[1]
+
+
+def forget_guards(frame: Frame, key: str) -> None:
+    """``key`` was assigned: drop the correlations and named conditions that read it."""
+    if frame.guards:
+        for var, (obj, conds) in list(frame.guards.items()):
+            kept = frozenset(c for c in conds if c[0] != key and
+                             not c[0].startswith(key + "."))
+            if kept != conds:
+                if kept:
+                    frame.guards[var] = (obj, kept)
+                else:
+                    del frame.guards[var]
+    if frame.aliases:
+        frame.aliases.pop(key, None)
+        for name, (_, deps) in list(frame.aliases.items()):
+            if any(dep == key for dep, _ in deps):
+                del frame.aliases[name]

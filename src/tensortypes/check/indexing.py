@@ -19,6 +19,7 @@ from tensortypes.core.dims import Dim
 from .diagnostics import CheckFailure
 from .expr import ELLIPSIS, item_key, label_of
 from .joins import join_all
+from .rules import shapefns as sf
 from .rules.access import shape_item, shape_slice
 from .rules.base import int_const, is_float
 from .sizes import same_size
@@ -188,6 +189,9 @@ def _consumed(index: list) -> int:
     return sum(1 for kind, v in index if kind == "slice" or type(v) is IntV)
 
 
+_ADVANCED = object()  # where the axes of the index arrays go
+
+
 def index_array(x: Arr, index: list, label: str):
     """The value of ``x[index]`` (basic and advanced indexing)."""
     shape = x.shape
@@ -210,10 +214,15 @@ def index_array(x: Arr, index: list, label: str):
     if consuming > len(shape):
         raise CheckFailure("index", f"too many indices for {label}: it has rank {len(shape)} "
                                     f"{fmt_shape(shape)} but {consuming} were given")
-    out = []
+    out: list = []
     axis = 0
-    advanced = None
+    advanced: list | None = None
+    separated = False
+    last_kind = None
     for kind, v in index:
+        if advanced is not None and last_kind == "array" and not (
+                type(v) in (Arr, IntV) and kind != "slice"):
+            last_kind = "other"  # a slice, None or ... after the index arrays
         if v is ELLIPSIS:
             skip = len(shape) - consuming
             out.extend(shape[axis:axis + skip])
@@ -252,11 +261,17 @@ def index_array(x: Arr, index: list, label: str):
                 out.append(None)
                 axis += r
                 continue
+            if v.shape is None:
+                return x.with_(shape=None, origin=None)
             if advanced is None:
-                advanced = v.shape
-                if v.shape is None:
-                    return x.with_(shape=None, origin=None)
-                out.extend(v.shape)
+                advanced = [v.shape]
+                out.append(_ADVANCED)
+            else:
+                # Index arrays broadcast together (``x[rows[:, None], cols]``); apart
+                # (a slice between them) their axes go first, as NumPy and torch do.
+                advanced.append(v.shape)
+                separated |= last_kind != "array"
+            last_kind = "array"
             axis += 1
             continue
         if type(v) is FloatV:
@@ -268,4 +283,13 @@ def index_array(x: Arr, index: list, label: str):
             continue
         return x.with_(shape=None, origin=None)
     out.extend(shape[axis:])
+    if advanced is not None:
+        cut = out.index(_ADVANCED)
+        joined = sf.broadcast(advanced, [f"index {i} of {label}" for i in
+                                         range(len(advanced))]) \
+            if len(advanced) > 1 else advanced[0]
+        if joined is None:
+            return x.with_(shape=None, origin=None)
+        rest = out[:cut] + out[cut + 1:]
+        out = [*joined, *rest] if separated else [*out[:cut], *joined, *out[cut + 1:]]
     return x.with_(shape=tuple(out), origin=None)

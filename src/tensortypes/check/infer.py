@@ -86,6 +86,7 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         self.owners: dict = {}   # id of another module's annotation node -> its ModuleInfo
         self.diagnostics: dict = {}
         self.quiet = 0
+        self.last_ifexp = None  # (node, value if true, value if false) of the last IfExp
         self.ann_types: dict = {}
         self.ann_values: dict = {}
         self.module = None

@@ -108,7 +108,8 @@ def join_values(a: Value, b: Value) -> Value:
         dtypes = None if a.dtypes is None or b.dtypes is None else a.dtypes | b.dtypes
         return Arr(a.kind if a.kind == b.kind else None, dtypes, join_shapes(a.shape, b.shape),
                    a.origin if a.origin == b.origin else None,
-                   a.contiguous and b.contiguous)
+                   a.contiguous if a.contiguous == b.contiguous else
+                   None if a.contiguous is None or b.contiguous is None else False)
     if ta is IntV:
         if a.dim is not None and b.dim is not None and dims.eq(a.dim, b.dim):
             return a

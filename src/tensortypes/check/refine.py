@@ -48,7 +48,7 @@ from .symbolic import (
 
 _PLAIN = frozenset({IntV, FloatV, BoolV, StrV, TupleV, ListV, NoneV})
 
-__all__ = ["RefineMixin", "assume_equal"]
+__all__ = ["RefineMixin", "assume_equal", "flag_of", "may_be_none"]
 
 
 class RefineMixin:
@@ -84,7 +84,7 @@ class RefineMixin:
             elif positive and isinstance(test, (ast.Attribute, ast.Subscript)):
                 frame = frame.copy()
                 frame.vars[key] = strip_none(self.eval(test, frame))
-            return frame
+            return self.narrow_flag(key, test, frame, positive)
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             return self.narrow_compare(test, frame, positive)
         if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and \
@@ -97,6 +97,39 @@ class RefineMixin:
             if key is not None:  # hasattr(x, "a"): x.a exists here, of a kind not known
                 frame = frame.copy()
                 frame.vars.setdefault(f"{key}.{test.args[1].value}", UNKNOWN)
+        return frame
+
+    def narrow_flag(self, key: str, test, frame, positive: bool):
+        """What a flag's truthiness proves of the values correlated with it.
+
+        ``h = () if flag else None`` (or an ``if flag:`` that assigned ``h``): ``h``
+        is not None where ``flag`` holds, while both keep those values; a named
+        condition (``unit = diag is None``) narrows as its test; ``__init__``'s
+        ``self.bias = ... if use_bias else None`` with ``self.use_bias = use_bias``
+        makes ``self.bias`` not None under ``if self.use_bias:`` in every method.
+        """
+        hits = [var for var, (obj, conds) in frame.guards.items()
+                if (key, positive) in conds and frame.vars.get(var) is obj]
+        root, _, attr = key.partition(".")
+        inst = frame.vars.get(root) if attr and "." not in attr else None
+        if type(inst) is InstV and inst.info.guards:
+            for name, conds in inst.info.guards.items():
+                var = f"{root}.{name}"
+                if (attr, positive) in conds and var not in frame.vars and \
+                        not self.is_mutated(inst.info, name):
+                    hits.append(var)
+        if hits:
+            frame = frame.copy()
+            for var in hits:
+                value = frame.vars.get(var)
+                if value is None:
+                    value = self.eval(ast.Attribute(ast.Name(root, ast.Load()),
+                                                    var.partition(".")[2], ast.Load()),
+                                      frame)
+                frame.vars[var] = strip_none(value)
+        alias = frame.aliases.get(key)
+        if alias is not None and all(frame.vars.get(n) is v for n, v in alias[1]):
+            frame = self.narrow(alias[0], frame, positive)
         return frame
 
     def narrow_compare(self, test, frame, positive):
@@ -125,6 +158,16 @@ class RefineMixin:
                 (is_none and type(current) is Arr)
             frame.vars[key] = NONE if is_none else strip_none(current)
             return frame
+        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) != positive and \
+                isinstance(right, ast.Constant) and type(right.value) is str:
+            key = _key(left)  # x != "scalar" of an int | Literal["scalar"]: an int
+            current = frame.vars.get(key) if key is not None else None
+            if type(current) is UnionV:
+                items = tuple(v for v in current.items
+                              if not (type(v) is StrV and v.value == right.value))
+                if len(items) < len(current.items):
+                    frame = frame.copy()
+                    frame.vars[key] = items[0] if len(items) == 1 else UnionV(items)
         if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) == positive and \
                 _literal(right):
             key = _key(left)  # dim == -1: an equal value is not None
@@ -360,3 +403,24 @@ def _sub_dim(d, mapping):
     if type(d) is Bcast:
         return Bcast(d.dim.substitute(mapping))
     return d
+
+
+def flag_of(test):
+    """``(key, truth)``: the test holds exactly when ``key`` has that truthiness, or None.
+
+    >>> flag_of(ast.parse("not self.full", mode="eval").body)
+    ('self.full', False)
+    """
+    truth = True
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, truth = test.operand, not truth
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        key = _key(test)
+        if key is not None:
+            return key, truth
+    return None
+
+
+def may_be_none(value) -> bool:
+    return type(value) is NoneV or (type(value) is UnionV and
+                                    any(type(v) is NoneV for v in value.items))

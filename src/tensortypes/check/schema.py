@@ -15,10 +15,12 @@ later) keeps only its kind (:func:`widened`).
 
 from __future__ import annotations
 
+import ast
+
 from .binding import Binder
 from .defs import MODULE_ATTRS
 from .expr import Labels
-from .frame import Frame
+from .frame import Frame, valid_guard
 from .joins import element_of
 from .symbolic import (
     UNKNOWN,
@@ -64,6 +66,26 @@ class SchemaMixin:
         for key, value in end.vars.items():
             if key.startswith(prefix) and key.count(".") == 1:
                 info.attrs[key[len(prefix):]] = value
+        if not end.guards:
+            return
+        # A flag that __init__ stores unchanged (``self.use_bias = use_bias``) names the
+        # same condition as the attribute in every method.
+        stored = {}
+        for key, value in end.vars.items():
+            if key.startswith(prefix) and key.count(".") == 1:
+                for name, held in end.vars.items():
+                    if "." not in name and held is value and type(value) is not NoneV and \
+                            _assigned_from(info, key[len(prefix):], name):
+                        stored[name] = key[len(prefix):]
+        for key in end.guards:
+            if not (key.startswith(prefix) and key.count(".") == 1):
+                continue
+            conds = frozenset((cond[len(prefix):] if cond.startswith(prefix) else
+                               stored.get(cond), truth)
+                              for cond, truth in valid_guard(end, key))
+            conds = frozenset(c for c in conds if c[0] is not None and "." not in c[0])
+            if conds:
+                info.guards[key[len(prefix):]] = conds
 
     def instance_attribute(self, inst: InstV, attr: str, node, frame):
         """``inst.attr``: its declared type, its schema value, a method, or an ``attr`` error."""
@@ -129,3 +151,17 @@ def widened(value):
         items = tuple(widened(v) for v in value.items)
         return UNKNOWN if any(v is UNKNOWN for v in items) else UnionV(items)
     return UNKNOWN
+
+
+def _assigned_from(info, attr: str, name: str) -> bool:
+    """Whether ``__init__`` has ``self.attr = name`` (a flag stored as it was given)."""
+    init = info.methods.get("__init__")
+    if init is None:
+        return False
+    for node in ast.walk(init.node):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Attribute) and \
+                node.targets[0].attr == attr and isinstance(node.value, ast.Name) and \
+                node.value.id == name:
+            return True
+    return False

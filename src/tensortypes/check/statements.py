@@ -32,9 +32,10 @@ from .binding import Binder
 from .defs import FunctionInfo
 from .diagnostics import CheckFailure
 from .expr import attr_key, label_of
-from .frame import join_frames
+from .frame import forget_guards, join_frames, valid_guard
 from .indexing import index_array
 from .joins import element_of, join_values
+from .refine import flag_of, may_be_none
 from .rules import dtype_object
 from .rules import shapefns as sf
 from .rules.base import is_float, is_int
@@ -102,7 +103,35 @@ class StatementMixin:
         value = self.eval(stmt.value, frame)
         for target in stmt.targets:
             self.assign(target, value, frame, stmt)
+        if len(stmt.targets) == 1:
+            self.correlate(stmt.targets[0], stmt.value, frame)
         return frame
+
+    def correlate(self, target, node, frame) -> None:
+        """Record what ``target = node`` ties to a flag or names as a condition."""
+        key = target.id if isinstance(target, ast.Name) else \
+            attr_key(target) if isinstance(target, ast.Attribute) else None
+        if key is None:
+            return
+        branches = self.last_ifexp
+        if isinstance(node, ast.IfExp) and branches is not None and branches[0] is node:
+            flag = flag_of(node.test)
+            value = frame.vars.get(key)
+            if flag is not None and may_be_none(value):
+                conds = frozenset((flag[0], truth == flag[1]) for truth, v in
+                                  ((True, branches[1]), (False, branches[2]))
+                                  if not may_be_none(v))
+                if conds:
+                    frame.guards[key] = (value, conds)
+        elif isinstance(target, ast.Name) and (
+                isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and
+                                                  isinstance(node.op, ast.Not)) or
+                (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and
+                 node.func.id == "isinstance")):
+            deps = tuple((n.id, frame.vars.get(n.id)) for n in ast.walk(node)
+                         if isinstance(n, ast.Name) and n.id != "isinstance")
+            if all(n != key for n, _ in deps):
+                frame.aliases[key] = (node, deps)
 
     def s_AnnAssign(self, stmt, frame):
         want = self.annotation_type(stmt.annotation)
@@ -187,6 +216,7 @@ class StatementMixin:
                 value = value.with_(origin=f"assigned at line {stmt.lineno}")
             frame.vars[target.id] = value
             forget_items(frame, target.id)
+            forget_guards(frame, target.id)
             return
         if isinstance(target, (ast.Tuple, ast.List)):
             self.unpack(target, value, frame, stmt)
@@ -194,6 +224,8 @@ class StatementMixin:
         if isinstance(target, ast.Attribute):
             self.assign_attribute(target, value, frame, stmt, declared)
             forget_items(frame, attr_key(target))
+            if attr_key(target) is not None:
+                forget_guards(frame, attr_key(target))
             return
         if isinstance(target, ast.Subscript):
             base = target.value
@@ -381,7 +413,23 @@ class StatementMixin:
             return no
         if no.terminated:
             return yes
-        return join_frames(yes, no)
+        out = join_frames(yes, no)
+        flag = flag_of(stmt.test)
+        if flag is not None:
+            # ``if flag: h = h + (x,)`` (h not None under flag on both paths): the join
+            # keeps h not None under flag.
+            key, truth = flag
+            for var, value in out.vars.items():
+                if var == key or not may_be_none(value):
+                    continue
+                conds = frozenset((key, t == truth) for t, branch in ((True, yes), (False, no))
+                                  if not may_be_none(branch.vars.get(var, NONE)) or
+                                  (key, t == truth) in valid_guard(branch, var))
+                if conds:
+                    old = out.guards.get(var)
+                    out.guards[var] = (value, conds | (old[1] if old is not None and
+                                                       old[0] is value else frozenset()))
+        return out
 
     def s_With(self, stmt, frame):
         expects_error = False

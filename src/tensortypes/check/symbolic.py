@@ -172,8 +172,11 @@ def fmt_value(arr) -> str:
 class Arr(Value):
     """An array: library ``kind``, possible ``dtypes``, symbolic ``shape``, where it came from.
 
-    ``contiguous`` is False after a torch transpose/permute/expand (``view``
-    needs a contiguous tensor). ``numpy_scalar`` is True for what a NumPy
+    ``contiguous`` is the memory layout ``view`` needs: True (contiguous),
+    after a torch permute/transpose the memory rank of each axis (``(0, 2, 3, 1)``:
+    a view may merge axes adjacent in memory, ``check.rules.layout.viewed_layout``),
+    False (not contiguous in a way not followed: ``expand``, ``.mT``) or None
+    (not known: no view is reported). ``numpy_scalar`` is True for what a NumPy
     reduction over every axis returns (``x.sum()``): a NumPy scalar, which is
     no ``np.ndarray`` (the runtime checker refuses it for ``Float[np.ndarray, ""]``
     too); any other operation forgets it.
@@ -182,7 +185,7 @@ class Arr(Value):
     __slots__ = ("kind", "dtypes", "shape", "contiguous", "origin", "numpy_scalar")
 
     def __init__(self, kind, dtypes, shape, origin: str | None = None,
-                 contiguous: bool = True, numpy_scalar: bool = False):
+                 contiguous: bool | tuple | None = True, numpy_scalar: bool = False):
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "dtypes", dtypes)
         object.__setattr__(self, "shape", shape)

@@ -1,7 +1,7 @@
 """Elementwise operations on arrays that do not broadcast."""
 import numpy as np
 import torch
-from jaxtyping import Float
+from jaxtyping import Float, Int
 from torch import Tensor
 
 
@@ -19,3 +19,7 @@ def masks() -> None:
     b = torch.ones(4)
     c = a * b  # E: axis -1 has sizes 3 and 4
     d = np.ones((2, 5)) == np.zeros((5, 2))  # E: cannot broadcast
+
+
+def pick(pos: Float[Tensor, "b a d"], i: Int[Tensor, "k"], j: Int[Tensor, "m"]):
+    return pos[i, j]  # E: cannot broadcast index 0 of pos (k,) with index 1 of pos (m,) [broadcast]

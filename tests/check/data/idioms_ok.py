@@ -176,3 +176,14 @@ class Classifier(nn.Module):
     def predict(self, x: Float[Tensor, "b 64"]) -> Int[Tensor, "b"]:
         with torch.no_grad():
             return self(x).argmax(dim=-1)
+
+
+def gather_rows(pos: Float[Tensor, "b a d"], idx: Int[Tensor, "b n"]) -> Float[Tensor, "b n d"]:
+    # Index arrays broadcast together: (b, 1) with (b, n) picks (b, n) rows.
+    rows = torch.arange(0, pos.shape[0])[:, None]
+    return pos[rows, idx]
+
+
+def apart_index_arrays(pos: Float[Tensor, "b a d"], idx: Int[Tensor, "n"]) -> Float[Tensor, "n a"]:
+    # Index arrays apart (a slice between them): their axes go first.
+    return pos[idx, :, idx]

@@ -1,5 +1,5 @@
 """The errors next to pylevel_ok.py's idioms that must still be reported."""
-from typing import List, Optional, Union
+from typing import List, Literal, Optional, Tuple, Union
 
 import torch
 from jaxtyping import Float
@@ -102,3 +102,37 @@ def member_of_a_tuple_with_none(kind: Optional[str]) -> bool:
     if kind in (None, "numpy"):
         return kind.startswith("n")  # E: kind may be None [optional]
     return False
+
+
+def flag_not_the_one(flag: bool, other: bool, x: Tensor):
+    h = x if flag else None
+    if other:
+        return h.abs()  # E: h may be None here [optional]
+    flag = other
+    if flag:  # flag re-assigned: h no longer follows it
+        return h.abs()  # E: h may be None here [optional]
+    unit = h is None
+    unit = other
+    if not unit:
+        return h.abs()  # E: h may be None here [optional]
+    return x
+
+
+class FlagChangedElsewhere(nn.Module):
+    def __init__(self, use_bias: bool = True):
+        super().__init__()
+        self.bias = torch.zeros(3) if use_bias else None
+        self.use_bias = not use_bias
+
+    def forward(self, x: Float[Tensor, "3"]):
+        if self.use_bias:
+            return x + self.bias  # E: may be None [optional]
+        return x
+
+
+def takes_ints(shape: Tuple[int, ...]) -> int:
+    return len(shape)
+
+
+def literal_not_narrowed(features: Union[int, Literal["scalar"]]) -> int:
+    return takes_ints((features,))  # E: expected Tuple[int, ...] [arg-type]

@@ -6,7 +6,7 @@ narrowing through `or` and of constant subscripts, unannotated helpers whose
 returns disagree, subclasses of builtins, an annotated local re-assigned with
 the declared shape.
 """
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import List, Literal, Optional, Sequence, Tuple, Union
 
 import torch
 from jaxtyping import Float
@@ -184,3 +184,52 @@ def local_size_names(rays: Float[Tensor, "B H W 3"], render) -> Float[Tensor, "B
     weights = render(flat)
     opacity: Float[Tensor, "Nr 1"] = render(weights)
     return (opacity + weights).view(B, H, W, 1)
+
+
+def flag_correlated(x: Tensor, layers: list, output_hidden_states: bool = False):
+    # None exactly when the flag is false, extended only when it is true.
+    all_hidden = () if output_hidden_states else None
+    for layer in layers:
+        if output_hidden_states:
+            all_hidden = all_hidden + (x,)
+        x = layer(x)
+    if output_hidden_states:
+        all_hidden = all_hidden + (x,)
+    return x, all_hidden
+
+
+def named_condition(state: Tuple[Optional[Tensor], int], v: Tensor) -> Tensor:
+    diag, _ = state
+    unit = diag is None
+    if unit:
+        return v
+    return v / diag.abs()
+
+
+class FlagAttention(nn.Module):
+    def __init__(self, full_attention: bool = False, use_bias: bool = True):
+        super().__init__()
+        self.full_attention = full_attention
+        self.mask = torch.zeros(3, 3) if not full_attention else None
+        if use_bias:
+            self.bias = torch.zeros(3)
+        else:
+            self.bias = None
+        self.use_bias = use_bias
+
+    def forward(self, x: Float[Tensor, "3 3"]):
+        m = self.mask.to(x) if not self.full_attention else None
+        if self.use_bias:
+            x = x + self.bias
+        return x, m
+
+
+def takes_ints(shape: Tuple[int, ...]) -> int:
+    return len(shape)
+
+
+def literal_narrowed(features: Union[int, Literal["scalar"]]) -> int:
+    size = 1 if features == "scalar" else features
+    if features != "scalar":
+        takes_ints((features,))
+    return takes_ints((size,))

@@ -22,3 +22,7 @@ def fixed() -> None:
     a = np.arange(12)
     b = a.reshape(5, -1)  # E: not a multiple of 5
     c = torch.zeros(2, 3).view(4, 2)  # E: 6 elements vs 8
+
+
+def channels_last_flat(x: Float[Tensor, "1 c h w"]):
+    return x.permute(0, 2, 3, 1).view(1, -1)  # E: not adjacent in memory [view]

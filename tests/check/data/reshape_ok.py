@@ -28,3 +28,12 @@ def fixed() -> None:
     b = a.reshape(3, -1)
     assert b.shape == (3, 4)
     c = torch.zeros(2, 3).view(3, 2)
+
+
+def channels_last_tokens(x: Float[Tensor, "1 c h w"]) -> Float[Tensor, "1 h*w c"]:
+    # After permute(0, 2, 3, 1), h and w are still adjacent in memory: the view works.
+    return x.permute(0, 2, 3, 1).view(1, -1, x.shape[1])
+
+
+def swapped_back(x: Float[Tensor, "b n c"]) -> Float[Tensor, "b*n*c"]:
+    return x.transpose(1, 2).transpose(1, 2).view(-1)

@@ -10,6 +10,7 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
+from ..sizes import same_size
 from ..symbolic import UNKNOWN, Arr, ListV, Rest, TupleV, fmt_shape
 from . import shapefns as sf
 from .base import (
@@ -55,14 +56,104 @@ class Reshape(Rule):
         if new is None:
             return x.with_(shape=None, origin=None)
         what = call.name
-        if self.view and not x.contiguous and not _same_axes(x.shape, new):
+        if self.view and x.contiguous is False and not _same_axes(x.shape, new):
             raise CheckFailure("view", f"{what}: the tensor is not contiguous (it was "
-                                       f"transposed, permuted or expanded); view cannot "
-                                       f"change its shape: use .reshape(...) or call "
-                                       f".contiguous() first")
+                                       f"transposed or expanded); view cannot change its "
+                                       f"shape: use .reshape(...) or call .contiguous() "
+                                       f"first")
         shape = reshape_shape(x.shape, new, what, call.facts)
-        return x.with_(shape=shape, origin=None, contiguous=True if not self.view
-                       else x.contiguous)
+        layout = True
+        if self.view and x.contiguous is not True:
+            layout = viewed_layout(x.shape, x.contiguous, shape, call.facts)
+            if layout is None:  # a view that works, leaving a layout not known
+                layout = None if x.contiguous is not False else False
+            elif layout is False:
+                raise CheckFailure("view", f"{what}: the tensor is not contiguous (it was "
+                                           f"permuted) and this view merges axes that are "
+                                           f"not adjacent in memory: use .reshape(...) or "
+                                           f"call .contiguous() first")
+        return x.with_(shape=shape, origin=None, contiguous=layout)
+
+
+def permuted(x: Arr, perm) -> bool | tuple:
+    """The layout of ``x`` with its axes taken in the order ``perm`` (normalised).
+
+    A layout is True (contiguous), False (not contiguous, unknown how) or the
+    memory rank of each axis of a permuted contiguous array: ``(0, 2, 3, 1)``
+    after ``permute(0, 2, 3, 1)`` of a contiguous rank-4 array.
+
+    >>> permuted(Arr("torch", None, (None,) * 4), (0, 2, 3, 1))
+    (0, 2, 3, 1)
+    """
+    rank = len(perm)
+    order = tuple(range(rank)) if x.contiguous is True else x.contiguous
+    if order is False or len(order) != rank or sorted(perm) != list(range(rank)):
+        return False
+    out = tuple(order[p] for p in perm)
+    return True if out == tuple(range(rank)) else out
+
+
+def viewed_layout(shape, layout, new, facts=()):
+    """The layout after ``view(new)`` of a permuted array: False when the view
+    merges axes that are not adjacent in memory (it raises at run time), None
+    when that cannot be told (unknown sizes, a grouping not found), else the
+    new layout.
+
+    >>> h, w, c = dims.symbol("h"), dims.symbol("w"), dims.symbol("c")
+    >>> one = dims.const(1)
+    >>> viewed_layout((one, h, w, c), (0, 2, 3, 1), (one, h * w, c))
+    (0, 2, 1)
+    >>> viewed_layout((one, h, w, c), (0, 2, 3, 1), (one, h, w * c))
+    False
+    """
+    if layout is False or type(layout) is not tuple or shape is None or new is None or \
+            len(layout) != len(shape) or any(type(d) is not Dim for d in (*shape, *new)):
+        return None
+    groups = _groups(shape, new, facts)
+    if groups is None:
+        return None
+    placed = []
+    for (i, a), (j, b) in groups:
+        run = [k for k in range(i, i + a) if not (shape[k].is_constant and shape[k].value == 1)]
+        if any(layout[k2] != layout[k1] + 1 for k1, k2 in zip(run, run[1:])):
+            return False
+        placed.append((layout[run[0]] if run else -1, j, b))
+    ranks: list = [0] * len(new)
+    position = 0
+    for _, j, b in sorted(placed):
+        for k in range(j, j + b):
+            ranks[k] = position
+            position += 1
+    out = tuple(ranks)
+    return True if out == tuple(range(len(new))) else out
+
+
+def _groups(shape, new, facts):
+    """Consecutive runs of ``shape`` and ``new`` with provably equal products, or None."""
+    out = []
+    i = j = 0
+    while i < len(shape) and j < len(new):
+        found = None
+        for total in range(2, len(shape) - i + len(new) - j + 1):
+            for a in range(1, total):
+                b = total - a
+                if i + a > len(shape) or j + b > len(new):
+                    continue
+                left, right = dims.const(1), dims.const(1)
+                for d in shape[i:i + a]:
+                    left = left * d
+                for d in new[j:j + b]:
+                    right = right * d
+                if same_size(left, right, facts):
+                    found = (a, b)
+                    break
+            if found is not None:
+                break
+        if found is None:
+            return None
+        out.append(((i, found[0]), (j, found[1])))
+        i, j = i + found[0], j + found[1]
+    return out if i == len(shape) and j == len(new) else None
 
 
 def _same_axes(shape, new) -> bool:
@@ -101,8 +192,11 @@ class Permute(Rule):
         perm = int_list(args[0]) if len(args) == 1 else [int_const(a) for a in args]
         if perm is None or any(p is None for p in perm):
             return x.with_(shape=None, origin=None, contiguous=False)
-        return x.with_(shape=sf.permute_shape(x.shape, perm, call.name), origin=None,
-                       contiguous=False)
+        shape = sf.permute_shape(x.shape, perm, call.name)
+        rank = len(perm)
+        return x.with_(shape=shape, origin=None,
+                       contiguous=permuted(x, [p % rank for p in perm]) if not self.numpy
+                       else False)
 
 
 class Swap(ParamRule):
@@ -118,8 +212,14 @@ class Swap(ParamRule):
         a, b = self.int_arg(bound, 1), self.int_arg(bound, 2)
         if a is None or b is None:
             return x.with_(shape=None, origin=None, contiguous=False)
-        return x.with_(shape=sf.swap_shape(x.shape, a, b, call.name), origin=None,
-                       contiguous=False)
+        shape = sf.swap_shape(x.shape, a, b, call.name)
+        layout = False
+        if shape is not None and x.kind == "torch":
+            perm = list(range(len(shape)))
+            i, j = a % len(perm), b % len(perm)
+            perm[i], perm[j] = perm[j], perm[i]
+            layout = permuted(x, perm)
+        return x.with_(shape=shape, origin=None, contiguous=layout)
 
 
 class Transpose(Rule):
@@ -308,7 +408,7 @@ class AsShape(Rule):
         if self.mode == "expand":
             return x.with_(shape=sf.expand_shape(x.shape, sizes), origin=None,
                            contiguous=False)
-        if self.mode == "view" and not x.contiguous:
+        if self.mode == "view" and x.contiguous is False:
             raise CheckFailure("view", f"{call.name}: the tensor is not contiguous; use "
                                        f".reshape_as(...) or call .contiguous() first")
         return x.with_(shape=reshape_shape(x.shape, sizes, call.name, call.facts), origin=None)
