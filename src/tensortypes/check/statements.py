@@ -223,9 +223,10 @@ class StatementMixin:
             return
         if isinstance(target, ast.Attribute):
             self.assign_attribute(target, value, frame, stmt, declared)
-            forget_items(frame, attr_key(target))
-            if attr_key(target) is not None:
-                forget_guards(frame, attr_key(target))
+            key = attr_key(target)
+            forget_items(frame, key)
+            if key is not None:
+                forget_guards(frame, key)
             return
         if isinstance(target, ast.Subscript):
             base = target.value
