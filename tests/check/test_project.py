@@ -209,3 +209,64 @@ def f(x: Floaty[torch.Tensor, "n"], y: Float[torch.Tensor, "n"]):
     line = unchecked_summary(found)
     assert "1 annotation with an unresolved name (1 module)" in line
     assert "1 call of an unknown function (1 module)" in line
+
+
+LAYERS = '''\
+import torch
+from torch import Tensor, nn
+from pkg.typing import Float
+
+
+class Block(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.fc = nn.Linear(dim, 4)
+        self.scale = torch.ones(4)
+
+    def forward(self, x: Float[Tensor, "b dim"]) -> Float[Tensor, "b 4"]:
+        return self.fc(x) * self.scale
+
+    def helper(self, x):
+        return x.sum()
+
+    def proj(self, x: Float[Tensor, "b n"]) -> Float[Tensor, "b 2"]:
+        return x[:, :2]
+'''
+
+
+def test_class_of_another_module_is_usable(tmp_path):
+    # constructor signature, methods' signatures and results, attributes set in __init__
+    pkg = _project(tmp_path, '''\
+import torch
+from .layers import Block
+def run(b2: Block):
+    b = Block(8)
+    y = b(torch.zeros(3, 8)) + torch.zeros(3, 5)
+    z = b.fc(torch.zeros(3, 8)) + b.scale + b.helper(torch.zeros(2))
+    b.proj(torch.zeros(3))
+    b2.proj(torch.zeros(4))
+    Block(8, 9)
+    return z
+''')
+    (pkg / "layers.py").write_text(LAYERS)
+    assert _codes(check_paths([pkg], cache=False, jobs=1)) == [
+        (5, "broadcast"), (7, "arg-type"), (8, "arg-type"), (9, "call")]  # no (6, "layer")
+
+
+def test_cache_rechecks_users_of_a_class_when_its_init_changes(tmp_path):
+    pkg = _project(tmp_path, '''\
+import torch
+from .layers import Block
+y = Block(8).scale + torch.zeros(4)
+''')
+    (pkg / "layers.py").write_text(LAYERS)
+    cache = ResultCache(tmp_path / "cache")
+    assert _codes(check_paths([pkg], cache=cache, jobs=1)) == []
+    # A method body is not the interface: only layers.py is checked again.
+    (pkg / "layers.py").write_text(LAYERS.replace("return x.sum()", "return x.mean()"))
+    misses = cache.misses
+    assert _codes(check_paths([pkg], cache=cache, jobs=1)) == []
+    assert cache.misses == misses + 1
+    # __init__ is: its users are checked again and see the new attribute.
+    (pkg / "layers.py").write_text(LAYERS.replace("torch.ones(4)", "torch.ones(5)"))
+    assert _codes(check_paths([pkg], cache=cache, jobs=1)) == [(3, "broadcast")]

@@ -169,6 +169,13 @@ def read_annotation(node, module, depth: int = 0):
     foreign = _foreign_alias(path, module)
     if foreign is not None:
         return read_annotation(foreign[0], foreign[1], depth + 1)
+    project = getattr(module, "project", None)
+    cls = project.foreign_class(path, module.local) if project is not None else None
+    if cls is not None:  # a class of another module of the project
+        found = class_type(cls, cls.walker.module)
+        if found is not ANY:
+            module.by_type[found] = cls
+        return found
     if path in ARRAY_KINDS:
         fixed = _FIXED_TENSORS.get(path)
         return ArrayType(ARRAY_KINDS[path], fixed)

@@ -96,7 +96,9 @@ def value_of(t, module):
         items = []
         for member in t.members:
             v = value_of(member, module)
-            if v is UNKNOWN:
+            if v is UNKNOWN or (type(v) is InstV and v.info.walker is not None):
+                # Optional[AnotherModulesClass]: unknown, as before classes of other
+                # modules were read (whether it is None depends on code out of sight).
                 return UNKNOWN
             items.append(v)
         return UnionV(tuple(items))

@@ -86,6 +86,9 @@ class CallMixin:
                 else:
                     star = True
                 continue
+            if star:  # after *xs of unknown length, the position of an argument is unknown
+                self.eval(a, frame)
+                continue
             label_nodes[len(args)] = a
             args.append(self.eval(a, frame))
         for kw in node.keywords:
@@ -168,6 +171,9 @@ class CallMixin:
         foreign = self.foreign_function(path)
         if foreign is not None:  # a function of another module of the checked project
             return self.call_function(foreign, args, kwargs, node, frame, labels, None, star)
+        cls = self.foreign_class(path)
+        if cls is not None:  # a class of another module of the checked project
+            return self.construct(cls, args, kwargs, node, frame, labels, star)
         if path.startswith("builtins."):
             return self.call_builtin(path[9:], args, kwargs, node, frame)
         if path.startswith("math."):
@@ -390,6 +396,8 @@ class CallMixin:
     def find_method(self, info, name):
         if name in info.methods:
             return info.methods[name]
+        if info.walker is not None and info.walker is not self:
+            return info.walker.find_method(info, name)
         for base in info.bases:
             if base in self.module.classes:
                 found = self.find_method(self.module.classes[base], name)

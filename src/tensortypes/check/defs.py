@@ -179,7 +179,7 @@ class ClassInfo:
 
     __slots__ = ("name", "node", "bases", "methods", "attrs", "assigned", "is_module",
                  "is_dataclass", "open", "fields", "ready", "class_attrs", "facts", "lattice",
-                 "declared", "mutated", "kw_only", "guards")
+                 "declared", "mutated", "kw_only", "guards", "walker")
 
     def __init__(self, node, module):
         self.name = node.name
@@ -199,6 +199,9 @@ class ClassInfo:
         # attribute -> {(flag attribute, truth)}: __init__ leaves it not None whenever the
         # flag attribute has that truthiness (``self.bias = b if use_bias else None``).
         self.guards: dict = {}
+        # The checker of the module that defines the class, when another module uses it
+        # (``check.infer.Checker.foreign_class``); None for the checked module's own.
+        self.walker = None
         decorators = [decorator_name(d) for d in node.decorator_list]
         self.is_dataclass = "dataclass" in decorators
         self.kw_only = any(isinstance(d, ast.Call) and any(

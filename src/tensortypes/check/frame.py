@@ -103,7 +103,7 @@ def forget_guards(frame: Frame, key: str) -> None:
     if frame.guards:
         for var, (obj, conds) in list(frame.guards.items()):
             kept = frozenset(c for c in conds if c[0] != key and
-                             not c[0].startswith(key + "."))
+                             not c[0].startswith((key + ".", key + "==")))
             if kept != conds:
                 if kept:
                     frame.guards[var] = (obj, kept)

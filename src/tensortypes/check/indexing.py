@@ -121,6 +121,11 @@ class IndexMixin:
         return out
 
 
+def _given(bound) -> bool:
+    """Whether a slice bound is written and is not None (``x[:n]``, not ``x[:]``)."""
+    return bound is not None and type(bound) is not NoneV
+
+
 def _slice_size(n, bounds):
     start, stop, step = (int_const(b) if type(b) is IntV else b for b in bounds)
     sym = [b.dim if type(b) is IntV else None for b in bounds]
@@ -133,9 +138,9 @@ def _slice_size(n, bounds):
     if type(n) is not Dim:
         return None
 
-    def position(b, symbolic, default):
+    def position(b, symbolic, default, given):
         if b is None and symbolic is None:
-            return default
+            return None if given else default  # x[i:i+1] with i unknown: size unknown
         if type(b) is int:
             return n + b if b < 0 else dims.const(b)
         if symbolic is None or dims.ge(symbolic, 0) is True:
@@ -150,8 +155,9 @@ def _slice_size(n, bounds):
         return symbolic if dims.ge(shifted, 0) is True else None
 
     lo = position(start, sym[0] if start is None and bounds[0] is not None else None,
-                  dims.const(0))
-    hi = position(stop, sym[1] if stop is None and bounds[1] is not None else None, n)
+                  dims.const(0), _given(bounds[0]))
+    hi = position(stop, sym[1] if stop is None and bounds[1] is not None else None, n,
+                  _given(bounds[1]))
     if lo is None or hi is None:
         return None
     if type(hi) is not Dim:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
+import copy
 import warnings
 
 from tensortypes.core.dims import Dim
@@ -83,7 +84,10 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         self.path = path
         self.strict = strict
         self.project = project   # check.project.Project: imports followed across modules
-        self.owners: dict = {}   # id of another module's annotation node -> its ModuleInfo
+        # id of another module's annotation node -> its ModuleInfo (shared by the project)
+        self.owners: dict = project.owners if project is not None else {}
+        if project is not None and project.reader is None:
+            project.reader = type(self).reader
         self.diagnostics: dict = {}
         self.quiet = 0
         self.last_ifexp = None  # (node, value if true, value if false) of the last IfExp
@@ -294,6 +298,34 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         if info.returns is not None:
             self.owners[id(info.returns)] = owner
         return info
+
+    def foreign_class(self, path: str):
+        """Another project module's class a ``path`` names (its ``ClassInfo``), or None
+        (``check.project.Project.foreign_class``)."""
+        if self.project is None:
+            return None
+        return self.project.foreign_class(self.project.canonical(path, self.module.local),
+                                          self.module.local)
+
+    @classmethod
+    def reader(cls, file, project, module, classes):
+        """A quiet checker of ``file`` that reads its classes for other modules.
+
+        ``module`` is the project's first pass of it (functions with unknown
+        results unless annotated) and ``classes`` the classes taken out of it.
+        """
+        walker = cls("", str(file), project=project)
+        walker.quiet = 1  # its own check reports what is wrong in it
+        walker.module = copy.copy(module)
+        walker.module.classes = classes
+        walker.module.by_type = dict(module.by_type)
+        for info in classes.values():
+            info.walker = walker
+            class_type(info, walker.module)
+            for method in info.methods.values():
+                if method.name != "__init__":
+                    method.inferred = UNKNOWN
+        return walker
 
     def bind_params(self, info, frame: Frame) -> None:
         line = info.node.lineno

@@ -20,8 +20,11 @@ Modules are found the way Python would find them: from the package roots of
 the checked files (the first folder up without an ``__init__.py``), the
 checked folders, and, for a module outside any package (a script), its own
 folder. An import the project cannot resolve stays unknown, never an error;
-``--strict`` names it. Classes of other modules stay opaque (their instances
-are unknown): their schema depends on bodies the importer does not walk.
+``--strict`` names it. A class of another module is read by a checker of its
+own module (``Checker.foreign_class``): its ``__init__`` is walked there, so
+its instances have the attributes it sets; its methods' signatures are read
+there; an unannotated method's result is unknown (its body is not part of the
+module's interface, :func:`interface_hash`).
 """
 
 from __future__ import annotations
@@ -96,6 +99,12 @@ class Project:
         self._heads: dict = {}     # (head, local folder) -> whether the project has it
         self._canon: dict = {}     # (path, local folder) -> canonical path
         self._active: set = set()  # star exports being followed (a cycle guard)
+        self.class_names: dict = {}  # file -> the names of its classes
+        self.walkers: dict = {}    # file -> the checker that reads its classes (or None)
+        self._file_of: dict = {}   # id of a ModuleInfo read here -> its file
+        self._classes: dict = {}   # file -> (its ModuleInfo, the classes taken out of it)
+        self.owners: dict = {}     # id of an annotation node of a module read here -> module
+        self.reader = None         # file -> a quiet checker of it (set by check.infer)
         for folder in folders:
             self._add_root(Path(folder).resolve())
         for f in files:
@@ -172,7 +181,11 @@ class Project:
         for function in info.functions.values():
             if function.returns is None:
                 function.inferred = UNKNOWN  # its body is walked in its own module only
-        info.classes = {}  # opaque here: see the module docstring
+        self.class_names[file] = frozenset(info.classes)
+        self._file_of[id(info)] = file
+        if info.classes:
+            self._classes[file] = (info, info.classes)
+        info.classes = {}  # read by a checker of that module: Checker.foreign_class
         self._infos[file] = info
         return info
 
@@ -236,6 +249,47 @@ class Project:
             return None
         found = info.functions.get(name)
         return (found, info) if found is not None else None
+
+    def class_file(self, path: str, local):
+        """``(file, class name)`` of another module's class named by a canonical path."""
+        info, name = self._own(path, local)
+        file = self._file_of.get(id(info)) if info is not None else None
+        if file is None:
+            return None
+        return (file, name) if name in self.class_names.get(file, ()) else None
+
+    def foreign_class(self, path: str, local):
+        """The ``ClassInfo`` of another module's class named by a canonical ``path``.
+
+        A quiet checker of its module (one per module, made by ``self.reader``)
+        holds it; the annotations of its methods and attributes are read in that
+        module (``self.owners``). None when not a class of the project.
+        """
+        where = self.class_file(path, local)
+        if where is None or self.reader is None:
+            return None
+        file, name = where
+        walker = self.walkers.get(file, False)
+        if walker is False:
+            module, classes = self._classes[file]
+            walker = self.reader(file, self, module, classes)
+            self.walkers[file] = walker
+            if walker is not None:
+                for info in walker.module.classes.values():
+                    self._own_annotations(info, walker.module)
+        return walker.module.classes.get(name) if walker is not None else None
+
+    def _own_annotations(self, info, module) -> None:
+        for method in info.methods.values():
+            for _, ann, _, _ in method.params:
+                if ann is not None:
+                    self.owners[id(ann)] = module
+            if method.returns is not None:
+                self.owners[id(method.returns)] = module
+        for node in info.declared.values():
+            self.owners[id(node)] = module
+        for field in info.fields:
+            self.owners[id(field.annotation)] = module
 
     def annotation_alias(self, path: str, local):
         """``(annotation node, its ModuleInfo)`` of another module's alias, or None."""

@@ -111,7 +111,7 @@ class RefineMixin:
         hits = [var for var, (obj, conds) in frame.guards.items()
                 if (key, positive) in conds and frame.vars.get(var) is obj]
         root, _, attr = key.partition(".")
-        inst = frame.vars.get(root) if attr and "." not in attr else None
+        inst = frame.vars.get(root) if attr and "." not in attr and "==" not in key else None
         if type(inst) is InstV and inst.info.guards:
             for name, conds in inst.info.guards.items():
                 var = f"{root}.{name}"
@@ -133,6 +133,9 @@ class RefineMixin:
         return frame
 
     def narrow_compare(self, test, frame, positive):
+        flag = flag_of(test)
+        if flag is not None:
+            frame = self.narrow_flag(flag[0], test, frame, positive == flag[1])
         op, left, right = test.ops[0], test.left, test.comparators[0]
         if isinstance(op, (ast.In, ast.NotIn)) and isinstance(op, ast.In) == positive:
             return self.narrow_member(left, right, frame)
@@ -418,6 +421,15 @@ def flag_of(test):
         key = _key(test)
         if key is not None:
             return key, truth
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
+            isinstance(test.ops[0], (ast.Eq, ast.NotEq)) and \
+            isinstance(test.comparators[0], ast.Constant) and \
+            type(test.comparators[0].value) in (str, int, bool) and \
+            isinstance(test.left, (ast.Name, ast.Attribute)):
+        key = _key(test.left)  # ``mode == "lidar"``: a flag of its own
+        if key is not None:
+            return f"{key}=={test.comparators[0].value!r}", \
+                truth == isinstance(test.ops[0], ast.Eq)
     return None
 
 

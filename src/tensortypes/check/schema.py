@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import ast
 
+from tensortypes.core.dims import Dim
+
 from .binding import Binder
 from .defs import MODULE_ATTRS
 from .expr import Labels
 from .frame import Frame, valid_guard
-from .joins import element_of
+from .joins import element_of, strip_none
 from .symbolic import (
     UNKNOWN,
     Arr,
@@ -29,10 +31,12 @@ from .symbolic import (
     FloatV,
     InstV,
     IntV,
+    LayerV,
     ListV,
     MethodV,
     NoneV,
     StrV,
+    TupleV,
     UnionV,
 )
 
@@ -45,6 +49,9 @@ class SchemaMixin:
     def ensure_schema(self, info) -> None:
         """Fill ``info.attrs``: bases' schemas, dataclass fields, then a walk of ``__init__``."""
         if info.ready:
+            return
+        if info.walker is not None and info.walker is not self:
+            info.walker.ensure_schema(info)  # a class of another module: walked there
             return
         info.ready = True
         for base in info.bases:
@@ -90,6 +97,10 @@ class SchemaMixin:
     def instance_attribute(self, inst: InstV, attr: str, node, frame):
         """``inst.attr``: its declared type, its schema value, a method, or an ``attr`` error."""
         info = inst.info
+        if info.walker is not None and info.walker is not self:
+            # Another module's class: an Optional attribute is read as set, since what
+            # makes it None (a flag of the call that built it) is out of sight here.
+            return strip_none(info.walker.instance_attribute(inst, attr, node, frame))
         self.ensure_schema(info)
         declared = self.declared_attribute(info, attr)
         if declared is not None:
@@ -122,6 +133,8 @@ class SchemaMixin:
         """Whether a method other than ``__init__`` (of ``info`` or a base) assigns ``attr``."""
         if attr in info.mutated:
             return True
+        if info.walker is not None and info.walker is not self:
+            return info.walker.is_mutated(info, attr)
         return any(self.is_mutated(self.module.classes[b], attr) for b in info.bases
                    if b in self.module.classes and self.module.classes[b] is not info)
 
@@ -130,6 +143,8 @@ class SchemaMixin:
         """An attribute's value with the instance's constructor sizes substituted."""
         if inst.env and type(value) is Arr:
             return value.with_(shape=Binder(inst.env).substitute(value.shape))
+        if inst.env and type(value) is LayerV:
+            return _layer_with(value, Binder(inst.env))
         return value
 
 
@@ -165,3 +180,20 @@ def _assigned_from(info, attr: str, name: str) -> bool:
                 node.value.id == name:
             return True
     return False
+
+
+def _layer_with(layer, binder: Binder):
+    """A layer built in ``__init__`` with the sizes of one construction substituted
+    (``Block(8).fc`` is ``nn.Linear(8, 4)`` for ``nn.Linear(dim, 4)``)."""
+    args = {}
+    for name, v in layer.args.items():
+        if type(v) is IntV and v.dim is not None:
+            found = binder.substitute((v.dim,))
+            v = IntV(found[0] if found and type(found[0]) is Dim else None)
+        elif type(v) is LayerV:
+            v = _layer_with(v, binder)
+        elif type(v) in (ListV, TupleV) and v.items is not None:
+            items = tuple(_layer_with(i, binder) if type(i) is LayerV else i for i in v.items)
+            v = TupleV(items) if type(v) is TupleV else ListV(items, v.elem, v.kind)
+        args[name] = v
+    return LayerV(layer.rule, args, layer.site, layer.dtype)

@@ -123,7 +123,8 @@ class SignatureMixin:
     """Calls of checked functions, methods and classes, and the binding rule."""
 
     def construct(self, info, args, kwargs, node, frame, labels, star):
-        self.ensure_schema(info)
+        if info.walker is None or info.walker is self:
+            self.ensure_schema(info)  # another module's: walked when first needed
         if self.find_method(info, "__new__") is not None:
             return UNKNOWN  # __new__ decides what a call of the class gives
         init = self.find_method(info, "__init__")
@@ -132,10 +133,12 @@ class SignatureMixin:
             binder = self.bind_call(init, args, kwargs, node, frame, labels, InstV(info), star)
             env = {k: v for k, v in binder.env.items() if not k.startswith("*")}
             if any(type(v) is Dim for v in env.values()):
+                self.ensure_schema(info)
                 self.check_layers(info, env, node, frame)
                 self.check_init_facts(info, env, node, frame)
         elif info.is_dataclass:
-            positional, names = info.init_fields(self.module)
+            positional, names = info.init_fields(self.module if info.walker is None
+                                                 else info.walker.module)
             bound = dict(zip(positional, args)) if positional is not None and not star else {}
             bound.update((k, v) for k, v in kwargs.items() if k in names)
             for name, got in bound.items():

@@ -271,6 +271,8 @@ class StatementMixin:
         found = info.declared.get(attr)
         if found is not None:
             return found
+        if info.walker is not None and info.walker is not self:
+            return info.walker.declared_attribute(info, attr)
         for base in info.bases:
             local = self.module.classes.get(base)
             if local is not None and local is not info:

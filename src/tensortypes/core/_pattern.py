@@ -71,7 +71,8 @@ def _canonical(kind, expr, broadcast, variadic, path, doc) -> tuple:
             kind, expr = "fixed", expr.value
     if kind in ("unknown", "rigid") and (broadcast or variadic or path or doc is not None):
         raise AnnotationError(f"a {kind!r} (graph) dimension takes no modifiers")
-    if variadic and not (kind == "anon" or (kind == "var" and expr.is_symbol)):
+    if variadic and not (kind == "anon" or (kind == "var" and type(expr) is Dim and
+                                            expr.is_symbol)):
         raise AnnotationError(f"only a name or '_' can match several axes (*name); "
                               f"got {kind} {expr}")
     if path and kind != "var":

@@ -295,7 +295,7 @@ def _named_ops(node: Any) -> bool:
 
 
 def _emit_return(checker: Checker, src: Source, node: Any, r: str, values: str,
-                 scope: str, current: str) -> None:
+                 scope: str | None, current: str) -> None:
     plan = checker.plan
     fail_return = src.const(checker.fail_return, "FR")
 

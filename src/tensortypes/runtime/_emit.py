@@ -252,7 +252,7 @@ class Source:
         for op in ops:
             self._shape_op(op, s, fail)
 
-    def _extracted(self, kind: Any, v: str, test: DtypeTest, s: str, ops: tuple,
+    def _extracted(self, kind: Any, v: str, test: DtypeTest, s: str, ops: list | tuple,
                    fail: str) -> None:
         """Read dtype name and shape through the kind's guarded extractor (None: not
         an array of that kind, whatever its attributes did)."""

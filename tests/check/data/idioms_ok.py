@@ -187,3 +187,14 @@ def gather_rows(pos: Float[Tensor, "b a d"], idx: Int[Tensor, "b n"]) -> Float[T
 def apart_index_arrays(pos: Float[Tensor, "b a d"], idx: Int[Tensor, "n"]) -> Float[Tensor, "n a"]:
     # Index arrays apart (a slice between them): their axes go first.
     return pos[idx, :, idx]
+
+
+class LinearHolder(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.fc = nn.Linear(dim, 4)
+
+
+def layer_of_a_built_instance() -> Float[Tensor, "3 4"]:
+    # Block(8).fc is nn.Linear(8, 4): the construction's sizes reach its layers.
+    return LinearHolder(8).fc(torch.zeros(3, 8))

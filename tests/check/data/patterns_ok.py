@@ -1,8 +1,9 @@
 """Shape patterns that must stay silent: *batch, ..., #, loops, rank-changing branches."""
+import einops
 import numpy as np
 import torch
 import torch.nn as nn
-from jaxtyping import Float
+from jaxtyping import Float, Int
 from torch import Tensor
 
 
@@ -101,3 +102,14 @@ def new_full(x: Float[Tensor, "b d"]) -> Tensor:
 
 def expand_as(x: Float[Tensor, "b 1"], y: Float[Tensor, "b d"]) -> Float[Tensor, "b d"]:
     return x.expand_as(y) + y
+
+
+def count_edits(tokens: Int[Tensor, "seq tok"]) -> Int[Tensor, "seq"]:
+    # A sum of bools is an int array.
+    return einops.reduce(tokens[0, :] != tokens, "seq tok -> seq", "sum")
+
+
+def first_rows(x: Float[Tensor, "n 3"], k: int) -> Float[Tensor, "1 3"]:
+    for i in range(k):
+        return x[i:i + 1]  # i unknown: the size is not taken as n
+    return x[:1]

@@ -136,3 +136,14 @@ def takes_ints(shape: Tuple[int, ...]) -> int:
 
 def literal_not_narrowed(features: Union[int, Literal["scalar"]]) -> int:
     return takes_ints((features,))  # E: expected Tuple[int, ...] [arg-type]
+
+
+def mode_changed(mode: str, x: Tensor) -> Tensor:
+    if mode == "lidar":
+        coeffs = x
+    else:
+        coeffs = None
+    mode = "other"
+    if mode == "lidar":
+        return coeffs.abs()  # E: coeffs may be None here [optional]
+    return x

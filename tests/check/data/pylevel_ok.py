@@ -233,3 +233,22 @@ def literal_narrowed(features: Union[int, Literal["scalar"]]) -> int:
     if features != "scalar":
         takes_ints((features,))
     return takes_ints((size,))
+
+
+def mode_correlated(mode: str, x: Tensor) -> Tensor:
+    if mode == "lidar":
+        coeffs = x
+    else:
+        coeffs = None
+    if mode == "lidar":
+        return coeffs.abs()
+    return x
+
+
+def needs_sizes(a: int, b: int, facts: tuple) -> bool:
+    return a == b and not facts
+
+
+def after_a_star(parts: list) -> bool:
+    # The tuple after *parts (of unknown length) is not bound to a.
+    return needs_sizes(*parts, ())

@@ -11,6 +11,8 @@ annotation language (:class:`tensortypes.check.rules.ops.Sig`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from tensortypes.core.dtypes import (
     DType,
     as_dtype,
@@ -54,7 +56,7 @@ class Call:
     __slots__ = ("name", "args", "kwargs", "labels", "kind", "star", "invoke", "facts",
                  "unsure")
 
-    def __init__(self, name: str, args: list, kwargs: dict, labels: dict, kind: str | None,
+    def __init__(self, name: str, args: list, kwargs: dict, labels: Any, kind: str | None,
                  star: bool = False):
         self.name = name
         self.args = args

@@ -26,7 +26,7 @@ from ..diagnostics import CheckFailure
 from ..sizes import same_size
 from ..symbolic import UNKNOWN, Arr, Bcast, IntV, ListV, StrV, TupleV, fmt_dim, fmt_shape
 from . import shapefns as sf
-from .base import Call, Rule, promote
+from .base import Call, Rule, default_int, promote
 
 __all__ = ["Einsum", "Einops", "EINOPS"]
 
@@ -265,7 +265,14 @@ class Einops(Rule):
                 d = _member(tok, sizes)
                 total = None if d is None or total is None else total * d
             shape.append(total)
-        return x.with_(shape=tuple(shape), origin=None,
+        dtypes = x.dtypes
+        reduction = call.args[2] if len(call.args) > 2 else call.kwargs.get("reduction")
+        if self.mode == "reduce" and dtypes is not None and \
+                any(d.kind == "b" for d in dtypes) and \
+                type(reduction) is StrV and reduction.value in ("sum", "prod"):
+            # A sum of bools counts: an int array (as x.sum() of a bool array).
+            dtypes = frozenset(default_int(x.kind) if d.kind == "b" else d for d in dtypes)
+        return x.with_(shape=tuple(shape), origin=None, dtypes=dtypes,
                        contiguous=True if self.mode != "rearrange" else x.contiguous)
 
     @staticmethod
