@@ -179,7 +179,7 @@ class ClassInfo:
 
     __slots__ = ("name", "node", "bases", "methods", "attrs", "assigned", "is_module",
                  "is_dataclass", "open", "fields", "ready", "class_attrs", "facts", "lattice",
-                 "declared", "mutated", "kw_only", "guards", "walker")
+                 "declared", "mutated", "kw_only", "guards", "walker", "chains")
 
     def __init__(self, node, module):
         self.name = node.name
@@ -202,6 +202,8 @@ class ClassInfo:
         # The checker of the module that defines the class, when another module uses it
         # (``check.infer.Checker.foreign_class``); None for the checked module's own.
         self.walker = None
+        # ``a.b`` of the ``self.a.b`` chains that __init__ leaves not None
+        self.chains: set = set()
         decorators = [decorator_name(d) for d in node.decorator_list]
         self.is_dataclass = "dataclass" in decorators
         self.kw_only = any(isinstance(d, ast.Call) and any(

@@ -47,7 +47,7 @@ from .symbolic import (
     fmt_shape,
 )
 
-__all__ = ["ExprMixin", "Labels", "ELLIPSIS", "label_of", "attr_key"]
+__all__ = ["ExprMixin", "Labels", "ELLIPSIS", "label_of", "attr_key", "read_keys"]
 
 ELLIPSIS = Ref("builtins.Ellipsis")
 _ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -297,7 +297,15 @@ class ExprMixin:
         if key is not None and key in frame.vars:
             return frame.vars[key]
         receiver = self.eval(node.value, frame)
-        return self.attribute(receiver, node.attr, node, frame)
+        found = self.attribute(receiver, node.attr, node, frame)
+        if key is not None and key.count(".") == 2 and type(found) is UnionV:
+            # ``self.config.path``, which __init__ left not None (``if ... is None:
+            # self.config.path = "x"``) and no other method assigns.
+            me = frame.vars.get(key.partition(".")[0])
+            if type(me) is InstV and key.partition(".")[2] in me.info.chains and \
+                    not self.is_mutated(me.info, key.split(".")[1]):
+                found = strip_none(found)
+        return found
 
     def attribute(self, receiver, attr: str, node, frame):
         t = type(receiver)
@@ -473,3 +481,18 @@ def attr_key(node) -> str | None:
     if isinstance(node, ast.Name) and parts:
         return ".".join([node.id, *reversed(parts)])
     return None
+
+
+def read_keys(node) -> frozenset:
+    """The names and whole attribute chains (``self.enabled``, not ``self``) it reads."""
+    keys = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        key = n.id if isinstance(n, ast.Name) else \
+            attr_key(n) if isinstance(n, ast.Attribute) else None
+        if key is not None:
+            keys.add(key)
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return frozenset(keys)

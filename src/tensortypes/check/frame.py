@@ -27,7 +27,7 @@ class Frame:
     """
 
     __slots__ = ("vars", "where", "func", "returns", "globals", "terminated", "building",
-                 "facts", "declared", "sizes", "guards", "aliases")
+                 "facts", "declared", "sizes", "guards", "aliases", "flags")
 
     def __init__(self, func=None, building=None):
         self.vars: dict = {}
@@ -50,6 +50,10 @@ class Frame:
         # Named conditions: ``unit = diag is None`` -> {"unit": (test node, deps)}, where
         # deps pairs each name the test reads with its value then.
         self.aliases: dict = {}
+        # The names read by the conditions of this path other than None checks (``if
+        # packed:``, ``if mode == "x":``, or after ``if not flag: return``): whether a
+        # value these do not name is None may follow from them (a flag correlation).
+        self.flags: frozenset = frozenset()
 
     def copy(self) -> Frame:
         """A frame with its own variables and the same shared tables."""
@@ -63,6 +67,7 @@ class Frame:
         other.sizes = self.sizes
         other.guards = dict(self.guards) if self.guards else {}
         other.aliases = dict(self.aliases) if self.aliases else {}
+        other.flags = self.flags
         return other
 
 
@@ -87,6 +92,7 @@ def join_frames(a: Frame, b: Frame) -> Frame:
         if conds:
             out.guards[key] = (out.vars.get(key), conds)
     out.aliases = {k: v for k, v in a.aliases.items() if b.aliases.get(k) is v}
+    out.flags = a.flags & b.flags
     return out
 
 

@@ -132,8 +132,9 @@ def _slice_size(n, bounds):
     if step is not None and (type(step) is not int or step <= 0):
         return None
     step = step or 1
-    if type(n) is Dim and n.is_constant and all(b is None or type(b) is int
-                                                 for b in (start, stop)):
+    if type(n) is Dim and n.is_constant and all(
+            type(b) is int or (b is None and (raw is None or type(raw) is NoneV))
+            for b, raw in zip((start, stop), bounds)):
         return dims.const(len(range(n.value)[slice(start, stop, step)]))
     if type(n) is not Dim:
         return None

@@ -33,7 +33,7 @@ from .annotations import read_annotation
 from .annvalues import value_of
 from .calls import CallMixin
 from .diagnostics import CheckFailure, Diagnostic
-from .expr import ExprMixin, label_of
+from .expr import ExprMixin, label_of, read_keys
 from .frame import Frame
 from .indexing import IndexMixin
 from .joins import join_all, strip_none
@@ -143,7 +143,11 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         """A value that may be None used where None fails: report, then use the rest."""
         if type(value) is UnionV and any(type(v) is NoneV for v in value.items):
             rest = strip_none(value)
-            if type(rest) is not Unknown:
+            if type(rest) is not Unknown and frame is not None and frame.flags and \
+                    not read_keys(node) & frame.flags:
+                self.gave_up(node, f"{label_of(node)} may be None, unless a condition on "
+                                   f"this path rules it out (not followed): not reported")
+            elif type(rest) is not Unknown:
                 self.report(node, "optional", f"{label_of(node)} may be None here "
                                               f"({describe(value)}); check 'is not None' "
                                               f"first")

@@ -73,6 +73,10 @@ class SchemaMixin:
         for key, value in end.vars.items():
             if key.startswith(prefix) and key.count(".") == 1:
                 info.attrs[key[len(prefix):]] = value
+            elif key.startswith(prefix) and key.count(".") == 2 and type(value) is not NoneV \
+                    and not (type(value) is UnionV and any(type(v) is NoneV
+                                                            for v in value.items)):
+                info.chains.add(key[len(prefix):])
         if not end.guards:
             return
         # A flag that __init__ stores unchanged (``self.use_bias = use_bias``) names the

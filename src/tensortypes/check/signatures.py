@@ -30,7 +30,8 @@ from tensortypes.types import ANY, INT, TupleType
 from .annvalues import array_member, array_value
 from .binding import Binder, dtype_problem
 from .diagnostics import CheckFailure
-from .joins import join_values
+from .expr import read_keys
+from .joins import join_values, strip_none
 from .rules.layers import validate_layer
 from .symbolic import (
     UNKNOWN,
@@ -112,6 +113,15 @@ def _without_none(value):
         for item in items[1:]:
             result = join_values(result, item)
         return result
+    return value
+
+
+def _none_dropped(value):
+    """``value`` with None taken out of each Optional part (of a tuple's items too)."""
+    if type(value) is TupleV:
+        return TupleV(tuple(_none_dropped(v) for v in value.items))
+    if type(value) is UnionV:
+        return strip_none(value)
     return value
 
 
@@ -201,12 +211,39 @@ class SignatureMixin:
             return generic
         if info.returns is not None:
             ret = self.annotation_value(info.returns)
+            if any(isinstance(p[2], ast.Constant) and type(p[2].value) is bool
+                   for p in info.params):
+                # f(x, compute_covar=True) -> Tuple[Optional[Tensor], ...]: the flags
+                # (given or defaulted) decide which parts are None, out of sight here.
+                ret = _none_dropped(ret)
+            elif type(ret) is UnionV and self._passes_optional_through(info, args, kwargs,
+                                                                       self_value):
+                ret = strip_none(ret)
         else:
             ret = self.inferred_return(info)
         if type(self_value) is InstV and self_value.env:
             for k, v in self_value.env.items():
                 binder.env.setdefault(k, v)
         return subst_value(ret, binder)
+
+    @staticmethod
+    def _passes_optional_through(info, args, kwargs, self_value) -> bool:
+        """``def f(data: Tensor | None, ...) -> Tensor | None`` given a data that is not
+        None: the result is taken as not None (None in, None out, as a TypeVar would)."""
+        ret = ast.dump(info.returns)
+        params = list(info.params)
+        if params and (self_value is not None or (info.cls is not None and
+                                                  not info.is_static)) \
+                and params[0][3] == "positional":
+            params = params[1:]
+        positional = [p for p in params if p[3] == "positional"]
+        given = {p[0]: value for p, value in zip(positional, args)}
+        given.update(kwargs)
+        for name, ann, _default, _kind in params:
+            if ann is not None and ast.dump(ann) == ret and name in given:
+                value = given[name]
+                return type(value) not in (Unknown, NoneV, UnionV)
+        return False
 
     def typevar_result(self, info, args, kwargs, self_value):
         """The result of ``def f(x: T | None, y: T) -> T`` (``T`` a ``TypeVar`` of the
@@ -319,6 +356,10 @@ class SignatureMixin:
                 any(type(v) is NoneV for v in got.items):
             if _none_default(default) or any(type(v) is Unknown for v in got.items):
                 return True  # None, or a value nothing is known about: it may be fine
+            if frame is not None and frame.flags and not read_keys(node) & frame.flags:
+                self.gave_up(node, f"{what} may be None, unless a condition on this path "
+                                   f"rules it out (not followed): not reported")
+                return True
             return self._mismatch(node, "optional", f"{what} may be None ({describe(got)}), "
                                                     f"but its type {annotation_text(want)} does not allow "
                                                     f"None", frame)

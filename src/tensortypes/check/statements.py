@@ -31,7 +31,7 @@ from tensortypes.types import ArrayType, UnionType
 from .binding import Binder
 from .defs import FunctionInfo
 from .diagnostics import CheckFailure
-from .expr import attr_key, label_of
+from .expr import attr_key, label_of, read_keys
 from .frame import forget_guards, join_frames, valid_guard
 from .indexing import index_array
 from .joins import element_of, join_values
@@ -408,8 +408,13 @@ class StatementMixin:
     # -- control flow ------------------------------------------------------------------------
     def s_If(self, stmt, frame):
         self.eval(stmt.test, frame)
-        yes = self.exec_block(stmt.body, self.narrow(stmt.test, frame.copy(), True))
-        no = self.exec_block(stmt.orelse, self.narrow(stmt.test, frame.copy(), False))
+        flags = frame.flags if _none_check(stmt.test) else frame.flags | read_keys(stmt.test)
+        start = self.narrow(stmt.test, frame.copy(), True)
+        start.flags = flags
+        yes = self.exec_block(stmt.body, start)
+        start = self.narrow(stmt.test, frame.copy(), False)
+        start.flags = flags
+        no = self.exec_block(stmt.orelse, start)
         if yes.terminated and no.terminated:
             return yes
         if yes.terminated:
@@ -417,6 +422,7 @@ class StatementMixin:
         if no.terminated:
             return yes
         out = join_frames(yes, no)
+        out.flags = frame.flags  # past the if, its test no longer holds either way
         flag = flag_of(stmt.test)
         if flag is not None:
             # ``if flag: h = h + (x,)`` (h not None under flag on both paths): the join
@@ -557,3 +563,15 @@ def _kind_only(want):
     if isinstance(want, UnionType) and any(type(m) is ArrayType for m in want.members):
         return UnionType([_kind_only(m) for m in want.members])
     return want
+
+
+def _none_check(test) -> bool:
+    """Whether a test only checks values against None (``x is not None and y is None``)."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if isinstance(test, ast.BoolOp):
+        return all(_none_check(v) for v in test.values)
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and \
+        isinstance(test.ops[0], (ast.Is, ast.IsNot)) and \
+        isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+

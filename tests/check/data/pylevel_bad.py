@@ -1,4 +1,5 @@
 """The errors next to pylevel_ok.py's idioms that must still be reported."""
+from dataclasses import dataclass
 from typing import List, Literal, Optional, Tuple, Union
 
 import torch
@@ -106,27 +107,29 @@ def member_of_a_tuple_with_none(kind: Optional[str]) -> bool:
 
 def flag_not_the_one(flag: bool, other: bool, x: Tensor):
     h = x if flag else None
+    flag = other  # flag re-assigned: h no longer follows it
+    return h.abs()  # E: h may be None here [optional]
+
+
+def flag_is_another(flag: bool, other: bool, x: Tensor):
+    h = x if flag else None
     if other:
-        return h.abs()  # E: h may be None here [optional]
-    flag = other
-    if flag:  # flag re-assigned: h no longer follows it
-        return h.abs()  # E: h may be None here [optional]
-    unit = h is None
-    unit = other
-    if not unit:
-        return h.abs()  # E: h may be None here [optional]
+        return h.abs()  # a condition on another flag: not reported (--strict says why)
     return x
 
 
-class FlagChangedElsewhere(nn.Module):
+class BiasUnderNoFlag(nn.Module):
     def __init__(self, use_bias: bool = True):
         super().__init__()
         self.bias = torch.zeros(3) if use_bias else None
-        self.use_bias = not use_bias
+        self.use_bias = use_bias
 
     def forward(self, x: Float[Tensor, "3"]):
-        if self.use_bias:
-            return x + self.bias  # E: may be None [optional]
+        return x + self.bias  # E: may be None [optional]
+
+    def other(self, x: Float[Tensor, "3"], scale: bool):
+        if scale:  # a condition on another flag: not reported (--strict says why)
+            return x + self.bias
         return x
 
 
@@ -144,6 +147,20 @@ def mode_changed(mode: str, x: Tensor) -> Tensor:
     else:
         coeffs = None
     mode = "other"
-    if mode == "lidar":
-        return coeffs.abs()  # E: coeffs may be None here [optional]
-    return x
+    return coeffs.abs()  # E: coeffs may be None here [optional]
+
+
+@dataclass
+class TrainerConfig:
+    path: Optional[str] = None
+    other: Optional[str] = None
+
+
+class Trainer:
+    def __init__(self, config: TrainerConfig):
+        self.config = config
+        if self.config.path is None:
+            self.config.path = "snapshot.pt"
+
+    def remote(self) -> bool:
+        return self.config.other.startswith("s3://")  # E: self.config.other may be None [optional]

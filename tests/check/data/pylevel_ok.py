@@ -6,6 +6,7 @@ narrowing through `or` and of constant subscripts, unannotated helpers whose
 returns disagree, subclasses of builtins, an annotated local re-assigned with
 the declared shape.
 """
+from dataclasses import dataclass
 from typing import List, Literal, Optional, Sequence, Tuple, Union
 
 import torch
@@ -252,3 +253,50 @@ def needs_sizes(a: int, b: int, facts: tuple) -> bool:
 def after_a_star(parts: list) -> bool:
     # The tuple after *parts (of unknown length) is not bound to a.
     return needs_sizes(*parts, ())
+
+
+@dataclass
+class TrainerConfig:
+    path: Optional[str] = None
+
+
+class Trainer:
+    def __init__(self, config: TrainerConfig):
+        self.config = config
+        if self.config.path is None:
+            self.config.path = "snapshot.pt"  # not None in every method from here on
+
+    def remote(self) -> bool:
+        return self.config.path.startswith("s3://")
+
+
+def consume(tokens: Tensor) -> Tuple[Tensor, int]:
+    return tokens[:4], 4
+
+
+def rest_after_offset() -> Tensor:
+    tokens = torch.arange(10)
+    _, offset = consume(tokens)
+    rest = tokens[offset:]  # offset unknown: the size is unknown, not 10
+    return rest == tokens[4:]
+
+
+def keep_valid(data: Optional[Tensor], valid: Optional[Tensor]) -> Optional[Tensor]:
+    if data is None or valid is None:
+        return data
+    return data[valid]
+
+
+def passed_through(points: Tensor, valid: Tensor) -> Tensor:
+    # None in, None out: a tensor given for ``data`` gives a tensor back.
+    return keep_valid(points, valid)
+
+
+def flagged_parts(x: Tensor, covar: bool = True) -> Tuple[Optional[Tensor], Optional[Tensor]]:
+    return (x if covar else None), None
+
+
+def flags_decide(x: Tensor) -> Tensor:
+    # The flags (given or defaulted) decide which parts are None: not reported.
+    covars, _ = flagged_parts(x, covar=True)
+    return covars.abs()
