@@ -26,7 +26,7 @@ from tensortypes.errors import MethodNotDefined
 from tensortypes.link.c.cnames import DTYPE_CTYPE, DTYPE_TYPENUM, c_string
 
 __all__ = ["elemwise_code", "elemwise_support", "elemwise_headers", "elemwise_version",
-           "LOOP_SUPPORT"]
+           "scalar_kernel", "LOOP_SUPPORT"]
 
 _VERSION = 1
 _NO_C = frozenset({"float16", "complex64", "complex128"})
@@ -132,23 +132,26 @@ static int tt_iter_next(int nop, int m, npy_intp* idx, const npy_intp* shape,
 """
 
 
-def _kernel(node, in_names, out_names) -> str:
-    """C statements computing ``out_names`` from ``in_names`` (one element each)."""
-    sop = node.op.scalar_op
-    in_dtypes = [v.type.dtype for v in node.inputs]
-    out_dtypes = [v.type.dtype for v in node.outputs]
-    if _NO_C.intersection(in_dtypes + out_dtypes):
-        raise MethodNotDefined(f"{node.op} has no C loop for float16/complex dtypes "
+def scalar_kernel(sop, in_dtypes, out_dtypes, in_names, out_names) -> str:
+    """C statements computing ``out_names`` from ``in_names`` with the scalar op ``sop``."""
+    if _NO_C.intersection([*in_dtypes, *out_dtypes]):
+        raise MethodNotDefined(f"{sop} has no C loop for float16/complex dtypes "
                                f"({', '.join(in_dtypes)} -> {', '.join(out_dtypes)})")
     body = getattr(sop, "c_body", None)
     if body is not None:
-        return body(list(in_names), list(out_names), in_dtypes)
+        return body(list(in_names), list(out_names), list(in_dtypes))
     if len(out_names) != 1:
         raise MethodNotDefined(f"{sop} has {len(out_names)} outputs but no c_body")
-    expr = sop.c_expr(list(in_names), in_dtypes, out_dtypes[0])
+    expr = sop.c_expr(list(in_names), list(in_dtypes), out_dtypes[0])
     if out_dtypes[0] == "bool":
         return f"{out_names[0]} = (npy_bool)(({expr}) != 0);"
     return f"{out_names[0]} = ({DTYPE_CTYPE[out_dtypes[0]]})({expr});"
+
+
+def _kernel(node, in_names, out_names) -> str:
+    """C statements computing ``out_names`` from ``in_names`` (one element each)."""
+    return scalar_kernel(node.op.scalar_op, [v.type.dtype for v in node.inputs],
+                         [v.type.dtype for v in node.outputs], in_names, out_names)
 
 
 class _Layout:

@@ -11,7 +11,7 @@ particular node raises ``MethodNotDefined`` and that node falls back to
 
 Built-in entries: ``SpecifyShape`` (a check of fixed sizes, the output aliases
 the input) and, when ``tensortypes.tensor.elemwise`` exists, ``Elemwise``
-(one fused loop, see ``loops``).
+(one fused loop, see ``loops``) and ``Reduce`` (see ``reduce``).
 """
 
 from __future__ import annotations
@@ -142,3 +142,8 @@ def _register_builtin() -> None:
     register_lowering(Elemwise, loops.elemwise_code, support=loops.elemwise_support,
                       headers=loops.elemwise_headers, version=loops.elemwise_version,
                       inline_literals=True)
+    from tensortypes.link.c import reduce
+    from tensortypes.tensor.math import Reduce
+
+    register_lowering(Reduce, reduce.reduce_code, support=reduce.reduce_support,
+                      headers=loops.elemwise_headers, version=reduce.reduce_version)
