@@ -1,7 +1,8 @@
-"""Graphs with reductions and products, compiled, against NumPy, JAX ``jit``, numba and PyTensor.
+"""Graphs with reductions and products, compiled, against NumPy, PyTensor C, numba and JAX ``jit``.
 
-Float64, one process, one core (set ``XLA_FLAGS``/thread limits in the environment for
-the other tools if the machine has more), best of several repeats:
+Float64, one process, one core (BLAS, OpenMP and XLA limited to one thread here,
+before any of them is imported), best of several repeats of the process's CPU time
+(``--wall``: wall-clock time):
 
 - row softmax of a 2000x500 matrix: ``e = exp(S - S.max(1, keepdims)); e / e.sum(1, keepdims)``;
 - layer norm of a 4096x1024 matrix: ``(X - mean) / sqrt(var + 1e-5)`` over rows;
@@ -10,12 +11,13 @@ the other tools if the machine has more), best of several repeats:
 - the elementwise chain ``exp(x)*y + z*2 - x/y`` at 10^7 (the fused loop's benchmark).
 
 Each row also says how ours runs: which nodes run as C and which through ``perform``
-inside the compiled function (reductions, ``dot`` and ``matmul`` still do).
+inside the compiled function (``dot`` still does, through NumPy's BLAS).
 
-    python benchmarks/graphs.py [--repeat 5]
+    python benchmarks/graphs.py [--repeat 5] [--wall]
 
-Tools that are not installed read ``n/a``. Run it in its own environment (see
-benchmarks/README.md); JAX on the CPU.
+Tools that are not installed read ``absent``. PyTensor is the ``FAST_RUN`` C mode;
+numba runs the same loops written out (``njit``, no ``fastmath``), its ``dot`` from
+NumPy's BLAS; JAX on the CPU.
 """
 
 from __future__ import annotations
@@ -23,15 +25,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 
-import numpy as np
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                      "intra_op_parallelism_threads=1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import best_seconds, markdown_table  # noqa: E402
 
-os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
-                      "intra_op_parallelism_threads=1")
+TOOLS = ("ours", "numpy", "pytensor", "numba", "jax jit")
 
 
 def _ours():
@@ -64,20 +71,19 @@ def _ours():
                         ("logistic", logistic), ("chain", chain)):
         inputs, output = build()
         f = tensortypes.function(inputs, output, mode="c")
-        out[name] = (lambda f: lambda *a: f(*a))(f), _plan(f)
+        out[name] = (lambda *a, f=f: f(*a)), _plan(f)
     return out
 
 
 def _plan(f) -> str:
     """Which ops of the compiled function run as C and which through ``perform``."""
-    fg = getattr(f, "fgraph", None) or getattr(f, "maker", None)
-    nodes = fg.toposort() if fg is not None and hasattr(fg, "toposort") else []
+    from tensortypes.link.c import CLinker
+
+    compiled = CLinker().compile(f.fgraph)  # the module is in the cache: no build
+    slow = {id(node) for node, _ in compiled.fallbacks}
     c, py = set(), set()
-    for node in nodes:
-        name = type(node.op).__name__
-        (c if hasattr(node.op, "c_code") or name in ("Elemwise", "SpecifyShape") else py).add(name)
-    if not nodes:
-        return "?"
+    for node in f.fgraph.toposort():
+        (py if id(node) in slow else c).add(type(node.op).__name__)
     return f"C: {', '.join(sorted(c)) or '-'}; perform: {', '.join(sorted(py)) or '-'}"
 
 
@@ -109,14 +115,96 @@ def _jax():
     except ImportError:
         return None
     jax.config.update("jax_enable_x64", True)
-    return {k: (lambda g: lambda *a: g(*a).block_until_ready())(jax.jit(f))
-            for k, f in _reference(jnp).items()}
+    fns = {k: jax.jit(f) for k, f in _reference(jnp).items()}
+    return {k: (lambda *a, g=g: g(*a).block_until_ready()) for k, g in fns.items()}, \
+        jnp.asarray
+
+
+def _pytensor():
+    try:
+        import pytensor
+        import pytensor.tensor as pt
+    except ImportError:
+        return None
+    s, x = pt.dmatrix("S"), pt.dmatrix("X")
+    e = pt.exp(s - s.max(axis=1, keepdims=True))
+    mu = x.mean(axis=1, keepdims=True)
+    var = ((x - mu) * (x - mu)).mean(axis=1, keepdims=True)
+    w, y = pt.dvector("w"), pt.dvector("y")
+    a, b, c = pt.dvector("a"), pt.dvector("b"), pt.dvector("c")
+    graphs = {"softmax": ([s], e / e.sum(axis=1, keepdims=True)),
+              "layernorm": ([x], (x - mu) / pt.sqrt(var + 1e-5)),
+              "logistic": ([x, w, y], pt.sum(pt.log(1 + pt.exp(-y * pt.dot(x, w))))),
+              "chain": ([a, b, c], pt.exp(a) * b + c * 2 - a / b)}
+    return {k: pytensor.function(i, o, mode="FAST_RUN") for k, (i, o) in graphs.items()}, None
+
+
+def _numba():
+    try:
+        import numba
+    except ImportError:
+        return None
+    njit = numba.njit(cache=False, fastmath=False)
+
+    @njit
+    def softmax(s):
+        out = np.empty_like(s)
+        for i in range(s.shape[0]):
+            m = -np.inf
+            for j in range(s.shape[1]):
+                m = max(m, s[i, j])
+            t = 0.0
+            for j in range(s.shape[1]):
+                out[i, j] = np.exp(s[i, j] - m)
+                t += out[i, j]
+            for j in range(s.shape[1]):
+                out[i, j] /= t
+        return out
+
+    @njit
+    def layernorm(x):
+        out = np.empty_like(x)
+        n = x.shape[1]
+        for i in range(x.shape[0]):
+            mu = 0.0
+            for j in range(n):
+                mu += x[i, j]
+            mu /= n
+            var = 0.0
+            for j in range(n):
+                var += (x[i, j] - mu) * (x[i, j] - mu)
+            scale = 1.0 / np.sqrt(var / n + 1e-5)
+            for j in range(n):
+                out[i, j] = (x[i, j] - mu) * scale
+        return out
+
+    @njit
+    def logistic(x, w, y):
+        z = x @ w
+        total = 0.0
+        for i in range(z.shape[0]):
+            t = -y[i] * z[i]
+            total += max(t, 0.0) + np.log1p(np.exp(-abs(t)))
+        return total
+
+    @njit
+    def chain(x, y, z):
+        out = np.empty_like(x)
+        for i in range(x.shape[0]):
+            out[i] = np.exp(x[i]) * y[i] + z[i] * 2 - x[i] / y[i]
+        return out
+
+    return {"softmax": softmax, "layernorm": layernorm, "logistic": logistic,
+            "chain": chain}, None
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--wall", action="store_true",
+                        help="wall-clock time instead of the process's CPU time")
     args = parser.parse_args()
+    timer = time.perf_counter if args.wall else time.process_time
     rng = np.random.default_rng(0)
     data = {"softmax": (rng.normal(size=(2000, 500)),),
             "layernorm": (rng.normal(size=(4096, 1024)),),
@@ -124,27 +212,30 @@ def main() -> None:
                          np.sign(rng.normal(size=20000))),
             "chain": (rng.normal(size=10**7), rng.uniform(1, 2, size=10**7),
                       rng.normal(size=10**7))}
-    ours, numpy_, jax_ = _ours(), _numpy(), _jax()
+    tools = {"ours": (_ours(), None), "numpy": (_numpy(), None), "pytensor": _pytensor(),
+             "numba": _numba(), "jax jit": _jax()}
     rows, plans = [], []
     for name, args_ in data.items():
-        f, plan = ours[name]
-        want = numpy_[name](*args_)
-        np.testing.assert_allclose(f(*args_), want, rtol=1e-7, atol=1e-12)
-        times = {"ours": best_seconds(lambda: f(*args_), args.repeat, 0.2),
-                 "numpy": best_seconds(lambda: numpy_[name](*args_), args.repeat, 0.2)}
-        if jax_ is not None:
-            import jax.numpy as jnp
-
-            jargs = [jnp.asarray(a) for a in args_]
-            jax_[name](*jargs)
-            times["jax jit"] = best_seconds(lambda: jax_[name](*jargs), args.repeat, 0.2)
-        rows.append((name, *(f"{times[k] * 1e3:.1f} ms" if k in times else "n/a"
-                             for k in ("ours", "numpy", "jax jit")),
-                     f"{times['numpy'] / times['ours']:.2f}x",
-                     f"{times['jax jit'] / times['ours']:.2f}x" if "jax jit" in times else "n/a"))
+        f, plan = tools["ours"][0][name]
+        want = tools["numpy"][0][name](*args_)
+        times = {}
+        for tool in TOOLS:
+            entry = tools[tool]
+            if entry is None:
+                continue
+            fns, convert = entry
+            fn = fns[name][0] if tool == "ours" else fns[name]
+            targs = [convert(a) for a in args_] if convert is not None else list(args_)
+            np.testing.assert_allclose(np.asarray(fn(*targs)), want, rtol=1e-7, atol=1e-12)
+            times[tool] = best_seconds(lambda fn=fn, targs=targs: fn(*targs), args.repeat, 0.2,
+                                       timer=timer)
+        rows.append((name, *(f"{times[k] * 1e3:.2f} ms" if k in times else "absent"
+                             for k in TOOLS),
+                     *(f"{times[k] / times['ours']:.2f}x" if k in times else "absent"
+                       for k in ("numpy", "jax jit"))))
         plans.append((name, plan))
-    print(markdown_table(("graph", "ours (C)", "NumPy", "JAX jit", "NumPy/ours",
-                          "JAX/ours"), rows))
+    print(markdown_table(("graph", "ours (C)", "NumPy", "PyTensor C", "numba", "JAX jit",
+                          "NumPy/ours", "JAX/ours"), rows))
     print()
     print(markdown_table(("graph", "how ours runs"), plans))
 

@@ -9,7 +9,8 @@ Opt-in, not part of the test suite (valgrind makes Python some 50 times slower):
 The workload compiles its graphs with ``-g -O1`` (and without ``-march=native``:
 valgrind does not decode every recent instruction) into a temporary module cache,
 then exercises every path of the generated C: fused elementwise loops (flat
-and strided, broadcasting, empty arrays), every kind of wrong input, a node that
+and strided, broadcasting, empty arrays), reductions and fused row programs
+(any axes, layouts, empty axes), every kind of wrong input, a node that
 fails after allocating its output, ``perform`` fallbacks (one raising), rigid
 symbols, enum parameters and ``CDataType`` pointers freed by their capsules or
 by the cleanup code. valgrind runs it with ``PYTHONMALLOC=malloc`` and writes
@@ -118,6 +119,31 @@ h = build([s1, s2, q1, q2], [exp(s1), exp(s2), exp(q1), exp(q2)])
 h([np.ones(3), np.ones(6), np.ones((2, 4)), np.ones((4, 2))])
 expect_error(h, [np.ones(3), np.ones(5), np.ones((2, 4)), np.ones((4, 2))])
 expect_error(h, [np.ones(3), np.ones(6), np.ones((2, 4)), np.ones((4, 3))])
+
+# reductions: any axes and layouts, empty axes; fused row programs (copies, buffers)
+import tensortypes.tensor as tt
+import warnings
+warnings.simplefilter("ignore", RuntimeWarning)
+r3 = tensor("float64", (None, None, None), name="r3")
+red = build([r3], [tt.sum(r3, axis=(0, 2)), tt.max(r3, axis=1, keepdims=True),
+                   tt.mean(r3, axis=2), tt.prod(r3), tt.min(r3, axis=0)])
+c3 = np.random.rand(5, 6, 7)
+for args in ([c3], [c3[::-1, :, ::2]], [np.asfortranarray(c3)], [c3[:, :1]]):
+    red(args)
+expect_error(red, [c3[:, :0]])
+ri = tensor("int8", (None, None), name="ri")
+build([ri], [tt.sum(ri, axis=1), tt.mean(ri, axis=0), tt.max(ri)])([np.ones((4, 9), "i1")])
+fm = tensor("float64", ("n", "m"), name="fm")
+e = exp(fm - tt.max(fm, axis=1, keepdims=True))
+mu = tt.mean(fm, axis=1, keepdims=True)
+d = fm - mu
+fused = build([fm], [e / tt.sum(e, axis=1, keepdims=True),
+                     d / tt.sqrt(tt.mean(d * d, axis=1, keepdims=True) + 1e-5),
+                     tt.sum(exp(fm) * 2, axis=1)])
+m2 = np.random.rand(9, 33)
+for args in ([m2], [m2.T.copy().T], [m2[::2]], [m2[:0]]):
+    fused(args)
+expect_error(fused, [m2[:, :0]])
 
 # enum parameters and opaque pointers
 MODES = EnumList("ONE", "TWO", cname="vg_modes")

@@ -17,6 +17,10 @@
   (``log(1 + exp(x))`` -> ``softplus(x)``, ``log(1 + y)`` -> ``log1p(y)``,
   ``exp(x) - 1`` -> ``expm1(x)``, ``1 / (1 + exp(-x))`` -> ``sigmoid(x)``,
   ``log(sum(exp(x)))`` -> a log-sum-exp that subtracts the maximum first).
+- ``ReduceFusion``: a pass that turns a reduction over the trailing axes, the
+  elementwise nodes feeding it and those consuming its ``keepdims`` result (and
+  further reductions over the same axes among them) into one ``FusedReduce``,
+  which the C back end runs row by row: row softmax, layer norm, log-sum-exp.
 - ``default_rewriter()``: merge, canonicalise, stabilise, merge again, fuse: what
   ``tensortypes.function`` applies.
 """
@@ -29,13 +33,15 @@ from tensortypes.graph import Constant
 from tensortypes.graph.rewrite import (EquilibriumRewriter, GraphRewriter, MergeRewriter,
                                        NodeRewriter, RuleTable, SequenceRewriter,
                                        apply_replacements, fold_constants)
+from tensortypes.core.dims import eq as dim_eq
 from tensortypes.tensor.elemwise import Elemwise
+from tensortypes.tensor.fused import FusedReduce
 from tensortypes.tensor.math import Reduce
 from tensortypes.tensor.scalar_ops import BasicScalarOp, Composite, ScalarExpr, op_exprs
 from tensortypes.tensor.shape_ops import Transpose
 
 __all__ = ["NEUTRAL", "INVOLUTIONS", "IDEMPOTENT", "CANONICALIZE", "STABILIZE", "ElemwiseFusion",
-           "default_rewriter"]
+           "ReduceFusion", "default_rewriter"]
 
 NEUTRAL = {
     "add": ((0, 0), (1, 0)),
@@ -335,6 +341,161 @@ class ElemwiseFusion(GraphRewriter):
         return Elemwise(composite)(*externals)
 
 
+_NO_FUSED_DTYPES = frozenset({"float16", "complex64", "complex128"})
+
+
+def _provably_equal(a, b) -> bool:
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b
+    return a is not None and b is not None and dim_eq(a, b) is True
+
+
+class _Space:
+    """The iteration space of a reduction over trailing axes: which values fit in it."""
+
+    __slots__ = ("ndim", "axes", "outer", "inner")
+
+    def __init__(self, seed):
+        shape = seed.inputs[0].type.shape
+        self.ndim = len(shape)
+        self.axes = seed.op.axis
+        self.outer = shape[:self.ndim - len(self.axes)]
+        self.inner = shape[self.ndim - len(self.axes):]
+
+    def usable(self) -> bool:
+        n = self.ndim
+        return (bool(self.axes) and self.axes == tuple(range(n - len(self.axes), n))
+                and not all(s == 1 for s in self.inner)
+                and all(_provably_equal(s, s) for s in (*self.outer, *self.inner)))
+
+    def kind(self, var) -> str | None:
+        """``"full"``, ``"row"`` or None (a shape the space cannot run), for a value
+        computed inside (inputs from outside may have any shape that broadcasts)."""
+        shape = var.type.shape
+        if len(shape) != self.ndim or var.type.dtype in _NO_FUSED_DTYPES:
+            return None
+        k = self.ndim - len(self.axes)
+        if not all(_provably_equal(a, b) for a, b in zip(shape[:k], self.outer)):
+            return None
+        if all(s == 1 for s in shape[k:]):
+            return "row"
+        if all(_provably_equal(a, b) for a, b in zip(shape[k:], self.inner)):
+            return "full"
+        return None
+
+    def member(self, node) -> bool:
+        op = node.op
+        if isinstance(op, Reduce):
+            return (op.axis == self.axes and self.kind(node.inputs[0]) == "full"
+                    and node.outputs[0].type.dtype not in _NO_FUSED_DTYPES)
+        return (_fusable(node) and self.kind(node.outputs[0]) is not None
+                and not any(v.type.dtype in _NO_FUSED_DTYPES for v in node.inputs))
+
+
+def _reaches(var, region) -> bool:
+    """Whether ``var`` is computed from an output of a node of ``region``."""
+    seen, stack = set(), [var]
+    while stack:
+        v = stack.pop()
+        owner = v.owner
+        if owner is None or owner in seen:
+            continue
+        if owner in region:
+            return True
+        seen.add(owner)
+        stack.extend(owner.inputs)
+    return False
+
+
+class ReduceFusion(GraphRewriter):
+    """Fuse reductions over trailing axes with their elementwise neighbours (see above).
+
+    A region grows from a reduction: upwards over the producers (elementwise, or a
+    ``keepdims`` reduction over the same axes) whose results only the region reads,
+    downwards over consumers (elementwise of the same rank, or reductions over the
+    same axes) whose other inputs do not come from the region. Every value computed
+    inside has, provably, the sizes of the iteration space (or 1 on the reduced
+    axes); a region that would read one of its own results through a node outside it
+    is not fused. Values read outside the region are the op's outputs.
+    """
+
+    __slots__ = ()
+
+    def apply(self, fgraph) -> dict:
+        fused = 0
+        for seed in fgraph.toposort():
+            if seed not in fgraph.apply_nodes or not isinstance(seed.op, Reduce):
+                continue
+            space = _Space(seed)
+            if not space.usable() or not space.member(seed):
+                continue
+            region = self._grow(fgraph, seed, space)
+            if len(region) < 2:
+                continue
+            replacements = self._fuse(fgraph, region, space)
+            if replacements:
+                fused += apply_replacements(fgraph, seed, replacements, "reduce_fusion")
+        return {"reduce_fusion": fused} if fused else {}
+
+    @staticmethod
+    def _grow(fgraph, seed, space) -> set:
+        region = {seed}
+        grew = True
+        while grew:
+            grew = False
+            for member in list(region):
+                for var in member.inputs:
+                    owner = var.owner
+                    if (owner is None or owner in region or not space.member(owner)
+                            or (isinstance(owner.op, Reduce) and not owner.op.keepdims)):
+                        continue
+                    if all(c != "output" and c in region for c, _ in fgraph.clients[var]):
+                        region.add(owner)
+                        grew = True
+                for var in member.outputs:
+                    if space.kind(var) is None:
+                        continue  # a reduction without keepdims: only read outside
+                    for client, _ in fgraph.clients[var]:
+                        if client == "output" or client in region or not space.member(client):
+                            continue
+                        if any(v.owner not in region and _reaches(v, region)
+                               for v in client.inputs):
+                            continue
+                        region.add(client)
+                        grew = True
+        inputs = {v for node in region for v in node.inputs if v.owner not in region}
+        if any(_reaches(v, region) for v in inputs):
+            return {seed}  # not convex after all: leave it as it is
+        return region
+
+    @staticmethod
+    def _fuse(fgraph, region, space) -> dict:
+        index: dict = {}
+        inputs: list = []
+        nodes = [n for n in fgraph.toposort() if n in region]
+        for node in nodes:
+            for v in node.inputs:
+                if v.owner not in region and v not in index:
+                    index[v] = len(inputs)
+                    inputs.append(v)
+        program: list[tuple] = []
+        nin = len(inputs)
+        for node in nodes:
+            if isinstance(node.op, Reduce):
+                program.append(("reduce", node.op.kind, index[node.inputs[0]],
+                                node.op.keepdims))
+            else:
+                program.append(("elemwise", node.op.scalar_op,
+                                tuple(index[v] for v in node.inputs)))
+            index[node.outputs[0]] = nin + len(program) - 1
+        olds = [n.outputs[0] for n in nodes
+                if any(c == "output" or c not in region for c, _ in fgraph.clients[n.outputs[0]])]
+        op = FusedReduce(space.ndim, space.axes, nin, program, [index[v] for v in olds])
+        news = op(*inputs)
+        news = news if isinstance(news, list) else [news]
+        return dict(zip(olds, news))
+
+
 def default_rewriter() -> SequenceRewriter:
     """Merge, canonicalise (with constant folding), merge, fuse elementwise chains.
 
@@ -351,4 +512,5 @@ def default_rewriter() -> SequenceRewriter:
         EquilibriumRewriter(STABILIZE),
         MergeRewriter(),
         ElemwiseFusion(),
+        ReduceFusion(),
     ])

@@ -30,6 +30,7 @@ __all__ = ["Step", "Module", "render", "fail_code"]
 
 _VECTOR_MATH = """#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 /* glibc's vector math library: lets the compiler vectorise loops calling these. */
+#define TT_OMP_SIMD 1
 #pragma omp declare simd notinbranch
 extern double exp(double);
 #pragma omp declare simd notinbranch

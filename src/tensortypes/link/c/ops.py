@@ -11,7 +11,7 @@ particular node raises ``MethodNotDefined`` and that node falls back to
 
 Built-in entries: ``SpecifyShape`` (a check of fixed sizes, the output aliases
 the input) and, when ``tensortypes.tensor.elemwise`` exists, ``Elemwise``
-(one fused loop, see ``loops``) and ``Reduce`` (see ``reduce``).
+(one fused loop, see ``loops``), ``Reduce`` and ``FusedReduce`` (see ``reduce``).
 """
 
 from __future__ import annotations
@@ -147,3 +147,7 @@ def _register_builtin() -> None:
 
     register_lowering(Reduce, reduce.reduce_code, support=reduce.reduce_support,
                       headers=loops.elemwise_headers, version=reduce.reduce_version)
+    from tensortypes.tensor.fused import FusedReduce
+
+    register_lowering(FusedReduce, reduce.fused_code, support=reduce.fused_support,
+                      headers=loops.elemwise_headers, version=reduce.fused_version)

@@ -21,10 +21,11 @@ import numpy as np
 
 from tensortypes.errors import MethodNotDefined
 from tensortypes.link.c.cnames import DTYPE_CTYPE, DTYPE_TYPENUM, c_string
-from tensortypes.link.c.loops import LOOP_SUPPORT
+from tensortypes.link.c.loops import LOOP_SUPPORT, scalar_kernel
 
 __all__ = ["reduce_code", "reduce_support", "reduce_version", "SIMD_SUPPORT", "acc_ctype",
-           "identity", "combine", "mean_warning"]
+           "identity", "combine", "mean_warning", "fused_code", "fused_support",
+           "fused_version"]
 
 _VERSION = 1
 _NO_C = frozenset({"float16", "complex64", "complex128"})
@@ -236,3 +237,277 @@ def reduce_code(node, name, inputs, outputs, sub) -> str:
 def reduce_version(node) -> tuple:
     """The loop's version with NumPy's major version (its C API)."""
     return (_VERSION, np.__version__.split(".")[0])
+
+
+# -- FusedReduce: a program of elementwise steps and reductions, row by row ----------------
+
+class _Program:
+    """What the C code of one ``FusedReduce`` node needs, decided from its types."""
+
+    __slots__ = ("op", "nin", "k", "dtypes", "cls", "level", "stage", "stages", "outputs",
+                 "buffered", "kernels")
+
+    def __init__(self, node):
+        op = node.op
+        _check_dtypes(node)
+        self.op, self.nin = op, op.nin
+        self.k = op.ndim - len(op.axes)
+        values = op.build(list(node.inputs))
+        self.dtypes = [v.type.dtype for v in values]
+        if _NO_C & set(self.dtypes):
+            raise MethodNotDefined(f"{op} has a float16/complex step")
+        self.cls = []
+        for v in values:
+            shape = (1,) * (op.ndim - v.type.ndim) + tuple(v.type.shape)
+            self.cls.append("row" if all(s == 1 for s in shape[self.k:]) else "full")
+        avail = [0] * len(values)
+        self.level: dict = {}  # step value -> stage it is computed in (reduce: accumulated)
+        for i, step in enumerate(op.program):
+            v = self.nin + i
+            if step[0] == "elemwise":
+                self.level[v] = max((avail[a] for a in step[2]), default=0)
+                avail[v] = self.level[v]
+            else:
+                if self.cls[step[2]] != "full":
+                    raise MethodNotDefined(f"{op}: a reduction of a row value")
+                self.level[v] = avail[step[2]]
+                avail[v] = self.level[v] + 1
+                self.cls[v] = "row"
+        self.stages = max(avail, default=0) + 1
+        self.outputs = list(op.outputs)
+        # full values read in a later stage than the one computing them: row buffers
+        self.buffered = set()
+        for i, step in enumerate(op.program):
+            v = self.nin + i
+            args = step[2] if step[0] == "elemwise" else (step[2],)
+            for a in args:
+                if a >= self.nin and self.cls[a] == "full" and self.level[a] < self.level[v]:
+                    self.buffered.add(a)
+
+    def ctype(self, v: int) -> str:
+        return DTYPE_CTYPE[self.dtypes[v]]
+
+    def name(self, v: int) -> str:
+        if v < self.nin:
+            return f"tt_a{v}" if self.cls[v] == "full" else f"tt_s{v}"
+        return f"tt_v{v}"
+
+    def args(self, v: int) -> tuple:
+        step = self.op.program[v - self.nin]
+        return step[2] if step[0] == "elemwise" else (step[2],)
+
+    def kernel(self, v: int) -> str:
+        step = self.op.program[v - self.nin]
+        args = step[2]
+        return scalar_kernel(step[1], [self.dtypes[a] for a in args], [self.dtypes[v]],
+                             [self.name(a) for a in args], [self.name(v)])
+
+
+def _fused_row(prog: _Program, name: str) -> str:
+    """The function computing one row: every stage in order."""
+    op, nin = prog.op, prog.nin
+    params = ["npy_intp tt_L"]
+    for k in range(nin):
+        ct = prog.ctype(k)
+        params.append(f"const {ct}* restrict tt_in{k}" if prog.cls[k] == "full"
+                      else f"const {ct} tt_s{k}")
+    for j, o in enumerate(prog.outputs):
+        params.append(f"{prog.ctype(o)}* restrict tt_out{j}")
+    for b in sorted(prog.buffered):
+        params.append(f"{prog.ctype(b)}* restrict tt_buf{b}")
+    lines = []
+    steps = range(nin, nin + len(op.program))
+    row_steps = [v for v in steps if prog.cls[v] == "row"]
+    lines += [f"{prog.ctype(v)} tt_v{v};" for v in row_steps]
+    outs = {o: j for j, o in enumerate(prog.outputs)}
+    for s in range(prog.stages):
+        for v in row_steps:
+            if op.program[v - nin][0] == "elemwise" and prog.level[v] == s:
+                lines.append(prog.kernel(v))
+                if v in outs:
+                    lines.append(f"*tt_out{outs[v]} = tt_v{v};")
+        full = [v for v in steps if prog.cls[v] == "full" and prog.level[v] == s]
+        reds = [v for v in steps if op.program[v - nin][0] == "reduce" and prog.level[v] == s]
+        if not full and not reds:
+            continue
+        clauses, body, after = [], [], []
+        used = {a for v in full + reds for a in prog.args(v)}
+        for k in range(nin):
+            if k in used and prog.cls[k] == "full":
+                body.append(f"const {prog.ctype(k)} tt_a{k} = tt_in{k}[tt_j];")
+        for b in sorted(prog.buffered):
+            if b in used and prog.level[b] < s:
+                body.append(f"const {prog.ctype(b)} tt_v{b} = tt_buf{b}[tt_j];")
+        for v in full:
+            body.append(f"{prog.ctype(v)} tt_v{v};")
+            body.append(prog.kernel(v))
+            if v in prog.buffered:
+                body.append(f"tt_buf{v}[tt_j] = tt_v{v};")
+            if v in outs:
+                body.append(f"tt_out{outs[v]}[tt_j] = tt_v{v};")
+        for v in reds:
+            _, kind, arg, _ = op.program[v - nin]
+            at = acc_ctype(kind, prog.dtypes[arg], prog.dtypes[v])
+            acc = f"tt_acc{v}"
+            lines.append(f"{at} {acc} = ({at}){identity(kind, prog.dtypes[v])};")
+            src = f"(({at}){prog.name(arg)})"
+            if kind in ("max", "min"):
+                clauses.append(f"reduction({kind}:{acc})")
+                cmp = ">" if kind == "max" else "<"
+                body.append(f"{acc} = {src} {cmp} {acc} ? {src} : {acc};")
+                if np.dtype(prog.dtypes[v]).kind == "f":
+                    lines.append(f"int tt_nan{v} = 0;")
+                    clauses.append(f"reduction(|:tt_nan{v})")
+                    body.append(f"tt_nan{v} |= {prog.name(arg)} != {prog.name(arg)};")
+                    after.append(f"if (tt_nan{v}) {acc} = NAN;")
+            else:
+                clauses.append(f"reduction({'*' if kind == 'prod' else '+'}:{acc})")
+                body.append(combine(kind, acc, src))
+            total = " / (npy_float64)tt_L" if kind == "mean" else ""
+            after.append(f"tt_v{v} = ({prog.ctype(v)})({acc}{total});")
+            if v in outs:
+                after.append(f"*tt_out{outs[v]} = tt_v{v};")
+        lines.append(f"TT_SIMD({' '.join(clauses)})")
+        lines.append("for (npy_intp tt_j = 0; tt_j < tt_L; tt_j++) {")
+        lines += ["    " + ln for b in body for ln in b.split("\n")]
+        lines.append("}")
+        lines += after
+    inner = "\n".join("    " + ln for ln in "\n".join(lines).split("\n"))
+    return f"TT_LOOP void tt_row_{name}({', '.join(params)})\n{{\n{inner}\n}}\n"
+
+
+def fused_support(node, name, sub) -> str:
+    """The shared loop helpers, the scalar ops' support code and this node's row function."""
+    prog = _Program(node)
+    support = []
+    for step in node.op.program:
+        code = step[1].c_support_code() if step[0] == "elemwise" else ""
+        if code and code not in support:
+            support.append(code)
+    return "\n".join([*support, LOOP_SUPPORT, SIMD_SUPPORT, _fused_row(prog, name)])
+
+
+def fused_code(node, name, inputs, outputs, sub) -> str:
+    """The C code of one ``FusedReduce`` node (see the module docstring).
+
+    Full inputs whose rows are not contiguous (a transposed or strided array, or
+    one broadcast along a row) are first copied into contiguous arrays of the
+    iteration space's shape; outputs are allocated C-contiguous.
+
+    >>> import tensortypes.tensor as tt
+    >>> from tensortypes.graph import FunctionGraph
+    >>> from tensortypes.tensor.rewriting import ReduceFusion
+    >>> x = tt.tensor("float64", ("n", "m"), name="x")
+    >>> fg = FunctionGraph([x], [tt.sum(tt.exp(x), axis=1)], clone=True)
+    >>> ReduceFusion().apply(fg)
+    {'reduce_fusion': 1}
+    >>> "tt_row_n0(" in fused_code(fg.outputs[0].owner, "n0", ["V0"], ["V1"],
+    ...                            {"fail": "goto fail;"})
+    True
+    """
+    prog = _Program(node)
+    op, nin, k, nd = prog.op, prog.nin, prog.k, prog.op.ndim
+    fail = sub["fail"]
+    what = c_string(str(op))
+    full_in = [i for i in range(nin) if prog.cls[i] == "full"]
+    kinds = {s[1] for s in op.program if s[0] == "reduce"}
+    lines = [f"npy_intp tt_dims[{nd}], tt_kd[{nd}], tt_rows = 1, tt_L = 1;",
+             f"PyArrayObject* tt_in[{nin}] = {{{', '.join(inputs)}}};",
+             f"PyArrayObject* tt_own[{nin}] = {{{', '.join(['NULL'] * nin)}}};",
+             f"void* tt_bufs[{max(len(prog.buffered), 1)}] = {{NULL}};",
+             "int tt_a, tt_k, tt_ok = 1;",
+             f"if (tt_broadcast({nin}, tt_in, {nd}, tt_dims, {what}) < 0) {{ {fail} }}",
+             f"for (tt_a = 0; tt_a < {nd}; tt_a++) {{",
+             f"    if (tt_a < {k}) {{ tt_rows *= tt_dims[tt_a]; tt_kd[tt_a] = tt_dims[tt_a]; }}",
+             "    else { tt_L *= tt_dims[tt_a]; tt_kd[tt_a] = 1; }",
+             "}"]
+    for kind in ("max", "min"):
+        if kind in kinds:
+            lines.append(_empty_checks(kind, "tt_L", fail))
+    if "mean" in kinds:
+        lines.append(mean_warning("tt_L", "tt_rows", fail))
+    for j, o in enumerate(prog.outputs):
+        out = outputs[j]
+        step = op.program[o - nin] if o >= nin else None
+        if prog.cls[o] == "full":
+            ndims, dims = nd, "tt_dims"
+        elif step is not None and step[0] == "reduce" and not step[3]:
+            ndims, dims = k, "tt_dims"
+        else:
+            ndims, dims = nd, "tt_kd"
+        lines.append(f"Py_XDECREF({out});\n{out} = (PyArrayObject*)PyArray_EMPTY({ndims}, "
+                     f"{dims}, {DTYPE_TYPENUM[prog.dtypes[o]]}, 0);\n"
+                     f"if ({out} == NULL) {{ {fail} }}")
+    # Full inputs must have contiguous rows of the space's size; others are copied.
+    for i in full_in:
+        isz = f"(npy_intp)sizeof({prog.ctype(i)})"
+        lines.append(f"""{{
+    PyArrayObject* tt_x = tt_in[{i}];
+    int tt_off = {nd} - PyArray_NDIM(tt_x), tt_good = 1;
+    npy_intp tt_want = {isz};
+    for (tt_a = {nd} - 1; tt_a >= {k}; tt_a--) {{
+        if (tt_dims[tt_a] == 1) continue;
+        if (tt_a < tt_off || PyArray_DIMS(tt_x)[tt_a - tt_off] != tt_dims[tt_a]
+                || PyArray_STRIDES(tt_x)[tt_a - tt_off] != tt_want) {{ tt_good = 0; break; }}
+        tt_want *= tt_dims[tt_a];
+    }}
+    if (!tt_good) {{
+        tt_own[{i}] = (PyArrayObject*)PyArray_EMPTY({nd}, tt_dims, {DTYPE_TYPENUM[prog.dtypes[i]]}, 0);
+        if (tt_own[{i}] == NULL || PyArray_CopyInto(tt_own[{i}], tt_x) < 0) tt_ok = 0;
+        else tt_in[{i}] = tt_own[{i}];
+    }}
+}}""")
+    for n, b in enumerate(sorted(prog.buffered)):
+        lines.append(f"if (tt_ok) {{ tt_bufs[{n}] = PyMem_Malloc((size_t)(tt_L > 0 ? tt_L : 1) "
+                     f"* sizeof({prog.ctype(b)})); if (tt_bufs[{n}] == NULL) {{ PyErr_NoMemory(); "
+                     "tt_ok = 0; } }")
+    call = ["tt_L"]
+    for i in range(nin):
+        ct = prog.ctype(i)
+        call.append(f"(const {ct}*)tt_ptr[{i}]" if prog.cls[i] == "full"
+                    else f"*(const {ct}*)tt_ptr[{i}]")
+    for j, o in enumerate(prog.outputs):
+        ct = prog.ctype(o)
+        step = "tt_r * tt_L" if prog.cls[o] == "full" else "tt_r"
+        call.append(f"({ct}*)PyArray_DATA({outputs[j]}) + {step}")
+    for n, b in enumerate(sorted(prog.buffered)):
+        call.append(f"({prog.ctype(b)}*)tt_bufs[{n}]")
+    lines.append(f"""if (tt_ok && tt_rows > 0) {{
+    npy_intp tt_shape[NPY_MAXDIMS], tt_idx[NPY_MAXDIMS], tt_str[{nin} * NPY_MAXDIMS], tt_r;
+    char* tt_ptr[{nin}];
+    NPY_BEGIN_THREADS_DEF;
+    for (tt_k = 0; tt_k < {nin}; tt_k++) {{
+        PyArrayObject* tt_x = tt_in[tt_k];
+        int tt_off = {nd} - PyArray_NDIM(tt_x);
+        tt_ptr[tt_k] = PyArray_BYTES(tt_x);
+        for (tt_a = 0; tt_a < {k}; tt_a++)
+            tt_str[tt_k * NPY_MAXDIMS + tt_a] = (tt_a < tt_off || PyArray_DIMS(tt_x)[tt_a - tt_off] == 1)
+                ? 0 : PyArray_STRIDES(tt_x)[tt_a - tt_off];
+    }}
+    for (tt_a = 0; tt_a < {k}; tt_a++) {{ tt_shape[tt_a] = tt_dims[tt_a]; tt_idx[tt_a] = 0; }}
+    if (tt_rows * tt_L > {_GIL_THRESHOLD}) {{ NPY_BEGIN_THREADS; }}
+    for (tt_r = 0; tt_r < tt_rows; tt_r++) {{
+        tt_row_{name}({', '.join(call)});
+        tt_iter_next({nin}, {k + 1}, tt_idx, tt_shape, tt_str, tt_ptr);
+    }}
+    NPY_END_THREADS;
+}}""")
+    lines.append("for (tt_k = 0; tt_k < (int)(sizeof(tt_bufs) / sizeof(tt_bufs[0])); tt_k++) "
+                 "PyMem_Free(tt_bufs[tt_k]);")
+    lines.append(f"for (tt_k = 0; tt_k < {nin}; tt_k++) Py_XDECREF(tt_own[tt_k]);")
+    lines.append(f"if (!tt_ok) {{ {fail} }}")
+    return "{\n" + "\n".join("    " + ln if ln.strip() else ln
+                             for ln in "\n".join(lines).split("\n")) + "\n}"
+
+
+def fused_version(node) -> tuple:
+    """The loop's version with its scalar ops' (empty when one is unversioned)."""
+    versions = []
+    for step in node.op.program:
+        if step[0] == "elemwise":
+            v = getattr(step[1], "c_code_cache_version", None)
+            v = tuple(v()) if v is not None else ()
+            if not v:
+                return ()
+            versions.append(v)
+    return (_VERSION, tuple(versions), np.__version__.split(".")[0])
