@@ -134,3 +134,19 @@ def test_matmul_static_type_is_super_of_value(data, da, db):
     want = np.asarray(np.matmul(va, vb))
     assert out.type.is_super(TensorType(want.dtype, want.shape)) is True
     assert out.eval({a: va, b: vb}).dtype == want.dtype
+
+
+def test_argmax_types_and_errors():
+    from tensortypes.tensor.math import Argmax
+
+    x = tensor("float32", ("n", 3), name="x")
+    assert tt.argmax(x).type == TensorType("int64", ())
+    assert x.argmin(axis=-1).type == TensorType("int64", ("n",))
+    assert tt.argmax(x, axis=0, keepdims=True).type == TensorType("int64", (1, 3))
+    with pytest.raises(ValueError, match="out of bounds"):
+        tt.argmax(x, axis=2)
+    with pytest.raises(TypeError, match="axis must be an int or None"):
+        Argmax("argmax", (0, 1))
+    with pytest.raises(ValueError, match="empty axis"):
+        tt.argmax(tensor("float64", (0, 3)), axis=0)
+    assert tt.argmax(tensor("float64", (0, 3)), axis=1).type.shape == (0,)

@@ -48,7 +48,7 @@ from tensortypes.tensor.elemwise import (  # noqa: E402
     pow, sigmoid, sin, softplus, sqrt, sub, tanh, true_div, where,
 )
 from tensortypes.tensor.math import (  # noqa: E402
-    Dot, MatMul, Reduce, dot, matmul, max, mean, min, prod, sum,
+    Argmax, Dot, MatMul, Reduce, argmax, argmin, dot, matmul, max, mean, min, prod, sum,
 )
 from tensortypes.tensor.scalar_ops import Composite, ScalarOp  # noqa: E402
 from tensortypes.tensor.shape_ops import (  # noqa: E402
@@ -56,12 +56,13 @@ from tensortypes.tensor.shape_ops import (  # noqa: E402
 )
 
 __all__ += [
-    "Elemwise", "elemwise", "Composite", "ScalarOp", "Reduce", "MatMul", "Dot", "Reshape",
+    "Elemwise", "elemwise", "Composite", "ScalarOp", "Reduce", "Argmax", "MatMul", "Dot",
+    "Reshape",
     "Transpose", "Concatenate", "ExpandDims",
     "add", "sub", "mul", "true_div", "floor_div", "mod", "pow", "neg", "abs", "exp", "log",
     "sqrt", "sin", "cos", "tanh", "log1p", "expm1", "sigmoid", "softplus", "maximum",
     "minimum", "where", "lt", "le", "gt", "ge", "eq",
     "neq", "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
-    "sum", "prod", "max", "min", "mean", "dot", "matmul",
+    "sum", "prod", "max", "min", "mean", "argmax", "argmin", "dot", "matmul",
     "reshape", "transpose", "concatenate", "expand_dims",
 ]

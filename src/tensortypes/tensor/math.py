@@ -1,5 +1,5 @@
-"""Reductions and products: ``sum``, ``prod``, ``max``, ``min``, ``mean``, ``dot``, ``matmul``
-(layer 4, ``tensor``).
+"""Reductions and products: ``sum``, ``prod``, ``max``, ``min``, ``mean``, ``argmax``,
+``argmin``, ``dot``, ``matmul`` (layer 4, ``tensor``).
 
 Every op infers its output type when the node is built. Reductions follow
 NumPy's dtypes (``sum`` of int8 is int64, of uint8 uint64; ``mean`` of ints is
@@ -23,8 +23,8 @@ from tensortypes.tensor.scalar_ops import promote_dtypes
 from tensortypes.tensor.type import TensorType
 from tensortypes.tensor.variable import register_operators
 
-__all__ = ["Reduce", "MatMul", "Dot", "sum", "prod", "max", "min", "mean", "matmul", "dot",
-           "normalize_axes"]
+__all__ = ["Reduce", "Argmax", "MatMul", "Dot", "sum", "prod", "max", "min", "mean", "argmax",
+           "argmin", "matmul", "dot", "normalize_axes"]
 
 _REDUCERS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "mean": np.mean}
 
@@ -147,6 +147,74 @@ mean = _reduction("mean", "mean(tensor('int32', ('n', 3)), axis=(0, 1)).type\n  
                   "TensorType(float64, ())")
 
 
+class Argmax(Op):
+    """``numpy.argmax``/``numpy.argmin`` (``kind``) over one axis, or the flat C-order
+    index over all axes (``axis`` None); int64, the first of equal extremes (a NaN
+    first of all); an empty axis is NumPy's ValueError at run time.
+
+    >>> from tensortypes.tensor import tensor
+    >>> Argmax("argmin", 1, True)(tensor("float32", ("n", 3))).type
+    TensorType(int64, (n, 1))
+    """
+
+    __props__ = ("kind", "axis", "keepdims")
+
+    def __init__(self, kind: str, axis, keepdims: bool = False):
+        if kind not in ("argmax", "argmin"):
+            raise ValueError(f"unknown kind {kind!r}; expected argmax or argmin")
+        if axis is not None and (isinstance(axis, bool) or not isinstance(axis, (int, np.integer))):
+            raise TypeError(f"{kind}: axis must be an int or None, got {axis!r}")
+        self.kind = kind
+        self.axis = None if axis is None else int(axis)
+        self.keepdims = bool(keepdims)
+
+    def __str__(self) -> str:
+        return f"{self.kind}{{axis={self.axis}{', keepdims' if self.keepdims else ''}}}"
+
+    def make_node(self, x) -> Apply:
+        x = as_tensor_variable(x)
+        shape = x.type.shape
+        if self.axis is None:
+            out_shape = (1,) * x.ndim if self.keepdims else ()
+        else:
+            (axis,) = normalize_axes(self.axis, x.ndim, f"{self.kind}: axis")
+            if axis != self.axis:
+                raise ValueError(f"{self.kind}: axis {self.axis} is not in range(0, {x.ndim}) "
+                                 f"for {x}")
+            out_shape = tuple(1 if i == axis else s for i, s in enumerate(shape)
+                              if self.keepdims or i != axis)
+        reduced = range(x.ndim) if self.axis is None else (self.axis,)
+        if x.ndim and any(shape[a] == 0 for a in reduced):
+            raise ValueError(f"{self.kind} of {x} with shape {format_static_shape(shape)}: "
+                             "an empty axis has no extreme")
+        return Apply(self, [x], [TensorType("int64", out_shape).make_variable()])
+
+    def perform(self, node, inputs, output_storage):
+        fn = np.argmax if self.kind == "argmax" else np.argmin
+        r = fn(inputs[0], axis=self.axis, keepdims=self.keepdims)
+        output_storage[0][0] = _exact(r, node.outputs[0].type.numpy_dtype)
+
+
+def _arg_reduction(kind: str):
+    def fn(x, axis=None, keepdims=False):
+        x = as_tensor_variable(x)
+        if axis is not None and not isinstance(axis, bool) and isinstance(axis, (int, np.integer)):
+            (axis,) = normalize_axes(axis, x.ndim, f"{kind}: axis")
+        return Argmax(kind, axis, keepdims)(x)
+    fn.__name__ = fn.__qualname__ = kind
+    fn.__module__ = __name__
+    fn.__doc__ = (f"``numpy.{kind}(x, axis, keepdims=...)``, int64: one axis (negative counts "
+                  "from the end) or None (the flat index).\n\n"
+                  "    >>> from tensortypes.tensor import tensor\n"
+                  f"    >>> {kind}(tensor('float64', ('n', 4)), axis=-1).type\n"
+                  "    TensorType(int64, (n,))\n")
+    return fn
+
+
+argmax = _arg_reduction("argmax")
+argmin = _arg_reduction("argmin")
+
+
 def _operand(x) -> Variable:
     # numpy.matmul/dot turn Python data into arrays of NumPy's default dtypes.
     if isinstance(x, Variable):
@@ -250,4 +318,5 @@ def dot(a, b):
     return _DOT(a, b)
 
 
-register_operators(sum=sum, prod=prod, max=max, min=min, mean=mean, dot=dot, matmul=matmul)
+register_operators(sum=sum, prod=prod, max=max, min=min, mean=mean, dot=dot, matmul=matmul,
+                   argmax=argmax, argmin=argmin)

@@ -195,6 +195,14 @@ class TensorVariable(Variable):
         """The mean over ``axis``."""
         return _op("mean")(self, axis=axis, keepdims=keepdims)
 
+    def argmax(self, axis=None, keepdims=False):
+        """The int64 index of the maximum along ``axis`` (None: the flat index)."""
+        return _op("argmax")(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        """The int64 index of the minimum along ``axis`` (None: the flat index)."""
+        return _op("argmin")(self, axis=axis, keepdims=keepdims)
+
     def dot(self, other):
         """``numpy.dot`` of this variable and ``other``."""
         return _op("dot")(self, other)

@@ -143,3 +143,41 @@ def test_float16_runs_through_perform(linker):
     graph = linker.compile(fgraph([x], [Reduce("sum", (0,), False)(x)]))
     assert [type(node.op).__name__ for node, _ in graph.fallbacks] == ["Reduce"]
     assert graph([np.ones(4, dtype=np.float16)])[0] == 4
+
+
+@st.composite
+def _arg_cases(draw):
+    nd = draw(st.integers(1, 3))
+    shape = tuple(draw(st.lists(st.integers(0, 5), min_size=nd, max_size=nd)))
+    axis = draw(st.sampled_from([None, *range(nd)]))
+    return (shape, axis, draw(st.sampled_from(["c", "transposed", "sliced"])),
+            draw(st.integers(0, 99)), draw(st.booleans()))
+
+
+@settings(max_examples=40, deadline=None)
+@given(_arg_cases())
+def test_argmax_and_argmin_match_numpy(shared_cache, case):
+    import tensortypes.tensor as tt
+    from tensortypes.link.c import CLinker
+
+    shape, axis, layout, seed, nan = case
+    rng = np.random.default_rng(seed)
+    dtypes = ["float64", "float32", "int8", "uint64", "bool"]
+    values = [_layout(_data(d, shape, rng), layout) for d in dtypes]
+    if nan and values[0].size:
+        values[0].flat[rng.integers(values[0].size)] = np.nan
+    xs = [tensor(d, (None,) * len(shape), name=f"x_{d}") for d in dtypes]
+    outs = [getattr(tt, k)(x, axis=axis, keepdims=kd)
+            for k in ("argmax", "argmin") for kd in (False, True) for x in xs]
+    graph = CLinker(shared_cache).compile(fgraph(xs, outs))
+    assert not graph.fallbacks
+    empty = any(shape[a] == 0 for a in (range(len(shape)) if axis is None else (axis,)))
+    if empty:
+        with pytest.raises(ValueError, match="empty sequence"):
+            graph(values)
+        return
+    got = graph(values)
+    cases = [(k, kd, v) for k in ("argmax", "argmin") for kd in (False, True) for v in values]
+    for g, (kind, keepdims, v) in zip(got, cases):
+        want = getattr(np, kind)(v, axis=axis, keepdims=keepdims)
+        assert g.dtype == np.int64 and g.shape == np.shape(want) and np.array_equal(g, want)

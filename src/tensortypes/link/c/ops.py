@@ -11,7 +11,8 @@ particular node raises ``MethodNotDefined`` and that node falls back to
 
 Built-in entries: ``SpecifyShape`` (a check of fixed sizes, the output aliases
 the input) and, when ``tensortypes.tensor.elemwise`` exists, ``Elemwise``
-(one fused loop, see ``loops``), ``Reduce`` and ``FusedReduce`` (see ``reduce``).
+(one fused loop, see ``loops``), ``Reduce``, ``Argmax`` and ``FusedReduce`` (see
+``reduce``).
 """
 
 from __future__ import annotations
@@ -148,6 +149,10 @@ def _register_builtin() -> None:
     register_lowering(Reduce, reduce.reduce_code, support=reduce.reduce_support,
                       headers=loops.elemwise_headers, version=reduce.reduce_version)
     from tensortypes.tensor.fused import FusedReduce
+    from tensortypes.tensor.math import Argmax
+
+    register_lowering(Argmax, reduce.argmax_code, support=reduce.argmax_support,
+                      version=reduce.reduce_version)
 
     register_lowering(FusedReduce, reduce.fused_code, support=reduce.fused_support,
                       headers=loops.elemwise_headers, version=reduce.fused_version)

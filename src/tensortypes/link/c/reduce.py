@@ -1,4 +1,4 @@
-"""C loops for reductions (layer 6, ``link``).
+"""C loops for reductions, ``argmax``/``argmin`` and fused reductions (layer 6, ``link``).
 
 ``reduce_code`` lowers ``Reduce(kind, axis, keepdims)`` for any axes and
 layout. The output is allocated C-contiguous and filled with the identity
@@ -13,6 +13,17 @@ accumulate in 64 bits with wrap-around, ``mean`` of integers in float64,
 (``sum`` 0, ``prod`` 1, ``mean`` NaN with NumPy's ``RuntimeWarning``), and for
 ``max``/``min`` the ``ValueError`` NumPy raises. float16 and complex run
 through ``perform``.
+
+``fused_code`` lowers ``FusedReduce`` (``tensor.fused``): a program of elementwise
+steps and reductions over the trailing axes, run row by row. In each row the
+program's stages run in order, each one loop over the row: values a later stage
+reads are kept in row buffers, so each row is read from memory once and every
+intermediate stays in cache (row softmax: the maximum, then ``exp`` and the sum,
+then the division).
+
+``argmax_code`` lowers ``Argmax``: each row along the axis is scanned for its first
+extreme (a NaN first of all, as NumPy); the flat index reads a C-contiguous copy
+when the input is not one.
 """
 
 from __future__ import annotations
@@ -25,7 +36,7 @@ from tensortypes.link.c.loops import LOOP_SUPPORT, scalar_kernel
 
 __all__ = ["reduce_code", "reduce_support", "reduce_version", "SIMD_SUPPORT", "acc_ctype",
            "identity", "combine", "mean_warning", "fused_code", "fused_support",
-           "fused_version"]
+           "fused_version", "argmax_code", "argmax_support"]
 
 _VERSION = 1
 _NO_C = frozenset({"float16", "complex64", "complex128"})
@@ -511,3 +522,85 @@ def fused_version(node) -> tuple:
                 return ()
             versions.append(v)
     return (_VERSION, tuple(versions), np.__version__.split(".")[0])
+
+
+# -- Argmax: the index of the first extreme along one axis (or of the flat array) ---------
+
+def argmax_support(node, name, sub) -> str:
+    """The scan of one row: the index of its first extreme, a NaN first of all."""
+    _check_dtypes(node)
+    op = node.op
+    it = DTYPE_CTYPE[node.inputs[0].type.dtype]
+    cmp = ">" if op.kind == "argmax" else "<"
+    nan = " || (tt_v != tt_v && tt_b == tt_b)" if node.inputs[0].type.dtype[0] == "f" else ""
+    return f"""{LOOP_SUPPORT}
+TT_LOOP npy_int64 tt_arg_{name}(npy_intp tt_n, const char* tt_p, npy_intp tt_s)
+{{
+    {it} tt_b = *(const {it}*)tt_p;
+    npy_int64 tt_at = 0;
+    npy_intp tt_i;
+    for (tt_i = 1; tt_i < tt_n; tt_i++) {{
+        const {it} tt_v = *(const {it}*)(tt_p + tt_i * tt_s);
+        if (tt_v {cmp} tt_b{nan}) {{ tt_b = tt_v; tt_at = (npy_int64)tt_i; }}
+    }}
+    return tt_at;
+}}
+"""
+
+
+def argmax_code(node, name, inputs, outputs, sub) -> str:
+    """The C code of one ``Argmax`` node: the input (C-contiguous first for the flat
+    index) scanned row by row along the axis, rows in C order of the other axes.
+
+    >>> from tensortypes.tensor import dmatrix
+    >>> "tt_arg_n0(" in argmax_code(dmatrix("x").argmax(axis=0).owner, "n0", ["V0"], ["V1"],
+    ...                             {"fail": "goto fail;"})
+    True
+    """
+    _check_dtypes(node)
+    op = node.op
+    (x,), (out,) = inputs, outputs
+    fail = sub["fail"]
+    nd = node.inputs[0].type.ndim
+    out_nd = node.outputs[0].type.ndim
+    message = c_string(f"attempt to get {op.kind} of an empty sequence")
+    lines = [f"PyArrayObject* tt_x = {x};", "PyArrayObject* tt_c = NULL;",
+             f"npy_intp tt_od[{max(out_nd, 1)}], tt_n, tt_s, tt_rows = 1;", "int tt_a, tt_j = 0;"]
+    if op.axis is None:
+        lines.append(f"for (tt_a = 0; tt_a < {out_nd}; tt_a++) tt_od[tt_a] = 1;")
+        lines.append("tt_n = PyArray_SIZE(tt_x);")
+    else:
+        lines.append(f"""for (tt_a = 0; tt_a < {nd}; tt_a++) {{
+    if (tt_a != {op.axis}) {{ tt_od[tt_j++] = PyArray_DIMS(tt_x)[tt_a]; tt_rows *= PyArray_DIMS(tt_x)[tt_a]; }}
+    else if ({int(op.keepdims)}) tt_od[tt_j++] = 1;
+}}
+tt_n = PyArray_DIMS(tt_x)[{op.axis}];""")
+    lines.append(f"if (tt_n == 0) {{ PyErr_SetString(PyExc_ValueError, {message}); {fail} }}")
+    lines.append(f"Py_XDECREF({out});\n{out} = (PyArrayObject*)PyArray_EMPTY({out_nd}, tt_od, "
+                 f"NPY_INT64, 0);\nif ({out} == NULL) {{ {fail} }}")
+    if op.axis is None:
+        lines.append(f"""tt_c = (PyArrayObject*)PyArray_GETCONTIGUOUS(tt_x);
+if (tt_c == NULL) {{ {fail} }}
+*(npy_int64*)PyArray_DATA({out}) = tt_arg_{name}(tt_n, PyArray_BYTES(tt_c),
+                                                 PyArray_ITEMSIZE(tt_c));
+Py_DECREF(tt_c);""")
+    else:
+        # the other axes, in C order, walked as the outer axes of the loop helpers
+        lines.append(f"""if (tt_rows > 0) {{
+    npy_intp tt_shape[NPY_MAXDIMS], tt_idx[NPY_MAXDIMS], tt_str[NPY_MAXDIMS], tt_r;
+    char* tt_ptr[1] = {{PyArray_BYTES(tt_x)}};
+    npy_int64* tt_o = (npy_int64*)PyArray_DATA({out});
+    int tt_m = 0;
+    for (tt_a = 0; tt_a < {nd}; tt_a++) {{
+        if (tt_a == {op.axis}) continue;
+        tt_shape[tt_m] = PyArray_DIMS(tt_x)[tt_a]; tt_str[tt_m] = PyArray_STRIDES(tt_x)[tt_a];
+        tt_idx[tt_m++] = 0;
+    }}
+    tt_s = PyArray_STRIDES(tt_x)[{op.axis}];
+    for (tt_r = 0; tt_r < tt_rows; tt_r++) {{
+        tt_o[tt_r] = tt_arg_{name}(tt_n, tt_ptr[0], tt_s);
+        tt_iter_next(1, tt_m + 1, tt_idx, tt_shape, tt_str, tt_ptr);
+    }}
+}}""")
+    body = "\n".join(lines)
+    return "{\n" + "\n".join("    " + ln if ln.strip() else ln for ln in body.split("\n")) + "\n}"
