@@ -70,3 +70,14 @@ def test_annotations_one_type_cannot_tell_apart_are_refused_with_the_function():
 
     with pytest.raises(AnnotationError, match=r"cannot check .*f .*differ only in their"):
         typechecked(f)
+
+
+def test_union_members_that_bind_nothing_and_members_that_bind():
+    t = ann_to_type(Float[np.ndarray, "2"] | Float[np.ndarray, "n 3"] | None)
+    env = Bindings()
+    assert why(np.zeros(2), t, env, "x") is None and env.sizes == {}
+    assert why(np.zeros((4, 3)), t, env, "x") is None and env.sizes == {"n": 4}
+    assert why(None, t, env, "x") is None
+    reason = why(np.zeros((5, 3)), t, env, "x")  # n=4 already
+    assert reason is not None and "fits no member" in reason and "n=4" in reason
+    assert env.sizes == {"n": 4}

@@ -110,9 +110,21 @@ def _fits(value, t, env, label, ov):
     return why(value, t, env, label, ov) is None
 
 
+def _names_sizes(t: ArrayType) -> bool:
+    """Whether matching an array of ``t`` may bind a size (or a tree path)."""
+    return t.shape is not None and any(s.kind in ("var", "rigid") or s.variadic or s.path
+                                       for s in t.shape.specs)
+
+
 def _union(value, t, env, label, ov):
     members = t.members
     for member in members:
+        if type(member) is ArrayType and not _names_sizes(member):
+            # Binds nothing, so needs no trial copy of the bindings.
+            env.label = label
+            if matcher_for(member, ov).match(value, env):
+                return None
+            continue
         trial = env.copy()
         if _fits(value, member, trial, label, ov):
             env.adopt(trial)
