@@ -32,7 +32,7 @@ Run it in its own environment (jaxtyping must never be importable in the test on
 
     python -m venv .venv-bench
     .venv-bench/bin/pip install jaxtyping==0.3.11 jax equinox lineax beartype==0.23.1
-    .venv-bench/bin/pip install --no-deps -e .
+    .venv-bench/bin/pip install -e .
     .venv-bench/bin/python benchmarks/clients.py
 """
 
