@@ -38,6 +38,7 @@ from .symbolic import (
     ListV,
     NoneV,
     Ref,
+    Rest,
     StrV,
     TupleV,
     UnionV,
@@ -57,13 +58,36 @@ def join_shapes(a, b):
     >>> n, m = dims.symbol("n"), dims.symbol("m")
     >>> join_shapes((n, m), (n, n))
     (Dim('n'), None)
+    >>> join_shapes((ONE, n, n), (Rest(None), m, n))
+    (..., None, Dim('n'))
     """
     if a is b:
         return a
-    if a is None or b is None or len(a) != len(b):
+    if a is None or b is None:
         return None
-    return tuple(x if x is y or (type(x) is Dim and type(y) is Dim and dims.eq(x, y))
-                 else None for x, y in zip(a, b))
+    if len(a) == len(b) and all((type(x) is Rest) == (type(y) is Rest) and
+                                (type(x) is not Rest or x is y) for x, y in zip(a, b)):
+        return tuple(_join_axis(x, y) for x, y in zip(a, b))
+    # Different ranks (``c2w`` of ``(..., 4, 4)`` in one branch, ``c2w[None]`` of a
+    # ``(4, 4)`` in the other): the last axes both have, after any number of others.
+    ta, tb = _tail(a), _tail(b)
+    common = min(len(ta), len(tb))
+    if common == 0:
+        return None
+    return (Rest(None), *(_join_axis(x, y) for x, y in zip(ta[len(ta) - common:],
+                                                           tb[len(tb) - common:])))
+
+
+def _tail(shape) -> tuple:
+    """The axes after the ``*rest`` of a shape (all of them when it has none)."""
+    for i, d in enumerate(shape):
+        if type(d) is Rest:
+            return shape[i + 1:]
+    return shape
+
+
+def _join_axis(x, y):
+    return x if x is y or (type(x) is Dim and type(y) is Dim and dims.eq(x, y)) else None
 
 
 def _union_items(a: Value, b: Value) -> tuple:

@@ -40,10 +40,12 @@ from .symbolic import (
     IntV,
     ListV,
     NoneV,
+    Rest,
     StrV,
     TupleV,
     UnionV,
     Unknown,
+    anonymous_axis,
 )
 
 _PLAIN = frozenset({IntV, FloatV, BoolV, StrV, TupleV, ListV, NoneV})
@@ -182,6 +184,11 @@ class RefineMixin:
             return self.narrow_dtype(left.value, right, frame,
                                      isinstance(op, (ast.Eq, ast.Is)) == positive)
         if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) == positive and \
+                isinstance(right, ast.Constant) and type(right.value) is int:
+            target = _rank_of(left)
+            if target is not None:
+                return self.narrow_rank(target, right.value, frame)
+        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) == positive and \
                 isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mod) and \
                 isinstance(right, ast.Constant) and right.value == 0:
             a, k = self.peek(left.left, frame), self.peek(left.right, frame)
@@ -233,6 +240,28 @@ class RefineMixin:
             return frame
         frame = frame.copy()
         frame.vars[key] = strip_none(current)
+        return frame
+
+    def narrow_rank(self, target, rank: int, frame):
+        """``if x.ndim == 2:`` (``x.dim()``, ``len(x.shape)``): a ``(..., 3)`` array is
+        ``(x_0, 3)`` in the branch (see ``symbolic.anonymous_axis``); a ``(*b, 3)`` one
+        ``(?, 3)``."""
+        key = _key(target)
+        value = self.peek(target, frame) if key is not None else None
+        if type(value) is not Arr or value.shape is None:
+            return frame
+        shape = value.shape
+        rests = [i for i, d in enumerate(shape) if type(d) is Rest]
+        if len(rests) != 1 or rank < len(shape) - 1:
+            return frame
+        i = rests[0]
+        frame = frame.copy()
+        count = rank - len(shape) + 1
+        # A named ``*b`` is shared with other arrays that this test does not narrow:
+        # its axes stay unknown sizes.
+        axes = tuple(anonymous_axis(key, j) for j in range(i, i + count)) \
+            if shape[i].name is None else (None,) * count
+        frame.vars[key] = value.with_(shape=(*shape[:i], *axes, *shape[i + 1:]))
         return frame
 
     def narrow_dtype(self, target, dtype_node, frame, same: bool):
@@ -339,6 +368,20 @@ def _matches(value, target) -> bool | None:
             return True
         return None  # a subclass of both may exist
     return False if t in _PLAIN or t is Arr else None
+
+
+def _rank_of(node):
+    """``x`` of ``x.ndim``, ``x.dim()``, ``x.ndimension()`` or ``len(x.shape)``, else None."""
+    if isinstance(node, ast.Attribute) and node.attr == "ndim":
+        return node.value
+    if isinstance(node, ast.Call) and not node.args and not node.keywords and \
+            isinstance(node.func, ast.Attribute) and node.func.attr in ("dim", "ndimension"):
+        return node.func.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id == "len" and len(node.args) == 1 and \
+            isinstance(node.args[0], ast.Attribute) and node.args[0].attr == "shape":
+        return node.args[0].value
+    return None
 
 
 def _literal(node) -> bool:

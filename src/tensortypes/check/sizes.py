@@ -17,6 +17,8 @@ import random
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
+from .symbolic import unrelated
+
 __all__ = ["same_size", "equal_under_facts", "size_symbol", "indivisible_example"]
 
 _RESERVED = frozenset({"min", "max"})
@@ -40,8 +42,8 @@ def same_size(a: Dim, b: Dim, facts=()) -> bool:
     >>> same_size(2 * (n // 2), n), same_size(2 * (n // 2), n, (("n", dims.const(2)),))
     (False, True)
     """
-    if a is b:
-        return True
+    if a is b or unrelated(a, b):
+        return True  # an axis of a ``...`` is never compared with a named size
     found = dims.eq(a, b)
     if found is None and facts:
         return equal_under_facts(a, b, facts)

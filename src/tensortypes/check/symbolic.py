@@ -33,7 +33,7 @@ __all__ = [
     "TupleV", "ListV", "DTypeV", "Ref", "LayerV", "FuncV", "ClassV", "InstV", "MethodV",
     "UnionV", "ShapeV", "DictV", "Bcast", "Rest", "fmt_shape", "fmt_dim", "fmt_dtypes", "fmt_value",
     "short_dtypes", "is_one",
-    "ONE",
+    "ONE", "anonymous_axis", "is_anonymous", "unrelated",
 ]
 
 ONE = dims.const(1)
@@ -476,3 +476,37 @@ def is_one(d) -> bool:
     (True, False, False)
     """
     return type(d) is Dim and d.value == 1
+
+
+_ANONYMOUS: set = set()
+
+
+def anonymous_axis(owner: str, i: int) -> Dim:
+    """A size of an axis of ``...`` made explicit (``if x.ndim == 2:`` gives ``x`` of
+    ``(..., 3)`` the shape ``(x_0, 3)``).
+
+    Like a named size it is different from every constant unless proven equal;
+    unlike one, it is never compared with another size that has a name (two
+    ``...`` are unrelated, and nothing says how a ``...`` meets a named axis).
+
+    >>> d = anonymous_axis("rays.d", 0)
+    >>> d, is_anonymous(d), is_anonymous(dims.symbol("n"))
+    (Dim('rays_d_0'), True, False)
+    """
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in owner) + f"_{i}"
+    if not name.isidentifier():
+        name = f"axis_{name}"
+    _ANONYMOUS.add(name)
+    return dims.symbol(name)
+
+
+def is_anonymous(d) -> bool:
+    """Whether size ``d`` involves one made by :func:`anonymous_axis` (``3*x_0``)."""
+    return type(d) is Dim and not d.is_constant and not _ANONYMOUS.isdisjoint(d.free_symbols)
+
+
+def unrelated(a, b) -> bool:
+    """Two sizes that are never compared: one involves an axis of a ``...``, and the
+    other is not a constant."""
+    return type(a) is Dim and type(b) is Dim and (is_anonymous(a) or is_anonymous(b)) and \
+        not (a.is_constant or b.is_constant)

@@ -1,5 +1,5 @@
 """Shape bugs of real code that a rule must see through: gathers of open-rank arrays,
-generic helpers (``T | None`` to ``T``), in-place methods."""
+generic helpers (``T | None`` to ``T``), in-place methods, branches on ``x.ndim``."""
 from typing import Optional, TypeVar
 
 import torch
@@ -48,3 +48,16 @@ def distances(
 
 def chosen(x: Float[Tensor, "b n"], y: Optional[Float[Tensor, "b n"]]) -> Float[Tensor, "b"]:
     return first(y, x)  # E: has rank 2 [return]
+
+
+def rays(directions: Float[Tensor, "... 3"], c2w: Float[Tensor, "... 4 4"]) -> None:
+    if directions.ndim == 2:
+        if c2w.ndim == 2:
+            c2w = c2w[None, :, :]
+        assert c2w.ndim == 3
+        d = (directions[None, :, :] * c2w[:, :3, :3]).sum(-1)  # E: axis -2 has sizes directions_0 and 3 [broadcast]
+    if directions.ndim == 2 and c2w.ndim == 3:
+        d = (directions[:, None, :] * c2w[:, :3, :3]).sum(-1)
+        o = c2w[:, :3, 3:].expand(d.shape)  # E: 2 sizes given for an array of rank 3 [rank]
+    elif len(directions.shape) == 3 and c2w.dim() == 2:
+        d = (directions[:, None, :, :] * c2w[None, None, :3, :3]).sum(-1)  # E: axis -2 has sizes directions_1 and 3 [broadcast]

@@ -54,3 +54,34 @@ def chosen(x: Float[Tensor, "b n"], y: Optional[Float[Tensor, "b n"]]) -> Float[
 
 def count(n: Optional[int], k: int) -> int:
     return default(n, k) + first(None, 3)
+
+
+def rays(
+    directions: Float[Tensor, "... 3"], c2w: Float[Tensor, "... 4 4"]
+) -> tuple[Float[Tensor, "... 3"], Float[Tensor, "... 3"]]:
+    if directions.ndim == 2:
+        if c2w.ndim == 2:
+            c2w = c2w[None, :, :]
+        assert c2w.ndim == 3
+        d = (directions[:, None, :] * c2w[:, :3, :3]).sum(-1)
+        o = c2w[:, :3, 3].expand(d.shape)
+    elif len(directions.shape) == 3 and c2w.dim() == 2:
+        d = (directions[:, :, None, :] * c2w[None, None, :3, :3]).sum(-1)
+        o = c2w[None, None, :3, 3].expand(d.shape)
+    else:
+        d, o = directions, directions
+    return o.reshape(-1, 3), d.reshape(-1, 3)
+
+
+def batched(points: Float[Tensor, "*b n 3"], grid: Float[Tensor, "*b 3 c h"]) -> None:
+    if points.ndim == 2:
+        points, grid = points[None], grid[None]
+    assert points.ndim == 3 and grid.ndim == 4
+    where: Float[Tensor, "b n 3"] = points * 2
+    where + grid[:, 0, :1, :1]
+
+
+def named(x: Float[Tensor, "... 3"], w: Float[Tensor, "n 3"]) -> None:
+    if x.ndim == 2:
+        x * w
+        torch.cat([x, w], dim=0)

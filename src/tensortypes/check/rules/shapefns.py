@@ -14,7 +14,7 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
-from ..symbolic import ONE, Bcast, Rest, fmt_dim, fmt_shape, is_one
+from ..symbolic import ONE, Bcast, Rest, fmt_dim, fmt_shape, is_anonymous, is_one, unrelated
 
 __all__ = ["broadcast", "broadcast_pair", "matmul_shape", "norm_axis", "reduce_shape",
            "permute_shape", "swap_shape", "concat_shape", "stack_shape", "squeeze_shape",
@@ -30,6 +30,9 @@ def why_different(a, b, broadcast: bool = False) -> str:
     """
     if type(a) is Dim and type(b) is Dim and dims.eq(a, b) is None:
         hint = "; mark an axis '#' if it may be 1" if broadcast else ""
+        anonymous = [fmt_dim(d) for d in (a, b) if is_anonymous(d)]
+        if anonymous:
+            hint = f"; {anonymous[0]} is an axis of a '...', of any size"
         return f" ({fmt_dim(a)} and {fmt_dim(b)} are different sizes unless proven equal{hint})"
     return ""
 
@@ -58,6 +61,8 @@ def broadcast_pair(a, b):
     db = b.dim if type(b) is Bcast else b
     if da is db or dims.eq(da, db):
         return b if type(a) is Bcast else a
+    if unrelated(da, db):
+        return None  # an axis of ``...`` meets a named one: nothing says how
     raise ValueError
 
 
