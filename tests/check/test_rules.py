@@ -49,7 +49,12 @@ def test_broadcast_under_the_universal_contract():
 
 def test_broadcast_is_gradual_on_unknown_sizes():
     assert sf.broadcast([(None, C(3)), (n, C(3))], ["a", "b"]) == (n, C(3))
-    assert sf.broadcast([None, (n,)], ["a", "b"]) is None  # an unknown rank may add axes
+    # An unknown rank may add axes in front, and change only the axes that may be 1.
+    assert sf.broadcast([None, (n,)], ["a", "b"]) == (Rest(None), n)
+    assert sf.broadcast([None, (n, C(1))], ["a", "b"]) == (Rest(None), n, None)
+    assert sf.broadcast([None, (Rest("b"), Bcast(n))], ["a", "b"]) == (Rest(None), None)
+    assert sf.broadcast([None, (C(1),)], ["a", "b"]) == (Rest(None), None)
+    assert sf.broadcast([None, ()], ["a", "b"]) is None
     with pytest.raises(CheckFailure):
         sf.broadcast([None, (n,), (m,)], ["a", "b", "c"])
 

@@ -36,6 +36,7 @@ from .symbolic import (
     IntV,
     LayerV,
     ListV,
+    Bcast,
     NoneV,
     Ref,
     Rest,
@@ -44,6 +45,7 @@ from .symbolic import (
     UnionV,
     Unknown,
     Value,
+    is_one,
 )
 from .typelang import join_kinds
 
@@ -58,7 +60,7 @@ def join_shapes(a, b):
     >>> n, m = dims.symbol("n"), dims.symbol("m")
     >>> join_shapes((n, m), (n, n))
     (Dim('n'), None)
-    >>> join_shapes((ONE, n, n), (Rest(None), m, n))
+    >>> join_shapes((dims.const(1), n, n), (Rest(None), m, n))
     (..., None, Dim('n'))
     """
     if a is b:
@@ -87,7 +89,17 @@ def _tail(shape) -> tuple:
 
 
 def _join_axis(x, y):
-    return x if x is y or (type(x) is Dim and type(y) is Dim and dims.eq(x, y)) else None
+    """One axis after a join: the size both have; ``#n`` for ``n`` on one side and 1 (or
+    ``#n``) on the other (``(1, a)`` and ``(b, a)`` join to ``(#b, a)``); else unknown."""
+    if x is y or (type(x) is Dim and type(y) is Dim and dims.eq(x, y)):
+        return x
+    for one, other in ((x, y), (y, x)):
+        if is_one(one) or type(one) is Bcast:
+            size = other.dim if type(other) is Bcast else other
+            if type(size) is Dim and not is_one(size) and \
+                    (type(one) is not Bcast or dims.eq(one.dim, size)):
+                return Bcast(size)
+    return None
 
 
 def _union_items(a: Value, b: Value) -> tuple:

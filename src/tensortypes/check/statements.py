@@ -304,7 +304,7 @@ class StatementMixin:
             region = index_array(receiver, index, label_of(target.value))
             joined = sf.broadcast([region.shape, shape],
                                   [f"{label_of(target)}", label_of(stmt.value)])
-            if region.shape is not None and joined is not None and \
+            if region.shape is not None and shape is not None and joined is not None and \
                     len(joined) != len(region.shape):
                 raise CheckFailure("broadcast", f"cannot assign {label_of(stmt.value)} "
                                                 f"{fmt_shape(value.shape)} to {label_of(target)} "

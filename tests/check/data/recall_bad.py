@@ -1,5 +1,6 @@
 """Shape bugs of real code that a rule must see through: gathers of open-rank arrays,
-generic helpers (``T | None`` to ``T``), in-place methods, branches on ``x.ndim``."""
+generic helpers (``T | None`` to ``T``), in-place methods, branches on ``x.ndim``,
+arrays of unknown rank meeting known axes, branches giving ``b`` or 1."""
 from typing import Optional, TypeVar
 
 import torch
@@ -61,3 +62,15 @@ def rays(directions: Float[Tensor, "... 3"], c2w: Float[Tensor, "... 4 4"]) -> N
         o = c2w[:, :3, 3:].expand(d.shape)  # E: 2 sizes given for an array of rank 3 [rank]
     elif len(directions.shape) == 3 and c2w.dim() == 2:
         d = (directions[:, None, :, :] * c2w[None, None, :3, :3]).sum(-1)  # E: axis -2 has sizes directions_1 and 3 [broadcast]
+
+
+def pair_mask(mask: Tensor, coords: Float[Tensor, "... a 3"]) -> Bool[Tensor, "... a a"]:
+    valid = mask & ~torch.eye(coords.shape[-1], dtype=torch.bool)
+    return valid & (coords[..., :1] > 0)  # E: axis -2 has sizes 3 and a [broadcast]
+
+
+def centroid(
+    coords: Float[Tensor, "b a 3"], mask: Bool[Tensor, "#b a"], weights: Float[Tensor, "b a"] | None
+) -> None:
+    w = weights * mask if weights is not None else mask.to(coords.dtype)
+    w /= w.sum(-1)  # E: axis -1 has sizes a and #b [broadcast]

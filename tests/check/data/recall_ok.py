@@ -85,3 +85,21 @@ def named(x: Float[Tensor, "... 3"], w: Float[Tensor, "n 3"]) -> None:
     if x.ndim == 2:
         x * w
         torch.cat([x, w], dim=0)
+
+
+def pair_mask(mask: Tensor, coords: Float[Tensor, "... a 3"]) -> Bool[Tensor, "... a a"]:
+    valid = mask & ~torch.eye(coords.shape[-2], dtype=torch.bool)
+    return valid & (coords[..., :1] > 0)
+
+
+def centroid(
+    coords: Float[Tensor, "b a 3"], mask: Bool[Tensor, "#b a"], weights: Float[Tensor, "b a"] | None
+) -> Float[Tensor, "b a"]:
+    w = weights * mask if weights is not None else mask.to(coords.dtype)
+    w /= w.sum(-1, keepdim=True)
+    x = coords[:1] if weights is None else coords
+    return w * x.sum(-1)
+
+
+def fill(target: Float[Tensor, "n 3"], values: Tensor) -> None:
+    target[:, :2] = values

@@ -69,18 +69,28 @@ def broadcast_pair(a, b):
 def broadcast(shapes, labels) -> tuple | None:
     """The broadcast shape of ``shapes`` (NumPy's rule, sizes symbolic).
 
-    The known shapes must broadcast together; the result is unknown (None) when
-    any shape is, since an array of unknown rank may add axes.
+    The known shapes must broadcast together; with an array of unknown rank the
+    result is ``(..., <the last axes>)``, where an axis that may be 1 becomes
+    unknown (the other array may add axes and sizes only where these are 1).
 
     >>> n = dims.symbol("n")
     >>> broadcast([(n, ONE), (dims.const(3),)], ["a", "b"])
     (Dim('n'), Dim('3'))
+    >>> broadcast([None, (n, ONE)], ["a", "b"])
+    (..., Dim('n'), None)
     """
     known = [(s, lab) for s, lab in zip(shapes, labels) if s is not None]
     if len(known) < len(shapes):
-        if len(known) > 1:
-            broadcast([s for s, _ in known], [lab for _, lab in known])
-        return None
+        if not known:
+            return None
+        joint = broadcast([s for s, _ in known], [lab for _, lab in known])
+        # An array of unknown rank meets these axes with 1 or the same size (or not at
+        # all): each axis that cannot be 1 keeps its size, after any other axes.
+        tail = split_rest(joint)[2] if joint is not None and \
+            split_rest(joint)[1] is not None else joint
+        if not tail:
+            return None
+        return (Rest(None), *(d if type(d) is Dim and not is_one(d) else None for d in tail))
     open_rank = False
     parts = []
     for s, lab in known:
