@@ -178,7 +178,13 @@ class Binder:
             # The caller's rank is open: match the ends we can see.
             head = min(rest_a, rest_p if rest_p is not None else len(pattern))
             tail_a = len(shape) - rest_a - 1
-            tail_p = len(pattern) - (rest_p + 1 if rest_p is not None else len(pattern))
+            # A pattern without a ``*rest`` meets the shape's last axes at its own end.
+            tail_p = len(pattern) - (rest_p + 1 if rest_p is not None else 0)
+            if rest_p is None and rest_a + tail_a > len(pattern):
+                out.append(Mismatch(f"{label} has rank at least {rest_a + tail_a} "
+                                    f"{fmt_shape(shape)}, expected rank {len(pattern)} "
+                                    f"{fmt_shape(pattern)}"))
+                return out
             tail = min(tail_a, tail_p)
             pairs = [(i, pattern[i], shape[i]) for i in range(head)]
             pairs += [(-k, pattern[len(pattern) - k], shape[len(shape) - k])

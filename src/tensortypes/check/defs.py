@@ -44,7 +44,7 @@ class FunctionInfo:
     """One ``def``: its node, parameters with their annotation nodes, and decorators."""
 
     __slots__ = ("name", "node", "params", "returns", "cls", "decorators", "inferred",
-                 "checking", "qualname", "overloaded")
+                 "checking", "qualname", "overloaded", "overloads")
 
     def __init__(self, node, cls=None):
         self.name = node.name
@@ -67,6 +67,7 @@ class FunctionInfo:
         self.inferred = None   # the return value found by walking the body (memo)
         self.checking = False  # guards recursion while the body is being walked
         self.overloaded = False  # @overload variants precede it: its result depends on them
+        self.overloads: tuple = ()  # the return annotations of those variants
 
     @property
     def is_static(self) -> bool:
@@ -146,6 +147,7 @@ def define(table: dict, info: FunctionInfo) -> None:
     before = table.get(info.name)
     if before is not None and "overload" in before.decorators:
         info.overloaded = True
+        info.overloads = (*before.overloads, before.returns)
     table[info.name] = info
 
 

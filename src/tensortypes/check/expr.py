@@ -309,6 +309,10 @@ class ExprMixin:
 
     def attribute(self, receiver, attr: str, node, frame):
         t = type(receiver)
+        if attr == "value" and isinstance(node, ast.Attribute):
+            found = self.enum_value(receiver, node.value)
+            if found is not None:
+                return found
         if t is Ref:
             path = f"{receiver.path}.{attr}"
             if path in ("math.pi", "math.e", "math.tau", "math.inf", "math.nan", "numpy.pi",
@@ -337,6 +341,21 @@ class ExprMixin:
                 return MethodV(receiver, attr)
             return MethodV(receiver, attr)
         return UNKNOWN
+
+    def enum_value(self, member, node):
+        """``Color.RED.value`` of an ``Enum`` of the project whose member is a literal
+        number (``RED = 1``), or None."""
+        found = None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                node.value.id in self.module.classes:
+            found = self.module.enum_values.get(f"{node.value.id}.{node.attr}")
+        elif type(member) is Ref and self.project is not None:
+            found = self.project.enum_value(self.project.canonical(member.path,
+                                                                   self.module.local),
+                                            self.module.local)
+        if type(found) is int:
+            return IntV(dims.const(found))
+        return FloatV() if type(found) is float else None
 
     def array_attribute(self, x: Arr, attr: str, node):
         if attr == "shape":

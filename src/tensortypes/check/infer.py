@@ -299,8 +299,9 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         for _, ann, _, _ in info.params:
             if ann is not None:
                 self.owners[id(ann)] = owner
-        if info.returns is not None:
-            self.owners[id(info.returns)] = owner
+        for ann in (info.returns, *info.overloads):
+            if ann is not None:
+                self.owners[id(ann)] = owner
         return info
 
     def foreign_class(self, path: str):

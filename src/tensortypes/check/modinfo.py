@@ -84,6 +84,7 @@ def _set_by_call(call: ast.Call) -> tuple | None:
 
 
 _TYPEVAR = ("typing.TypeVar", "typing_extensions.TypeVar")
+_ENUMS = ("enum.Enum", "enum.IntEnum")
 
 
 class ModuleInfo:
@@ -92,7 +93,8 @@ class ModuleInfo:
     __slots__ = ("aliases", "constants", "annotation_aliases", "functions", "classes",
                  "generators", "class_facts", "by_type", "shadowed", "set_by_name", "project",
                  "name", "package", "local", "stars", "all", "defined", "imported_modules",
-                 "unresolved", "bodies", "_star_names", "_imports", "typevars")
+                 "unresolved", "bodies", "_star_names", "_imports", "typevars",
+                 "enum_values")
 
     def __init__(self, tree: ast.Module, project=None, file=None):
         self.project = project         # check.project.Project, or None (one file alone)
@@ -111,6 +113,7 @@ class ModuleInfo:
         self.constants: dict = {}
         self.annotation_aliases: dict = {}
         self.typevars: set = set()     # top-level names of ``T = TypeVar("T")``
+        self.enum_values: dict = {}    # "Color.RED" -> 1 of an Enum class's literal members
         self.functions: dict = {}
         self.classes: dict = {}
         self.generators: set = set()   # ids of the def nodes that contain a yield
@@ -288,6 +291,13 @@ class ModuleInfo:
             define(self.functions, FunctionInfo(stmt))
         elif isinstance(stmt, ast.ClassDef):
             self.classes[stmt.name] = ClassInfo(stmt, self)
+            if any(self.path_of(b) in _ENUMS for b in stmt.bases):
+                for sub in stmt.body:
+                    if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and \
+                            isinstance(sub.targets[0], ast.Name) and \
+                            isinstance(sub.value, ast.Constant) and \
+                            type(sub.value.value) in (int, float):
+                        self.enum_values[f"{stmt.name}.{sub.targets[0].id}"] = sub.value.value
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], ast.Name):
             name, value = stmt.targets[0].id, stmt.value

@@ -299,6 +299,13 @@ class Project:
         node = info.annotation_aliases.get(name)
         return (node, info) if node is not None else None
 
+    def enum_value(self, path: str, local):
+        """The literal value of another module's enum member ``pkg.mod.Color.RED``, or None."""
+        where = self.split(path, local)
+        if where is None or len(where[2]) != 1:
+            return None
+        return where[0].enum_values.get(f"{where[1]}.{where[2][0]}")
+
     def constant(self, path: str, local):
         """Another module's int constant named by a canonical ``path``, or None."""
         info, name = self._own(path, local)

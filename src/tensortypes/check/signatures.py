@@ -29,6 +29,7 @@ from tensortypes.types import ANY, INT, TupleType
 
 from .annvalues import array_member, array_value
 from .binding import Binder, dtype_problem
+from .defs import RESULT_CHANGING
 from .diagnostics import CheckFailure
 from .expr import read_keys
 from .joins import join_values, strip_none
@@ -204,8 +205,10 @@ class SignatureMixin:
         binder = self.bind_call(info, args, kwargs, node, frame, labels, self_value, star)
         if binder.failed:
             return UNKNOWN  # reported at the argument; its result would only cascade
+        if info.overloaded:
+            return self.overload_result(info)
         if not info.keeps_result:
-            return UNKNOWN  # the matching @overload's result, or a context manager
+            return UNKNOWN  # a context manager, a transformed function
         generic = self.typevar_result(info, args, kwargs, self_value)
         if generic is not None:
             return generic
@@ -244,6 +247,18 @@ class SignatureMixin:
                 value = given[name]
                 return type(value) not in (Unknown, NoneV, UnionV)
         return False
+
+    def overload_result(self, info):
+        """The result of a call of an ``@overload``ed function: an array of unknown shape
+        when every variant is annotated as returning the same array type (``-> Tensor``),
+        else unknown (which variant matches is not decided)."""
+        returns = info.overloads
+        if not returns or any(r is None for r in returns) or \
+                len({ast.dump(r) for r in returns}) != 1 or \
+                any(d in RESULT_CHANGING for d in info.decorators):
+            return UNKNOWN
+        value = self.annotation_value(returns[0])
+        return value if type(value) is Arr and value.shape is None else UNKNOWN
 
     def typevar_result(self, info, args, kwargs, self_value):
         """The result of ``def f(x: T | None, y: T) -> T`` (``T`` a ``TypeVar`` of the

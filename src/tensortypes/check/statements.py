@@ -175,6 +175,12 @@ class StatementMixin:
                 if not isinstance(stmt.op, ast.MatMult) else UNKNOWN
             if type(new) is Arr:
                 self.check_inplace(stmt, old, new, frame)
+                if old.shape is None and new.shape is not None and \
+                        not isinstance(stmt.target, ast.Subscript):
+                    # ``x &= y`` of an ``x`` of unknown rank: ``x`` has the broadcast
+                    # shape (an in-place result keeps it), its dtype stays.
+                    self.assign(stmt.target, old.with_(shape=new.shape, origin=None), frame,
+                                stmt, declared=False)
             return frame
         if isinstance(stmt.target, ast.Subscript):
             return frame
@@ -184,10 +190,21 @@ class StatementMixin:
 
     def check_inplace(self, stmt, old: Arr, new: Arr, frame) -> None:
         target = label_of(stmt.target)
-        if old.shape is not None and new.shape is not None and (
-                len(new.shape) != len(old.shape) or any(
+        old_shape, new_shape = old.shape, new.shape
+        if new_shape is not None and sf.split_rest(new_shape)[1] is not None and \
+                old_shape is not None:
+            # ``(..., n, 3)``: only the last axes are known; compare those
+            _, old_rest, _ = sf.split_rest(old_shape)
+            tail = sf.split_rest(new_shape)[2]
+            old_tail = sf.split_rest(old_shape)[2] if old_rest is not None else old_shape
+            if old_rest is not None or len(tail) <= len(old_tail):
+                count = min(len(tail), len(old_tail))
+                old_shape = old_tail[len(old_tail) - count:]
+                new_shape = tail[len(tail) - count:]
+        if old_shape is not None and new_shape is not None and (
+                len(new_shape) != len(old_shape) or any(
                     type(a) is Dim and type(b) is Dim and not dims.eq(a, b)
-                    for a, b in zip(old.shape, new.shape))):
+                    for a, b in zip(old_shape, new_shape))):
             self.report(stmt, "broadcast", f"in-place update of {target} {fmt_shape(old.shape)} "
                                            f"would need shape {fmt_shape(new.shape)}: the "
                                            f"result of an in-place operation keeps the "

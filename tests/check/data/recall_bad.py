@@ -1,10 +1,12 @@
 """Shape bugs of real code that a rule must see through: gathers of open-rank arrays,
 generic helpers (``T | None`` to ``T``), in-place methods, branches on ``x.ndim``,
-arrays of unknown rank meeting known axes, branches giving ``b`` or 1."""
-from typing import Optional, TypeVar
+arrays of unknown rank meeting known axes, branches giving ``b`` or 1, ``@overload``ed
+helpers returning ``Tensor``, enum values."""
+from enum import Enum
+from typing import Optional, TypeVar, overload
 
 import torch
-from einops import repeat
+from einops import rearrange, repeat
 from jaxtyping import Bool, Float, Int
 from torch import Tensor
 
@@ -74,3 +76,42 @@ def centroid(
 ) -> None:
     w = weights * mask if weights is not None else mask.to(coords.dtype)
     w /= w.sum(-1)  # E: axis -1 has sizes a and #b [broadcast]
+
+
+@overload
+def both(t1: Tensor, pattern: str) -> Tensor: ...
+
+
+@overload
+def both(t1: Tensor, t2: Tensor, pattern: str) -> Tensor: ...
+
+
+def both(*args):
+    return args[0]
+
+
+def pair_blocks(
+    q: Bool[Tensor, "b bl q"], kv: Bool[Tensor, "b bl kv"], wrapped: Bool[Tensor, "bl kv"]
+) -> Bool[Tensor, "b bl q kv"]:
+    mask = both(q, kv, "b bl q, b bl kv -> b bl q kv")
+    mask &= rearrange(wrapped, "bl kv -> 1 bl kv 1")
+    return mask  # E: axis -2 has size kv, expected q [return]
+
+
+def open_return(x: Float[Tensor, "... n"], y: Float[Tensor, "m"]) -> Float[Tensor, "m"]:
+    return x  # E: axis -1 has size n, expected m [return]
+
+
+def open_rank(x: Float[Tensor, "... n k"]) -> Float[Tensor, "n"]:
+    return x  # E: has rank at least 2 [return]
+
+
+class Kind(Enum):
+    PROTEIN = 0
+    RNA = 1
+    DNA = 2
+
+
+def polymer(kinds: Int[Tensor, "... n"]) -> None:
+    types = torch.tensor([Kind.PROTEIN.value, Kind.RNA.value, Kind.DNA.value])
+    torch.any(kinds == types, dim=-1)  # E: axis -1 has sizes n and 3 [broadcast]

@@ -1,8 +1,9 @@
 """The correct twins of recall_bad.py: nothing is reported."""
-from typing import Optional, TypeVar
+from enum import Enum
+from typing import Optional, TypeVar, overload
 
 import torch
-from einops import repeat
+from einops import rearrange, repeat
 from jaxtyping import Bool, Float, Int
 from torch import Tensor
 
@@ -103,3 +104,38 @@ def centroid(
 
 def fill(target: Float[Tensor, "n 3"], values: Tensor) -> None:
     target[:, :2] = values
+
+
+@overload
+def both(t1: Tensor, pattern: str) -> Tensor: ...
+
+
+@overload
+def both(t1: Tensor, t2: Tensor, pattern: str) -> Tensor: ...
+
+
+def both(*args):
+    return args[0]
+
+
+def pair_blocks(
+    q: Bool[Tensor, "b bl q"], kv: Bool[Tensor, "b bl kv"], wrapped: Bool[Tensor, "bl kv"]
+) -> Bool[Tensor, "b bl q kv"]:
+    mask = both(q, kv, "b bl q, b bl kv -> b bl q kv")
+    mask &= rearrange(wrapped, "bl kv -> 1 bl 1 kv")
+    return mask
+
+
+def open_return(x: Float[Tensor, "... n"], y: Float[Tensor, "n"]) -> Float[Tensor, "n"]:
+    return x
+
+
+class Kind(Enum):
+    PROTEIN = 0
+    RNA = 1
+    DNA = 2
+
+
+def polymer(kinds: Int[Tensor, "... n"]) -> Bool[Tensor, "... n"]:
+    types = torch.tensor([Kind.PROTEIN.value, Kind.RNA.value, Kind.DNA.value])
+    return torch.any(kinds.unsqueeze(-1) == types, dim=-1)
