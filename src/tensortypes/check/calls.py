@@ -152,6 +152,7 @@ class CallMixin:
             return Arr(first.kind, None, None) if type(first) is Arr else UNKNOWN
         call = Call(name, args, kwargs, labels, kind, star)
         call.facts = frame.facts
+        call.line = getattr(node, "lineno", 0)
         operands = [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is Arr]
         operands += [(labels.nodes.get(k), v) for k, v in kwargs.items() if type(v) is Arr]
         result = self.with_notes(lambda: rule.apply(call), operands, frame)

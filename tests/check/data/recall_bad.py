@@ -1,7 +1,7 @@
 """Shape bugs of real code that a rule must see through: gathers of open-rank arrays,
 generic helpers (``T | None`` to ``T``), in-place methods, branches on ``x.ndim``,
 arrays of unknown rank meeting known axes, branches giving ``b`` or 1, ``@overload``ed
-helpers returning ``Tensor``, enum values."""
+helpers returning ``Tensor``, enum values, ``unique`` (a size of its own)."""
 from enum import Enum
 from typing import Optional, TypeVar, overload
 
@@ -115,3 +115,10 @@ class Kind(Enum):
 def polymer(kinds: Int[Tensor, "... n"]) -> None:
     types = torch.tensor([Kind.PROTEIN.value, Kind.RNA.value, Kind.DNA.value])
     torch.any(kinds == types, dim=-1)  # E: axis -1 has sizes n and 3 [broadcast]
+
+
+def chain_masks(ids: Int[Tensor, "... n"], mask: Bool[Tensor, "... n"]) -> None:
+    chains = torch.unique(ids[mask])
+    rearrange(ids, "... n -> ... 1 n") == rearrange(chains, "c -> 1 c")  # E: axis -1 has sizes n and unique_ [broadcast]
+    values, counts = ids.unique(return_counts=True)
+    counts + ids  # E: axis -1 has sizes unique_ [broadcast]

@@ -139,3 +139,13 @@ class Kind(Enum):
 def polymer(kinds: Int[Tensor, "... n"]) -> Bool[Tensor, "... n"]:
     types = torch.tensor([Kind.PROTEIN.value, Kind.RNA.value, Kind.DNA.value])
     return torch.any(kinds.unsqueeze(-1) == types, dim=-1)
+
+
+def chain_masks(
+    ids: Int[Tensor, "... n"], mask: Bool[Tensor, "... n"]
+) -> tuple[Bool[Tensor, "... c n"], Int[Tensor, "c"]]:
+    chains = torch.unique(ids[mask])
+    found = rearrange(ids, "... n -> ... 1 n") == rearrange(chains, "c -> c 1")
+    values, inverse, counts = torch.unique(ids, return_inverse=True, return_counts=True)
+    total = counts.sum() + inverse.sum() + values.sum()
+    return found & rearrange(mask, "... n -> ... 1 n"), chains

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
+from tensortypes.core.dtypes import int64
 
 from ..diagnostics import CheckFailure
 from ..symbolic import (
@@ -30,6 +31,7 @@ from .base import (
     Call,
     ParamRule,
     Rule,
+    bool_const,
     bound_array,
     default_float,
     dtype_arg,
@@ -39,7 +41,7 @@ from .base import (
 )
 
 __all__ = ["Cast", "Identity", "Softmax", "Item", "Size", "shape_value", "shape_item",
-           "shape_slice", "sizes_value", "Numel", "Ndim", "IndexArg", "Chunk"]
+           "shape_slice", "sizes_value", "Numel", "Ndim", "IndexArg", "Chunk", "Unique"]
 
 
 class Cast(Rule):
@@ -296,6 +298,42 @@ class IndexArg(ParamRule):
             return x.with_(shape=sf.replace_axis(x.shape, axis, size), origin=None)
         i = sf.norm_axis(axis, x.rank)
         return x.with_(shape=(*x.shape[:i], size, *x.shape[i + 1:]), origin=None)
+
+
+class Unique(ParamRule):
+    """``torch.unique(x)`` / ``x.unique()``: the distinct values, a 1-d array whose
+    size depends on the data: a size of its own (``unique_12`` for a call at line 12),
+    different from every other unless proven equal, as the code must work for any
+    number of distinct values. With ``dim``, that axis gets the new size;
+    ``return_inverse``/``return_counts`` add the inverse indices (the input's shape,
+    int64; without ``dim``) and the counts (the new size, int64)."""
+
+    __slots__ = ()
+    PARAMS = ("input", "sorted", "return_inverse", "return_counts", "dim")
+
+    def apply(self, call: Call):
+        bound, x = self.bind_input(call)
+        if x is None:
+            return UNKNOWN
+        flags = [bool_const(bound.get(k)) for k in ("return_inverse", "return_counts")]
+        if any(f is None for f in flags):
+            return UNKNOWN
+        size = dims.symbol(f"unique_{call.line}") if call.line else None
+        axis = bound.get("dim")
+        if axis is None or type(axis).__name__ == "NoneV":
+            shape = (size,)
+        else:
+            i = int_const(axis)
+            shape = sf.replace_axis(x.shape, i, size) if i is not None else None
+        values = x.with_(shape=shape, origin=None)
+        if not any(flags):
+            return values
+        items = [values]
+        if flags[0]:
+            items.append(Arr(x.kind, frozenset({int64}), x.shape if shape == (size,) else None))
+        if flags[1]:
+            items.append(Arr(x.kind, frozenset({int64}), (size,)))
+        return TupleV(tuple(items))
 
 
 class Chunk(Rule):

@@ -54,7 +54,7 @@ class Call:
     """
 
     __slots__ = ("name", "args", "kwargs", "labels", "kind", "star", "invoke", "facts",
-                 "unsure")
+                 "unsure", "line")
 
     def __init__(self, name: str, args: list, kwargs: dict, labels: Any, kind: str | None,
                  star: bool = False):
@@ -67,6 +67,7 @@ class Call:
         self.invoke = None  # set by the walker where a rule calls values (Sequential)
         self.facts = ()  # divisibility facts the code established (assert n % k == 0)
         self.unsure: list = []  # why the rule could not tell (``--strict`` notes)
+        self.line = 0  # the line of the call (names the sizes a call makes up)
 
     def cannot_tell(self, reason: str) -> None:
         """Record why the rule stayed silent or gave an unknown part (``--strict`` says it)."""
