@@ -32,7 +32,7 @@ from .binding import Binder, dtype_problem
 from .defs import RESULT_CHANGING
 from .diagnostics import CheckFailure
 from .expr import read_keys
-from .joins import join_values, strip_none
+from .joins import join_all, strip_none
 from .rules.layers import validate_layer
 from .symbolic import (
     UNKNOWN,
@@ -100,21 +100,6 @@ def _optional_of(ann) -> str | None:
     if len(names) == 1 and len(nones) == len(items) - 1 == 1:
         return names[0]
     return None
-
-
-def _without_none(value):
-    """``value`` less its None part (None when it is only None)."""
-    if type(value) is NoneV:
-        return None
-    if type(value) is UnionV:
-        items = [v for v in value.items if type(v) is not NoneV]
-        if not items:
-            return None
-        result = items[0]
-        for item in items[1:]:
-            result = join_values(result, item)
-        return result
-    return value
 
 
 def _none_dropped(value):
@@ -282,16 +267,10 @@ class SignatureMixin:
                     isinstance(ann, ast.Name) and ann.id == ret.id or optional == ret.id):
                 continue
             value = given[name]
-            if optional is not None:
-                value = _without_none(value)
-            if value is not None:
-                found.append(value)
-        if not found:
-            return UNKNOWN
-        result = found[0]
-        for value in found[1:]:
-            result = join_values(result, value)
-        return result
+            if optional is not None and type(value) is NoneV:
+                continue
+            found.append(strip_none(value) if optional is not None else value)
+        return join_all(found)
 
     def bind_call(self, info, args, kwargs, node, frame, labels, self_value, star) -> Binder:
         params = list(info.params)

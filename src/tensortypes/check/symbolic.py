@@ -301,7 +301,8 @@ class ListV(Value):
 
     ``kind`` is ``"list"``, or ``"iterator"``/``"range"`` for what ``zip``,
     ``enumerate`` or ``range`` give: iterated like a list, typed as an
-    ``Iterator``/``Sequence``.
+    ``Iterator``/``Sequence``; ``"tuple"`` for a tuple of unknown length
+    (``x.unbind()``), typed as anything.
     """
 
     __slots__ = ("items", "elem", "kind")

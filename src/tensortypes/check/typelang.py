@@ -188,6 +188,8 @@ def _plain(value):
         return TupleType([type_of(v) for v in value.items])
     if t is ListV:
         items = value.items
+        if value.kind == "tuple":
+            return ANY  # a tuple of unknown length (``x.unbind()``)
         if value.kind != "list":
             return AbcType(_CONTAINERS[value.kind], [type_of(value.elem)])
         if items is None:

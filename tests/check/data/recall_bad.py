@@ -1,7 +1,7 @@
 """Shape bugs of real code that a rule must see through: gathers of open-rank arrays,
 generic helpers (``T | None`` to ``T``), in-place methods, branches on ``x.ndim``,
 arrays of unknown rank meeting known axes, branches giving ``b`` or 1, ``@overload``ed
-helpers returning ``Tensor``, enum values, ``unique`` (a size of its own)."""
+helpers returning ``Tensor``, enum values, ``unique`` (a size of its own), ``unbind``."""
 from enum import Enum
 from typing import Optional, TypeVar, overload
 
@@ -122,3 +122,12 @@ def chain_masks(ids: Int[Tensor, "... n"], mask: Bool[Tensor, "... n"]) -> None:
     rearrange(ids, "... n -> ... 1 n") == rearrange(chains, "c -> 1 c")  # E: axis -1 has sizes n and unique_ [broadcast]
     values, counts = ids.unique(return_counts=True)
     counts + ids  # E: axis -1 has sizes unique_ [broadcast]
+
+
+def per_chain(masks: Bool[Tensor, "... c n"], flags: Bool[Tensor, "... n"]) -> None:
+    for mask in masks.unbind(dim=-2):
+        flags & mask
+    for mask in masks.unbind(dim=-1):
+        flags & mask  # E: axis -1 has sizes n and c [broadcast]
+    x, y, z = torch.zeros(3, 5).unbind(0)
+    x + torch.zeros(4)  # E: axis -1 has sizes 5 and 4 [broadcast]

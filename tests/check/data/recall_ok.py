@@ -149,3 +149,12 @@ def chain_masks(
     values, inverse, counts = torch.unique(ids, return_inverse=True, return_counts=True)
     total = counts.sum() + inverse.sum() + values.sum()
     return found & rearrange(mask, "... n -> ... 1 n"), chains
+
+
+def per_chain(masks: Bool[Tensor, "... c n"], flags: Bool[Tensor, "... n"]) -> Bool[Tensor, "... c"]:
+    found = []
+    for mask in masks.unbind(dim=-2):
+        found.append(torch.any(flags & mask, dim=-1))
+    x, y, z = torch.zeros(3, 5).unbind(0)
+    parts = torch.unbind(torch.zeros(5, 2), 1)
+    return torch.stack(found, dim=-1) | (x + y + z + parts[0]).sum() > 0

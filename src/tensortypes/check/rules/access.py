@@ -41,7 +41,8 @@ from .base import (
 )
 
 __all__ = ["Cast", "Identity", "Softmax", "Item", "Size", "shape_value", "shape_item",
-           "shape_slice", "sizes_value", "Numel", "Ndim", "IndexArg", "Chunk", "Unique"]
+           "shape_slice", "sizes_value", "Numel", "Ndim", "IndexArg", "Chunk", "Unique",
+           "Unbind"]
 
 
 class Cast(Rule):
@@ -334,6 +335,28 @@ class Unique(ParamRule):
         if flags[1]:
             items.append(Arr(x.kind, frozenset({int64}), (size,)))
         return TupleV(tuple(items))
+
+
+class Unbind(ParamRule):
+    """``x.unbind(dim)`` / ``torch.unbind(x, dim)``: the slices along ``dim``, each
+    without that axis; a tuple of them when the axis has a constant size."""
+
+    __slots__ = ()
+    PARAMS = ("input", "dim")
+
+    def apply(self, call: Call):
+        bound, x = self.bind_input(call)
+        if x is None:
+            return UNKNOWN
+        axis = int_const(bound.get("dim")) if "dim" in bound else 0
+        if axis is None or x.shape is None:
+            return ListV(None, x.with_(shape=None, origin=None), kind="tuple")
+        found = sf.reduce_shape(x.shape, [axis], keepdims=False)
+        piece = x.with_(shape=found, origin=None)
+        size = x.shape[sf.norm_axis(axis, x.rank)] if x.rank is not None else None
+        if type(size) is Dim and size.is_constant and size.value <= 64:
+            return TupleV((piece,) * size.value)
+        return ListV(None, piece, kind="tuple")
 
 
 class Chunk(Rule):

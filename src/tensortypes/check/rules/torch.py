@@ -22,7 +22,19 @@ from tensortypes.core.dtypes import (
     uint8,
 )
 
-from .access import Cast, Chunk, Identity, IndexArg, Item, Ndim, Numel, Size, Softmax, Unique
+from .access import (
+    Cast,
+    Chunk,
+    Identity,
+    IndexArg,
+    Item,
+    Ndim,
+    Numel,
+    Size,
+    Softmax,
+    Unbind,
+    Unique,
+)
 from .create import Arange, Creator, Eye, FromData, Like, Linspace, NewLike, Normal
 from .functional import FUNCTIONAL, Interpolate, OneHot
 from .layout import (
@@ -127,6 +139,7 @@ FUNCTIONS: dict = {
     "torch.flatten": Flatten(), "torch.index_select": IndexArg(("input", "dim", "index")),
     "torch.gather": IndexArg(("input", "dim", "index"), mode="gather"),
     "torch.chunk": Chunk("chunk"), "torch.split": Chunk("split"), "torch.unique": Unique(),
+    "torch.unbind": Unbind(),
     "torch.zeros": Creator(), "torch.ones": Creator(), "torch.empty": Creator(),
     "torch.randn": Creator(), "torch.rand": Creator(),
     "torch.full": Creator("shape", dtype="fill"),
@@ -174,7 +187,7 @@ METHODS: dict = {
     "t": Transpose(max_rank=2), "squeeze": Squeeze(), "unsqueeze": Unsqueeze(),
     "flatten": Flatten(), "expand": Expand(), "index_select": FUNCTIONS["torch.index_select"],
     "gather": FUNCTIONS["torch.gather"], "chunk": Chunk("chunk"), "split": Chunk("split"),
-    "unique": FUNCTIONS["torch.unique"],
+    "unique": FUNCTIONS["torch.unique"], "unbind": FUNCTIONS["torch.unbind"],
     "contiguous": Identity(contiguous=True), "clone": Identity(contiguous=True),
     "detach": Identity(), "cpu": Identity(), "cuda": Identity(),
     "requires_grad_": Identity(), "numpy": Identity(kind="numpy"),
