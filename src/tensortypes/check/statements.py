@@ -322,6 +322,7 @@ class StatementMixin:
             joined = sf.broadcast([region.shape, shape],
                                   [f"{label_of(target)}", label_of(stmt.value)])
             if region.shape is not None and shape is not None and joined is not None and \
+                    not any(type(d) is Rest and d.name is None for d in shape) and \
                     len(joined) != len(region.shape):
                 raise CheckFailure("broadcast", f"cannot assign {label_of(stmt.value)} "
                                                 f"{fmt_shape(value.shape)} to {label_of(target)} "

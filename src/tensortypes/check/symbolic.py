@@ -302,7 +302,7 @@ class ListV(Value):
     ``kind`` is ``"list"``, or ``"iterator"``/``"range"`` for what ``zip``,
     ``enumerate`` or ``range`` give: iterated like a list, typed as an
     ``Iterator``/``Sequence``; ``"tuple"`` for a tuple of unknown length
-    (``x.unbind()``), typed as anything.
+    (``x.unbind()``), a ``Sequence`` that fits any declared type.
     """
 
     __slots__ = ("items", "elem", "kind")

@@ -189,7 +189,7 @@ def _plain(value):
     if t is ListV:
         items = value.items
         if value.kind == "tuple":
-            return ANY  # a tuple of unknown length (``x.unbind()``)
+            return AbcType(abc.Sequence, [type_of(value.elem)])  # unknown length
         if value.kind != "list":
             return AbcType(_CONTAINERS[value.kind], [type_of(value.elem)])
         if items is None:
@@ -320,8 +320,8 @@ def fits(value, want) -> bool | None:
     >>> fits(StrV(), INT), fits(IntV(), FLOAT), fits(UNKNOWN, INT)
     (False, True, True)
     """
-    if want is ANY or type(value) is Unknown:
-        return True
+    if want is ANY or type(value) is Unknown or type(value) is ListV and value.kind == "tuple":
+        return True  # unknown, or a tuple of unknown length (``x.unbind()``): gradual
     return is_subtype(type_of(value, want), want)
 
 

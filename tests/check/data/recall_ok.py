@@ -1,7 +1,8 @@
 """The correct twins of recall_bad.py: nothing is reported."""
 from enum import Enum
-from typing import Optional, TypeVar, overload
+from typing import List, Optional, Tuple, TypeVar, overload
 
+import numpy as np
 import torch
 from einops import rearrange, repeat
 from jaxtyping import Bool, Float, Int
@@ -158,3 +159,16 @@ def per_chain(masks: Bool[Tensor, "... c n"], flags: Bool[Tensor, "... n"]) -> B
     x, y, z = torch.zeros(3, 5).unbind(0)
     parts = torch.unbind(torch.zeros(5, 2), 1)
     return torch.stack(found, dim=-1) | (x + y + z + parts[0]).sum() > 0
+
+
+def pieces(x: Float[Tensor, "n k"], flag: bool) -> Tuple[Tensor, ...]:
+    return x.unbind(int(flag))
+
+
+def listed(x: Float[Tensor, "n k"]) -> List[Tensor]:
+    return list(x.unbind())
+
+
+def waves(n: int) -> None:
+    x = np.empty((100, 1000), "int64")
+    x[:] = np.array(range(1000)) + np.random.randint(-80, 80, 100).reshape(100, 1)
