@@ -18,8 +18,9 @@ the listed commit), and:
   reports with their class (``unclassified`` if ``reports.md`` lacks them),
   then applies each bug patch to a copy and checks the patched file (imports
   followed through its repository). A bug is *caught on its line* when an
-  error the unmodified code does not have is reported on the statement the
-  patch changes (any line of a statement that spans several; the header of an
+  error the unmodified code does not have (the same line, code and message;
+  ``--baseline`` matches findings by code and message too) is reported on the
+  statement the patch changes (any line of a statement that spans several; the header of an
   ``if``/``for``/``with``), and *caught in its function* when such an error
   is reported there or later in the same function (the one-line change is
   valid by itself and the error is where its result is used: a new axis in
@@ -230,7 +231,7 @@ def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
             took = time.perf_counter() - start
             for d in found:
                 rel = _rel(d.path, tree / repo["name"])
-                before.setdefault((repo["name"], rel), set()).add((d.line, d.code))
+                before.setdefault((repo["name"], rel), set()).add((d.line, d.code, d.message))
                 cls, why = classes.get((repo["name"], rel, d.line, d.code),
                                        ("unclassified", ""))
                 out["reports"].append({"repo": repo["name"], "file": rel, "line": d.line,
@@ -254,7 +255,7 @@ def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
                 file.write_text(original, encoding="utf-8")
             old = before.get((bug["repo"], bug["file"]), set())
             (first, last), (start, end) = bug_span(text, line)
-            new_errors = [d for d in found if (d.line, d.code) not in old]
+            new_errors = [d for d in found if (d.line, d.code, d.message) not in old]
             hits = [d for d in new_errors if first <= d.line <= last]
             later = [d for d in new_errors if first <= d.line <= end]
             shown = hits or later
