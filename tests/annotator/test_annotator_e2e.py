@@ -110,8 +110,13 @@ def test_torch_gpt(tmp_path):
     for signature in (
             'def forward(self, x: Float32[torch.Tensor, "b t d_model"]) -> '
             'Float32[torch.Tensor, "b t d_model"]:',
-            'def forward(self, idx: Int64[torch.Tensor, "b t"], targets=None) -> '
-            'Float32[torch.Tensor, "b t vocab_size"]:',
+            # a tuple return, an array sometimes None
+            'def forward(self, idx: Int64[torch.Tensor, "b t"], '
+            'targets: Int64[torch.Tensor, "b t"] | None = None) -> '
+            'tuple[Float32[torch.Tensor, "b t vocab_size"], Float32[torch.Tensor, ""] | None]:',
+            # a size that is a sum of an axis and an int parameter
+            'def generate(self, idx: Int64[torch.Tensor, "batch n"], max_new_tokens: int) -> '
+            'Int64[torch.Tensor, "batch n+{max_new_tokens}"]:',
             "def __init__(self, d_model: int, n_heads: int, block_size: int) -> None:"):
         assert signature in text
     _close_the_loop(project, "tinygpt", source,

@@ -113,3 +113,66 @@ def test_library_spelling_follows_the_module_imports():
                   {"k": "array", "lib": "torch", "dtype": "int64", "shape": [2]}, {})]
         assert infer_function(calls, func, None, tree).params["x"].text == \
             f'Int64[{expected}, "n"]'
+
+
+def _torch(dtype: str, *shape: int) -> dict:
+    return {"k": "array", "lib": "torch", "dtype": dtype, "shape": list(shape)}
+
+
+def test_tuple_returns_annotate_each_item():
+    func, tree = _func("import torch\ndef forward(self, idx, targets=None):\n"
+                       "    return idx, None\n")
+    calls = []
+    for b, t in ((2, 5), (3, 7)):
+        for targets in (None, _torch("int64", b, t)):
+            loss = describe(None) if targets is None else _torch("float32")
+            calls.append(({"idx": _torch("int64", b, t),
+                           "targets": targets or describe(None)},
+                          {"k": "tuple", "items": [_torch("float32", b, t, 11), loss]}, {}))
+    plan = infer_function(calls, func, None, tree)
+    assert plan.params["targets"].text == 'Int64[torch.Tensor, "batch n"] | None'
+    assert plan.returns.text == ('tuple[Float32[torch.Tensor, "batch n m"], '
+                                 'Float32[torch.Tensor, ""] | None]')
+    assert ("tensortypes", "Float32") in plan.returns.imports
+    # An item that is no array nor a simple value: the return is left alone.
+    for c in calls:
+        c[1]["items"][1] = {"k": "type", "name": "builtins.list"}
+    plan = infer_function(calls, func, None, tree)
+    assert plan.returns is None and any("tuple" in n for n in plan.notes)
+    # A tuple traced through describe(): the same form.
+    assert describe((np.zeros(2), 3))["items"][1] == {"k": "int", "v": 3}
+
+
+def test_sizes_that_are_sums_or_multiples_become_expressions():
+    func, tree = _func("import torch\ndef generate(self, idx, max_new_tokens):\n"
+                       "    b, t = idx.shape\n    return idx\n")
+    calls = [({"idx": _torch("int64", b, t), "max_new_tokens": describe(m)},
+              _torch("int64", b, t + m), {}) for b, t, m in ((2, 5, 3), (1, 4, 6), (3, 2, 3))]
+    plan = infer_function(calls, func, None, tree)
+    assert plan.params["idx"].text == 'Int64[torch.Tensor, "b t"]'
+    assert plan.returns.text == 'Int64[torch.Tensor, "b t+{max_new_tokens}"]'
+    # A multiple the code writes (4 * d_model), of a size named by the constructor.
+    tree = ast.parse("import torch\nclass Up:\n    def __init__(self, d_model):\n"
+                     "        self.fc = Linear(d_model, 4 * d_model)\n"
+                     "    def forward(self, x):\n        return self.fc(x)\n")
+    cls = tree.body[1]
+    func = cls.body[1]
+    calls = [({"x": _torch("float32", 2, d)}, _torch("float32", 2, 4 * d), {"d_model": d})
+             for d in (8, 16)]
+    plan = infer_function(calls, func, cls, tree)
+    assert plan.returns.text == 'Float32[torch.Tensor, "n 4*d_model"]'
+    # A size that never varies is not an expression: too many would fit.
+    calls = [({"x": _torch("float32", 2, 8)}, _torch("float32", 2, 32), {"d_model": 8})]
+    assert infer_function(calls, func, cls, tree).returns.text == \
+        'Float32[torch.Tensor, "n m"]'
+
+
+def test_an_argument_size_is_no_expression_of_an_int_argument():
+    # The test ties the batch to max_new_tokens by chance (max_new_tokens = b + 1).
+    func, tree = _func("import torch\ndef generate(self, idx, max_new_tokens):\n"
+                       "    return idx\n")
+    calls = [({"idx": _torch("int64", b, t), "max_new_tokens": describe(b + 1)},
+              _torch("int64", b, t + b + 1), {}) for b, t in ((2, 5), (1, 4), (3, 2))]
+    plan = infer_function(calls, func, None, tree)
+    assert plan.params["idx"].text == 'Int64[torch.Tensor, "batch n"]'
+    assert plan.returns.text == 'Int64[torch.Tensor, "batch n+{max_new_tokens}"]'

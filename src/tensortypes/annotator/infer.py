@@ -33,6 +33,7 @@ left alone: an annotation is proposed only where the records support it.
 from __future__ import annotations
 
 import ast
+import itertools
 import keyword
 from dataclasses import dataclass, field
 
@@ -173,8 +174,44 @@ class _Libraries:
         return Proposal(f"{module}.{cls}", {("import", module)})
 
 
-def _group_key(values: tuple) -> tuple:
-    return values
+def _expression(sizes: tuple, atoms: dict, constants: set) -> str | None:
+    """The one simplest expression of ``atoms`` equal to ``sizes`` in every call, if any.
+
+    ``atoms``: text (a size's name, or ``{p}`` for an int parameter) -> its value per
+    call. Only a size that varies across calls is expressed (a constant fits too many);
+    forms are tried from the simplest, and two fits of one form are ambiguous (None).
+
+    >>> _expression((6, 10), {"t": (2, 5), "{k}": (4, 5)}, set())
+    't+{k}'
+    >>> _expression((8, 12), {"d": (2, 3)}, {4})
+    '4*d'
+    """
+    known = [i for i, s in enumerate(sizes) if s is not None]
+    if len({sizes[i] for i in known}) < 2:
+        return None
+    usable = {t: v for t, v in atoms.items() if all(v[i] is not None for i in known)}
+
+    def fits(value) -> bool:
+        return all(value(i) == sizes[i] for i in known)
+
+    pairs = list(itertools.combinations(usable, 2))
+    steps = sorted(constants | {1})
+    forms = (
+        [f"{c}*{a}" for c in sorted(constants) for a in usable
+         if fits(lambda i, a=a, c=c: c * usable[a][i])],
+        [f"{a}*{b}" for a, b in pairs if fits(lambda i, a=a, b=b: usable[a][i] * usable[b][i])],
+        [f"{a}+{b}" for a, b in pairs if fits(lambda i, a=a, b=b: usable[a][i] + usable[b][i])],
+        [f"{a}-{b}" for a, b in itertools.permutations(usable, 2)
+         if fits(lambda i, a=a, b=b: usable[a][i] - usable[b][i])],
+        [f"{a}{sign}{c}" for a in usable for c in steps for sign in "+-"
+         if fits(lambda i, a=a, c=c, sign=sign: usable[a][i] + (c if sign == "+" else -c))],
+        [f"{a}//{c}" for c in sorted(constants) for a in usable
+         if fits(lambda i, a=a, c=c: usable[a][i] // c)],
+    )
+    for found in forms:
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
 
 
 def infer_function(calls, func, class_node=None, module_tree=None,
@@ -193,10 +230,22 @@ def infer_function(calls, func, class_node=None, module_tree=None,
     notes: list = []
     if not calls:
         return FunctionPlan({}, None, ["no recorded call"])
-    slots = [*params, _RETURN]
+    # A function returning a tuple of the same length in every call (``return logits,
+    # loss``): each item is a slot of its own, annotated like a parameter.
+    returned = [c[1] for c in calls]
+    width = len(returned[0].get("items", ())) if isinstance(returned[0], dict) else 0
+    if not width or any(not isinstance(r, dict) or r.get("k") != "tuple" or
+                        len(r.get("items", ())) != width for r in returned):
+        width = 0
+    returns_slots = [f"{_RETURN}.{i}" for i in range(width)] if width else [_RETURN]
+    slots = [*params, *returns_slots]
 
     def value_of(call, slot):
-        return call[1] if slot == _RETURN else call[0].get(slot)
+        if slot == _RETURN:
+            return call[1]
+        if slot in returns_slots:
+            return call[1]["items"][int(slot[len(_RETURN) + 1:])]
+        return call[0].get(slot)
 
     # -- which slots are arrays, of one library, in every call ------------------------------
     arrays: dict = {}
@@ -241,6 +290,8 @@ def infer_function(calls, func, class_node=None, module_tree=None,
                 positions[(slot, -back)] = per_call(slot, [v["shape"][-back] for v in seen])
     code_names = _shape_names(func)
     constants = source_ints(func)
+    # The class's constants (``Linear(d, 4 * d)`` in ``__init__``) count for expressions.
+    class_constants = source_ints(class_node) if class_node is not None else set()
     # -- group equal size vectors, split where the code names them differently --------------
     groups: dict = {}
     # Sizes of slots present in every call first; a slot absent from some calls joins
@@ -298,6 +349,8 @@ def infer_function(calls, func, class_node=None, module_tree=None,
         return name
 
     generic = iter(_GENERIC)
+    deferred: list = []  # (sizes, group): no name of the code fits
+    label_sizes: dict = {}  # name -> its size per call
     # Code names first, so generic names never take them.
     for _sizes, name, _group in named_groups:
         if name is not None:
@@ -321,12 +374,29 @@ def infer_function(calls, func, class_node=None, module_tree=None,
         elif constant and known[0] == 1:
             label = "1"
         else:
+            deferred.append((sizes, group))
+            continue
+        for pos in group:
+            labels[pos] = label
+        if label.isidentifier():
+            label_sizes[label] = sizes
+    # A size that no name fits: an expression of the sizes named so far (``4*n_embd``),
+    # else a name. A size of the result only may also be computed from the function's
+    # int parameters (``t+{max_new_tokens}``); an argument's size is the caller's data,
+    # and a test that ties it to an int argument ties it by chance.
+    for sizes, group in deferred:
+        atoms = dict(label_sizes)
+        if all(pos[0] in returns_slots for pos in group):
+            atoms.update({f"{{{p}}}": v for p, v in int_params.items() if p not in atoms})
+        label = _expression(sizes, atoms, constants | class_constants)
+        if label is None:
             first = min(group, key=lambda p: (slots.index(p[0]), p[1]))
-            if first[1] == 0 and not constant and len(arrays[first[0]][0]["shape"]) >= 2 \
-                    and "batch" not in used:
+            if first[1] == 0 and len(set(s for s in sizes if s is not None)) > 1 and \
+                    len(arrays[first[0]][0]["shape"]) >= 2 and "batch" not in used:
                 label = fresh("batch")
             else:
                 label = fresh(next(generic, "d"))
+            label_sizes[label] = sizes
         for pos in group:
             labels[pos] = label
     # -- variadic prefixes -------------------------------------------------------------------
@@ -375,7 +445,13 @@ def infer_function(calls, func, class_node=None, module_tree=None,
             simple = next(iter(kinds))
         if simple is not None:
             proposals[slot] = Proposal(f"{simple} | None" if optional else simple)
-        elif kinds == set() and optional and slot == _RETURN:
+        elif kinds == set() and optional and slot in returns_slots:
             proposals[slot] = Proposal("None")
-    returns = proposals.pop(_RETURN, None)
+    items = [proposals.pop(slot, None) for slot in returns_slots]
+    returns = items[0] if not width else None
+    if width and all(items):
+        returns = Proposal(f"tuple[{', '.join(p.text for p in items)}]",
+                           set().union(*(p.imports for p in items)))
+    elif width:
+        notes.append("return: a tuple whose items are not all arrays or simple values")
     return FunctionPlan(proposals, returns, notes)

@@ -35,17 +35,25 @@ DEFAULT_CAP = 64
 DEFAULT_TRACE = "tensortypes-trace.sqlite3"
 _GENERATOR_FLAGS = 0x20 | 0x100 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR
 _MAX_SELF_ATTRS = 48
+_MAX_TUPLE = 8
 
 
-def describe(value) -> dict:
+def describe(value, nested: bool = False) -> dict:
     """A JSON-ready description of one value: an array's kind, dtype and shape, or a type.
+
+    A plain tuple of at most ``_MAX_TUPLE`` items (``return logits, loss``) is described
+    item by item, one level deep.
 
     >>> import numpy as np
     >>> describe(np.zeros((2, 3), np.float32))
     {'k': 'array', 'lib': 'numpy', 'dtype': 'float32', 'shape': [2, 3]}
     >>> describe(3), describe(None)
     ({'k': 'int', 'v': 3}, {'k': 'none'})
+    >>> describe((np.zeros(2, np.int64), None))["items"][1]
+    {'k': 'none'}
     """
+    if type(value) is tuple and not nested and 0 < len(value) <= _MAX_TUPLE:
+        return {"k": "tuple", "items": [describe(item, True) for item in value]}
     try:
         info = array_info(value)
     except Exception:  # noqa: BLE001 (a hostile value: record its type only)

@@ -6,10 +6,17 @@ def test_forward_shapes():
     for b, t in ((2, 5), (3, 8), (1, 7)):
         model = GPT(vocab_size=11, d_model=16, n_heads=4, n_layers=2, block_size=8)
         idx = torch.randint(0, 11, (b, t))
-        logits = model(idx)
-        assert logits.shape == (b, t, 11)
-        loss = model.loss(logits, torch.randint(0, 11, (b, t)))
+        logits, loss = model(idx)
+        assert logits.shape == (b, t, 11) and loss is None
+        logits, loss = model(idx, torch.randint(0, 11, (b, t)))
         assert loss.ndim == 0
+
+
+def test_generate():
+    model = GPT(vocab_size=11, d_model=16, n_heads=4, n_layers=2, block_size=8)
+    for b, t, new in ((2, 3, 4), (1, 5, 2), (3, 2, 7)):
+        out = model.generate(torch.randint(0, 11, (b, t)), max_new_tokens=new)
+        assert out.shape == (b, t + new)
 
 
 def test_top_k():

@@ -70,10 +70,21 @@ class GPT(nn.Module):
         for block in self.blocks:
             x = block(x)
         logits = self.head(self.ln(x))
-        return logits
+        loss = None
+        if targets is not None:
+            loss = self.loss(logits, targets)
+        return logits, loss
 
     def loss(self, logits, targets):
         return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+    @torch.no_grad()
+    def generate(self, idx, max_new_tokens):
+        for _ in range(max_new_tokens):
+            logits, _ = self(idx[:, -self.block_size:])
+            nxt = torch.argmax(logits[:, -1, :], dim=-1, keepdim=True)
+            idx = torch.cat((idx, nxt), dim=1)
+        return idx
 
 
 def top_k_logits(logits, k):
