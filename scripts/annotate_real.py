@@ -1,16 +1,22 @@
 """Run ``tensortypes annotate`` on a real GPT implementation from a snapshot, and judge it.
 
 The snapshot (never committed) is found under ``$TENSORTYPES_SNAPSHOTS`` (``nanoGPT/``,
-``minGPT/``) or given with ``--tree``. The tree is copied to a temporary folder; a small
-driver of ours builds a tiny model of that code base and runs what its users run (a
-forward pass with and without targets at several batch and sequence sizes, and
-``generate``); ``annotate run`` records it, ``annotate apply`` writes the annotations.
-Then the script prints the diff, counts the array parameters annotated, runs
-``tensortypes check`` on the annotated file, re-runs the driver under the runtime
-checker (the import hook), and plants shape bugs to see which ``check`` catches.
+``minGPT/``, ``x-transformers/``) or given with ``--tree``. The tree is copied to a
+temporary folder. For nanoGPT and minGPT (no test suite) a small driver of ours builds a
+tiny model and runs what its users run (a forward pass with and without targets at
+several batch and sequence sizes, and ``generate``); x-transformers is run with its own
+test suite (``tests/test_x_transformers.py``, the tests of ``XT_TESTS``: the ones that
+take seconds, not minutes, on a CPU). ``annotate run`` records it, ``annotate apply``
+writes the annotations. Then the script prints the diff, counts the array annotations
+written, runs ``tensortypes check`` on the annotated files, re-runs the driver under
+the runtime checker (the import hook) or the tests under the pytest plugin, and plants
+shape bugs to see which ``check`` catches.
 
     TENSORTYPES_SNAPSHOTS=/path/to/snapshots python scripts/annotate_real.py nanoGPT
     python scripts/annotate_real.py minGPT --tree /path/to/minGPT
+    python scripts/annotate_real.py x-transformers --tree /path/to/x-transformers --keep out
+
+x-transformers needs ``pip install einx einops loguru torch-einops-utils``.
 
 Needs torch and libcst.
 """
@@ -75,6 +81,24 @@ DRIVERS = {
               "    model = GPT(cfg)")),
 }
 
+# x-transformers' own tests that take seconds, not minutes, on a CPU (no network, no
+# weights): decoders with caching, custom positions (ALiBi, rotary, relative), cross
+# attention, the residual and feedforward variants, the latent decoder.
+XT_TESTS = " or ".join((
+    "test_kv_cache", "test_custom_alibi", "test_custom_rotary_pos_emb",
+    "test_cross_attn_rotary", "test_hybrid_cache", "test_caching_when_inputs_not_include_past",
+    "test_belief_attn", "test_derf", "test_pope", "test_seq_start_pos_parity",
+    "test_pos_emb_parity", "test_continuous_transformer_external_projects",
+    "test_repeat_blocks_multiple", "test_looped", "test_orthog_residual",
+    "test_mv_split_residual", "test_softclamp_ff", "test_kv_input_residual",
+    "test_relative_proj_positional_bias", "test_xm_latent_decoder", "test_attn_gating"))
+
+# Projects run with their own test suite: (package, pytest arguments).
+SUITES = {
+    "x-transformers": ("x_transformers", ["-p", "no:randomly", "tests/test_x_transformers.py",
+                                          "-k", XT_TESTS]),
+}
+
 HOOKED = """
 import sys
 import tensortypes
@@ -95,7 +119,7 @@ def run(cwd: Path, *args: str, ok=(0,)) -> subprocess.CompletedProcess:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("project", choices=sorted(DRIVERS))
+    parser.add_argument("project", choices=sorted([*DRIVERS, *SUITES]))
     parser.add_argument("--tree", default=None, help="the snapshot's folder")
     parser.add_argument("--keep", default=None, help="copy the annotated tree here")
     args = parser.parse_args()
@@ -104,49 +128,65 @@ def main() -> None:
     if not tree.is_dir():
         print(f"skipped: no snapshot of {args.project} (set TENSORTYPES_SNAPSHOTS or --tree)")
         return
-    source_rel, driver = DRIVERS[args.project]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / args.project
         shutil.copytree(tree, work, ignore=shutil.ignore_patterns(".git", "*.ipynb"))
-        (work / "driver.py").write_text(driver)
-        source = work / source_rel
-        original = source.read_text()
-        package = source_rel[:-3].replace("/", ".")
+        if args.project in SUITES:
+            package, tests = SUITES[args.project]
+            program = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests]
+            target = package
+        else:
+            source_rel, driver = DRIVERS[args.project]
+            (work / "driver.py").write_text(driver)
+            package = source_rel[:-3].replace("/", ".")
+            program, target = ["python", "driver.py"], source_rel
+        sources = sorted(work.rglob("*.py"))
+        originals = {path: path.read_text() for path in sources}
         run(work, "-m", "tensortypes", "annotate", "run", "--trace", "t.sqlite3",
-            "--include", package, "--", "python", "driver.py")
+            "--include", package, "--", *program)
         diff = run(work, "-m", "tensortypes", "annotate", "apply", "--trace", "t.sqlite3",
                    "--diff").stdout
         run(work, "-m", "tensortypes", "annotate", "apply", "--trace", "t.sqlite3")
-        annotated = source.read_text()
+        annotated = {path: path.read_text() for path in sources
+                     if path.read_text() != originals[path]}
         print(diff)
-        arrays = len(re.findall(r"(?:Float|Int|Bool|Shaped|Real)\w*\[", annotated))
-        print(f"array annotations written: {arrays}")
-        check = run(work, "-m", "tensortypes", "check", "--no-cache", source_rel, ok=(0, 1))
-        print("tensortypes check on the annotated file:")
+        arrays = sum(len(re.findall(r"(?:Float|Int|Bool|Shaped|Real|UInt)\w*\[", text))
+                     for text in annotated.values())
+        print(f"array annotations written: {arrays} in {len(annotated)} files")
+        check = run(work, "-m", "tensortypes", "check", "--no-cache", target, ok=(0, 1))
+        print("tensortypes check on the annotated code:")
         print(check.stdout)
-        (work / "hooked.py").write_text(HOOKED.format(package=package))
-        hooked = run(work, "hooked.py", ok=(0, 1))
-        print("driver under the runtime checker:",
-              "passed" if hooked.returncode == 0 else "FAILED\n" + hooked.stderr[-2000:])
-        # A report the unplanted file already has is no catch (line numbers aside).
+        if args.project in SUITES:
+            hooked = run(work, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                         f"--tensortypes-packages={package}", *SUITES[args.project][1],
+                         ok=(0, 1))
+            print("tests under the runtime checker:", hooked.stdout.strip().splitlines()[-1])
+            if hooked.returncode:
+                print(hooked.stdout[-3000:])
+        else:
+            (work / "hooked.py").write_text(HOOKED.format(package=package))
+            hooked = run(work, "hooked.py", ok=(0, 1))
+            print("driver under the runtime checker:",
+                  "passed" if hooked.returncode == 0 else "FAILED\n" + hooked.stderr[-2000:])
+        # A report the unplanted code already has is no catch (line numbers aside).
         baseline = {line.split(": error:", 1)[1] for line in check.stdout.splitlines()
                     if ": error:" in line}
         caught = 0
         for before, after, what in BUGS[args.project]:
-            if before not in annotated:
+            where = [path for path, text in annotated.items() if before in text]
+            if not where:
                 print(f"bug not planted (line not found): {what}")
                 continue
-            source.write_text(annotated.replace(before, after, 1))
-            found = run(work, "-m", "tensortypes", "check", "--no-cache", source_rel, ok=(0, 1))
+            where[0].write_text(annotated[where[0]].replace(before, after, 1))
+            found = run(work, "-m", "tensortypes", "check", "--no-cache", target, ok=(0, 1))
+            where[0].write_text(annotated[where[0]])
             errors = [line for line in found.stdout.splitlines() if ": error:" in line
                       and line.split(": error:", 1)[1] not in baseline]
             caught += bool(errors)
             print(f"planted: {what}: " + (f"caught: {errors[0]}" if errors else "missed"))
-        source.write_text(annotated)
         print(f"planted bugs caught by check: {caught} of {len(BUGS[args.project])}")
         if args.keep:
             shutil.copytree(work, args.keep, dirs_exist_ok=True)
-        del original
 
 
 if __name__ == "__main__":

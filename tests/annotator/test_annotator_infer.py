@@ -42,19 +42,51 @@ def test_names_from_shape_unpacking():
 
 
 def test_constructor_ints_name_a_size_when_only_one_matches():
-    func, tree = _func("import torch\ndef forward(self, x):\n    b, t, c = x.shape\n"
-                       "    return x\n")
-    calls = [({"x": {"k": "array", "lib": "torch", "dtype": "float32", "shape": [b, t, 16]}},
-              {"k": "array", "lib": "torch", "dtype": "float32", "shape": [b, t, 16]},
-              {"d_model": 16, "n_heads": 4}) for b, t in ((2, 5), (3, 7))]
-    plan = infer_function(calls, func, None, tree)
-    # c is d_model: the constructor's int ties the axis to the layers built from it.
+    tree = ast.parse("import torch\nclass Layer:\n"
+                     "    def __init__(self, d_model, n_heads, hidden=None):\n"
+                     "        self.hidden = hidden\n"
+                     "    def forward(self, x):\n        b, t, c = x.shape\n        return x\n")
+    cls = tree.body[1]
+    func = cls.body[1]
+    calls = [({"x": {"k": "array", "lib": "torch", "dtype": "float32", "shape": [b, t, d]}},
+              {"k": "array", "lib": "torch", "dtype": "float32", "shape": [b, t, d]},
+              {"d_model": d, "n_heads": 4, "cache_len": t})
+             for b, t, d in ((2, 5, 16), (3, 7, 24))]
+    plan = infer_function(calls, func, cls, tree)
+    # c is d_model: the constructor's int ties the axis to the layers built from it;
+    # t is no cache_len, an attribute the constructor never reads (a call's state).
     assert plan.params["x"].text == 'Float32[torch.Tensor, "b t d_model"]'
     # Two ints with the same value: ambiguous, the code's own name stays.
     for c in calls:
-        c[2]["hidden"] = 16
-    plan = infer_function(calls, func, None, tree)
+        c[2]["hidden"] = c[2]["d_model"]
+    plan = infer_function(calls, func, cls, tree)
     assert plan.params["x"].text == 'Float32[torch.Tensor, "b t c"]'
+    # A size that never varies is tied to a constructor's int only when it is no
+    # leading axis and more than 2: a test's batch of 4 is no n_heads = 4.
+    calls = [({"x": {"k": "array", "lib": "torch", "dtype": "float32", "shape": [4, t, 16]}},
+              None, {"d_model": 16, "n_heads": 4}) for t in (5, 7)]
+    assert infer_function(calls, func, cls, tree).params["x"].text == \
+        'Float32[torch.Tensor, "b t d_model"]'
+
+
+def test_a_size_two_int_parameters_fit_is_left_alone():
+    func, tree = _func("import torch\ndef causal_mask(i, j):\n"
+                       "    return torch.ones(i, j).triu(1)\n")
+    calls = [({"i": describe(n), "j": describe(n)}, _torch("bool", n, n), {}) for n in (3, 5)]
+    plan = infer_function(calls, func, None, tree)
+    assert plan.returns is None and plan.params["i"].text == "int"
+    assert any("two int parameters" in n for n in plan.notes)
+
+
+def test_optional_arrays_join_a_size_only_when_it_varies():
+    # mask (b, 1, 1, j), given only in the calls whose batch was 1: its 1s are no batch.
+    func, tree = _func("import torch\ndef attend(q, mask=None):\n    return q\n")
+    calls = [({"q": _torch("float32", b, 4, n, 8),
+               "mask": _torch("bool", b, 1, 1, n) if b == 1 else describe(None)},
+              _torch("float32", b, 4, n, 8), {}) for b, n in ((2, 3), (1, 5), (1, 6))]
+    plan = infer_function(calls, func, None, tree)
+    assert plan.params["q"].text == 'Float32[torch.Tensor, "batch n m k"]'
+    assert plan.params["mask"].text == 'Bool[torch.Tensor, "p 1 1 m"] | None'
 
 
 def test_varying_rank_gives_a_variadic_prefix():
@@ -63,7 +95,14 @@ def test_varying_rank_gives_a_variadic_prefix():
                    ({"x": np.ones((2, 5, 3))}, np.ones((2, 5, 3))))
     plan = infer_function(calls, func, None, tree)
     assert plan.params["x"].text == plan.returns.text
-    assert plan.params["x"].text.startswith('Float64[np.ndarray, "*batch ')
+    # Its trailing axes have nothing to say: one variadic group for the whole shape.
+    assert plan.params["x"].text == 'Float64[np.ndarray, "*batch"]'
+    # Trailing axes that mean something (the number the code writes) stay.
+    func, tree = _func("import numpy as np\ndef f(x):\n    return x.reshape(-1, 3)\n")
+    calls = _calls(({"x": np.ones((4, 3))}, np.ones((4, 3))),
+                   ({"x": np.ones((2, 5, 3))}, np.ones((10, 3))))
+    assert infer_function(calls, func, None, tree).params["x"].text == \
+        'Float64[np.ndarray, "*batch2 n 3"]'
 
 
 def test_constants_stay_numbers_only_when_the_code_writes_them():
@@ -163,8 +202,9 @@ def test_sizes_that_are_sums_or_multiples_become_expressions():
     assert plan.returns.text == 'Float32[torch.Tensor, "n 4*d_model"]'
     # A size that never varies is not an expression: too many would fit.
     calls = [({"x": _torch("float32", 2, 8)}, _torch("float32", 2, 32), {"d_model": 8})]
-    assert infer_function(calls, func, cls, tree).returns.text == \
-        'Float32[torch.Tensor, "n m"]'
+    plan = infer_function(calls, func, cls, tree)
+    assert (plan.params["x"].text, plan.returns.text) == \
+        ('Float32[torch.Tensor, "n m"]', 'Float32[torch.Tensor, "n k"]')
 
 
 def test_an_argument_size_is_no_expression_of_an_int_argument():
@@ -176,3 +216,23 @@ def test_an_argument_size_is_no_expression_of_an_int_argument():
     plan = infer_function(calls, func, None, tree)
     assert plan.params["idx"].text == 'Int64[torch.Tensor, "batch n"]'
     assert plan.returns.text == 'Int64[torch.Tensor, "batch n+{max_new_tokens}"]'
+
+
+def test_the_tracer_records_distinct_calls_up_to_its_cap():
+    from tensortypes.annotator.trace import Tracer
+
+    def f(x):
+        return x
+
+    tracer = Tracer([__file__], cap=3)
+    with tracer:
+        for n in (2, 2, 2, 3, 3, 4, 5, 6):
+            f(np.zeros(n))
+    assert [row[4]["x"]["shape"] for row in tracer.rows] == [[2], [3], [4]]
+    # A function called over and over alike is looked at cap * 4 times, then left alone.
+    tracer = Tracer([__file__], cap=3)
+    with tracer:
+        for _ in range(20):
+            f(np.zeros(2))
+    code = f.__code__
+    assert len(tracer.rows) == 1 and tracer.examined[code] == 12

@@ -45,7 +45,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     run.add_argument("--trace", default=None, metavar="FILE",
                      help=f"the trace file (default: $TENSORTYPES_TRACE or {DEFAULT_TRACE})")
     run.add_argument("--cap", type=int, default=DEFAULT_CAP, metavar="N",
-                     help=f"calls recorded per function (default {DEFAULT_CAP})")
+                     help=f"distinct calls recorded per function (default {DEFAULT_CAP}; "
+                          f"at most 4 times as many are looked at)")
     run.add_argument("program", nargs=argparse.REMAINDER,
                      help="-- python -m MODULE ARGS..., or -- python SCRIPT ARGS...")
     apply = steps.add_parser(

@@ -111,6 +111,16 @@ def _shape_names(func) -> dict:
                     return inner[0], -index.operand.value
         return None
 
+    # A name reassigned in the body (``x = self.embed(x)``) is another array from then
+    # on: only the reads before its first assignment describe the parameter.
+    rebound: dict = {}
+    for sub in ast.walk(func):
+        targets = sub.targets if isinstance(sub, ast.Assign) else \
+            [sub.target] if isinstance(sub, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    rebound[name.id] = min(rebound.get(name.id, sub.lineno), sub.lineno)
     for sub in ast.walk(func):
         if not isinstance(sub, ast.Assign) or len(sub.targets) != 1:
             continue
@@ -118,6 +128,8 @@ def _shape_names(func) -> dict:
         if found is None:
             continue
         param, index = found
+        if sub.lineno > rebound.get(param, sub.lineno):
+            continue
         if index is None and isinstance(target, (ast.Tuple, ast.List)):
             for axis, element in enumerate(target.elts):
                 if isinstance(element, ast.Name) and element.id != "_":
@@ -172,6 +184,26 @@ class _Libraries:
         if module == "numpy":
             return Proposal("np.ndarray", {("import", "numpy as np")})
         return Proposal(f"{module}.{cls}", {("import", module)})
+
+
+def _init_names(class_node) -> set:
+    """The names a class's ``__init__`` reads or sets: its parameters, attributes, fields.
+
+    >>> sorted(_init_names(ast.parse(
+    ...     "class A:\\n    def __init__(self, config):\\n        self.h = config.n_head").body[0]))
+    ['config', 'h', 'n_head', 'self']
+    """
+    found: set = set()
+    for node in getattr(class_node, "body", ()):
+        if isinstance(node, ast.FunctionDef) and node.name == "__init__":
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.arg):
+                    found.add(sub.arg)
+                elif isinstance(sub, ast.Name):
+                    found.add(sub.id)
+                elif isinstance(sub, ast.Attribute):
+                    found.add(sub.attr)
+    return found
 
 
 def _expression(sizes: tuple, atoms: dict, constants: set) -> str | None:
@@ -297,7 +329,8 @@ def infer_function(calls, func, class_node=None, module_tree=None,
     # Sizes of slots present in every call first; a slot absent from some calls joins
     # the group that agrees with it wherever both were recorded.
     for pos, sizes in sorted(positions.items(), key=lambda item: None in item[1]):
-        if None in sizes:
+        if None in sizes and len({x for x in sizes if x is not None}) > 1:
+            # (A size that never varied agrees with too many groups to join one.)
             for full in groups:
                 if all(s is None or s == f for s, f in zip(sizes, full)) and \
                         any(s is not None and s == f for s, f in zip(sizes, full)):
@@ -305,7 +338,18 @@ def infer_function(calls, func, class_node=None, module_tree=None,
                     break
         groups.setdefault(sizes, []).append(pos)
     named_groups = []
+    parts = []
     for sizes, members in groups.items():
+        known = {x for x in sizes if x is not None}
+        if None in sizes and len(known) == 1:
+            # A size that never varied, of arrays absent from some calls: a leading
+            # axis (those calls' batch) is no other axis of the same size.
+            lead = [pos for pos in members if pos[1] == 0]
+            rest = [pos for pos in members if pos[1] != 0]
+            parts += [(sizes, part) for part in (lead, rest) if part]
+        else:
+            parts.append((sizes, members))
+    for sizes, members in parts:
         by_name: dict = {}
         for pos in members:
             slot, axis = pos
@@ -337,8 +381,13 @@ def infer_function(calls, func, class_node=None, module_tree=None,
         common = set(calls[0][2])
         for c in calls[1:]:
             common &= set(c[2])
+        # Only the sizes a layer is built from: names its constructor reads
+        # (``__init__(self, dim)``, ``config.n_embd``, ``self.heads = heads``), not the
+        # state a call leaves behind (a cache length that equals this call's length).
+        built_from = _init_names(class_node)
         for attr in sorted(common):
-            self_attrs[attr] = tuple(c[2][attr] for c in calls)
+            if attr in built_from:
+                self_attrs[attr] = tuple(c[2][attr] for c in calls)
 
     def fresh(base: str) -> str:
         base = base if base.isidentifier() and not keyword.iskeyword(base) else "n"
@@ -350,6 +399,12 @@ def infer_function(calls, func, class_node=None, module_tree=None,
 
     generic = iter(_GENERIC)
     deferred: list = []  # (sizes, group): no name of the code fits
+    # Slots whose shape differed between calls: a size that stayed put while the others
+    # moved is evidence of a constant; one call, or one shape, is not.
+    varied = {slot for slot, seen in arrays.items()
+              if len({tuple(v["shape"]) for v in seen}) > 1}
+    ambiguous: set = set()  # slots with a size two int parameters fit equally
+    generic_labels: set = set()  # names that say nothing but "a size"
     label_sizes: dict = {}  # name -> its size per call
     # Code names first, so generic names never take them.
     for _sizes, name, _group in named_groups:
@@ -361,17 +416,31 @@ def infer_function(calls, func, class_node=None, module_tree=None,
         constant = len(set(known)) == 1
         # Ints of the code equal to this size in every call: the function's own int
         # parameters (k), the constructor's (d_model) and the instance's attributes.
-        candidates = [p for p, v in int_params.items() if v == sizes]
-        candidates += [a for a, v in self_attrs.items() if v == sizes and a not in candidates]
+        # A size that varies with them is theirs; a size that never varies only when it
+        # is no leading (batch) axis and not 1 or 2, the sizes a test picks for anything.
+        tied = not constant or (known[0] > 2 and all(pos[1] != 0 for pos in group)
+                                and any(pos[0] in varied for pos in group))
+        candidates = [p for p, v in int_params.items() if v == sizes and tied]
+        if len(candidates) > 1:
+            # create_causal_mask(i, j) called with i == j: which axis is which is unknown.
+            ambiguous.update(pos[0] for pos in group)
+        candidates += [a for a, v in self_attrs.items()
+                       if v == sizes and a not in candidates and tied]
         if len(candidates) == 1:
             label = candidates[0]
             if label not in params:
                 used.add(label)
         elif name is not None:
             label = name
-        elif constant and known[0] in constants:
+        elif constant and known[0] in constants and \
+                all(pos[1] != 0 for pos in group) and any(pos[0] in varied for pos in group):
+            # A number the code writes, seen in several calls, never for a leading
+            # (batch) axis: a test's batch of 2 is no ``2`` of the code.
             label = str(known[0])
-        elif constant and known[0] == 1:
+        elif constant and known[0] == 1 and not any(
+                pos[1] == 0 and (pos[0] in params or None in sizes) for pos in group):
+            # (A leading 1 of an argument is the tests' batch of 1; a leading 1 of a
+            # result the code builds is a broadcast axis.)
             label = "1"
         else:
             deferred.append((sizes, group))
@@ -397,9 +466,19 @@ def infer_function(calls, func, class_node=None, module_tree=None,
             else:
                 label = fresh(next(generic, "d"))
             label_sizes[label] = sizes
+            generic_labels.add(label)
         for pos in group:
             labels[pos] = label
     # -- variadic prefixes -------------------------------------------------------------------
+    # A parameter of varying rank whose trailing axes have nothing to say (generic names
+    # of sizes no other axis shares: ``identity(t)``) is one variadic group: ``"*batch"``.
+    whole: set = set()
+    for slot in prefix:
+        low = min(len(v["shape"]) for v in arrays[slot])
+        trailing = [labels[(slot, -back)] for back in range(low, 0, -1)]
+        if all(label in generic_labels for label in trailing):
+            whole.add(slot)
+            prefix[slot] = per_call(slot, [tuple(v["shape"]) for v in arrays[slot]])
     prefix_names: dict = {}
     for slot, shapes in prefix.items():
         for other, name in prefix_names.items():
@@ -415,8 +494,13 @@ def infer_function(calls, func, class_node=None, module_tree=None,
         if array is None:
             notes.append(f"{slot}: arrays of library {seen[0]['lib']} are not annotated")
             continue
+        if slot in ambiguous:
+            notes.append(f"{slot}: a size two int parameters fit equally")
+            continue
         dims = []
-        if slot in prefix:
+        if slot in whole:
+            dims.append(f"*{prefix_names[slot]}")
+        elif slot in prefix:
             dims.append(f"*{prefix_names[slot]}")
             low = min(len(v["shape"]) for v in seen)
             dims.extend(labels[(slot, -back)] for back in range(low, 0, -1))

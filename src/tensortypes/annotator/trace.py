@@ -14,7 +14,10 @@ Low overhead by design:
 - Python 3.11: ``sys.settrace`` with a per-code-object cache: code that is not
   included gets no local trace function (no line or return events), and the
   frames that are traced have their line events switched off;
-- at most ``cap`` calls are recorded per function (then it is left alone), and
+- at most ``cap`` calls are recorded per function, and only calls that differ from
+  the ones recorded (a test suite calls a layer over and over with one shape; the
+  variety is what the inference needs); at most ``cap * 4`` calls are looked at,
+  then the function is left alone; and
   arguments are described at once (kind, dtype, shape): no value is kept alive.
 """
 
@@ -36,6 +39,7 @@ DEFAULT_TRACE = "tensortypes-trace.sqlite3"
 _GENERATOR_FLAGS = 0x20 | 0x100 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR
 _MAX_SELF_ATTRS = 48
 _MAX_TUPLE = 8
+_LOOK = 4  # calls looked at per recorded call of the cap
 
 
 def describe(value, nested: bool = False) -> dict:
@@ -136,7 +140,10 @@ class Tracer:
         self.root = os.path.abspath(root or os.getcwd())
         self.cap = cap
         self.rows: list = []
-        self.counts: dict = {}
+        self.counts: dict = {}  # code -> calls recorded
+        self.examined: dict = {}  # code -> calls looked at
+        self.limit = cap * _LOOK
+        self.signatures: dict = {}  # code -> the recorded calls' descriptions
         self.wanted: dict = {}
         self.init_ints: dict = {}
         self.lock = threading.Lock()
@@ -172,7 +179,8 @@ class Tracer:
         if state is None:
             state = self.included(code, frame.f_globals.get("__name__"))
             self.wanted[code] = state
-        return state and self.counts.get(code, 0) < self.cap
+        return state and self.counts.get(code, 0) < self.cap and \
+            self.examined.get(code, 0) < self.limit
 
     # -- recording -------------------------------------------------------------------------
     def _enter(self, frame):
@@ -216,14 +224,21 @@ class Tracer:
                     if len(self.init_ints) < 65536:
                         self.init_ints.setdefault(owner, {}).update(ints)
         with self.lock:
-            self.counts[code] = self.counts.get(code, 0) + 1
+            self.examined[code] = self.examined.get(code, 0) + 1
         module = frame.f_globals.get("__name__", "")
         qualname = getattr(code, "co_qualname", code.co_name)
         return [module, qualname, code.co_filename, code.co_firstlineno, args, None, self_ints]
 
-    def _leave(self, row, value) -> None:
+    def _leave(self, row, value, code) -> None:
+        """Keep the call ``row`` returning ``value`` unless one like it is recorded."""
         row[5] = describe(value)
+        signature = json.dumps(row[4:], sort_keys=True)
         with self.lock:
+            seen = self.signatures.setdefault(code, set())
+            if signature in seen:
+                return
+            seen.add(signature)
+            self.counts[code] = self.counts.get(code, 0) + 1
             self.rows.append(tuple(row))
 
     # -- Python 3.11: settrace ----------------------------------------------------------------
@@ -235,7 +250,9 @@ class Tracer:
         """
         wanted = self.wanted
         counts = self.counts
+        examined = self.examined
         cap = self.cap
+        limit = self.limit
         included = self.included
         enter = self._enter
         leave = self._leave
@@ -247,7 +264,7 @@ class Tracer:
                 state = wanted[code] = included(code, frame.f_globals.get("__name__"))
             if not state:
                 return None
-            if counts.get(code, 0) >= cap:
+            if counts.get(code, 0) >= cap or examined.get(code, 0) >= limit:
                 wanted[code] = False
                 return None
             frame.f_trace_lines = False
@@ -260,7 +277,7 @@ class Tracer:
                 elif event == "return":
                     if raised[0] and arg is None:
                         return None  # the call raised: no return value to record
-                    leave(row, arg)
+                    leave(row, arg, code)
                 return local
 
             return local
@@ -295,7 +312,7 @@ class Tracer:
             frame = sys._getframe(1)
             stack = pending.get(id(frame))
             if stack:
-                self._leave(stack.pop(), value)
+                self._leave(stack.pop(), value, code)
                 if not stack:
                     del pending[id(frame)]
             return None

@@ -3,8 +3,8 @@ from tinygpt.model import GPT, top_k_logits
 
 
 def test_forward_shapes():
-    for b, t in ((2, 5), (3, 8), (1, 7)):
-        model = GPT(vocab_size=11, d_model=16, n_heads=4, n_layers=2, block_size=8)
+    for b, t, d_model in ((2, 5, 16), (3, 8, 24), (1, 7, 16)):
+        model = GPT(vocab_size=11, d_model=d_model, n_heads=4, n_layers=2, block_size=8)
         idx = torch.randint(0, 11, (b, t))
         logits, loss = model(idx)
         assert logits.shape == (b, t, 11) and loss is None
