@@ -54,6 +54,21 @@ BUGS = {
         ("        x = x + self.attn(self.ln_1(x))",
          "        x = x + self.attn(self.ln_1(x)).transpose(0, 1)", "Block: axes swapped"),
     ],
+    "x-transformers": [
+        ("        return x + residual\n", "        return x + residual.mean(dim = -1)\n",
+         "Residual: reduction without keepdim"),
+        ("        return normed * gamma\n", "        return normed.transpose(1, 2) * gamma\n",
+         "LayerNorm: axes swapped before the gain"),
+        ("        token_emb = self.emb(x.long())\n",
+         "        token_emb = self.emb(x.long()).sum(dim = 1)\n",
+         "TokenEmbedding: embeddings summed over the sequence"),
+        ("        return F.normalize(x, dim = -1) * self.scale\n",
+         "        return F.normalize(x, dim = -2) * self.scale\n",
+         "SimpleRMSNorm: normalised over the wrong axis (no shape change)"),
+        ("        return self.rmsnorm(x) * (self.gamma + 1.)\n",
+         "        return self.rmsnorm(x).transpose(1, 2) * (self.gamma + 1.)\n",
+         "MultiheadRMSNorm: heads and sequence swapped"),
+    ],
 }
 
 # What a user of each code base runs: build a tiny model (two widths), then a forward

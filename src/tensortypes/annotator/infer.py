@@ -81,6 +81,44 @@ def source_ints(node) -> set:
     return found
 
 
+_SHAPE_CALLS = frozenset({
+    "view", "reshape", "expand", "repeat", "tile", "broadcast_to", "split", "chunk",
+    "unflatten", "narrow", "zeros", "ones", "empty", "full", "rand", "randn", "randint",
+    "new_zeros", "new_ones", "new_empty", "new_full", "arange", "eye", "Linear",
+    "Embedding", "Conv1d", "Conv2d", "Conv3d"})
+
+
+def shape_ints(node) -> set:
+    """The int literals a function writes as sizes: arguments of shape-making calls
+    (``view(-1, 3)``, ``zeros(n, 4)``, ``Linear(d, 3)``) and numbers compared with a
+    size (``x.shape[-1] == 3``), not an ``ndim`` test's 4 or an index's 2.
+
+    >>> sorted(shape_ints(ast.parse("def f(x):\\n    assert x.ndim == 4\\n"
+    ...                              "    return x[2].view(-1, 3)")))
+    [3]
+    """
+    found: set = set()
+
+    def is_size(expr) -> bool:
+        return any(isinstance(sub, ast.Attribute) and sub.attr in ("shape", "size")
+                   for sub in ast.walk(expr))
+
+    for sub in ast.walk(node):
+        parts: list = []
+        if isinstance(sub, ast.Call):
+            callee = sub.func.attr if isinstance(sub.func, ast.Attribute) else \
+                sub.func.id if isinstance(sub.func, ast.Name) else None
+            if callee in _SHAPE_CALLS:
+                parts = [*sub.args, *(k.value for k in sub.keywords)]
+        elif isinstance(sub, ast.Compare) and any(
+                is_size(side) for side in (sub.left, *sub.comparators)):
+            parts = [sub.left, *sub.comparators]
+        for part in parts:
+            found |= source_ints(part) if not isinstance(part, ast.Constant) else \
+                ({part.value} if type(part.value) is int and part.value > 1 else set())
+    return found
+
+
 def _shape_names(func) -> dict:
     """``{(param, axis): name}`` from ``a, b = x.shape``/``x.size()`` and ``n = x.shape[i]``."""
     names: dict = {}
@@ -120,7 +158,8 @@ def _shape_names(func) -> dict:
         for target in targets:
             for name in ast.walk(target):
                 if isinstance(name, ast.Name):
-                    rebound[name.id] = min(rebound.get(name.id, sub.lineno), sub.lineno)
+                    line = getattr(sub, "lineno", 0)
+                    rebound[name.id] = min(rebound.get(name.id, line), line)
     for sub in ast.walk(func):
         if not isinstance(sub, ast.Assign) or len(sub.targets) != 1:
             continue
@@ -322,6 +361,7 @@ def infer_function(calls, func, class_node=None, module_tree=None,
                 positions[(slot, -back)] = per_call(slot, [v["shape"][-back] for v in seen])
     code_names = _shape_names(func)
     constants = source_ints(func)
+    sizes_written = shape_ints(func)
     # The class's constants (``Linear(d, 4 * d)`` in ``__init__``) count for expressions.
     class_constants = source_ints(class_node) if class_node is not None else set()
     # -- group equal size vectors, split where the code names them differently --------------
@@ -340,8 +380,7 @@ def infer_function(calls, func, class_node=None, module_tree=None,
     named_groups = []
     parts = []
     for sizes, members in groups.items():
-        known = {x for x in sizes if x is not None}
-        if None in sizes and len(known) == 1:
+        if None in sizes and len({x for x in sizes if x is not None}) == 1:
             # A size that never varied, of arrays absent from some calls: a leading
             # axis (those calls' batch) is no other axis of the same size.
             lead = [pos for pos in members if pos[1] == 0]
@@ -432,7 +471,7 @@ def infer_function(calls, func, class_node=None, module_tree=None,
                 used.add(label)
         elif name is not None:
             label = name
-        elif constant and known[0] in constants and \
+        elif constant and known[0] in sizes_written and \
                 all(pos[1] != 0 for pos in group) and any(pos[0] in varied for pos in group):
             # A number the code writes, seen in several calls, never for a leading
             # (batch) axis: a test's batch of 2 is no ``2`` of the code.
@@ -472,21 +511,64 @@ def infer_function(calls, func, class_node=None, module_tree=None,
     # -- variadic prefixes -------------------------------------------------------------------
     # A parameter of varying rank whose trailing axes have nothing to say (generic names
     # of sizes no other axis shares: ``identity(t)``) is one variadic group: ``"*batch"``.
+    # One array's two axes of the same generic size that no other array has
+    # (``attn_bias`` of (i, j) where every test had i == j): the equality is the
+    # tests', not the code's; two names. (``rotation: "n n"`` against ``points: "b n"``
+    # is the code's.)
+    holders: dict = {}
+    for (slot, _axis), label in labels.items():
+        holders.setdefault(label, set()).add(slot)
+    for slot, seen in arrays.items():
+        if slot in prefix:
+            continue
+        taken: set = set()
+        for axis in range(len(seen[0]["shape"])):
+            label = labels[(slot, axis)]
+            if label in taken and label in generic_labels and holders[label] == {slot}:
+                labels[(slot, axis)] = fresh(next(generic, "d"))
+                generic_labels.add(labels[(slot, axis)])
+            taken.add(label)
     whole: set = set()
+    if class_node is None:
+        # A free function's arrays whose axes all have generic names, shared with no
+        # array of another shape (``rotate_half(x) -> same shape``): the tests' rank is
+        # no evidence of the function's; one variadic group each.
+        holders = {}
+        for (slot, _axis), label in labels.items():
+            holders.setdefault(label, set()).add(slot)
+        shapes_of = {slot: per_call(slot, [tuple(v["shape"]) for v in seen])
+                for slot, seen in arrays.items()}
+        for slot, seen in arrays.items():
+            rank = len(seen[0]["shape"])
+            if slot in prefix or not rank:
+                continue
+            mine = [labels[(slot, axis)] for axis in range(rank)]
+            if all(label in generic_labels for label in mine) and all(
+                    shapes_of[other] == shapes_of[slot] for label in mine for other in holders[label]):
+                whole.add(slot)
+    for slot in whole:
+        prefix[slot] = per_call(slot, [tuple(v["shape"]) for v in arrays[slot]])
     for slot in prefix:
+        if slot in whole:
+            continue
         low = min(len(v["shape"]) for v in arrays[slot])
         trailing = [labels[(slot, -back)] for back in range(low, 0, -1)]
         if all(label in generic_labels for label in trailing):
             whole.add(slot)
             prefix[slot] = per_call(slot, [tuple(v["shape"]) for v in arrays[slot]])
     prefix_names: dict = {}
+    # Names of the axes written (a collapsed array's generic names are free again).
+    written = {label for (slot, _axis), label in labels.items() if slot not in whole}
     for slot, shapes in prefix.items():
         for other, name in prefix_names.items():
             if prefix[other] == shapes:
                 prefix_names[slot] = name
                 break
         else:
-            prefix_names[slot] = fresh("batch")
+            name, i = "batch", 2
+            while name in written or name in params or name in prefix_names.values():
+                name, i = f"batch{i}", i + 1
+            prefix_names[slot] = name
     # -- proposals ---------------------------------------------------------------------------
     proposals: dict = {}
     for slot, seen in arrays.items():
