@@ -16,8 +16,9 @@ import timeit
 __all__ = ["best_seconds", "best_ns", "markdown_table"]
 
 
-def best_seconds(stmt, repeat: int, min_time: float, namespace: dict | None = None,
-                 timer=timeit.default_timer) -> float:
+def best_seconds(
+    stmt, repeat: int, min_time: float, namespace: dict | None = None, timer=timeit.default_timer
+) -> float:
     """Best seconds per execution of ``stmt`` (a str run in ``namespace``, or a callable).
 
     The loop count doubles until one loop runs at least ``min_time`` seconds
@@ -54,7 +55,8 @@ def markdown_table(header, rows) -> str:
     """
     lines = [[str(cell) for cell in row] for row in [header, *rows]]
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    out = ["| " + " | ".join(cell.ljust(w) for cell, w in zip(line, widths)) + " |"
-           for line in lines]
+    out = [
+        "| " + " | ".join(cell.ljust(w) for cell, w in zip(line, widths)) + " |" for line in lines
+    ]
     out.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(out)

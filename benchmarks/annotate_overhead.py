@@ -32,8 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def _time(cmd: list, cwd: Path) -> float:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     start = time.perf_counter()
-    done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        cmd, cwd=cwd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
@@ -42,9 +43,20 @@ def _time(cmd: list, cwd: Path) -> float:
 
 def measure(project: Path, package: str, repeat: int) -> tuple:
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
-    traced = [sys.executable, "-m", "tensortypes", "annotate", "run", "--trace",
-              str(project / "bench.sqlite3"), "--include", package, "--", "python",
-              *pytest[1:]]
+    traced = [
+        sys.executable,
+        "-m",
+        "tensortypes",
+        "annotate",
+        "run",
+        "--trace",
+        str(project / "bench.sqlite3"),
+        "--include",
+        package,
+        "--",
+        "python",
+        *pytest[1:],
+    ]
     plain, slow = [], []
     for _ in range(repeat):
         plain.append(_time(pytest, project))
@@ -56,8 +68,7 @@ def measure(project: Path, package: str, repeat: int) -> tuple:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--suite", nargs=2, action="append", default=[],
-                        metavar=("DIR", "PKG"))
+    parser.add_argument("--suite", nargs=2, action="append", default=[], metavar=("DIR", "PKG"))
     args = parser.parse_args()
     suites = [(ROOT / "tests" / "annotator" / "projects" / "npgeo", "npgeo")]
     if importlib.util.find_spec("torch") is not None:

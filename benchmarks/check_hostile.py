@@ -39,38 +39,112 @@ from tensortypes.check import check_source  # noqa: E402
 TARGET_MS = 10.0
 SHORT = 200
 REPEATS = 3
-HEADER = ("import numpy as np\nimport torch\nfrom torch import nn\n"
-          "from jaxtyping import Float\n")
+HEADER = "import numpy as np\nimport torch\nfrom torch import nn\nfrom jaxtyping import Float\n"
 
 PROBE = [
     ("sum of 496 terms", "x = 1\ny = " + " + ".join(["x"] * 496) + "\n"),
-    ("sum of 2,000 terms", "import numpy as np\nx = np.zeros(3)\ny = "
-     + " + ".join(["x"] * 2000) + "\n"),
+    (
+        "sum of 2,000 terms",
+        "import numpy as np\nx = np.zeros(3)\ny = " + " + ".join(["x"] * 2000) + "\n",
+    ),
     ("`np` + `.T` x 50,000", "import numpy as np\ny = np" + ".T" * 50000 + "\n"),
     ("50,000 unary minus", "y = " + "-" * 50000 + "1\n"),
-    ("2,500 chained `.reshape(2, 3)`", "import numpy as np\ny = np.zeros(6)"
-     + ".reshape(2, 3)" * 2500 + "\n"),
-    ("lone surrogate in a string annotation",
-     "def f(x: 'Float[np.ndarray, \"\\ud800\"]'):\n    return x\n"),
-    ("size of 4,301 digits", "import numpy as np\nfrom tensortypes import Float\n"
-     "def f(x: Float[np.ndarray, '" + "9" * 4301 + "']):\n    return x\n"),
-    ("call binding `n**100000000`", "import numpy as np\nfrom tensortypes import Float\n"
-     "def f(x: Float[np.ndarray, 'n'], y: Float[np.ndarray, 'n**100000000']):\n"
-     "    return x\n\nf(np.zeros(3), np.zeros(5))\n"),
-    ("18 binomials in a shape string", "import numpy as np\nfrom tensortypes import Float\n"
-     "def f(x: Float[np.ndarray, '" + "*".join(f"(a{i}+b{i})" for i in range(18))
-     + "']):\n    return x\n"),
+    (
+        "2,500 chained `.reshape(2, 3)`",
+        "import numpy as np\ny = np.zeros(6)" + ".reshape(2, 3)" * 2500 + "\n",
+    ),
+    (
+        "lone surrogate in a string annotation",
+        "def f(x: 'Float[np.ndarray, \"\\ud800\"]'):\n    return x\n",
+    ),
+    (
+        "size of 4,301 digits",
+        "import numpy as np\nfrom tensortypes import Float\n"
+        "def f(x: Float[np.ndarray, '" + "9" * 4301 + "']):\n    return x\n",
+    ),
+    (
+        "call binding `n**100000000`",
+        "import numpy as np\nfrom tensortypes import Float\n"
+        "def f(x: Float[np.ndarray, 'n'], y: Float[np.ndarray, 'n**100000000']):\n"
+        "    return x\n\nf(np.zeros(3), np.zeros(5))\n",
+    ),
+    (
+        "18 binomials in a shape string",
+        "import numpy as np\nfrom tensortypes import Float\n"
+        "def f(x: Float[np.ndarray, '"
+        + "*".join(f"(a{i}+b{i})" for i in range(18))
+        + "']):\n    return x\n",
+    ),
     ("UTF-8 byte order mark", "\ufeffx = 1\n"),
-    ("99 nested `if`", "".join("    " * i + f"if x{i}:\n" for i in range(99))
-     + "    " * 99 + "y = " + " + ".join(["x"] * 300) + "\n"),
+    (
+        "99 nested `if`",
+        "".join("    " * i + f"if x{i}:\n" for i in range(99))
+        + "    " * 99
+        + "y = "
+        + " + ".join(["x"] * 300)
+        + "\n",
+    ),
 ]
 
-PIECES = ["x", "y", "w", "np", "torch", ".T", ".reshape(", ".sum(", ".view(", "(", ")",
-          "[", "]", "+", "*", "**", "-", "@", "//", " ", " ", "\n", "    ", ":", "=", ",",
-          "1", "0", "-1", "10**9", "'", "Float[np.ndarray, 'n m'] ", "Float[torch.Tensor, '",
-          "*b", "...", "n", "def f(", "):", "return ", "class A(nn.Module):", "if ",
-          "else:", "None", "is not ", "lambda: ", "nn.Linear(", "np.zeros(", "torch.cat(",
-          "for i in ", "assert ", "self.", "\\", "#", "{", "}", "max(", "n**n**n"]
+PIECES = [
+    "x",
+    "y",
+    "w",
+    "np",
+    "torch",
+    ".T",
+    ".reshape(",
+    ".sum(",
+    ".view(",
+    "(",
+    ")",
+    "[",
+    "]",
+    "+",
+    "*",
+    "**",
+    "-",
+    "@",
+    "//",
+    " ",
+    " ",
+    "\n",
+    "    ",
+    ":",
+    "=",
+    ",",
+    "1",
+    "0",
+    "-1",
+    "10**9",
+    "'",
+    "Float[np.ndarray, 'n m'] ",
+    "Float[torch.Tensor, '",
+    "*b",
+    "...",
+    "n",
+    "def f(",
+    "):",
+    "return ",
+    "class A(nn.Module):",
+    "if ",
+    "else:",
+    "None",
+    "is not ",
+    "lambda: ",
+    "nn.Linear(",
+    "np.zeros(",
+    "torch.cat(",
+    "for i in ",
+    "assert ",
+    "self.",
+    "\\",
+    "#",
+    "{",
+    "}",
+    "max(",
+    "n**n**n",
+]
 
 
 def generated(count: int, seed: int) -> list:
@@ -104,8 +178,9 @@ def main(argv=None) -> int:
     for name, text in PROBE:
         cpu, wall, codes = timed(text)
         bad += "internal" in codes
-        rows.append((name, f"{len(text):,}", ", ".join(codes) or "none", f"{cpu:.1f}",
-                     f"{wall:.1f}"))
+        rows.append(
+            (name, f"{len(text):,}", ", ".join(codes) or "none", f"{cpu:.1f}", f"{wall:.1f}")
+        )
     print("The reliability probe's inputs:\n")
     print(markdown_table(("input", "characters", "codes", "CPU ms", "wall ms"), rows))
     texts = generated(args.generated, args.seed)
@@ -117,10 +192,12 @@ def main(argv=None) -> int:
         if cpu > TARGET_MS:
             over.append((cpu, text))
     cpus.sort()
-    print(f"\n{len(texts):,} generated texts of at most {SHORT} characters (seed {args.seed}):"
-          f" median {statistics.median(cpus):.2f} ms, 99th percentile "
-          f"{cpus[int(len(cpus) * 0.99) - 1]:.2f} ms, max {cpus[-1]:.2f} ms CPU; "
-          f"{len(over)} over {TARGET_MS:.0f} ms; {internal} internal errors")
+    print(
+        f"\n{len(texts):,} generated texts of at most {SHORT} characters (seed {args.seed}):"
+        f" median {statistics.median(cpus):.2f} ms, 99th percentile "
+        f"{cpus[int(len(cpus) * 0.99) - 1]:.2f} ms, max {cpus[-1]:.2f} ms CPU; "
+        f"{len(over)} over {TARGET_MS:.0f} ms; {internal} internal errors"
+    )
     for cpu, text in sorted(over, reverse=True)[:5]:
         print(f"  {cpu:.1f} ms: {text!r}")
     return 1 if bad or internal else 0

@@ -39,7 +39,7 @@ os.environ.setdefault("PYTENSOR_FLAGS", "linker=cvm")
 os.environ.setdefault("NUMEXPR_MAX_THREADS", "1")
 
 EXPR = "exp(x)*y + z*2 - x/y"
-RATIO = 1.10        # ours may be at most 10% slower than PyTensor's C
+RATIO = 1.10  # ours may be at most 10% slower than PyTensor's C
 NUMPY_SPEEDUP = 1.5
 OVERHEAD_US = 2.0
 LOAD_MS = 50.0
@@ -65,8 +65,10 @@ def contenders() -> dict:
 
         px, py_, pz = pt.dvector("x"), pt.dvector("y"), pt.dvector("z")
         out["pytensor C (cvm)"] = pytensor.function(
-            [px, py_, pz], pt.exp(px) * py_ + pz * 2 - px / py_,
-            mode=pytensor.compile.mode.Mode(linker="cvm"))
+            [px, py_, pz],
+            pt.exp(px) * py_ + pz * 2 - px / py_,
+            mode=pytensor.compile.mode.Mode(linker="cvm"),
+        )
     except ImportError:
         out["pytensor C (cvm)"] = None
     x, y, z = tt.dvector("x"), tt.dvector("y"), tt.dvector("z")
@@ -125,8 +127,13 @@ def fresh_times(script: str, env: dict, runs: int) -> list[float] | None:
     """Seconds measured by ``script`` in ``runs`` fresh interpreters (first: empty cache)."""
     times = []
     for _ in range(runs):
-        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                              env={**os.environ, **env}, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **env},
+            stdin=subprocess.DEVNULL,
+        )
         if proc.returncode != 0:
             if "No module named 'pytensor'" in proc.stderr:
                 return None
@@ -149,10 +156,15 @@ def _verdict(ok: bool | None, text: str) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="timing repeats (best is kept)")
-    parser.add_argument("--min-time", type=float, default=0.2,
-                        help="seconds each repeat's loop runs at least")
-    parser.add_argument("--fresh-runs", type=int, default=7,
-                        help="fresh interpreters for the load and compile times")
+    parser.add_argument(
+        "--min-time", type=float, default=0.2, help="seconds each repeat's loop runs at least"
+    )
+    parser.add_argument(
+        "--fresh-runs",
+        type=int,
+        default=7,
+        help="fresh interpreters for the load and compile times",
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="tt-bench-cache-") as cache:
@@ -166,15 +178,20 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="tt-bench-fresh-") as cache:
         ours = fresh_times(_FRESH, {"TENSORTYPES_CACHE_DIR": cache}, args.fresh_runs)
     with tempfile.TemporaryDirectory(prefix="pt-bench-fresh-") as compiledir:
-        theirs = fresh_times(_FRESH_PYTENSOR,
-                             {"PYTENSOR_FLAGS": f"linker=cvm,compiledir={compiledir}"},
-                             args.fresh_runs)
+        theirs = fresh_times(
+            _FRESH_PYTENSOR,
+            {"PYTENSOR_FLAGS": f"linker=cvm,compiledir={compiledir}"},
+            args.fresh_runs,
+        )
 
     names = list(fns)
-    print(f"Python {sys.version.split()[0]}, NumPy {np.__version__}; {EXPR} on float64; "
-          f"best of {args.repeat}")
-    rows = [[f"n = {n:.0e}".replace("+0", ""), *(_fmt(big[n][k], "ms") for k in names)]
-            for n in big]
+    print(
+        f"Python {sys.version.split()[0]}, NumPy {np.__version__}; {EXPR} on float64; "
+        f"best of {args.repeat}"
+    )
+    rows = [
+        [f"n = {n:.0e}".replace("+0", ""), *(_fmt(big[n][k], "ms") for k in names)] for n in big
+    ]
     rows.append(["n = 1 (overhead)", *(_fmt(small[k], "us") for k in names)])
     print(markdown_table(["time per call", *names], rows))
 
@@ -184,18 +201,33 @@ def main(argv=None) -> int:
     load = statistics.median(ours[1:]) if ours else None
     their_load = statistics.median(theirs[1:]) if theirs else None
     checks = [
-        ["mode='c' vs PyTensor C at 1e7", f"{c10 / pt10:.2f}x" if pt10 else "n/a",
-         _verdict(None if pt10 is None else c10 <= RATIO * pt10, f"<= {RATIO:.2f}x")],
-        ["NumPy / mode='c' at 1e7", f"{np10 / c10:.2f}x",
-         _verdict(np10 / c10 >= NUMPY_SPEEDUP, f">= {NUMPY_SPEEDUP}x")],
-        ["per-call overhead (n = 1)", _fmt(small["tensortypes c"], "us") + " vs PyTensor "
-         + _fmt(small["pytensor C (cvm)"], "us"),
-         _verdict(small["tensortypes c"] * 1e6 < OVERHEAD_US, f"< {OVERHEAD_US} us")],
-        ["cached module ready (new process)", _fmt(load, "ms") + " vs PyTensor "
-         + _fmt(their_load, "ms"), _verdict(load * 1e3 < LOAD_MS, f"< {LOAD_MS:g} ms")],
-        ["first compile (empty cache)", _fmt(ours[0], "s") + " vs PyTensor "
-         + _fmt(theirs[0] if theirs else None, "s"),
-         _verdict(ours[0] < COMPILE_S, f"< {COMPILE_S} s")],
+        [
+            "mode='c' vs PyTensor C at 1e7",
+            f"{c10 / pt10:.2f}x" if pt10 else "n/a",
+            _verdict(None if pt10 is None else c10 <= RATIO * pt10, f"<= {RATIO:.2f}x"),
+        ],
+        [
+            "NumPy / mode='c' at 1e7",
+            f"{np10 / c10:.2f}x",
+            _verdict(np10 / c10 >= NUMPY_SPEEDUP, f">= {NUMPY_SPEEDUP}x"),
+        ],
+        [
+            "per-call overhead (n = 1)",
+            _fmt(small["tensortypes c"], "us")
+            + " vs PyTensor "
+            + _fmt(small["pytensor C (cvm)"], "us"),
+            _verdict(small["tensortypes c"] * 1e6 < OVERHEAD_US, f"< {OVERHEAD_US} us"),
+        ],
+        [
+            "cached module ready (new process)",
+            _fmt(load, "ms") + " vs PyTensor " + _fmt(their_load, "ms"),
+            _verdict(load * 1e3 < LOAD_MS, f"< {LOAD_MS:g} ms"),
+        ],
+        [
+            "first compile (empty cache)",
+            _fmt(ours[0], "s") + " vs PyTensor " + _fmt(theirs[0] if theirs else None, "s"),
+            _verdict(ours[0] < COMPILE_S, f"< {COMPILE_S} s"),
+        ],
     ]
     print()
     print(markdown_table(["target", "measured", "verdict"], checks))

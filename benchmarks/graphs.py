@@ -30,8 +30,9 @@ from pathlib import Path
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
-os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
-                      "intra_op_parallelism_threads=1")
+os.environ.setdefault(
+    "XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+)
 
 import numpy as np  # noqa: E402
 
@@ -67,8 +68,12 @@ def _ours():
         return [x, y, z], tt.exp(x) * y + z * 2 - x / y
 
     out = {}
-    for name, build in (("softmax", softmax), ("layernorm", layernorm),
-                        ("logistic", logistic), ("chain", chain)):
+    for name, build in (
+        ("softmax", softmax),
+        ("layernorm", layernorm),
+        ("logistic", logistic),
+        ("chain", chain),
+    ):
         inputs, output = build()
         f = tensortypes.function(inputs, output, mode="c")
         out[name] = (lambda *a, f=f: f(*a)), _plan(f)
@@ -99,9 +104,12 @@ def _reference(xp) -> dict:
         var = ((x - mu) ** 2).mean(1, keepdims=True)
         return (x - mu) / xp.sqrt(var + 1e-5)
 
-    return {"softmax": softmax, "layernorm": layernorm,
-            "logistic": lambda x, w, y: xp.sum(xp.logaddexp(0.0, -y * (x @ w))),
-            "chain": lambda x, y, z: xp.exp(x) * y + z * 2 - x / y}
+    return {
+        "softmax": softmax,
+        "layernorm": layernorm,
+        "logistic": lambda x, w, y: xp.sum(xp.logaddexp(0.0, -y * (x @ w))),
+        "chain": lambda x, y, z: xp.exp(x) * y + z * 2 - x / y,
+    }
 
 
 def _numpy():
@@ -116,8 +124,7 @@ def _jax():
         return None
     jax.config.update("jax_enable_x64", True)
     fns = {k: jax.jit(f) for k, f in _reference(jnp).items()}
-    return {k: (lambda *a, g=g: g(*a).block_until_ready()) for k, g in fns.items()}, \
-        jnp.asarray
+    return {k: (lambda *a, g=g: g(*a).block_until_ready()) for k, g in fns.items()}, jnp.asarray
 
 
 def _pytensor():
@@ -132,10 +139,12 @@ def _pytensor():
     var = ((x - mu) * (x - mu)).mean(axis=1, keepdims=True)
     w, y = pt.dvector("w"), pt.dvector("y")
     a, b, c = pt.dvector("a"), pt.dvector("b"), pt.dvector("c")
-    graphs = {"softmax": ([s], e / e.sum(axis=1, keepdims=True)),
-              "layernorm": ([x], (x - mu) / pt.sqrt(var + 1e-5)),
-              "logistic": ([x, w, y], pt.sum(pt.log(1 + pt.exp(-y * pt.dot(x, w))))),
-              "chain": ([a, b, c], pt.exp(a) * b + c * 2 - a / b)}
+    graphs = {
+        "softmax": ([s], e / e.sum(axis=1, keepdims=True)),
+        "layernorm": ([x], (x - mu) / pt.sqrt(var + 1e-5)),
+        "logistic": ([x, w, y], pt.sum(pt.log(1 + pt.exp(-y * pt.dot(x, w))))),
+        "chain": ([a, b, c], pt.exp(a) * b + c * 2 - a / b),
+    }
     return {k: pytensor.function(i, o, mode="FAST_RUN") for k, (i, o) in graphs.items()}, None
 
 
@@ -194,26 +203,35 @@ def _numba():
             out[i] = np.exp(x[i]) * y[i] + z[i] * 2 - x[i] / y[i]
         return out
 
-    return {"softmax": softmax, "layernorm": layernorm, "logistic": logistic,
-            "chain": chain}, None
+    return {"softmax": softmax, "layernorm": layernorm, "logistic": logistic, "chain": chain}, None
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--wall", action="store_true",
-                        help="wall-clock time instead of the process's CPU time")
+    parser.add_argument(
+        "--wall", action="store_true", help="wall-clock time instead of the process's CPU time"
+    )
     args = parser.parse_args()
     timer = time.perf_counter if args.wall else time.process_time
     rng = np.random.default_rng(0)
-    data = {"softmax": (rng.normal(size=(2000, 500)),),
-            "layernorm": (rng.normal(size=(4096, 1024)),),
-            "logistic": (rng.normal(size=(20000, 200)), rng.normal(size=200) / 10,
-                         np.sign(rng.normal(size=20000))),
-            "chain": (rng.normal(size=10**7), rng.uniform(1, 2, size=10**7),
-                      rng.normal(size=10**7))}
-    tools = {"ours": (_ours(), None), "numpy": (_numpy(), None), "pytensor": _pytensor(),
-             "numba": _numba(), "jax jit": _jax()}
+    data = {
+        "softmax": (rng.normal(size=(2000, 500)),),
+        "layernorm": (rng.normal(size=(4096, 1024)),),
+        "logistic": (
+            rng.normal(size=(20000, 200)),
+            rng.normal(size=200) / 10,
+            np.sign(rng.normal(size=20000)),
+        ),
+        "chain": (rng.normal(size=10**7), rng.uniform(1, 2, size=10**7), rng.normal(size=10**7)),
+    }
+    tools = {
+        "ours": (_ours(), None),
+        "numpy": (_numpy(), None),
+        "pytensor": _pytensor(),
+        "numba": _numba(),
+        "jax jit": _jax(),
+    }
     rows, plans = [], []
     for name, args_ in data.items():
         f, plan = tools["ours"][0][name]
@@ -227,15 +245,35 @@ def main() -> None:
             fn = fns[name][0] if tool == "ours" else fns[name]
             targs = [convert(a) for a in args_] if convert is not None else list(args_)
             np.testing.assert_allclose(np.asarray(fn(*targs)), want, rtol=1e-7, atol=1e-12)
-            times[tool] = best_seconds(lambda fn=fn, targs=targs: fn(*targs), args.repeat, 0.2,
-                                       timer=timer)
-        rows.append((name, *(f"{times[k] * 1e3:.2f} ms" if k in times else "absent"
-                             for k in TOOLS),
-                     *(f"{times[k] / times['ours']:.2f}x" if k in times else "absent"
-                       for k in ("numpy", "jax jit"))))
+            times[tool] = best_seconds(
+                lambda fn=fn, targs=targs: fn(*targs), args.repeat, 0.2, timer=timer
+            )
+        rows.append(
+            (
+                name,
+                *(f"{times[k] * 1e3:.2f} ms" if k in times else "absent" for k in TOOLS),
+                *(
+                    f"{times[k] / times['ours']:.2f}x" if k in times else "absent"
+                    for k in ("numpy", "jax jit")
+                ),
+            )
+        )
         plans.append((name, plan))
-    print(markdown_table(("graph", "ours (C)", "NumPy", "PyTensor C", "numba", "JAX jit",
-                          "NumPy/ours", "JAX/ours"), rows))
+    print(
+        markdown_table(
+            (
+                "graph",
+                "ours (C)",
+                "NumPy",
+                "PyTensor C",
+                "numba",
+                "JAX jit",
+                "NumPy/ours",
+                "JAX/ours",
+            ),
+            rows,
+        )
+    )
     print()
     print(markdown_table(("graph", "how ours runs"), plans))
 

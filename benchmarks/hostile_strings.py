@@ -120,9 +120,23 @@ WORST = [
 
 _NAMES = ["n", "m", "a", "b", "c", "h", "w", "ﬁ", "fi", "𝐧", "Δ", "k0", "k1", "batch", "in"]
 _BRACES = ["{k}", "{a*b}", "{self.size}", "{dim-1}", "{x.__class__}", "{k", "k}", "{}"]
-_SOUP = list("()+-*/%,{}._#?=*  0123456789nmab") + ["**", "//", "max(", "min(", "\x00",
-                                                   "\ud800", "²", "٣", "Ⅻ", "１", "\u3000",
-                                                   "ﬁ", "𝐧", "😀", "\u0301"]
+_SOUP = list("()+-*/%,{}._#?=*  0123456789nmab") + [
+    "**",
+    "//",
+    "max(",
+    "min(",
+    "\x00",
+    "\ud800",
+    "²",
+    "٣",
+    "Ⅻ",
+    "１",
+    "\u3000",
+    "ﬁ",
+    "𝐧",
+    "😀",
+    "\u0301",
+]
 
 
 def _expr(rng: random.Random, depth: int) -> str:
@@ -145,10 +159,11 @@ def _expr(rng: random.Random, depth: int) -> str:
         args = ",".join(_expr(rng, depth + 2) for _ in range(rng.randint(1, 6)))
         return f"{rng.choice(['max', 'min'])}({args})"
     if kind == 6:
-        return f"({_expr(rng, depth + 1)})**{rng.choice([2, 3, 8, 64, 65, 10 ** 8])}"
+        return f"({_expr(rng, depth + 1)})**{rng.choice([2, 3, 8, 64, 65, 10**8])}"
     if kind == 7:
-        return "*".join(f"({rng.choice(_NAMES)}+{rng.choice(_NAMES)})"
-                        for _ in range(rng.randint(2, 20)))
+        return "*".join(
+            f"({rng.choice(_NAMES)}+{rng.choice(_NAMES)})" for _ in range(rng.randint(2, 20))
+        )
     return "**".join(rng.choice(_NAMES) for _ in range(rng.randint(2, 8)))
 
 
@@ -208,6 +223,7 @@ def generated(count: int, seed: int) -> list[str]:
 
 
 # -- timing -----------------------------------------------------------------------------------
+
 
 def _clear_caches() -> None:
     """Empty the caches that would let a repeated string skip work."""
@@ -312,11 +328,13 @@ def main() -> None:
         cpu, wall, outcome = cold_ms(text)
         if len(text) <= SHORT:
             worst_short = max(worst_short, cpu)
-        rows.append((name, len(text), outcome, f"{cpu:.2f}", f"{wall:.2f}",
-                     checked_call_ms(text)))
+        rows.append((name, len(text), outcome, f"{cpu:.2f}", f"{wall:.2f}", checked_call_ms(text)))
     print("## The probe's worst strings\n")
-    print(markdown_table(("string", "characters", "outcome", "CPU ms", "wall ms",
-                          "checked call CPU ms"), rows))
+    print(
+        markdown_table(
+            ("string", "characters", "outcome", "CPU ms", "wall ms", "checked call CPU ms"), rows
+        )
+    )
 
     texts = generated(args.generated, args.seed)
     timed = [(cold_ms(t), t) for t in texts]
@@ -325,33 +343,56 @@ def main() -> None:
     outcomes: dict[str, int] = {}
     for (_, _, outcome), _ in timed:
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
-    print(f"\n## {len(texts)} generated strings of at most {SHORT} characters "
-          f"(seed {args.seed})\n")
+    print(f"\n## {len(texts)} generated strings of at most {SHORT} characters (seed {args.seed})\n")
     print(", ".join(f"{outcome}: {n}" for outcome, n in sorted(outcomes.items())))
     print()
-    print(markdown_table(("", "median", "99th percentile", "max"),
-                         [(f"{name} ms", *(f"{v:.3f}" for v in (statistics.median(times),
-                                                                 times[int(len(times) * 0.99) - 1],
-                                                                 times[-1])))
-                          for name, times in (("CPU", cpu), ("wall", wall))]))
+    print(
+        markdown_table(
+            ("", "median", "99th percentile", "max"),
+            [
+                (
+                    f"{name} ms",
+                    *(
+                        f"{v:.3f}"
+                        for v in (
+                            statistics.median(times),
+                            times[int(len(times) * 0.99) - 1],
+                            times[-1],
+                        )
+                    ),
+                )
+                for name, times in (("CPU", cpu), ("wall", wall))
+            ],
+        )
+    )
     print()
     slowest = sorted(timed, key=lambda item: -item[0][0])[:5]
-    print(markdown_table(("slowest generated strings (CPU)", "characters", "outcome",
-                          "CPU ms", "wall ms"),
-                         [(f"`{_shown(t)}`", len(t), outcome, f"{c:.2f}", f"{w:.2f}")
-                          for (c, w, outcome), t in slowest]))
+    print(
+        markdown_table(
+            ("slowest generated strings (CPU)", "characters", "outcome", "CPU ms", "wall ms"),
+            [
+                (f"`{_shown(t)}`", len(t), outcome, f"{c:.2f}", f"{w:.2f}")
+                for (c, w, outcome), t in slowest
+            ],
+        )
+    )
     worst_short = max(worst_short, cpu[-1])
 
     in_use, after, each_ms = memory(args.memory)
     print(f"\n## Memory: {args.memory} distinct annotations\n")
-    print(markdown_table(("retained per annotation", "KiB"),
-                         [("while in use", f"{in_use:.1f}"),
-                          ("after nothing uses it", f"{after:.1f}")]))
+    print(
+        markdown_table(
+            ("retained per annotation", "KiB"),
+            [("while in use", f"{in_use:.1f}"), ("after nothing uses it", f"{after:.1f}")],
+        )
+    )
     print(f"\nbuilding one: {each_ms:.2f} ms of CPU")
 
     verdict = "yes" if worst_short < TARGET_MS else "NO"
-    print(f"\nevery string of at most {SHORT} characters under {TARGET_MS:g} ms of CPU: "
-          f"{verdict} (slowest {worst_short:.2f} ms)")
+    print(
+        f"\nevery string of at most {SHORT} characters under {TARGET_MS:g} ms of CPU: "
+        f"{verdict} (slowest {worst_short:.2f} ms)"
+    )
 
 
 if __name__ == "__main__":

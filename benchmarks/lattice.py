@@ -75,11 +75,18 @@ def _ours() -> dict:
 
     a = TensorType("float64", (2, None))
     return {
-        "T": TensorType, "dims": dims, "specify_shape": specify_shape,
-        "a": a, "a2": TensorType("float64", (2, None)), "b": TensorType("float64", (2, 3)),
-        "c": TensorType("float32", (2, None)), "x": a("x"),
+        "T": TensorType,
+        "dims": dims,
+        "specify_shape": specify_shape,
+        "a": a,
+        "a2": TensorType("float64", (2, None)),
+        "b": TensorType("float64", (2, 3)),
+        "c": TensorType("float32", (2, None)),
+        "x": a("x"),
         "y": TensorType("float64", (None, None))("y"),
-        "expr": "2*n + n - 1", "d": dims.parse("2*n + n - 1"), "bindings": {"n": 3},
+        "expr": "2*n + n - 1",
+        "d": dims.parse("2*n + n - 1"),
+        "bindings": {"n": 3},
     }
 
 
@@ -91,10 +98,14 @@ def _pytensor() -> dict | None:
         return None
     a = TensorType("float64", shape=(2, None))
     return {
-        "T": TensorType, "specify_shape": pt.specify_shape,
-        "a": a, "a2": TensorType("float64", shape=(2, None)),
-        "b": TensorType("float64", shape=(2, 3)), "c": TensorType("float32", shape=(2, None)),
-        "x": a("x"), "y": TensorType("float64", shape=(None, None))("y"),
+        "T": TensorType,
+        "specify_shape": pt.specify_shape,
+        "a": a,
+        "a2": TensorType("float64", shape=(2, None)),
+        "b": TensorType("float64", shape=(2, 3)),
+        "c": TensorType("float32", shape=(2, None)),
+        "x": a("x"),
+        "y": TensorType("float64", shape=(None, None))("y"),
     }
 
 
@@ -104,22 +115,44 @@ def _sympy() -> dict | None:
     except ImportError:
         return None
     n = sympy.Symbol("n")
-    return {"sympify": sympy.sympify, "expr": "2*n + n - 1",
-            "d": sympy.sympify("2*n + n - 1"), "bindings": {n: 3}}
+    return {
+        "sympify": sympy.sympify,
+        "expr": "2*n + n - 1",
+        "d": sympy.sympify("2*n + n - 1"),
+        "bindings": {n: 3},
+    }
 
 
 # (name, our statement, their statement, against, limit in ns, ratio required)
 CASES = [
-    ("TensorType(...) again", "T('float64', (2, None))", "T('float64', shape=(2, None))",
-     "pytensor", LATTICE_NS, True),
+    (
+        "TensorType(...) again",
+        "T('float64', (2, None))",
+        "T('float64', shape=(2, None))",
+        "pytensor",
+        LATTICE_NS,
+        True,
+    ),
     ("== (equal)", "a == a2", "a == a2", "pytensor", LATTICE_NS, True),
     ("== (different dtype)", "a == c", "a == c", "pytensor", LATTICE_NS, True),
     ("hash", "hash(a)", "hash(a)", "pytensor", LATTICE_NS, True),
     ("is_super", "a.is_super(b)", "a.is_super(b)", "pytensor", LATTICE_NS, True),
-    ("filter_variable (compatible)", "a.filter_variable(x)", "a.filter_variable(x)",
-     "pytensor", LATTICE_NS, True),
-    ("specify_shape node", "specify_shape(y, (2, None))", "specify_shape(y, (2, None))",
-     "pytensor", NODE_NS, False),
+    (
+        "filter_variable (compatible)",
+        "a.filter_variable(x)",
+        "a.filter_variable(x)",
+        "pytensor",
+        LATTICE_NS,
+        True,
+    ),
+    (
+        "specify_shape node",
+        "specify_shape(y, (2, None))",
+        "specify_shape(y, (2, None))",
+        "pytensor",
+        NODE_NS,
+        False,
+    ),
     ("dim parse", "dims.parse(expr)", "sympify(expr)", "sympy", None, False),
     ("dim evaluate", "d.evaluate(bindings)", "d.subs(bindings)", "sympy", None, False),
 ]
@@ -139,8 +172,9 @@ def import_ms(module: str, runs: int) -> float | None:
     probe = _IMPORT_PROBE.format(module=module)
     times = []
     for i in range(runs + 1):
-        proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, stdin=subprocess.DEVNULL
+        )
         if proc.returncode != 0:
             return None
         if i:  # the first run writes bytecode caches; it is not what a user sees twice
@@ -153,17 +187,39 @@ def measure(repeat: int, min_time: float, import_runs: int) -> list[Row]:
     rows = []
     for name, our_stmt, their_stmt, against, limit, ratio_target in CASES:
         other = theirs[against]
-        rows.append(Row(
-            name=name,
-            ours=best_ns(our_stmt, ours, repeat, min_time),
-            theirs=best_ns(their_stmt, other, repeat, min_time) if other else None,
-            against=against, limit=limit, ratio_target=ratio_target))
+        rows.append(
+            Row(
+                name=name,
+                ours=best_ns(our_stmt, ours, repeat, min_time),
+                theirs=best_ns(their_stmt, other, repeat, min_time) if other else None,
+                against=against,
+                limit=limit,
+                ratio_target=ratio_target,
+            )
+        )
     pytensor_import = import_ms("pytensor", import_runs) if theirs["pytensor"] else None
-    rows.append(Row("import tensortypes (after numpy)", import_ms("tensortypes", import_runs),
-                    pytensor_import, "pytensor", IMPORT_MS, False, unit="ms"))
-    rows.append(Row("import tensortypes.tensor (after numpy)",
-                    import_ms("tensortypes.tensor", import_runs), pytensor_import,
-                    "pytensor", None, False, unit="ms"))
+    rows.append(
+        Row(
+            "import tensortypes (after numpy)",
+            import_ms("tensortypes", import_runs),
+            pytensor_import,
+            "pytensor",
+            IMPORT_MS,
+            False,
+            unit="ms",
+        )
+    )
+    rows.append(
+        Row(
+            "import tensortypes.tensor (after numpy)",
+            import_ms("tensortypes.tensor", import_runs),
+            pytensor_import,
+            "pytensor",
+            None,
+            False,
+            unit="ms",
+        )
+    )
     return rows
 
 
@@ -181,28 +237,46 @@ def _ratio(value: float | None) -> str:
 
 def render(rows: list[Row]) -> str:
     header = ("operation", "tensortypes", "other", "other is", "ratio", "target")
-    body = [(r.name, _fmt(r.ours, r.unit), _fmt(r.theirs, r.unit),
-             r.against, _ratio(r.ratio), r.verdict)
-            for r in rows]
+    body = [
+        (
+            r.name,
+            _fmt(r.ours, r.unit),
+            _fmt(r.theirs, r.unit),
+            r.against,
+            _ratio(r.ratio),
+            r.verdict,
+        )
+        for r in rows
+    ]
     return markdown_table(header, body)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=7, help="timing repeats (best is kept)")
-    parser.add_argument("--min-time", type=float, default=0.05,
-                        help="seconds each repeat's loop runs at least")
-    parser.add_argument("--import-runs", type=int, default=9,
-                        help="fresh interpreters per import measurement (median is kept)")
+    parser.add_argument(
+        "--min-time", type=float, default=0.05, help="seconds each repeat's loop runs at least"
+    )
+    parser.add_argument(
+        "--import-runs",
+        type=int,
+        default=9,
+        help="fresh interpreters per import measurement (median is kept)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     rows = measure(args.repeat, args.min_time, args.import_runs)
     if args.json:
-        print(json.dumps([{**vars(r), "ratio": r.ratio, "verdict": r.verdict} for r in rows],
-                         indent=2))
+        print(
+            json.dumps(
+                [{**vars(r), "ratio": r.ratio, "verdict": r.verdict} for r in rows], indent=2
+            )
+        )
     else:
-        print(f"Python {sys.version.split()[0]}; ratio = tensortypes / other; "
-              f"ns per operation, best of {args.repeat}")
+        print(
+            f"Python {sys.version.split()[0]}; ratio = tensortypes / other; "
+            f"ns per operation, best of {args.repeat}"
+        )
         print(render(rows))
     return 0
 

@@ -37,15 +37,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def corpus(lines: int) -> str:
-    parts = [p.read_text(encoding="utf-8") for p in sorted(
-        (ROOT / "tests" / "check" / "data").glob("*_ok.py"))]
+    parts = [
+        p.read_text(encoding="utf-8")
+        for p in sorted((ROOT / "tests" / "check" / "data").glob("*_ok.py"))
+    ]
     chosen, n, k = [], 0, 0
     while n < lines:
         part = parts[k % len(parts)]
         copy = k // len(parts)
         if copy:
-            part = re.sub(r"\b(def|class) (\w+)",
-                          lambda m: f"{m.group(1)} {m.group(2)}_{copy}", part)
+            part = re.sub(
+                r"\b(def|class) (\w+)", lambda m: f"{m.group(1)} {m.group(2)}_{copy}", part
+            )
         chosen.append(part)
         n += part.count("\n") + 1
         k += 1
@@ -97,8 +100,10 @@ def main() -> None:
         ("cold check", f"{cold * 1e3:.0f} ms"),
         ("warm edit (median)", f"{statistics.median(warm) * 1e3:.0f} ms"),
         ("warm edit (best)", f"{min(warm) * 1e3:.0f} ms"),
-        ("warm edit, CPU time of this process (median)",
-         f"{statistics.median(warm_cpu) * 1e3:.0f} ms"),
+        (
+            "warm edit, CPU time of this process (median)",
+            f"{statistics.median(warm_cpu) * 1e3:.0f} ms",
+        ),
         ("ast.parse alone (median)", f"{statistics.median(parse) * 1e3:.0f} ms"),
         ("hover lookup (median)", f"{statistics.median(hover) * 1e3:.1f} ms"),
     ]

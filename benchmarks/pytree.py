@@ -75,6 +75,7 @@ def ours_rows(x: dict, y: dict, repeat: int, min_time: float) -> list:
             b = Bindings()
             if not (t.check(x, b) and t.check(y, b)):
                 raise AssertionError("the benchmark trees must pass")
+
         call()
         rows.append((f"tensortypes, {name} backend", best_ms(call, repeat, min_time)))
     set_backend(None)
@@ -88,9 +89,11 @@ def _checked(annotation, x, y, repeat: int, min_time: float) -> float | str:
     except ImportError as error:
         return f"n/a ({error})"
     try:
+
         @typechecked
         def f(x: annotation, y: annotation):
             return None
+
         f(x, y)
     except Exception as error:  # noqa: BLE001 (the row reports why it cannot run)
         return f"n/a ({type(error).__name__}: {str(error).splitlines()[0][:60]})"
@@ -113,8 +116,10 @@ def jaxtyping_row(x: dict, y: dict, repeat: int, min_time: float) -> float | str
 
 
 def render(rows: list[tuple[str, float | str]], theirs: float | str) -> str:
-    lines = ["| check | time per call | speed-up over jaxtyping | target (>= 10x) |",
-             "|---|---|---|---|"]
+    lines = [
+        "| check | time per call | speed-up over jaxtyping | target (>= 10x) |",
+        "|---|---|---|---|",
+    ]
     for name, value in rows:
         if isinstance(value, str) or isinstance(theirs, str):
             shown = value if isinstance(value, str) else f"{value:.3f} ms"
@@ -140,8 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"rows": rows, "jaxtyping": theirs}))
     else:
-        print(f"Python {sys.version.split()[0]}, NumPy {np.__version__}; "
-              f"two trees of 1000 float32 arrays, PyTree[Float[np.ndarray, '?n'], 'T']")
+        print(
+            f"Python {sys.version.split()[0]}, NumPy {np.__version__}; "
+            f"two trees of 1000 float32 arrays, PyTree[Float[np.ndarray, '?n'], 'T']"
+        )
         print(render(rows, theirs))
     return 0
 

@@ -85,10 +85,12 @@ def _ours(out):
 def _jaxtyping(out, typechecker_name):
     try:
         import jaxtyping
+
         if typechecker_name == "beartype":
             from beartype import beartype as checker
         else:
             import typeguard
+
             if hasattr(typeguard, "TypeCheckError"):  # typeguard 3+: not jaxtyping's form
                 return None
             checker = typeguard.typechecked
@@ -115,23 +117,28 @@ def _decorator_forms(out) -> dict:
     from tensortypes.annotate import Float32
 
     X, Y, R = _signature(Float32, np.ndarray)
-    forms: dict = {"tensortypes: @typechecked": tensortypes.typechecked,
-                   "tensortypes: @jaxtyped": tensortypes.jaxtyped}
+    forms: dict = {
+        "tensortypes: @typechecked": tensortypes.typechecked,
+        "tensortypes: @jaxtyped": tensortypes.jaxtyped,
+    }
     checkers: dict = {}
     try:
         from beartype import beartype
+
         checkers["beartype"] = beartype
     except ImportError:
         pass
     try:
         import typeguard
+
         if not hasattr(typeguard, "TypeCheckError"):  # 2.x, the form jaxtyping supports
             checkers["typeguard.typechecked"] = typeguard.typechecked
     except ImportError:
         pass
     for name, checker in checkers.items():
-        forms[f"tensortypes: @jaxtyped(typechecker={name})"] = \
-            tensortypes.jaxtyped(typechecker=checker)
+        forms[f"tensortypes: @jaxtyped(typechecker={name})"] = tensortypes.jaxtyped(
+            typechecker=checker
+        )
     try:
         import jaxtyping
     except ImportError:
@@ -140,7 +147,9 @@ def _decorator_forms(out) -> dict:
         JX, JY, JR = _signature(jaxtyping.Float32, np.ndarray)
         for name, checker in checkers.items():
             forms[f"jaxtyping: @jaxtyped(typechecker={name})"] = (
-                jaxtyping.jaxtyped(typechecker=checker), (JX, JY, JR))
+                jaxtyping.jaxtyped(typechecker=checker),
+                (JX, JY, JR),
+            )
     built = {}
     for form, decorator in forms.items():
         x_t, y_t, r_t = (X, Y, R)
@@ -174,8 +183,12 @@ def _hand(out):
         if c2 != c:
             raise TypeError("c")
         result = body(x, y)
-        if type(result) is not ndarray and not isinstance(result, ndarray) or \
-                result.dtype != f32 or result.shape != (b, d):
+        if (
+            type(result) is not ndarray
+            and not isinstance(result, ndarray)
+            or result.dtype != f32
+            or result.shape != (b, d)
+        ):
             raise TypeError("return")
         return result
 
@@ -186,14 +199,17 @@ def _library_call(kind_name):
     """``(checked, plain, x, y)`` for the signature on torch or JAX, or None."""
     from tensortypes.annotate import Float32
     from tensortypes.runtime import typechecked
+
     try:
         if kind_name == "torch":
             import torch
+
             kind, x, y = torch.Tensor, torch.zeros(8, 16), torch.zeros(16, 32)
             out = torch.zeros(8, 32)
         else:
             import jax
             import jax.numpy as jnp
+
             kind, x, y = jax.Array, jnp.zeros((8, 16)), jnp.zeros((16, 32))
             out = jnp.zeros((8, 32))
     except ImportError:
@@ -222,35 +238,47 @@ def measure(repeat: int, min_time: float) -> dict:
     def t(stmt: str, ns: dict) -> float:
         return best_ns(stmt, {**ns, "x": x, "y": y, "bad": bad}, repeat, min_time)
 
-    sides = {"tensortypes": _ours(out), "jaxtyping+beartype": _jaxtyping(out, "beartype"),
-             "jaxtyping+typeguard2": _jaxtyping(out, "typeguard"), "hand-written": _hand(out)}
+    sides = {
+        "tensortypes": _ours(out),
+        "jaxtyping+beartype": _jaxtyping(out, "beartype"),
+        "jaxtyping+typeguard2": _jaxtyping(out, "typeguard"),
+        "hand-written": _hand(out),
+    }
     base = t("f(x, y)", {"f": plain})
-    results: dict = {"undecorated call": base, "overhead": {}, "failing call": {},
-                     "isinstance": {}, "subscript": {}, "dataclass over plain": {},
-                     "library overhead": {}}
+    results: dict = {
+        "undecorated call": base,
+        "overhead": {},
+        "failing call": {},
+        "isinstance": {},
+        "subscript": {},
+        "dataclass over plain": {},
+        "library overhead": {},
+    }
     for name, side in sides.items():
         if side is None:
             continue
         results["overhead"][name] = t("f(x, y)", side) - base
         if name == "hand-written":
             continue
-        results["failing call"][name] = t(
-            "try:\n    f(x, bad)\nexcept Exception:\n    pass", side)
+        results["failing call"][name] = t("try:\n    f(x, bad)\nexcept Exception:\n    pass", side)
         results["isinstance"][name] = t("isinstance(x, X)", side)
         results["subscript"][name] = t("Float32[np.ndarray, 'b c']", {**side, "np": np})
         plain_pair = dataclasses.make_dataclass("Plain", [("x", np.ndarray), ("y", np.ndarray)])
         results["dataclass over plain"][name] = t("Pair(x, y)", side) - t(
-            "Pair(x, y)", {"Pair": plain_pair})
+            "Pair(x, y)", {"Pair": plain_pair}
+        )
     results["decorator forms"] = {
-        form: t("f(x, y)", {"f": f}) - base for form, f in _decorator_forms(out).items()}
+        form: t("f(x, y)", {"f": f}) - base for form, f in _decorator_forms(out).items()
+    }
     for library in ("torch", "jax"):
         found = _library_call(library)
         if found is None:
             continue
         checked, plain_lib, lx, ly = found
         ns = {"f": checked, "g": plain_lib, "lx": lx, "ly": ly}
-        results["library overhead"][library] = best_ns("f(lx, ly)", ns, repeat, min_time) - \
-            best_ns("g(lx, ly)", ns, repeat, min_time)
+        results["library overhead"][library] = best_ns("f(lx, ly)", ns, repeat, min_time) - best_ns(
+            "g(lx, ly)", ns, repeat, min_time
+        )
     return results
 
 
@@ -271,51 +299,84 @@ def verdicts(r: dict) -> list:
     def get(section: str, name: str) -> "float | None":
         return r[section].get(name)
 
-    ours, hand, bear = (get("overhead", n) for n in ("tensortypes", "hand-written",
-                                                      "jaxtyping+beartype"))
+    ours, hand, bear = (
+        get("overhead", n) for n in ("tensortypes", "hand-written", "jaxtyping+beartype")
+    )
     misses = []
     if hand is not None and ours > RATIO_HAND * hand:
         misses.append(f"{ours / hand:.2f}x hand-written")
     if bear is not None and bear / ours < SPEEDUP:
         misses.append(f"only {bear / ours:.1f}x below jaxtyping+beartype")
     speedup = "" if bear is None else f" ({bear / ours:.0f}x less than jaxtyping+beartype)"
-    rows.append(("call overhead", _fmt(ours), _fmt(hand), _fmt(bear),
-                 _fmt(get("overhead", "jaxtyping+typeguard2")),
-                 ("MISSED " + "; ".join(misses)) if misses else "ok" + speedup))
-    for section, label, limit in (("failing call", "failing call with message", FAIL_NS),
-                                  ("isinstance", "isinstance(x, T), no scope", ISINSTANCE_NS),
-                                  ("subscript", "Float32[np.ndarray, 'b c'] again", SUBSCRIPT_NS),
-                                  ("dataclass over plain", "dataclass construction over plain",
-                                   DATACLASS_NS)):
+    rows.append(
+        (
+            "call overhead",
+            _fmt(ours),
+            _fmt(hand),
+            _fmt(bear),
+            _fmt(get("overhead", "jaxtyping+typeguard2")),
+            ("MISSED " + "; ".join(misses)) if misses else "ok" + speedup,
+        )
+    )
+    for section, label, limit in (
+        ("failing call", "failing call with message", FAIL_NS),
+        ("isinstance", "isinstance(x, T), no scope", ISINSTANCE_NS),
+        ("subscript", "Float32[np.ndarray, 'b c'] again", SUBSCRIPT_NS),
+        ("dataclass over plain", "dataclass construction over plain", DATACLASS_NS),
+    ):
         value = get(section, "tensortypes")
-        rows.append((label, _fmt(value), "", _fmt(get(section, "jaxtyping+beartype")),
-                     _fmt(get(section, "jaxtyping+typeguard2")),
-                     "ok" if value is not None and value <= limit else
-                     f"MISSED > {_fmt(limit)}"))
+        rows.append(
+            (
+                label,
+                _fmt(value),
+                "",
+                _fmt(get(section, "jaxtyping+beartype")),
+                _fmt(get(section, "jaxtyping+typeguard2")),
+                "ok" if value is not None and value <= limit else f"MISSED > {_fmt(limit)}",
+            )
+        )
     for library, value in r["library overhead"].items():
-        rows.append((f"call overhead on {library}", _fmt(value), "", "", "",
-                     "ok" if value <= OTHER_LIBRARY_NS else f"MISSED > {_fmt(OTHER_LIBRARY_NS)}"))
+        rows.append(
+            (
+                f"call overhead on {library}",
+                _fmt(value),
+                "",
+                "",
+                "",
+                "ok" if value <= OTHER_LIBRARY_NS else f"MISSED > {_fmt(OTHER_LIBRARY_NS)}",
+            )
+        )
     return rows
 
 
 def render(r: dict) -> str:
-    header = ("measure", "tensortypes", "hand-written", "jaxtyping+beartype",
-              "jaxtyping+typeguard2", "target")
+    header = (
+        "measure",
+        "tensortypes",
+        "hand-written",
+        "jaxtyping+beartype",
+        "jaxtyping+typeguard2",
+        "target",
+    )
     forms = r.get("decorator forms", {})
     fastest = min(forms.values(), default=None)
-    form_rows = [(form, _fmt(ns), f"{ns / fastest:.1f}x" if fastest else "")
-                 for form, ns in forms.items()]
-    return (f"undecorated call: {_fmt(r['undecorated call'])}\n\n"
-            + markdown_table(header, verdicts(r))
-            + "\n\ncall overhead per decorator form:\n\n"
-            + markdown_table(("decorator form", "call overhead", "vs fastest"), form_rows))
+    form_rows = [
+        (form, _fmt(ns), f"{ns / fastest:.1f}x" if fastest else "") for form, ns in forms.items()
+    ]
+    return (
+        f"undecorated call: {_fmt(r['undecorated call'])}\n\n"
+        + markdown_table(header, verdicts(r))
+        + "\n\ncall overhead per decorator form:\n\n"
+        + markdown_table(("decorator form", "call overhead", "vs fastest"), form_rows)
+    )
 
 
 def main(argv: "list[str] | None" = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7, help="best of N repeats")
-    parser.add_argument("--min-time", type=float, default=0.05,
-                        help="seconds each timing loop runs at least")
+    parser.add_argument(
+        "--min-time", type=float, default=0.05, help="seconds each timing loop runs at least"
+    )
     parser.add_argument("--json", action="store_true", help="print the raw figures as JSON")
     args = parser.parse_args(argv)
     results = measure(args.repeat, args.min_time)

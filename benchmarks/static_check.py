@@ -56,8 +56,11 @@ from tensortypes.check import check_paths  # noqa: E402
 from tensortypes.check.cache import ResultCache  # noqa: E402
 
 _MARK = re.compile(r"# (E:|BUG)")
-_IMPORT_NOISE = re.compile(r"import|stub|module named|Cannot find|not installed|"
-                           r"missing-module|unused-ignore", re.IGNORECASE)
+_IMPORT_NOISE = re.compile(
+    r"import|stub|module named|Cannot find|not installed|"
+    r"missing-module|unused-ignore",
+    re.IGNORECASE,
+)
 
 
 def corpus() -> list:
@@ -104,38 +107,57 @@ def best(fn, repeat: int) -> float:
 
 # -- the tools -------------------------------------------------------------------------
 
+
 def ours(files, repeat: int, cache_dir: Path) -> dict:
     cold = best(lambda: check_paths(files, cache=False, jobs=1), repeat)
     shutil.rmtree(cache_dir, ignore_errors=True)
     store = ResultCache(cache_dir)
     check_paths(files, cache=store, jobs=1)
     warm = best(lambda: check_paths(files, cache=ResultCache(cache_dir), jobs=1), repeat)
-    errors = {(Path(d.path).resolve(), d.line) for d in check_paths(files, cache=False, jobs=1)
-              if d.severity == "error"}
+    errors = {
+        (Path(d.path).resolve(), d.line)
+        for d in check_paths(files, cache=False, jobs=1)
+        if d.severity == "error"
+    }
     return {"cold": cold, "warm": warm, "errors": errors}
 
 
 def _which(module: str) -> bool:
-    return subprocess.run([sys.executable, "-c", f"import {module}"],
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode
+        == 0
+    )
 
 
 def mypy(files, repeat: int, cache_dir: Path) -> dict | None:
     if not _which("mypy"):
         return None
-    base = [sys.executable, "-m", "mypy", "--ignore-missing-imports", "--no-error-summary",
-            "--show-column-numbers", "--no-pretty", "--follow-imports=silent"]
+    base = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--ignore-missing-imports",
+        "--no-error-summary",
+        "--show-column-numbers",
+        "--no-pretty",
+        "--follow-imports=silent",
+    ]
     names = [str(f) for f in files]
 
     def cold():
         shutil.rmtree(cache_dir, ignore_errors=True)
-        return subprocess.run(base + ["--cache-dir", str(cache_dir), *names],
-                              capture_output=True, text=True)
+        return subprocess.run(
+            base + ["--cache-dir", str(cache_dir), *names], capture_output=True, text=True
+        )
 
     t_cold = best(cold, repeat)
     proc = cold()
-    t_warm = best(lambda: subprocess.run(base + ["--cache-dir", str(cache_dir), *names],
-                                         capture_output=True, text=True), repeat)
+    t_warm = best(
+        lambda: subprocess.run(
+            base + ["--cache-dir", str(cache_dir), *names], capture_output=True, text=True
+        ),
+        repeat,
+    )
     errors = set()
     for line in proc.stdout.splitlines():
         m = re.match(r"(.+?):(\d+):(\d+): error: (.*)", line)
@@ -163,8 +185,9 @@ def pyrefly(files, repeat: int, folder: Path) -> dict | None:
         data = json.loads(proc.stdout)
         items = data.get("errors", data) if isinstance(data, dict) else data
         for e in items:
-            text = " ".join(str(e.get(k, "")) for k in ("name", "description",
-                                                          "concise_description"))
+            text = " ".join(
+                str(e.get(k, "")) for k in ("name", "description", "concise_description")
+            )
             if e.get("severity", "error") != "error" or _IMPORT_NOISE.search(text):
                 continue
             errors.add(((folder / e["path"]).resolve(), int(e["line"])))
@@ -210,12 +233,16 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     snapshots = os.environ.get("TENSORTYPES_SNAPSHOTS")
-    parser.add_argument("--project", type=Path,
-                        default=Path(snapshots) / "TransformerLens" if snapshots else None,
-                        help="a ~100k-line project for the throughput figures "
-                             "(default: $TENSORTYPES_SNAPSHOTS/TransformerLens)")
-    parser.add_argument("--project-only", action="store_true",
-                        help="measure only the project throughput")
+    parser.add_argument(
+        "--project",
+        type=Path,
+        default=Path(snapshots) / "TransformerLens" if snapshots else None,
+        help="a ~100k-line project for the throughput figures "
+        "(default: $TENSORTYPES_SNAPSHOTS/TransformerLens)",
+    )
+    parser.add_argument(
+        "--project-only", action="store_true", help="measure only the project throughput"
+    )
     args = parser.parse_args(argv)
     small = corpus()
     expected = expected_lines(small)
@@ -228,9 +255,11 @@ def main(argv=None) -> int:
         corpora = () if args.project_only else (("test corpus", small), ("generated", big))
         for name, files in corpora:
             n = count_lines(files)
-            results = {"tensortypes": ours(files, args.repeat, tmp / "tt-cache"),
-                       "mypy": mypy(files, args.repeat, tmp / "mypy-cache"),
-                       "pyrefly": pyrefly(files, args.repeat, tmp)}
+            results = {
+                "tensortypes": ours(files, args.repeat, tmp / "tt-cache"),
+                "mypy": mypy(files, args.repeat, tmp / "mypy-cache"),
+                "pyrefly": pyrefly(files, args.repeat, tmp),
+            }
             for tool, r in results.items():
                 if r is None:
                     rows.append((name, n, tool, None, None))
@@ -242,8 +271,11 @@ def main(argv=None) -> int:
         if args.project is not None and args.project.is_dir():
             project = project_throughput(args.project, args.repeat, tmp / "tt-project-cache")
     if args.json:
-        print(json.dumps({"timings": rows, "quality": quality, "project": project},
-                         default=str, indent=2))
+        print(
+            json.dumps(
+                {"timings": rows, "quality": quality, "project": project}, default=str, indent=2
+            )
+        )
         return 0
     if not args.project_only:
         print(f"{'corpus':<12} {'lines':>6} {'tool':<12} {'cold':>9} {'lines/s':>9} {'warm':>9}")
@@ -261,17 +293,14 @@ def main(argv=None) -> int:
         print("\nproject throughput: n/a (no --project folder; set TENSORTYPES_SNAPSHOTS)")
     else:
         p = project
-        print(f"\nproject throughput, imports followed ({args.project.name}: {p['files']} "
-              f"files, {p['lines']} lines, one core, CPU time):")
-        print(f"  cold {p['cold']:.2f} s = {p['lines'] / p['cold']:,.0f} lines/s "
-              f"(target 20,000)")
-        print(f"  warm {p['warm']:.2f} s = {p['lines'] / p['warm']:,.0f} lines/s "
-              f"(target 100,000)")
+        print(
+            f"\nproject throughput, imports followed ({args.project.name}: {p['files']} "
+            f"files, {p['lines']} lines, one core, CPU time):"
+        )
+        print(f"  cold {p['cold']:.2f} s = {p['lines'] / p['cold']:,.0f} lines/s (target 20,000)")
+        print(f"  warm {p['warm']:.2f} s = {p['lines'] / p['warm']:,.0f} lines/s (target 100,000)")
     return 0
 
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-

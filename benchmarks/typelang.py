@@ -60,10 +60,18 @@ def _namespaces() -> tuple[dict, dict | None]:
     import tensortypes.types as T
 
     ours = {
-        "is_subtype": T.is_subtype, "unify": T.unify, "ann_to_type": T.ann_to_type,
-        "infer_type": T.infer_type, "I": T.INT, "N": T.NONE, "O": T.OptionalType(T.INT),
-        "TS": T.TupleType([T.INT, T.STR]), "TOS": T.TupleType([T.OptionalType(T.INT), T.STR]),
-        "LI": List[int], "small_list": [1, 2, 3], "small_dict": {"a": 1.0, "b": 2.0},
+        "is_subtype": T.is_subtype,
+        "unify": T.unify,
+        "ann_to_type": T.ann_to_type,
+        "infer_type": T.infer_type,
+        "I": T.INT,
+        "N": T.NONE,
+        "O": T.OptionalType(T.INT),
+        "TS": T.TupleType([T.INT, T.STR]),
+        "TOS": T.TupleType([T.OptionalType(T.INT), T.STR]),
+        "LI": List[int],
+        "small_list": [1, 2, 3],
+        "small_dict": {"a": 1.0, "b": 2.0},
     }
     try:
         import torch
@@ -74,12 +82,18 @@ def _namespaces() -> tuple[dict, dict | None]:
     ours["DST"] = Dict[str, torch.Tensor]
     C = torch._C
     theirs = {
-        "ann_to_type": ann_to_type, "loc": fake_range(), "unify_type_list": C.unify_type_list,
-        "infer": C._jit_try_infer_type, "I": C.IntType.get(), "N": C.NoneType.get(),
+        "ann_to_type": ann_to_type,
+        "loc": fake_range(),
+        "unify_type_list": C.unify_type_list,
+        "infer": C._jit_try_infer_type,
+        "I": C.IntType.get(),
+        "N": C.NoneType.get(),
         "O": C.OptionalType(C.IntType.get()),
         "TS": C.TupleType([C.IntType.get(), C.StringType.get()]),
         "TOS": C.TupleType([C.OptionalType(C.IntType.get()), C.StringType.get()]),
-        "LI": List[int], "DST": Dict[str, torch.Tensor], "small_list": [1, 2, 3],
+        "LI": List[int],
+        "DST": Dict[str, torch.Tensor],
+        "small_list": [1, 2, 3],
         "small_dict": {"a": 1.0, "b": 2.0},
     }
     return ours, theirs
@@ -88,8 +102,11 @@ def _namespaces() -> tuple[dict, dict | None]:
 # (name, our statement, TorchScript's statement)
 CASES = [
     ("is_subtype(int, Optional[int])", "is_subtype(I, O)", "I.isSubtypeOf(O)"),
-    ("is_subtype(Tuple[int, str], Tuple[Optional[int], str])", "is_subtype(TS, TOS)",
-     "TS.isSubtypeOf(TOS)"),
+    (
+        "is_subtype(Tuple[int, str], Tuple[Optional[int], str])",
+        "is_subtype(TS, TOS)",
+        "TS.isSubtypeOf(TOS)",
+    ),
     ("unify(int, None)", "unify(I, N)", "unify_type_list([I, N])"),
     ("unify(int, Optional[int])", "unify(I, O)", "unify_type_list([I, O])"),
     ("ann_to_type(List[int]) again", "ann_to_type(LI)", "ann_to_type(LI, loc)"),
@@ -105,34 +122,51 @@ def measure(repeat: int, min_time: float) -> list[Row]:
     for name, our_stmt, their_stmt in CASES:
         if "DST" in our_stmt and theirs is None:
             continue  # Dict[str, torch.Tensor] needs torch
-        rows.append(Row(name, best_ns(our_stmt, ours, repeat, min_time),
-                        None if theirs is None else best_ns(their_stmt, theirs, repeat,
-                                                            min_time)))
+        rows.append(
+            Row(
+                name,
+                best_ns(our_stmt, ours, repeat, min_time),
+                None if theirs is None else best_ns(their_stmt, theirs, repeat, min_time),
+            )
+        )
     return rows
 
 
 def render(rows: list[Row]) -> str:
     header = ("operation", "tensortypes", "TorchScript", "ratio", "target")
-    body = [(r.name, f"{r.ours:,.0f} ns",
-             "n/a" if r.theirs is None else f"{r.theirs:,.0f} ns",
-             "n/a" if r.ratio is None else f"{r.ratio:.2f}", r.verdict) for r in rows]
+    body = [
+        (
+            r.name,
+            f"{r.ours:,.0f} ns",
+            "n/a" if r.theirs is None else f"{r.theirs:,.0f} ns",
+            "n/a" if r.ratio is None else f"{r.ratio:.2f}",
+            r.verdict,
+        )
+        for r in rows
+    ]
     return markdown_table(header, body)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=7, help="timing repeats (best is kept)")
-    parser.add_argument("--min-time", type=float, default=0.05,
-                        help="seconds each repeat's loop runs at least")
+    parser.add_argument(
+        "--min-time", type=float, default=0.05, help="seconds each repeat's loop runs at least"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     rows = measure(args.repeat, args.min_time)
     if args.json:
-        print(json.dumps([{**vars(r), "ratio": r.ratio, "verdict": r.verdict} for r in rows],
-                         indent=2))
+        print(
+            json.dumps(
+                [{**vars(r), "ratio": r.ratio, "verdict": r.verdict} for r in rows], indent=2
+            )
+        )
     else:
-        print(f"Python {sys.version.split()[0]}; ratio = tensortypes / TorchScript; "
-              f"ns per operation, best of {args.repeat}")
+        print(
+            f"Python {sys.version.split()[0]}; ratio = tensortypes / TorchScript; "
+            f"ns per operation, best of {args.repeat}"
+        )
         print(render(rows))
     return 0
 

@@ -17,24 +17,49 @@ import xml.etree.ElementTree as ET
 PASS, FAIL, SKIP = "passed", "failed", "skipped"
 
 
-def run_pytest(python: str, args: list[str], cwd: str, shim: bool, log: str,
-               env: dict | None = None, timeout: float = 3600,
-               xml: str | None = None) -> tuple[dict, int]:
+def run_pytest(
+    python: str,
+    args: list[str],
+    cwd: str,
+    shim: bool,
+    log: str,
+    env: dict | None = None,
+    timeout: float = 3600,
+    xml: str | None = None,
+) -> tuple[dict, int]:
     """Run pytest; return ({test id: outcome}, exit code). The log keeps its output;
     ``xml`` keeps the junit report."""
     with tempfile.TemporaryDirectory(prefix="tt-suite-") as tmp:
         xml = xml or os.path.join(tmp, "report.xml")
         launcher = ["-m", "tensortypes.jaxtyping_shim"] if shim else []
-        command = [python, *launcher, "-m", "pytest", *args, f"--junitxml={xml}",
-                   "-p", "no:cacheprovider", "-q", "-o", "junit_family=xunit1"]
+        command = [
+            python,
+            *launcher,
+            "-m",
+            "pytest",
+            *args,
+            f"--junitxml={xml}",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-o",
+            "junit_family=xunit1",
+        ]
         full_env = dict(os.environ, **(env or {}))
         full_env.pop("PYTHONPATH", None) if not (env or {}).get("PYTHONPATH") else None
         with open(log, "w", encoding="utf-8") as out:
             out.write("$ " + " ".join(command) + f"\n(cwd {cwd})\n")
             out.flush()
             try:
-                code = subprocess.run(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
-                                      env=full_env, timeout=timeout, check=False).returncode
+                code = subprocess.run(
+                    command,
+                    cwd=cwd,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env=full_env,
+                    timeout=timeout,
+                    check=False,
+                ).returncode
             except subprocess.TimeoutExpired:
                 out.write(f"\n!! timed out after {timeout} s\n")
                 code = -1
@@ -78,28 +103,31 @@ def compare(label: str, real: dict, ours: dict) -> int:
     names = sorted(set(real) | set(ours))
     worse = [n for n in names if real.get(n) == PASS and ours.get(n) != PASS]
     better = [n for n in names if real.get(n) != PASS and ours.get(n) == PASS]
-    other = [n for n in names if n not in worse and n not in better and
-             real.get(n) != ours.get(n)]
-    print(f"== {label}: differences ({len(worse)} worse, {len(better)} better, "
-          f"{len(other)} other)")
+    other = [n for n in names if n not in worse and n not in better and real.get(n) != ours.get(n)]
+    print(f"== {label}: differences ({len(worse)} worse, {len(better)} better, {len(other)} other)")
     for n in worse:
-        print(f"  WORSE   {n}: jaxtyping {real.get(n, 'absent')}, tensortypes "
-              f"{ours.get(n, 'absent')}")
+        print(
+            f"  WORSE   {n}: jaxtyping {real.get(n, 'absent')}, tensortypes {ours.get(n, 'absent')}"
+        )
     for n in better:
-        print(f"  BETTER  {n}: jaxtyping {real.get(n, 'absent')}, tensortypes "
-              f"{ours.get(n, 'absent')}")
+        print(
+            f"  BETTER  {n}: jaxtyping {real.get(n, 'absent')}, tensortypes {ours.get(n, 'absent')}"
+        )
     for n in other:
-        print(f"  OTHER   {n}: jaxtyping {real.get(n, 'absent')}, tensortypes "
-              f"{ours.get(n, 'absent')}")
+        print(
+            f"  OTHER   {n}: jaxtyping {real.get(n, 'absent')}, tensortypes {ours.get(n, 'absent')}"
+        )
 
     def totals(r: dict) -> str:
-        return ", ".join(f"{sum(1 for v in r.values() if v == k)} {k}"
-                         for k in (PASS, FAIL, SKIP))
+        return ", ".join(f"{sum(1 for v in r.values() if v == k)} {k}" for k in (PASS, FAIL, SKIP))
+
     print(f"== {label}: jaxtyping:   {totals(real)}")
     print(f"== {label}: tensortypes: {totals(ours)}")
     both = sum(1 for n in names if real.get(n) == PASS and ours.get(n) == PASS)
-    print(f"== {label}: tensortypes passes {both} of the {sum(1 for v in real.values() if v == PASS)}"
-          f" tests jaxtyping passes")
+    print(
+        f"== {label}: tensortypes passes {both} of the {sum(1 for v in real.values() if v == PASS)}"
+        f" tests jaxtyping passes"
+    )
     return len(worse)
 
 

@@ -36,8 +36,9 @@ LIBRARIES = ("equinox", "lineax", "optimistix")
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("checkouts", nargs="+", help="NAME=PATH, NAME one of " +
-                        ", ".join(LIBRARIES))
+    parser.add_argument(
+        "checkouts", nargs="+", help="NAME=PATH, NAME one of " + ", ".join(LIBRARIES)
+    )
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--checker", choices=("beartype", "ours", "both"), default="beartype")
     parser.add_argument("--tests", nargs="*", default=None, help="test files (default: all)")
@@ -52,8 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.checkouts:
         name, _, path = item.partition("=")
         if name not in LIBRARIES or not os.path.isdir(path):
-            print(f"expected NAME=PATH with NAME one of {LIBRARIES} and an existing "
-                  f"directory, got {item!r}", file=sys.stderr)
+            print(
+                f"expected NAME=PATH with NAME one of {LIBRARIES} and an existing "
+                f"directory, got {item!r}",
+                file=sys.stderr,
+            )
             return 2
         base = list(args.tests or [])
         if args.k:
@@ -73,10 +77,10 @@ def main(argv: list[str] | None = None) -> int:
         for label, shim, extra in runs:
             log = os.path.join(logs, f"{name}-{label}.log")
             xml = os.path.join(logs, f"{name}-{label}.xml")
-            results[label], code = run_pytest(args.python, base + extra, path, shim, log,
-                                              timeout=args.timeout, xml=xml)
-            print(f"== {name} {label}: pytest exit {code}, {len(results[label])} tests, "
-                  f"log {log}")
+            results[label], code = run_pytest(
+                args.python, base + extra, path, shim, log, timeout=args.timeout, xml=xml
+            )
+            print(f"== {name} {label}: pytest exit {code}, {len(results[label])} tests, log {log}")
         if "real" not in results:
             continue
         for label in results:

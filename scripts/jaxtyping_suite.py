@@ -54,8 +54,14 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             log = os.path.join(logs, f"{mode}.log")
             # The junit report is read by run_pytest; keep a copy for error lines.
-            results[mode], code = run_pytest(args.python, pytest_args, work, mode == "ours",
-                                             log, xml=os.path.join(logs, mode + ".xml"))
+            results[mode], code = run_pytest(
+                args.python,
+                pytest_args,
+                work,
+                mode == "ours",
+                log,
+                xml=os.path.join(logs, mode + ".xml"),
+            )
             print(f"== {mode}: pytest exit {code}, {len(results[mode])} tests, log {log}")
     if args.only != "both":
         return 0
@@ -66,13 +72,15 @@ def main(argv: list[str] | None = None) -> int:
     if not any(v == "passed" for v in results["real"].values()):
         # A broken environment (jaxtyping or pytest missing) must not pass as "no
         # difference".
-        print("== jaxtyping itself passed no test: see the log of the 'real' run",
-              file=sys.stderr)
+        print("== jaxtyping itself passed no test: see the log of the 'real' run", file=sys.stderr)
         return 2
     worse = compare("jaxtyping's suite", results["real"], results["ours"])
     errors = first_error_lines(os.path.join(logs, "ours.xml"))
-    unexplained = [n for n, v in results["real"].items()
-                   if v == "passed" and results["ours"].get(n) != "passed" and n not in allowed]
+    unexplained = [
+        n
+        for n, v in results["real"].items()
+        if v == "passed" and results["ours"].get(n) != "passed" and n not in allowed
+    ]
     for n in unexplained:
         print(f"  -- {n}: {' | '.join(errors.get(n, ['(no message)']))[:300]}")
     print(f"== {worse} worse, {len(unexplained)} not in the allowed list")

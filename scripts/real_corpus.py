@@ -74,8 +74,9 @@ def snapshots() -> Path | None:
 
 
 def missing(repos, base: Path) -> list:
-    return [r["name"] for r in repos if not all((base / r["name"] / p).exists()
-                                                for p in r["paths"])]
+    return [
+        r["name"] for r in repos if not all((base / r["name"] / p).exists() for p in r["paths"])
+    ]
 
 
 def build(repos, base: Path, target: Path) -> None:
@@ -110,7 +111,7 @@ def apply_patch(text: str, patch: str) -> tuple:
         raise ValueError("not a unified diff hunk")
     old_start = int(m.group(1)) - 1
     old, new, changed = [], [], None
-    for line in body[start + 1:]:
+    for line in body[start + 1 :]:
         if line.startswith("@@"):
             raise ValueError("one hunk per bug patch")
         tag, rest = line[:1], line[1:]
@@ -125,18 +126,20 @@ def apply_patch(text: str, patch: str) -> tuple:
             if changed is None:
                 changed = old_start + len(new) + 1
             new.append(rest)
-    here = [line.rstrip("\n") for line in lines[old_start:old_start + len(old)]]
+    here = [line.rstrip("\n") for line in lines[old_start : old_start + len(old)]]
     if here != old:
-        raise ValueError(f"the patch does not apply at line {old_start + 1}: the snapshot "
-                         f"is not the commit the manifest names")
-    out = lines[:old_start] + [line + "\n" for line in new] + lines[old_start + len(old):]
+        raise ValueError(
+            f"the patch does not apply at line {old_start + 1}: the snapshot "
+            f"is not the commit the manifest names"
+        )
+    out = lines[:old_start] + [line + "\n" for line in new] + lines[old_start + len(old) :]
     return "".join(out), changed
 
 
 def make_patch(text: str, line: int, new: str, path: str) -> str:
     lines = text.splitlines()
     old = lines[line - 1]
-    indent = old[:len(old) - len(old.lstrip())]
+    indent = old[: len(old) - len(old.lstrip())]
     changed = list(lines)
     changed[line - 1] = indent + new.strip()
     diff = difflib.unified_diff(lines, changed, f"a/{path}", f"b/{path}", n=2, lineterm="")
@@ -144,6 +147,7 @@ def make_patch(text: str, line: int, new: str, path: str) -> str:
 
 
 # -- measuring ------------------------------------------------------------------------------
+
 
 def bug_span(text: str, line: int) -> tuple:
     """``((first, last), (first, end))``: the lines of the statement holding ``line``
@@ -154,16 +158,20 @@ def bug_span(text: str, line: int) -> tuple:
     """
     tree = ast.parse(text)
     stmt = None
-    function = (0, line)                   # the innermost function holding the line
+    function = (0, line)  # the innermost function holding the line
     for node in ast.walk(tree):
         if not isinstance(node, ast.stmt) or not (
-                node.lineno <= line <= (node.end_lineno or node.lineno)):
+            node.lineno <= line <= (node.end_lineno or node.lineno)
+        ):
             continue
         last = node.end_lineno or node.lineno
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and not isinstance(
-                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            last = body[0].lineno - 1          # a compound statement: its header
+        if (
+            isinstance(body, list)
+            and body
+            and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        ):
+            last = body[0].lineno - 1  # a compound statement: its header
             if line > last:
                 continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -232,11 +240,18 @@ def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
             for d in found:
                 rel = _rel(d.path, tree / repo["name"])
                 before.setdefault((repo["name"], rel), set()).add((d.line, d.code, d.message))
-                cls, why = classes.get((repo["name"], rel, d.line, d.code),
-                                       ("unclassified", ""))
-                out["reports"].append({"repo": repo["name"], "file": rel, "line": d.line,
-                                       "code": d.code, "message": d.message, "class": cls,
-                                       "why": why})
+                cls, why = classes.get((repo["name"], rel, d.line, d.code), ("unclassified", ""))
+                out["reports"].append(
+                    {
+                        "repo": repo["name"],
+                        "file": rel,
+                        "line": d.line,
+                        "code": d.code,
+                        "message": d.message,
+                        "class": cls,
+                        "why": why,
+                    }
+                )
             if verbose:
                 print(f"{repo['name']}: {len(found)} errors ({took:.1f} s)")
         for bug in bugs:
@@ -259,11 +274,17 @@ def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
             hits = [d for d in new_errors if first <= d.line <= last]
             later = [d for d in new_errors if first <= d.line <= end]
             shown = hits or later
-            out["bugs"].append({"id": bug["id"], "line": line, "caught": bool(hits),
-                                "in_function": bool(later),
-                                "at": shown[0].line if shown else None,
-                                "kind": bug.get("kind", ""),
-                                "message": shown[0].message if shown else ""})
+            out["bugs"].append(
+                {
+                    "id": bug["id"],
+                    "line": line,
+                    "caught": bool(hits),
+                    "in_function": bool(later),
+                    "at": shown[0].line if shown else None,
+                    "kind": bug.get("kind", ""),
+                    "message": shown[0].message if shown else "",
+                }
+            )
     bugs_run = out["bugs"]
     caught = sum(b["caught"] for b in bugs_run)
     in_function = sum(b["in_function"] for b in bugs_run)
@@ -271,11 +292,14 @@ def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
     unclassified = sum(r["class"] == "unclassified" for r in out["reports"])
     n = len(out["reports"])
     out["summary"] = {
-        "bugs": len(bugs_run), "caught": caught,
+        "bugs": len(bugs_run),
+        "caught": caught,
         "recall": caught / len(bugs_run) if bugs_run else float("nan"),
         "in_function": in_function,
         "recall_in_function": in_function / len(bugs_run) if bugs_run else float("nan"),
-        "reports": n, "false_alarms": false, "unclassified": unclassified,
+        "reports": n,
+        "false_alarms": false,
+        "unclassified": unclassified,
         "precision": (n - false - unclassified) / n if n else float("nan"),
         "lines": out["lines"],
         "false_alarms_per_20k_lines": false * 20000 / out["lines"] if out["lines"] else 0.0,
@@ -288,23 +312,30 @@ def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
 def _print(out: dict) -> None:
     print("\nplanted bugs:")
     for b in out["bugs"]:
-        mark = ("caught" if b["caught"] else f"at {b['at']}" if b["in_function"]
-                else "MISSED")
-        print(f"  {b['id']:<10} line {b['line']:<5} {mark:<7} {b['kind']}"
-              + (f"  -- {b['message'][:90]}" if b["in_function"] else ""))
+        mark = "caught" if b["caught"] else f"at {b['at']}" if b["in_function"] else "MISSED"
+        print(
+            f"  {b['id']:<10} line {b['line']:<5} {mark:<7} {b['kind']}"
+            + (f"  -- {b['message'][:90]}" if b["in_function"] else "")
+        )
     for e in out["errors"]:
         print(f"  patch error: {e}")
     print("\nreports on the unmodified code:")
     for r in out["reports"]:
-        print(f"  [{r['class']}] {r['repo']}/{r['file']}:{r['line']} [{r['code']}] "
-              f"{r['message'][:110]}")
+        print(
+            f"  [{r['class']}] {r['repo']}/{r['file']}:{r['line']} [{r['code']}] "
+            f"{r['message'][:110]}"
+        )
     s = out["summary"]
-    print(f"\nrecall: {s['caught']}/{s['bugs']} = {s['recall']:.0%} on the bug's line; "
-          f"{s['in_function']}/{s['bugs']} = {s['recall_in_function']:.0%} in its function")
-    print(f"reports on unmodified code: {s['reports']} ({s['false_alarms']} false alarms, "
-          f"{s['unclassified']} unclassified) in {s['lines']} lines; precision "
-          f"{s['precision']:.0%}; {s['false_alarms_per_20k_lines']:.2f} false alarms "
-          f"per 20k lines")
+    print(
+        f"\nrecall: {s['caught']}/{s['bugs']} = {s['recall']:.0%} on the bug's line; "
+        f"{s['in_function']}/{s['bugs']} = {s['recall_in_function']:.0%} in its function"
+    )
+    print(
+        f"reports on unmodified code: {s['reports']} ({s['false_alarms']} false alarms, "
+        f"{s['unclassified']} unclassified) in {s['lines']} lines; precision "
+        f"{s['precision']:.0%}; {s['false_alarms_per_20k_lines']:.2f} false alarms "
+        f"per 20k lines"
+    )
 
 
 # -- confirming bugs at run time ----------------------------------------------------------------
@@ -337,8 +368,7 @@ def _module_namespace(text: str, name: str, extra: str = "") -> dict:
             stmt.decorator_list = []
         elif not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             continue
-        code = compile(ast.Module(body=[stmt], type_ignores=[]), name, "exec",
-                       dont_inherit=True)
+        code = compile(ast.Module(body=[stmt], type_ignores=[]), name, "exec", dont_inherit=True)
         try:
             exec(code, namespace)
         except Exception:  # a name from an import this run does not make: left out
@@ -350,6 +380,7 @@ def _make_inputs(function, spec: dict, namespace: dict, seed: int) -> dict:
     import torch
 
     from tensortypes.annotate import DTYPE_CLASSES  # noqa: F401 (the classes are in scope)
+
     torch.manual_seed(seed)
     sizes = dict(spec.get("sizes", {}))
     default_sizes = iter(range(2, 40))
@@ -410,12 +441,14 @@ def confirm(base: Path) -> int:
             ns = _module_namespace(text, bug["file"], helpers)
             for other in spec.get("helpers", []):
                 helper_file, _, fname = other.partition(":")
-                helper_ns = _module_namespace((base / bug["repo"] / helper_file).read_text(),
-                                              helper_file, helpers)
+                helper_ns = _module_namespace(
+                    (base / bug["repo"] / helper_file).read_text(), helper_file, helpers
+                )
                 ns[fname] = helper_ns[fname]
             for alias, module_file in spec.get("modules", {}).items():
-                module_ns = _module_namespace((base / bug["repo"] / module_file).read_text(),
-                                              module_file, helpers)
+                module_ns = _module_namespace(
+                    (base / bug["repo"] / module_file).read_text(), module_file, helpers
+                )
                 ns[alias] = type(sys)(alias)
                 ns[alias].__dict__.update(module_ns)
             function = ns[spec["function"]]
@@ -425,14 +458,18 @@ def confirm(base: Path) -> int:
                 checked(**args)
                 outcome.append("passes")
             except Exception as error:  # the run's own failure is what is measured
-                outcome.append(f"fails ({type(error).__name__}: "
-                               f"{str(error).splitlines()[0][:80] if str(error) else ''})")
+                outcome.append(
+                    f"fails ({type(error).__name__}: "
+                    f"{str(error).splitlines()[0][:80] if str(error) else ''})"
+                )
                 if os.environ.get("REAL_CORPUS_DEBUG") and label == "original":
                     traceback.print_exc()
         ok = outcome[0] == "passes" and outcome[1].startswith("fails")
         bad += not ok
-        print(f"{bug['id']:<10} {'confirmed' if ok else 'NOT CONFIRMED':<14} original "
-              f"{outcome[0]}; buggy {outcome[1]}")
+        print(
+            f"{bug['id']:<10} {'confirmed' if ok else 'NOT CONFIRMED':<14} original "
+            f"{outcome[0]}; buggy {outcome[1]}"
+        )
     print(f"\n{len(bugs) - bad}/{len(bugs)} bugs confirmed by running them")
     return 1 if bad else 0
 
@@ -448,8 +485,13 @@ def plant(args) -> int:
     (DATA / "bugs" / f"{args.id}.patch").write_text(patch)
     _, bugs = load()
     bugs = [b for b in bugs if b["id"] != args.id]
-    entry = {"id": args.id, "repo": args.repo, "file": args.file, "kind": args.kind,
-             "why": args.why}
+    entry = {
+        "id": args.id,
+        "repo": args.repo,
+        "file": args.file,
+        "kind": args.kind,
+        "why": args.why,
+    }
     if args.function:
         entry["confirm"] = {"function": args.function}
     bugs.append(entry)
@@ -461,8 +503,9 @@ def plant(args) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--no-follow", action="store_true",
-                        help="check each module alone (imports not followed)")
+    parser.add_argument(
+        "--no-follow", action="store_true", help="check each module alone (imports not followed)"
+    )
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("run")
     sub.add_parser("confirm")
@@ -480,9 +523,11 @@ def main(argv=None) -> int:
     base = snapshots()
     repos, _ = load()
     if base is None or missing(repos, base):
-        print("skipped: set TENSORTYPES_SNAPSHOTS to a folder holding snapshots of "
-              + ", ".join(r["name"] for r in repos)
-              + (f" (missing: {', '.join(missing(repos, base))})" if base else ""))
+        print(
+            "skipped: set TENSORTYPES_SNAPSHOTS to a folder holding snapshots of "
+            + ", ".join(r["name"] for r in repos)
+            + (f" (missing: {', '.join(missing(repos, base))})" if base else "")
+        )
         return 0
     if args.command == "confirm":
         return confirm(base)

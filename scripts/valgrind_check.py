@@ -39,7 +39,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-WORKLOAD = r'''
+WORKLOAD = r"""
 import ctypes, gc, sys
 import numpy as np
 from tensortypes.graph import Apply, CLinkerOp, FunctionGraph, Op
@@ -166,7 +166,7 @@ del capsule
 gc.collect()
 assert memory[0] == 7
 print("workload done")
-'''
+"""
 
 
 def _frames(error) -> list[str]:
@@ -181,24 +181,38 @@ def _frames(error) -> list[str]:
 
 
 def _in_generated(error) -> bool:
-    return any(Path(frame.findtext("obj") or "").name.startswith("tt_")
-               for frame in error.iter("frame"))
+    return any(
+        Path(frame.findtext("obj") or "").name.startswith("tt_") for frame in error.iter("frame")
+    )
 
 
 def run_asan(script: Path, cache: Path, env: dict) -> int:
     """The workload with modules built by -fsanitize=address; 1 on a sanitizer report."""
     compiler = os.environ.get("CC", "gcc")
-    runtime = subprocess.run([compiler, "-print-file-name=libasan.so"], capture_output=True,
-                             text=True).stdout.strip()
+    runtime = subprocess.run(
+        [compiler, "-print-file-name=libasan.so"], capture_output=True, text=True
+    ).stdout.strip()
     if not runtime or not os.path.isabs(runtime) or not os.path.exists(runtime):
         print(f"{compiler} has no libasan.so; nothing to check", file=sys.stderr)
         return 2
-    env = {**env, "LD_PRELOAD": runtime, "PYTHONMALLOC": "malloc",
-           "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1"}
-    proc = subprocess.run([sys.executable, str(script), str(cache), "asan"], env=env, cwd=REPO,
-                          capture_output=True, text=True)
-    report = proc.stderr[proc.stderr.find("ERROR: AddressSanitizer"):] \
-        if "ERROR: AddressSanitizer" in proc.stderr else ""
+    env = {
+        **env,
+        "LD_PRELOAD": runtime,
+        "PYTHONMALLOC": "malloc",
+        "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1",
+    }
+    proc = subprocess.run(
+        [sys.executable, str(script), str(cache), "asan"],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    report = (
+        proc.stderr[proc.stderr.find("ERROR: AddressSanitizer") :]
+        if "ERROR: AddressSanitizer" in proc.stderr
+        else ""
+    )
     if report:
         print(report)
         return 1
@@ -230,15 +244,27 @@ def main(argv=None) -> int:
         print(f"{args.valgrind} is not installed; nothing to check", file=sys.stderr)
         return 2
     # Build the modules first, natively: valgrind then only runs them.
-    subprocess.run([sys.executable, str(script), str(cache), "valgrind"], check=True, env=env,
-                   cwd=REPO)
+    subprocess.run(
+        [sys.executable, str(script), str(cache), "valgrind"], check=True, env=env, cwd=REPO
+    )
     report = work / "valgrind.xml"
-    cmd = [args.valgrind, "--xml=yes", f"--xml-file={report}", "--leak-check=full",
-           "--show-leak-kinds=definite", "--track-origins=yes", "--num-callers=30",
-           sys.executable, str(script), str(cache), "valgrind"]
+    cmd = [
+        args.valgrind,
+        "--xml=yes",
+        f"--xml-file={report}",
+        "--leak-check=full",
+        "--show-leak-kinds=definite",
+        "--track-origins=yes",
+        "--num-callers=30",
+        sys.executable,
+        str(script),
+        str(cache),
+        "valgrind",
+    ]
     print("running:", " ".join(cmd), flush=True)
-    proc = subprocess.run(cmd, env={**env, "PYTHONMALLOC": "malloc"}, cwd=REPO,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        cmd, env={**env, "PYTHONMALLOC": "malloc"}, cwd=REPO, capture_output=True, text=True
+    )
     if "workload done" not in proc.stdout:
         print(proc.stdout, proc.stderr, file=sys.stderr)
         print("the workload did not finish under valgrind", file=sys.stderr)

@@ -43,8 +43,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     path = os.environ.get("TENSORTYPES_MESSAGES")
     if path:
         message_record.write(path)
-    found = message_record.problems((kind, text) for text, kind in
-                                    message_record.recorded().items())
+    found = message_record.problems(
+        (kind, text) for text, kind in message_record.recorded().items()
+    )
     _FORM_PROBLEMS[:] = found
     if found and exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -87,15 +88,28 @@ def run_python():
     (when ``check``) fails the test showing stdout and stderr.
     """
 
-    def run(code: str, *args: str, check: bool = True, env: dict[str, str] | None = None,
-            timeout: float = 300) -> subprocess.CompletedProcess:
+    def run(
+        code: str,
+        *args: str,
+        check: bool = True,
+        env: dict[str, str] | None = None,
+        timeout: float = 300,
+    ) -> subprocess.CompletedProcess:
         full_env = {**os.environ, **(env or {})}
-        proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args],
-                              cwd=REPO, env=full_env, capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(code), *args],
+            cwd=REPO,
+            env=full_env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
         if check and proc.returncode != 0:
-            pytest.fail(f"subprocess exited {proc.returncode}\n--- stdout\n{proc.stdout}"
-                        f"\n--- stderr\n{proc.stderr}")
+            pytest.fail(
+                f"subprocess exited {proc.returncode}\n--- stdout\n{proc.stdout}"
+                f"\n--- stderr\n{proc.stderr}"
+            )
         return proc
 
     return run

@@ -35,10 +35,12 @@ FORBIDDEN = {
     "'of dtype ... and shape'": re.compile(r"of dtype \w+ and shape"),
     "annotation without its module": re.compile(r"\b[A-Z]\w*\[(ndarray|Tensor|Array), ['\"]"),
     "annotation with double quotes": re.compile(
-        r"\b[A-Z]\w*\[(np\.ndarray|torch\.Tensor|jax\.Array), \""),
+        r"\b[A-Z]\w*\[(np\.ndarray|torch\.Tensor|jax\.Array), \""
+    ),
     "the dtype twice": re.compile(r"\b(float64|int64) \1\b"),
     "static value as shape and dtype": re.compile(
-        r"\)\s(floating|integer|(float|int|uint|complex|bfloat)\d+(\|\w+)*)\b(?! result)"),
+        r"\)\s(floating|integer|(float|int|uint|complex|bfloat)\d+(\|\w+)*)\b(?! result)"
+    ),
     "static value as 'array (...)'": re.compile(r"\barray \([^()]*\) "),
 }
 """What no message may contain, by what it is (the one forms are in ``core.words``)."""
@@ -94,8 +96,17 @@ def install() -> None:
     _wrap(AnnotationError, lambda e: [("AnnotationError", e.message)])
     _wrap(CacheError, lambda e: [("CacheError", _first(e))])
     # A syntax error quotes Python's own words.
-    _wrap(Diagnostic, lambda d: [] if d.code == "syntax" else [
-        (f"checker [{d.code}]", d.message), *((f"checker [{d.code}] note", n) for n in d.notes)])
+    _wrap(
+        Diagnostic,
+        lambda d: (
+            []
+            if d.code == "syntax"
+            else [
+                (f"checker [{d.code}]", d.message),
+                *((f"checker [{d.code}] note", n) for n in d.notes),
+            ]
+        ),
+    )
 
 
 def write(path: str) -> None:

@@ -41,10 +41,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 
 # The facade on top: it re-exports and runs commands, so it may import anything.
-FACADE = frozenset({ROOT_PACKAGE, f"{ROOT_PACKAGE}.__main__", f"{ROOT_PACKAGE}.cli",
-                    f"{ROOT_PACKAGE}.demo",
-                    # stands in for jaxtyping: `import jaxtyping` gives the package root
-                    f"{ROOT_PACKAGE}.jaxtyping_shim"})
+FACADE = frozenset(
+    {
+        ROOT_PACKAGE,
+        f"{ROOT_PACKAGE}.__main__",
+        f"{ROOT_PACKAGE}.cli",
+        f"{ROOT_PACKAGE}.demo",
+        # stands in for jaxtyping: `import jaxtyping` gives the package root
+        f"{ROOT_PACKAGE}.jaxtyping_shim",
+    }
+)
 
 # Packages whose imports outside ``tensortypes`` are limited, and what they may use.
 STDLIB_ONLY = frozenset({"errors", "_config"})
@@ -70,12 +76,15 @@ EXCEPTIONS: tuple[Exception_, ...] = (
         function="_load_c_backend",
         target="tensortypes.link.c",
         reason="C interface Decision: the built-in types' C code is registered in link.c, "
-               "and CLinkerType's methods load it on first use",
+        "and CLinkerType's methods load it on first use",
     ),
 )
 
-RANK = {pkg: (layer, order) for layer, pkgs in enumerate(LAYERS, start=1)
-        for order, pkg in enumerate(pkgs)}
+RANK = {
+    pkg: (layer, order)
+    for layer, pkgs in enumerate(LAYERS, start=1)
+    for order, pkg in enumerate(pkgs)
+}
 
 
 @dataclass(frozen=True)
@@ -90,6 +99,7 @@ class Import:
 
 # -- reading the source --------------------------------------------------------------
 
+
 def module_name(path: Path, src: Path = SRC, root: str = ROOT_PACKAGE) -> str:
     parts = list(path.relative_to(src).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -99,13 +109,15 @@ def module_name(path: Path, src: Path = SRC, root: str = ROOT_PACKAGE) -> str:
 
 def discover(src: Path = SRC, root: str = ROOT_PACKAGE) -> dict[str, tuple[Path, bool]]:
     """Map every module name under ``src`` to (its file, whether it is a package)."""
-    return {module_name(p, src, root): (p, p.name == "__init__.py")
-            for p in sorted(src.rglob("*.py"))}
+    return {
+        module_name(p, src, root): (p, p.name == "__init__.py") for p in sorted(src.rglob("*.py"))
+    }
 
 
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _resolve_relative(module: str, is_package: bool, level: int, name: str | None) -> str:
@@ -117,8 +129,9 @@ def _resolve_relative(module: str, is_package: bool, level: int, name: str | Non
     return ".".join(base + ([name] if name else []))
 
 
-def imports_of(source: str, module: str, is_package: bool,
-               known: frozenset[str] | set[str] = frozenset()) -> list[Import]:
+def imports_of(
+    source: str, module: str, is_package: bool, known: frozenset[str] | set[str] = frozenset()
+) -> list[Import]:
     """Every module that ``source`` imports, at any depth of the syntax tree.
 
     ``from pkg import name`` yields ``pkg`` and, when ``pkg.name`` is in
@@ -145,8 +158,11 @@ def imports_of(source: str, module: str, is_package: bool,
             for alias in node.names:
                 found.append(Import(alias.name, node.lineno, function, guarded))
         elif isinstance(node, ast.ImportFrom):
-            base = (_resolve_relative(module, is_package, node.level, node.module)
-                    if node.level else node.module or "")
+            base = (
+                _resolve_relative(module, is_package, node.level, node.module)
+                if node.level
+                else node.module or ""
+            )
             found.append(Import(base, node.lineno, function, guarded))
             for alias in node.names:
                 if f"{base}.{alias.name}" in known:
@@ -163,9 +179,15 @@ def imports_of(source: str, module: str, is_package: bool,
 def _constant_import_call(node: ast.Call) -> bool:
     func = node.func
     named = (isinstance(func, ast.Name) and func.id in ("__import__", "import_module")) or (
-        isinstance(func, ast.Attribute) and func.attr == "import_module")
-    return (named and bool(node.args) and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str) and not node.args[0].value.startswith("."))
+        isinstance(func, ast.Attribute) and func.attr == "import_module"
+    )
+    return (
+        named
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+        and not node.args[0].value.startswith(".")
+    )
 
 
 def package_of(module: str, root: str = ROOT_PACKAGE) -> str | None:
@@ -177,12 +199,19 @@ def package_of(module: str, root: str = ROOT_PACKAGE) -> str | None:
 
 # -- the rules ------------------------------------------------------------------------
 
+
 def _excepted(module: str, imp: Import, exceptions=EXCEPTIONS) -> bool:
-    return any(e.module == module and imp.function is not None
-               and (imp.function == e.function or imp.function.endswith("." + e.function))
-               and (imp.target == e.target or imp.target.startswith(e.target + ".")
-                    or e.target.startswith(imp.target + "."))
-               for e in exceptions)
+    return any(
+        e.module == module
+        and imp.function is not None
+        and (imp.function == e.function or imp.function.endswith("." + e.function))
+        and (
+            imp.target == e.target
+            or imp.target.startswith(e.target + ".")
+            or e.target.startswith(imp.target + ".")
+        )
+        for e in exceptions
+    )
 
 
 def layer_violations(graph: dict[str, list[Import]], exceptions=EXCEPTIONS) -> list[str]:
@@ -192,28 +221,41 @@ def layer_violations(graph: dict[str, list[Import]], exceptions=EXCEPTIONS) -> l
         if pkg is None:
             continue
         if pkg not in RANK:
-            problems.append(f"{module}: package {pkg!r} is not classified in LAYERS "
-                            f"(tests/test_architecture.py)")
+            problems.append(
+                f"{module}: package {pkg!r} is not classified in LAYERS "
+                f"(tests/test_architecture.py)"
+            )
             continue
         reported = set()  # one report per statement and package, not per imported name
         for imp in imports:
             if imp.target != ROOT_PACKAGE and not imp.target.startswith(ROOT_PACKAGE + "."):
                 continue
             if imp.target == ROOT_PACKAGE or imp.target in FACADE:
-                problems.append(f"{module}:{imp.line}: imports the facade {imp.target} "
-                                f"(import the defining module instead)")
+                problems.append(
+                    f"{module}:{imp.line}: imports the facade {imp.target} "
+                    f"(import the defining module instead)"
+                )
                 continue
             other = package_of(imp.target)
-            if (other not in RANK or RANK[other] <= RANK[pkg] or (imp.line, other) in reported
-                    or _excepted(module, imp, exceptions)):
+            if (
+                other not in RANK
+                or RANK[other] <= RANK[pkg]
+                or (imp.line, other) in reported
+                or _excepted(module, imp, exceptions)
+            ):
                 continue
             reported.add((imp.line, other))
             where = f" in {imp.function}()" if imp.function else ""
-            relation = ("a higher layer" if RANK[other][0] > RANK[pkg][0]
-                        else "a later package of the same layer")
-            problems.append(f"{module}:{imp.line}{where}: imports {imp.target}, "
-                            f"{relation} ({pkg} is layer {RANK[pkg][0]}, "
-                            f"{other} is layer {RANK[other][0]})")
+            relation = (
+                "a higher layer"
+                if RANK[other][0] > RANK[pkg][0]
+                else "a later package of the same layer"
+            )
+            problems.append(
+                f"{module}:{imp.line}{where}: imports {imp.target}, "
+                f"{relation} ({pkg} is layer {RANK[pkg][0]}, "
+                f"{other} is layer {RANK[other][0]})"
+            )
     return problems
 
 
@@ -226,14 +268,20 @@ def third_party_violations(graph: dict[str, list[Import]]) -> list[str]:
             if top == ROOT_PACKAGE or top in sys.stdlib_module_names:
                 continue
             if pkg in STDLIB_ONLY:
-                problems.append(f"{module}:{imp.line}: imports {imp.target}; "
-                                f"{pkg} may use the standard library only")
+                problems.append(
+                    f"{module}:{imp.line}: imports {imp.target}; "
+                    f"{pkg} may use the standard library only"
+                )
             elif pkg in STDLIB_AND_NUMPY and top != "numpy":
-                problems.append(f"{module}:{imp.line}: imports {imp.target}; "
-                                f"{pkg} may use the standard library and NumPy only")
+                problems.append(
+                    f"{module}:{imp.line}: imports {imp.target}; "
+                    f"{pkg} may use the standard library and NumPy only"
+                )
             elif top in HEAVY and imp.function is None and not imp.type_checking:
-                problems.append(f"{module}:{imp.line}: imports {imp.target} at module level; "
-                                f"import it inside the function that needs it")
+                problems.append(
+                    f"{module}:{imp.line}: imports {imp.target} at module level; "
+                    f"import it inside the function that needs it"
+                )
     return problems
 
 
@@ -253,8 +301,7 @@ def module_edges(graph: dict[str, list[Import]], exceptions=EXCEPTIONS) -> dict[
             parts = imp.target.split(".")
             for i in range(1, len(parts) + 1):
                 target = ".".join(parts[:i])
-                if (target in graph and target != module
-                        and not module.startswith(target + ".")):
+                if target in graph and target != module and not module.startswith(target + "."):
                     edges[module].add(target)
     return edges
 
@@ -317,11 +364,14 @@ def _path_back(start: str, members: set[str], edges: dict[str, set[str]]) -> lis
 def build_graph(src: Path = SRC, root: str = ROOT_PACKAGE) -> dict[str, list[Import]]:
     modules = discover(src, root)
     known = set(modules)
-    return {name: imports_of(path.read_text(encoding="utf-8"), name, is_pkg, known)
-            for name, (path, is_pkg) in modules.items()}
+    return {
+        name: imports_of(path.read_text(encoding="utf-8"), name, is_pkg, known)
+        for name, (path, is_pkg) in modules.items()
+    }
 
 
 # -- the tests on the real source --------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def graph() -> dict[str, list[Import]]:
@@ -356,6 +406,7 @@ def test_exceptions_name_an_upward_import_and_a_reason():
 
 # -- the checker itself, on small made-up packages -----------------------------------------
 
+
 def make_tree(tmp_path: Path, files: dict[str, str]) -> dict[str, list[Import]]:
     src = tmp_path / ROOT_PACKAGE
     for rel, text in {"__init__.py": "", **files}.items():
@@ -370,19 +421,25 @@ def make_tree(tmp_path: Path, files: dict[str, str]) -> dict[str, list[Import]]:
 
 
 def test_function_level_upward_import_is_caught(tmp_path):
-    graph = make_tree(tmp_path, {
-        "core/dims.py": "def f():\n    from tensortypes.tensor import TensorType\n",
-        "tensor/__init__.py": "",
-    })
+    graph = make_tree(
+        tmp_path,
+        {
+            "core/dims.py": "def f():\n    from tensortypes.tensor import TensorType\n",
+            "tensor/__init__.py": "",
+        },
+    )
     [problem] = layer_violations(graph)
     assert "tensortypes.core.dims:2 in f()" in problem and "a higher layer" in problem
 
 
 def test_relative_import_of_a_later_package_in_the_same_layer_is_caught(tmp_path):
-    graph = make_tree(tmp_path, {
-        "graph/basic.py": "from ..types import arrays\n",
-        "types/arrays.py": "from tensortypes.graph import basic\n",
-    })
+    graph = make_tree(
+        tmp_path,
+        {
+            "graph/basic.py": "from ..types import arrays\n",
+            "types/arrays.py": "from tensortypes.graph import basic\n",
+        },
+    )
     [problem] = layer_violations(graph)
     assert problem.startswith("tensortypes.graph.basic:1: imports tensortypes.types")
     assert "later package of the same layer" in problem
@@ -399,35 +456,45 @@ def test_importing_the_facade_from_inside_is_caught(tmp_path):
 
 
 def test_cycle_is_reported_with_its_path(tmp_path):
-    graph = make_tree(tmp_path, {
-        "core/a.py": "from tensortypes.core import b\n",
-        "core/b.py": "def g():\n    from . import a\n",
-        "core/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\n",
-    })
+    graph = make_tree(
+        tmp_path,
+        {
+            "core/a.py": "from tensortypes.core import b\n",
+            "core/b.py": "def g():\n    from . import a\n",
+            "core/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\n",
+        },
+    )
     assert cycles(module_edges(graph)) == [
-        ["tensortypes.core.a", "tensortypes.core.b", "tensortypes.core.a"]]
+        ["tensortypes.core.a", "tensortypes.core.b", "tensortypes.core.a"]
+    ]
 
 
 def test_type_checking_import_counts_for_layers_not_for_cycles(tmp_path):
-    graph = make_tree(tmp_path, {
-        "core/a.py": "import typing\nif typing.TYPE_CHECKING:\n    from tensortypes.core.b import B\n",
-        "core/b.py": "from tensortypes.core.a import A\n",
-        "core/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                     "    from tensortypes.graph import Type\n",
-        "graph/__init__.py": "",
-    })
+    graph = make_tree(
+        tmp_path,
+        {
+            "core/a.py": "import typing\nif typing.TYPE_CHECKING:\n    from tensortypes.core.b import B\n",
+            "core/b.py": "from tensortypes.core.a import A\n",
+            "core/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from tensortypes.graph import Type\n",
+            "graph/__init__.py": "",
+        },
+    )
     assert cycles(module_edges(graph)) == []
     assert [p.split(":")[0] for p in layer_violations(graph)] == ["tensortypes.core.c"]
 
 
 def test_package_ancestors_are_not_edges(tmp_path):
-    graph = make_tree(tmp_path, {
-        "core/__init__.py": "from tensortypes.core.dims import parse\n",
-        "core/dims.py": "from tensortypes.core import shapes\n",
-        "core/shapes.py": "",
-        "tensor/type.py": "from tensortypes.graph.basic import Variable\n",
-        "graph/basic.py": "",
-    })
+    graph = make_tree(
+        tmp_path,
+        {
+            "core/__init__.py": "from tensortypes.core.dims import parse\n",
+            "core/dims.py": "from tensortypes.core import shapes\n",
+            "core/shapes.py": "",
+            "tensor/type.py": "from tensortypes.graph.basic import Variable\n",
+            "graph/basic.py": "",
+        },
+    )
     edges = module_edges(graph)
     assert edges["tensortypes.core.dims"] == {"tensortypes.core.shapes"}
     assert edges["tensortypes.tensor.type"] == {"tensortypes.graph", "tensortypes.graph.basic"}
@@ -435,27 +502,36 @@ def test_package_ancestors_are_not_edges(tmp_path):
 
 
 def test_third_party_rules(tmp_path):
-    graph = make_tree(tmp_path, {
-        "errors.py": "import numpy\n",
-        "core/dims.py": "import numpy as np\nimport re\ndef f():\n    import scipy\n",
-        "core/arrays.py": "import importlib\ndef f():\n    importlib.import_module('torch')\n",
-        "tensor/type.py": "import torch\ndef f():\n    import jax\n",
-    })
+    graph = make_tree(
+        tmp_path,
+        {
+            "errors.py": "import numpy\n",
+            "core/dims.py": "import numpy as np\nimport re\ndef f():\n    import scipy\n",
+            "core/arrays.py": "import importlib\ndef f():\n    importlib.import_module('torch')\n",
+            "tensor/type.py": "import torch\ndef f():\n    import jax\n",
+        },
+    )
     problems = third_party_violations(graph)
     assert len(problems) == 4, problems
-    assert "tensortypes.errors:1: imports numpy; errors may use the standard library only" in problems
+    assert (
+        "tensortypes.errors:1: imports numpy; errors may use the standard library only" in problems
+    )
     assert any(p.startswith("tensortypes.core.dims:4: imports scipy") for p in problems)
     assert any(p.startswith("tensortypes.core.arrays:3: imports torch") for p in problems)
     assert "tensortypes.tensor.type:1: imports torch at module level" in "\n".join(problems)
 
 
 def test_named_exception_allows_only_its_own_function(tmp_path):
-    graph = make_tree(tmp_path, {
-        "graph/clinker.py": "def _load_c_backend():\n    from tensortypes.link import c\n"
-                            "def other():\n    from tensortypes.link import c\n",
-        "link/c.py": "from tensortypes.graph import clinker\n",
-    })
+    graph = make_tree(
+        tmp_path,
+        {
+            "graph/clinker.py": "def _load_c_backend():\n    from tensortypes.link import c\n"
+            "def other():\n    from tensortypes.link import c\n",
+            "link/c.py": "from tensortypes.graph import clinker\n",
+        },
+    )
     [problem] = layer_violations(graph)
     assert problem.startswith("tensortypes.graph.clinker:4 in other(): imports tensortypes.link")
     assert cycles(module_edges(graph)) == [
-        ["tensortypes.graph.clinker", "tensortypes.link.c", "tensortypes.graph.clinker"]]
+        ["tensortypes.graph.clinker", "tensortypes.link.c", "tensortypes.graph.clinker"]
+    ]

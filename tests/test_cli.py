@@ -15,8 +15,9 @@ from tensortypes import cli, demo
 
 
 def _run(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(list(argv), capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=300, env=env)
+    return subprocess.run(
+        list(argv), capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300, env=env
+    )
 
 
 def test_demo_starts_with_what_users_reach_for_and_ends_with_next_steps(tmp_path):
@@ -105,11 +106,15 @@ def test_expected_errors_are_shown_not_raised():
 
 
 def test_a_step_that_misbehaves_fails_the_demo(monkeypatch, capsys):
-    broken = cli.Section("broken", "a broken section", (
-        cli.Step("x = 1"),
-        cli.Step("x + 1", raises="TypeCheckError"),
-        cli.Step("never_reached"),
-    ))
+    broken = cli.Section(
+        "broken",
+        "a broken section",
+        (
+            cli.Step("x = 1"),
+            cli.Step("x + 1", raises="TypeCheckError"),
+            cli.Step("never_reached"),
+        ),
+    )
     monkeypatch.setattr(demo, "SECTIONS", [broken])
     out = io.StringIO()
     assert cli.run_demo(out=out) == 1
@@ -119,8 +124,7 @@ def test_a_step_that_misbehaves_fails_the_demo(monkeypatch, capsys):
 
 
 def test_unexpected_error_reports_the_traceback(monkeypatch, capsys):
-    monkeypatch.setattr(demo, "SECTIONS", [
-        cli.Section("bad", "bad", (cli.Step("1 / 0"),))])
+    monkeypatch.setattr(demo, "SECTIONS", [cli.Section("bad", "bad", (cli.Step("1 / 0"),))])
     assert cli.run_demo(out=io.StringIO()) == 1
     err = capsys.readouterr().err
     assert "ZeroDivisionError" in err and "[bad] 1 / 0" in err

@@ -46,8 +46,14 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = sorted(
-    [REPO / "README.md", REPO / "CONTRIBUTING.md", REPO / "examples" / "README.md",
-     REPO / "benchmarks" / "README.md", *(REPO / "docs").glob("*.md")])
+    [
+        REPO / "README.md",
+        REPO / "CONTRIBUTING.md",
+        REPO / "examples" / "README.md",
+        REPO / "benchmarks" / "README.md",
+        *(REPO / "docs").glob("*.md"),
+    ]
+)
 PAGES = [p for p in PAGES if p.exists()]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.M | re.S)
@@ -58,14 +64,16 @@ SCRATCH = {
         "import numpy as np\n"
         "from tensortypes import Float\n\n"
         "def double(x: Float[np.ndarray, 'n']) -> Float[np.ndarray, 'n']:\n"
-        "    return 2 * x\n"),
+        "    return 2 * x\n"
+    ),
     "other/__init__.py": "",
     "other/sub.py": "def name(x: str) -> str:\n    return x\n",
     "model.py": (
         "import numpy as np\n"
         "from tensortypes import Float\n\n"
         "def project(x: Float[np.ndarray, 'b c'], w: Float[np.ndarray, 'd c']):\n"
-        "    return x @ w\n"),
+        "    return x @ w\n"
+    ),
     "src/pkg/__init__.py": "",
     "src/pkg/model.py": "import numpy as np\n\ndef f(x):\n    return np.zeros(3) + x\n",
 }
@@ -83,8 +91,10 @@ class Block:
 
 def blocks(page: Path) -> list[Block]:
     text = page.read_text(encoding="utf-8")
-    return [Block(m.group(1).strip(), m.group(2), text.count("\n", 0, m.start()) + 1)
-            for m in FENCE.finditer(text)]
+    return [
+        Block(m.group(1).strip(), m.group(2), text.count("\n", 0, m.start()) + 1)
+        for m in FENCE.finditer(text)
+    ]
 
 
 def _matches(want: str, got: str) -> bool:
@@ -102,8 +112,7 @@ def _run_python(source: str, namespace: dict, filename: str) -> str:
 
 
 def _run_doctest(block: Block, namespace: dict, name: str, page: Path) -> str | None:
-    test = doctest.DocTestParser().get_doctest(block.body, namespace, name, str(page),
-                                               block.line)
+    test = doctest.DocTestParser().get_doctest(block.body, namespace, name, str(page), block.line)
     out = io.StringIO()
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     runner.run(test, out=out.write, clear_globs=False)
@@ -112,6 +121,7 @@ def _run_doctest(block: Block, namespace: dict, name: str, page: Path) -> str | 
 
 
 # -- commands -----------------------------------------------------------------------------
+
 
 def _pyproject() -> dict:
     return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
@@ -139,8 +149,17 @@ def _check_pip(argv: list[str]) -> str | None:
     extras = set(_pyproject()["project"]["optional-dependencies"])
     words = iter(argv)
     for word in words:
-        if word in ("install", "-q", "--quiet", "-U", "--upgrade", "-e", "--editable", "ruff",
-                    "mypy"):
+        if word in (
+            "install",
+            "-q",
+            "--quiet",
+            "-U",
+            "--upgrade",
+            "-e",
+            "--editable",
+            "ruff",
+            "mypy",
+        ):
             continue
         if word in ("-r", "--requirement"):
             target = next(words)
@@ -176,8 +195,10 @@ def _check_script(argv: list[str]) -> str | None:
 
 
 def _check_pytest(argv: list[str]) -> str | None:
-    plugin = "".join((REPO / "src/tensortypes/runtime" / name).read_text(encoding="utf-8")
-                     for name in ("pytest_plugin.py", "jaxtyping_plugin.py"))
+    plugin = "".join(
+        (REPO / "src/tensortypes/runtime" / name).read_text(encoding="utf-8")
+        for name in ("pytest_plugin.py", "jaxtyping_plugin.py")
+    )
     options = [a.split("=")[0] for a in argv if a.startswith("--")]
     missing = [o for o in options if f'"{o}"' not in plugin]
     return f"the pytest plugin registers no {missing}" if missing else None
@@ -187,7 +208,7 @@ def check_command(line: str) -> str | None:
     """None when ``line`` (one shell command) is one the code supports, else why not."""
     argv = shlex.split(line, comments=True)
     if ">" in argv:  # an output redirection: the command is what comes before it
-        argv = argv[:argv.index(">")]
+        argv = argv[: argv.index(">")]
     while argv and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", argv[0]):
         argv = argv[1:]  # an environment assignment for the command that follows
     if not argv:
@@ -200,8 +221,12 @@ def check_command(line: str) -> str | None:
             return None
         if argv[1:3] == ["-m", "tensortypes.jaxtyping_shim"]:
             rest = argv[3:]
-            ok = rest[:1] in (["-m"], ["-c"]) and len(rest) > 1 or \
-                rest[:1] and rest[0].endswith(".py")
+            ok = (
+                rest[:1] in (["-m"], ["-c"])
+                and len(rest) > 1
+                or rest[:1]
+                and rest[0].endswith(".py")
+            )
             return None if ok else f"the shim runs -m MODULE, -c CODE or a script: {line!r}"
         if argv[1:3] == ["-m", "pip"]:
             return _check_pip(argv[3:])
@@ -222,10 +247,15 @@ def check_command(line: str) -> str | None:
         return None
     if argv[0] == ".ci/run":
         return None if (REPO / ".ci" / "run").is_file() else "no .ci/run"
-    if program in ("ruff", "mypy") or (program.startswith("python") and argv[1:3] == ["-m", "mypy"]):
+    if program in ("ruff", "mypy") or (
+        program.startswith("python") and argv[1:3] == ["-m", "mypy"]
+    ):
         tool = "ruff" if program == "ruff" else "mypy"
-        return None if f"[tool.{tool}]" in (REPO / "pyproject.toml").read_text() else \
-            f"pyproject.toml has no [tool.{tool}]"
+        return (
+            None
+            if f"[tool.{tool}]" in (REPO / "pyproject.toml").read_text()
+            else f"pyproject.toml has no [tool.{tool}]"
+        )
     return f"tests/test_docs.py does not know how to check the command {line!r}"
 
 
@@ -249,12 +279,21 @@ def _console(block: Block, env: dict) -> list[str]:
         else:
             problems.append(f"{block}: only tensortypes and python commands run here: {command}")
             continue
-        proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=300,
-                              env=env, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            argv,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
         expected = "\n".join(want).strip() + "\n"
         if not _matches(expected, proc.stdout + proc.stderr):
-            problems.append(f"{block}: `{command}` printed\n{proc.stdout}{proc.stderr}"
-                            f"but the page shows\n{expected}")
+            problems.append(
+                f"{block}: `{command}` printed\n{proc.stdout}{proc.stderr}"
+                f"but the page shows\n{expected}"
+            )
     return problems
 
 
@@ -276,6 +315,7 @@ def _toml(block: Block, tmp_path: Path) -> list[str]:
 
 
 # -- the test -------------------------------------------------------------------------------
+
 
 def _scratch(tmp_path: Path) -> Path:
     root = tmp_path / "scratch"
@@ -330,8 +370,10 @@ def _editor_config(block: Block) -> list[str]:
             for repo in data["repos"]:
                 for hook in repo.get("hooks", ()):
                     if hook.get("id") not in ids:
-                        problems.append(f"hook {hook.get('id')!r} is not in "
-                                        f".pre-commit-hooks.yaml ({sorted(ids)})")
+                        problems.append(
+                            f"hook {hook.get('id')!r} is not in "
+                            f".pre-commit-hooks.yaml ({sorted(ids)})"
+                        )
         elif isinstance(data, list):
             for step in data:
                 command = step.get("run") if isinstance(step, dict) else None
@@ -339,8 +381,10 @@ def _editor_config(block: Block) -> list[str]:
                 if problem:
                     problems.append(problem)
         else:
-            problems.append("a YAML block that is neither a pre-commit configuration nor "
-                            "a list of workflow steps")
+            problems.append(
+                "a YAML block that is neither a pre-commit configuration nor "
+                "a list of workflow steps"
+            )
         return problems
     # lua, elisp: configurations of editors this test cannot run; they must at least
     # start the server with the command the package installs.
@@ -369,14 +413,16 @@ def page_problems(page: Path, tmp_path: Path, env: dict) -> list[str]:
             got = _run_python(block.body, namespace, "model.py")
             if after is not None and after.lang == "text":
                 if not _matches(after.body, got):
-                    problems.append(f"{where}: the code printed\n{got}but the page shows\n"
-                                    f"{after.body}")
+                    problems.append(
+                        f"{where}: the code printed\n{got}but the page shows\n{after.body}"
+                    )
             elif re.search(r"^\w+(Error|Exception): ", got, re.M):
                 problems.append(f"{where}: the code raised\n{got}")
         elif block.lang == "text":
             if previous is None or previous.lang != "python" or ">>>" in previous.body:
-                problems.append(f"{where}: a text block must follow the python block whose "
-                                "output it shows")
+                problems.append(
+                    f"{where}: a text block must follow the python block whose output it shows"
+                )
         elif block.lang == "console":
             problems += [f"{rel}: {p}" for p in _console(block, env)]
         elif block.lang in ("bash", "sh"):
@@ -389,9 +435,11 @@ def page_problems(page: Path, tmp_path: Path, env: dict) -> list[str]:
         elif block.lang in _EDITOR_LANGS:
             problems += [f"{where}: {p}" for p in _editor_config(block)]
         else:
-            problems.append(f"{where}: a code block needs a language this test runs "
-                            f"(python, text, console, bash, toml, json, yaml, lua, elisp), "
-                            f"not {block.lang!r}")
+            problems.append(
+                f"{where}: a code block needs a language this test runs "
+                f"(python, text, console, bash, toml, json, yaml, lua, elisp), "
+                f"not {block.lang!r}"
+            )
     return problems
 
 
@@ -408,17 +456,20 @@ def test_the_pages_have_blocks():
     assert sum(len(blocks(p)) for p in PAGES) > 50
 
 
-@pytest.mark.parametrize("line,problem", [
-    ("tensortypes check no/such/dir", "no such path"),
-    ("tensortypes chek examples/", "refuses"),
-    ("python -m tensortypes demo nosuchsection", "no demo section"),
-    ('pip install "./tensortypes[nosuchextra]"', "no extra"),
-    ("make nosuchtarget", "no target"),
-    ("python benchmarks/nosuch.py", "no script"),
-    ("python benchmarks/lattice.py --nosuchoption 3", "takes no option"),
-    ("pytest --nosuch-packages=x", "registers no"),
-    ("rm -rf /", "does not know"),
-])
+@pytest.mark.parametrize(
+    "line,problem",
+    [
+        ("tensortypes check no/such/dir", "no such path"),
+        ("tensortypes chek examples/", "refuses"),
+        ("python -m tensortypes demo nosuchsection", "no demo section"),
+        ('pip install "./tensortypes[nosuchextra]"', "no extra"),
+        ("make nosuchtarget", "no target"),
+        ("python benchmarks/nosuch.py", "no script"),
+        ("python benchmarks/lattice.py --nosuchoption 3", "takes no option"),
+        ("pytest --nosuch-packages=x", "registers no"),
+        ("rm -rf /", "does not know"),
+    ],
+)
 def test_a_wrong_command_is_caught(line, problem):
     assert problem in (check_command(line) or "")
 

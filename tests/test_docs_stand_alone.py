@@ -38,8 +38,11 @@ def _files() -> list[Path]:
     pages = [REPO / n for n in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md")]
     pages += sorted((REPO / "docs").glob("*.md"))
     pages += [REPO / "examples" / "README.md", REPO / "benchmarks" / "README.md"]
-    code = [*(REPO / "src" / "tensortypes").rglob("*.py"), *(REPO / "benchmarks").glob("*.py"),
-            *(REPO / "tests").rglob("*.py")]
+    code = [
+        *(REPO / "src" / "tensortypes").rglob("*.py"),
+        *(REPO / "benchmarks").glob("*.py"),
+        *(REPO / "tests").rglob("*.py"),
+    ]
     return [p for p in pages + sorted(code) if p.is_file() and p != Path(__file__).resolve()]
 
 
@@ -82,14 +85,17 @@ def test_the_scan_covers_the_docs_and_the_source():
     assert {"README.md", "docs/architecture.md", "src/tensortypes/cli.py"} <= names
 
 
-@pytest.mark.parametrize("line", [
-    "see ARCHITECTURE.md, Layers",
-    "the Type contract of spec 000",
-    "Targets (issue 4): under 1 us",
-    "read ../shared/spec/README.md",
-    "[the map](no_such_page.md)",
-    "run `python benchmarks/no_such_script.py`",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "see ARCHITECTURE.md, Layers",
+        "the Type contract of spec 000",
+        "Targets (issue 4): under 1 us",
+        "read ../shared/spec/README.md",
+        "[the map](no_such_page.md)",
+        "run `python benchmarks/no_such_script.py`",
+    ],
+)
 def test_a_citation_from_outside_is_caught(line, tmp_path):
     page = REPO / "docs" / "page.md"  # never written: only its folder matters
     assert problems_of(page, line), line

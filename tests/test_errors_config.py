@@ -18,11 +18,16 @@ from tensortypes import (
 from tensortypes._config import Config
 
 
-@pytest.mark.parametrize("cls,base", [
-    (AnnotationError, ValueError), (TypeCheckError, TypeError),
-    (MethodNotDefined, NotImplementedError), (CompileError, RuntimeError),
-    (CacheError, OSError),
-])
+@pytest.mark.parametrize(
+    "cls,base",
+    [
+        (AnnotationError, ValueError),
+        (TypeCheckError, TypeError),
+        (MethodNotDefined, NotImplementedError),
+        (CompileError, RuntimeError),
+        (CacheError, OSError),
+    ],
+)
 def test_error_bases(cls, base):
     assert issubclass(cls, base)
     assert getattr(tensortypes, cls.__name__) is cls
@@ -48,10 +53,16 @@ class TestConfig:
         assert c.floatX in ("float16", "float32", "float64")
         assert c.container_check == "all" and c.numeric_tower is True
 
-    @pytest.mark.parametrize("attr,value", [
-        ("floatX", "float128"), ("disable", "yes"), ("container_check", "some"),
-        ("numeric_tower", 1), ("cache_dir", ""),
-    ])
+    @pytest.mark.parametrize(
+        "attr,value",
+        [
+            ("floatX", "float128"),
+            ("disable", "yes"),
+            ("container_check", "some"),
+            ("numeric_tower", 1),
+            ("cache_dir", ""),
+        ],
+    )
     def test_validation(self, attr, value):
         with pytest.raises(ValueError):
             setattr(Config(), attr, value)
@@ -70,18 +81,27 @@ class TestConfig:
         c.cache_dir = str(tmp_path / "x")
         assert c.cache_dir == str(tmp_path / "x")
 
-    @pytest.mark.parametrize("env,attr,expected", [
-        ({"TENSORTYPES_FLOATX": "float32"}, "floatX", "float32"),
-        ({"TENSORTYPES_DISABLE": "1"}, "disable", True),
-        ({"JAXTYPING_DISABLE": "true"}, "disable", True),
-        ({"TENSORTYPES_CACHE_DIR": "/tmp/tt-cache-test"}, "cache_dir", "/tmp/tt-cache-test"),
-    ])
+    @pytest.mark.parametrize(
+        "env,attr,expected",
+        [
+            ({"TENSORTYPES_FLOATX": "float32"}, "floatX", "float32"),
+            ({"TENSORTYPES_DISABLE": "1"}, "disable", True),
+            ({"JAXTYPING_DISABLE": "true"}, "disable", True),
+            ({"TENSORTYPES_CACHE_DIR": "/tmp/tt-cache-test"}, "cache_dir", "/tmp/tt-cache-test"),
+        ],
+    )
     def test_environment(self, env, attr, expected):
         code = f"import tensortypes; print(repr(tensortypes.config.{attr}))"
-        out = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env},
-                             capture_output=True, text=True, check=True).stdout.strip()
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         assert out == repr(expected)
 
     def test_single_object(self):
         from tensortypes._config import config as same
+
         assert same is config

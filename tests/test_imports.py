@@ -17,8 +17,10 @@ HEAVY = ("torch", "jax", "jaxlib", "tensorflow", "mlx")
 # The modules of the tools that need an extra (layer 7): each imports its library at
 # module level, by design, and is imported only by a command that says what to install
 # when the library is missing. Without the library they must fail with ImportError.
-EXTRAS = {"tensortypes.lsp.server": ("pygls", "lsprotocol"),
-          "tensortypes.annotator.apply": ("libcst",)}
+EXTRAS = {
+    "tensortypes.lsp.server": ("pygls", "lsprotocol"),
+    "tensortypes.annotator.apply": ("libcst",),
+}
 
 # Lists the package's modules from the installed package itself. __main__ is
 # left out: importing it runs the command line.
@@ -81,12 +83,15 @@ def test_tools_without_their_extra_fail_only_on_their_own_module(run_python):
 
 
 def test_root_exports_errors_and_config(run_python):
-    proc = run_python("""
+    proc = run_python(
+        """
         import tensortypes
         assert issubclass(tensortypes.TypeCheckError, TypeError)
         assert issubclass(tensortypes.AnnotationError, ValueError)
         print(tensortypes.config.floatX)
-    """, env={"TENSORTYPES_FLOATX": "float32"})
+    """,
+        env={"TENSORTYPES_FLOATX": "float32"},
+    )
     assert proc.stdout.strip() == "float32"
 
 

@@ -47,8 +47,9 @@ def _message(call) -> str:
 
 
 @typechecked
-def linear(x: Float[np.ndarray, "batch fan_in"],
-           w: Float[np.ndarray, "fan_in fan_out"]) -> Float[np.ndarray, "batch fan_out"]:
+def linear(
+    x: Float[np.ndarray, "batch fan_in"], w: Float[np.ndarray, "fan_in fan_out"]
+) -> Float[np.ndarray, "batch fan_out"]:
     return x @ w
 
 
@@ -104,13 +105,14 @@ MESSAGES = {
     "NumPy scalar": lambda: total(np.ones(3)),
     "PyTree leaf": lambda: pair((np.zeros(5), np.zeros(5)), (np.ones(3), np.ones(5))),
     "PyTree structure": lambda: pair((np.zeros(5),), [np.zeros(5)]),
-    "check_value": lambda: check_value(np.zeros((2, 3)),
-                                       ann_to_type(Float[np.ndarray, "n n"])),
+    "check_value": lambda: check_value(np.zeros((2, 3)), ann_to_type(Float[np.ndarray, "n n"])),
     "filter": lambda: TensorType("int64", (None,)).filter(np.zeros(3)),
     "compiled input": _compiled,
     "dataclass assignment": _assign,
     "bound by isinstance": lambda: padded(np.ones(3)),
-    "variadic rank": lambda: batched(np.ones((2, 3, 4)), np.ones(2)),  # tensortypes: ignore[arg-type]
+    "variadic rank": lambda: batched(
+        np.ones((2, 3, 4)), np.ones(2)
+    ),  # tensortypes: ignore[arg-type]
 }
 
 
@@ -123,8 +125,15 @@ def test_every_message_kind_uses_the_one_forms(kind):
 
 def test_arrays_print_in_the_short_form_everywhere():
     texts = {kind: _message(call) for kind, call in MESSAGES.items()}
-    for kind in ("parameter", "return value", "PyTree leaf", "check_value", "filter",
-                 "compiled input", "dataclass assignment"):
+    for kind in (
+        "parameter",
+        "return value",
+        "PyTree leaf",
+        "check_value",
+        "filter",
+        "compiled input",
+        "dataclass assignment",
+    ):
         assert VALUE.search(texts[kind]), f"{kind}:\n{texts[kind]}"
     for kind in ("parameter", "return value", "PyTree leaf", "check_value"):
         assert re.search(r"Float\[np\.ndarray, '[^']*'\]", texts[kind]), texts[kind]
@@ -134,8 +143,10 @@ def test_the_formatter_itself():
     assert value_text(np.zeros((5, 2))) == "f64[5,2](numpy)"
     assert value_text(np.float64(3.0)) == "np.float64(3.0)"
     assert value_text(np.zeros((), np.int32)) == "i32[](numpy)"
-    assert annotation_text(Float[np.ndarray, "fan_in fan_out"]) == \
-        "Float[np.ndarray, 'fan_in fan_out']"
+    assert (
+        annotation_text(Float[np.ndarray, "fan_in fan_out"])
+        == "Float[np.ndarray, 'fan_in fan_out']"
+    )
     assert annotation_text(Float[np.ndarray, "n"].type) == "Float[np.ndarray, 'n']"
 
 
@@ -169,14 +180,16 @@ def test_a_numpy_scalar_is_refused_with_what_to_write_instead():
 
 
 def test_the_static_checker_agrees_on_numpy_scalars():
-    source = ("import numpy as np\n"
-              "from jaxtyping import Float\n"
-              "def total(x: Float[np.ndarray, 'n']) -> Float[np.ndarray, '']:\n"
-              "    return x.sum()\n"
-              "def total_ok(x: Float[np.ndarray, 'n']) -> Float[np.ndarray, '']:\n"
-              "    return np.asarray(x.sum())\n"
-              "def rows(x: Float[np.ndarray, 'n d']) -> Float[np.ndarray, 'n']:\n"
-              "    return x.sum(axis=1)\n")
+    source = (
+        "import numpy as np\n"
+        "from jaxtyping import Float\n"
+        "def total(x: Float[np.ndarray, 'n']) -> Float[np.ndarray, '']:\n"
+        "    return x.sum()\n"
+        "def total_ok(x: Float[np.ndarray, 'n']) -> Float[np.ndarray, '']:\n"
+        "    return np.asarray(x.sum())\n"
+        "def rows(x: Float[np.ndarray, 'n d']) -> Float[np.ndarray, 'n']:\n"
+        "    return x.sum(axis=1)\n"
+    )
     found = check_source(source)
     assert [d.line for d in found] == [4], [d.to_text() for d in found]
     assert "NumPy scalar" in found[0].message
@@ -193,15 +206,19 @@ def test_the_downcast_hint_can_be_followed():
 
 def test_static_wording():
     assert "invalid syntax: invalid syntax" not in check_source("x = = 1\n")[0].message
-    source = ("import jax.numpy as jnp\n"
-              "from jaxtyping import Array, Float\n"
-              "def f(a: Float[Array, 'n 3'], b: Float[Array, 'n 4']):\n"
-              "    return jnp.concatenate([a, b], axis=0)\n")
+    source = (
+        "import jax.numpy as jnp\n"
+        "from jaxtyping import Array, Float\n"
+        "def f(a: Float[Array, 'n 3'], b: Float[Array, 'n 4']):\n"
+        "    return jnp.concatenate([a, b], axis=0)\n"
+    )
     assert check_source(source)[0].message.startswith("jnp.concatenate along axis 0")
-    source = ("import numpy as np\n"
-              "from jaxtyping import Float\n"
-              "def f(x: Float[np.ndarray, 'n d'], y: Float[np.ndarray, 'm d']):\n"
-              "    return x @ y\n")
+    source = (
+        "import numpy as np\n"
+        "from jaxtyping import Float\n"
+        "def f(x: Float[np.ndarray, 'n d'], y: Float[np.ndarray, 'm d']):\n"
+        "    return x @ y\n"
+    )
     message = check_source(source)[0].message
     assert "contracted axes differ" in message and "'#'" not in message
 
@@ -211,12 +228,21 @@ def test_paths_from_the_configuration_print_relative(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "pyproject.toml").write_text('[tool.tensortypes]\npaths = ["src"]\n')
     (tmp_path / "src" / "pkg" / "m.py").write_text(
-        "import numpy as np\na = np.zeros((2, 3))\nb = a.reshape(4, 2)\n")
+        "import numpy as np\na = np.zeros((2, 3))\nb = a.reshape(4, 2)\n"
+    )
     env = {**os.environ, "TENSORTYPES_CACHE_DIR": str(tmp_path / "cache")}
-    for cwd, shown in ((tmp_path, "src/pkg/m.py:3:5: error"),
-                       (tmp_path / "sub", "../src/pkg/m.py:3:5: error")):
-        proc = subprocess.run([sys.executable, "-m", "tensortypes", "check"], cwd=cwd, env=env,
-                              capture_output=True, text=True, timeout=300)
+    for cwd, shown in (
+        (tmp_path, "src/pkg/m.py:3:5: error"),
+        (tmp_path / "sub", "../src/pkg/m.py:3:5: error"),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "tensortypes", "check"],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert proc.returncode == 1, proc.stderr
         assert proc.stdout.startswith(shown), proc.stdout
         assert str(Path(tmp_path)) not in proc.stdout
@@ -255,11 +281,13 @@ def test_the_collector_refuses_every_old_form(what):
 
 
 def test_the_collector_accepts_the_one_forms():
-    texts = ["x: float[n,d](numpy), parameter at line 6",
-             "return value of g() is f32[n](torch), expected Float[np.ndarray, 'n d']",
-             "expected Optional[Float[np.ndarray, 'n']], got np.float64(3.0)",
-             "in-place update of counts (int64) with a float64 result",
-             "cannot broadcast x (n, d) with mean (n,): axis -1 has sizes d and n"]
+    texts = [
+        "x: float[n,d](numpy), parameter at line 6",
+        "return value of g() is f32[n](torch), expected Float[np.ndarray, 'n d']",
+        "expected Optional[Float[np.ndarray, 'n']], got np.float64(3.0)",
+        "in-place update of counts (int64) with a float64 result",
+        "cannot broadcast x (n, d) with mean (n,): axis -1 has sizes d and n",
+    ]
     assert message_record.problems(("checker", text) for text in texts) == []
 
 
@@ -276,8 +304,10 @@ def test_the_suite_records_every_error_and_diagnostic():
 def test_a_recorded_file_is_checked_on_its_own(tmp_path):
     path = tmp_path / "messages.jsonl"
     message_record.write(str(path))
-    assert ("TypeCheckError", "a message made only by this test: f64[7](numpy)") in \
-        message_record.read(str(path))
+    assert (
+        "TypeCheckError",
+        "a message made only by this test: f64[7](numpy)",
+    ) in message_record.read(str(path))
     path.write_text('{"kind": "checker [shape] note", "text": "x: float[n,d](numpy)"}\n')
     assert message_record.main([str(path)]) == 0
     with path.open("a") as out:

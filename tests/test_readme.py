@@ -41,8 +41,9 @@ def test_readme_has_examples():
 
 @pytest.mark.parametrize("heading,lineno,text", SECTIONS, ids=[s[0] for s in SECTIONS])
 def test_readme_section_examples(heading, lineno, text, cache_dir):
-    test = doctest.DocTestParser().get_doctest(text, {}, f"README.md: {heading}",
-                                               str(README), lineno)
+    test = doctest.DocTestParser().get_doctest(
+        text, {}, f"README.md: {heading}", str(README), lineno
+    )
     out = io.StringIO()
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     result = runner.run(test, out=out.write)
@@ -70,8 +71,14 @@ needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 
 def _dry_run(*args: str) -> str:
-    proc = subprocess.run(["make", "-n", "-B", *args], cwd=REPO, capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL, timeout=60)
+    proc = subprocess.run(
+        ["make", "-n", "-B", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -93,15 +100,18 @@ def test_make_demo_runs_the_demo_from_the_venv():
 
 def test_ci_runs_the_readme_test_command():
     script = (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    commands = [line.strip() for line in script.splitlines()
-                if line.strip() and not line.lstrip().startswith("#")]
+    commands = [
+        line.strip()
+        for line in script.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     assert "set -euo pipefail" in commands
     # The README's test command, then only the dogfood run of the static checker.
     test_at = commands.index(_quickstart()[1])
-    assert [c for c in commands[test_at + 1:] if not c.startswith("echo ")] == \
-        [".venv/bin/python -m tensortypes check --no-cache src tests"]
+    assert [c for c in commands[test_at + 1 :] if not c.startswith("echo ")] == [
+        ".venv/bin/python -m tensortypes check --no-cache src tests"
+    ]
     # Pinned: an unpinned torch would pull a CUDA build of several GB.
     assert '"torch==2.13.0"' in script and " jax" in script
-    proc = subprocess.run(["bash", "-n", str(REPO / ".ci" / "run")], capture_output=True,
-                          text=True)
+    proc = subprocess.run(["bash", "-n", str(REPO / ".ci" / "run")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -10,12 +10,47 @@ import tensortypes
 
 # jaxtyping's public names that do not need JAX.
 JAXTYPING_NAMES = [
-    "Shaped", "Bool", "Key", "Num", "Inexact", "Float", "BFloat16", "Float16", "Float32",
-    "Float64", "Float8e4m3b11fnuz", "Float8e4m3fn", "Float8e4m3fnuz", "Float8e5m2",
-    "Float8e5m2fnuz", "Complex", "Complex64", "Complex128", "Integer", "UInt", "UInt2",
-    "UInt4", "UInt8", "UInt16", "UInt32", "UInt64", "Int", "Int2", "Int4", "Int8", "Int16",
-    "Int32", "Int64", "Real", "AbstractDtype", "AbstractArray", "make_numpy_struct_dtype",
-    "get_array_name_format", "set_array_name_format", "TypeCheckError", "AnnotationError",
+    "Shaped",
+    "Bool",
+    "Key",
+    "Num",
+    "Inexact",
+    "Float",
+    "BFloat16",
+    "Float16",
+    "Float32",
+    "Float64",
+    "Float8e4m3b11fnuz",
+    "Float8e4m3fn",
+    "Float8e4m3fnuz",
+    "Float8e5m2",
+    "Float8e5m2fnuz",
+    "Complex",
+    "Complex64",
+    "Complex128",
+    "Integer",
+    "UInt",
+    "UInt2",
+    "UInt4",
+    "UInt8",
+    "UInt16",
+    "UInt32",
+    "UInt64",
+    "Int",
+    "Int2",
+    "Int4",
+    "Int8",
+    "Int16",
+    "Int32",
+    "Int64",
+    "Real",
+    "AbstractDtype",
+    "AbstractArray",
+    "make_numpy_struct_dtype",
+    "get_array_name_format",
+    "set_array_name_format",
+    "TypeCheckError",
+    "AnnotationError",
     "config",
 ]
 
@@ -33,16 +68,20 @@ def test_unknown_attribute():
 
 def test_drop_in_for_jaxtyping():
     import tensortypes as jaxtyping
+
     x = np.zeros((2, 3), dtype=np.float32)
     assert isinstance(x, jaxtyping.Float32[np.ndarray, "b c"])
     assert not isinstance(x, jaxtyping.Int[np.ndarray, "b c"])
 
 
 def test_lazy_root_imports_nothing_heavy():
-    code = ("import sys, tensortypes; "
-            "print(sorted(m for m in sys.modules if m.startswith('tensortypes.')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import sys, tensortypes; "
+        "print(sorted(m for m in sys.modules if m.startswith('tensortypes.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert "tensortypes.annotate" not in out and "tensortypes.link" not in out
 
 
@@ -59,9 +98,17 @@ def test_mypy_reads_root_annotations_as_arrays(tmp_path):
         "y: np.ndarray = f(np.zeros((2, 3), np.float32), np.array(0))\n"
         "z: int = f(np.zeros((2, 3), np.float32), np.array(0))  # a real error\n"
         "def g(t: jt.PyTree[jt.Float[np.ndarray, '?n']]) -> None:\n"
-        "    return None\n")
-    out, err, status = api.run(["--ignore-missing-imports", "--no-incremental",
-                                "--cache-dir", str(tmp_path / ".mypy"), str(sample)])
+        "    return None\n"
+    )
+    out, err, status = api.run(
+        [
+            "--ignore-missing-imports",
+            "--no-incremental",
+            "--cache-dir",
+            str(tmp_path / ".mypy"),
+            str(sample),
+        ]
+    )
     assert status == 1, out + err
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert len(errors) == 1 and "sample.py:7" in errors[0], out
@@ -71,5 +118,6 @@ def test_lazy_tables_match_the_modules_that_define_the_names():
     # The root lists the annotation names without importing annotate (to stay
     # cheap); this keeps that list equal to annotate's own.
     from tensortypes import annotate
+
     assert set(tensortypes._DTYPE_CLASSES) == set(annotate.DTYPE_CLASSES)
     assert set(tensortypes._JAX_NAMES) == set(annotate.JAX_NAMES)

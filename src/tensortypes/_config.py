@@ -52,8 +52,10 @@ def _env_bool(name: str) -> bool | None:
         return True
     if raw in _FALSE:
         return False
-    raise ValueError(f"environment variable {name}={os.environ[name]!r} is not a boolean "
-                     f"(use one of {', '.join(_TRUE + _FALSE[1:])})")
+    raise ValueError(
+        f"environment variable {name}={os.environ[name]!r} is not a boolean "
+        f"(use one of {', '.join(_TRUE + _FALSE[1:])})"
+    )
 
 
 def _default_cache_dir() -> str:
@@ -136,8 +138,9 @@ class Config:
     @container_check.setter
     def container_check(self, value: str) -> None:
         if value not in _CONTAINER_CHECK:
-            raise ValueError(f"config.container_check must be one of {_CONTAINER_CHECK}, "
-                             f"got {value!r}")
+            raise ValueError(
+                f"config.container_check must be one of {_CONTAINER_CHECK}, got {value!r}"
+            )
         self._container_check = value
 
     # -- jaxtyping's interface -------------------------------------------------
@@ -154,9 +157,11 @@ class Config:
         setattr(self, key, value)
 
     def __repr__(self) -> str:
-        return (f"Config(floatX={self.floatX!r}, disable={self.disable!r}, "
-                f"cache_dir={self.cache_dir!r}, numeric_tower={self.numeric_tower!r}, "
-                f"container_check={self.container_check!r})")
+        return (
+            f"Config(floatX={self.floatX!r}, disable={self.disable!r}, "
+            f"cache_dir={self.cache_dir!r}, numeric_tower={self.numeric_tower!r}, "
+            f"container_check={self.container_check!r})"
+        )
 
 
 config = Config()

@@ -52,8 +52,10 @@ class Section(NamedTuple):
 
 
 def _steps(*items: str | tuple[str, str] | Step) -> tuple[Step, ...]:
-    return tuple(item if isinstance(item, Step) else Step(*item) if isinstance(item, tuple)
-                 else Step(item) for item in items)
+    return tuple(
+        item if isinstance(item, Step) else Step(*item) if isinstance(item, tuple) else Step(item)
+        for item in items
+    )
 
 
 # The example ``demo check`` runs, from a clone; installed without one, the same
@@ -82,97 +84,140 @@ def _clone_root() -> Path | None:
 _CHECK_TARGET = _EXAMPLE if _clone_root() is not None else _FALLBACK_NAME
 
 SECTIONS: list[Section] = [
-    Section("annotations", "annotations checked at every call: a caught shape error", _steps(
-        "import numpy as np",
-        "from tensortypes import Float, typechecked",
-        "@typechecked\n"
-        "def linear(x: Float[np.ndarray, 'batch fan_in'],\n"
-        "           w: Float[np.ndarray, 'fan_in fan_out']) -> Float[np.ndarray, 'batch fan_out']:\n"
-        "    return x @ w",
-        "linear(np.ones((4, 3)), np.ones((3, 2))).shape",
-        ("linear(np.ones((4, 3)), np.ones((5, 2)))", "TypeCheckError"),
-        "isinstance(np.zeros((2, 3), np.float32), Float[np.ndarray, '2 n'])",
-        ("Float[np.ndarray, '*a *b']", "AnnotationError"),
-    )),
-    Section("check", "tensortypes check: the same kind of error found without running the code",
-            _steps(Step(f"tensortypes check {_CHECK_TARGET}", "1", command=True))),
-    Section("pytrees", "PyTrees: every leaf checked, the structure bound by name", _steps(
-        "import numpy as np",
-        "from tensortypes import Float, PyTree, typechecked",
-        "@typechecked\n"
-        "def sgd(params: PyTree[Float[np.ndarray, '?n'], 'T'],\n"
-        "        grads: PyTree[Float[np.ndarray, '?n'], 'T']) -> PyTree[Float[np.ndarray, '?n'], 'T']:\n"
-        "    return {k: params[k] - 0.1 * grads[k] for k in params}",
-        "params = {'w': np.ones(3), 'b': np.ones(5)}",
-        "sgd(params, {'w': np.ones(3), 'b': np.ones(5)})['b'].shape",
-        ("sgd(params, {'w': np.ones(3), 'b': np.ones(4)})", "TypeCheckError"),
-        ("sgd(params, {'w': np.ones(3)})", "TypeCheckError"),
-    )),
-    Section("compiled", "a typed graph, fused and compiled to C", _steps(
-        "import numpy as np",
-        "import tensortypes",
-        "from tensortypes.tensor import exp, tensor",
-        "x, y, z = (tensor('float64', ('n',), name=name) for name in 'xyz')",
-        "out = exp(x) * y + z * 2 - x / y",
-        "out.type",
-        "f = tensortypes.function([x, y, z], out, mode='c')",
-        "f(np.ones(3), np.full(3, 2.0), np.zeros(3))",
-        ("f(np.ones(3), np.ones(3), np.ones(4))", "TypeCheckError"),
-    )),
-    Section("typelang", "the type language: TorchScript's types with arrays that carry shapes",
-            _steps(
-        "from typing import List, Optional",
-        "import numpy as np",
-        "from tensortypes.types import INT, NONE, ann_to_type, infer_type, is_subtype, unify",
-        "t = ann_to_type(Optional[List[int]])",
-        "str(t), t.torchscript_str()",
-        "is_subtype(infer_type([1, 2]), t)",
-        "unify(INT, NONE)",
-        "infer_type(np.zeros((2, 3), np.float32))",
-    )),
-    Section("dtypes", "internals: dtypes and promotion", _steps(
-        "from tensortypes.core.dtypes import as_dtype, result_type, can_cast",
-        "as_dtype('f4')",
-        "result_type('float32', 'int64')",
-        "result_type('int8', 'uint8')",
-        "can_cast('int64', 'float32')",
-        "can_cast('float64', 'float32', casting='same_kind')",
-    ), internal=True),
-    Section("dims", "internals: dim expressions and their normal forms", _steps(
-        "from tensortypes.core import dims",
-        "d = dims.parse('2*n + n - 1')",
-        "d",
-        "d.evaluate({'n': 3})",
-        "dims.eq(dims.parse('(n + 1) * 2'), dims.parse('2*n + 2'))",
-        "dims.lt(dims.parse('n'), dims.parse('n + 1'))",
-        "print(dims.eq(dims.symbol('n'), dims.symbol('m')))  # None: cannot tell",
-        ("dims.parse('n + * 2')", "AnnotationError"),
-    ), internal=True),
-    Section("types", "internals: TensorType, rigid symbols, unknown dims and is_super", _steps(
-        "from tensortypes.tensor import TensorType",
-        "TensorType('float64', (None, 3)).is_super(TensorType('float64', (2, 3)))",
-        "TensorType('float64', (2, 3)).is_super(TensorType('float64', (None, 3)))",
-        "print(TensorType('float64', ('n',)).is_super(TensorType('float64', (5,))))  # rigid n",
-        "TensorType('float64', ('n',)).is_super(TensorType('float64', ('n',)))",
-        "TensorType('float64', (2, 3)) is TensorType('float64', (2, 3))  # interned",
-    ), internal=True),
-    Section("filter", "internals: filter checks a value against its type", _steps(
-        "import numpy as np",
-        "from tensortypes.tensor import TensorType",
-        "TensorType('float64', (2, None)).filter(np.zeros((2, 7))).shape",
-        ("TensorType('float64', (2, 3)).filter(np.zeros((3, 3)))", "TypeCheckError"),
-    ), internal=True),
-    Section("graphs", "internals: filter_variable inserts SpecifyShape; dprint; eval", _steps(
-        "import numpy as np",
-        "from tensortypes.graph import dprint",
-        "from tensortypes.tensor import TensorType",
-        "v1 = TensorType('float64', (2, None))()",
-        "v3 = TensorType('float64', (2, 1)).filter_variable(v1)",
-        "v3.type",
-        "_ = dprint(v3, print_type=True)  # dprint also returns the text",
-        "v3.eval({v1: np.ones((2, 1))})",
-        ("v3.eval({v1: np.ones((2, 4))})", "TypeCheckError"),
-    ), internal=True),
+    Section(
+        "annotations",
+        "annotations checked at every call: a caught shape error",
+        _steps(
+            "import numpy as np",
+            "from tensortypes import Float, typechecked",
+            "@typechecked\n"
+            "def linear(x: Float[np.ndarray, 'batch fan_in'],\n"
+            "           w: Float[np.ndarray, 'fan_in fan_out']) -> Float[np.ndarray, 'batch fan_out']:\n"
+            "    return x @ w",
+            "linear(np.ones((4, 3)), np.ones((3, 2))).shape",
+            ("linear(np.ones((4, 3)), np.ones((5, 2)))", "TypeCheckError"),
+            "isinstance(np.zeros((2, 3), np.float32), Float[np.ndarray, '2 n'])",
+            ("Float[np.ndarray, '*a *b']", "AnnotationError"),
+        ),
+    ),
+    Section(
+        "check",
+        "tensortypes check: the same kind of error found without running the code",
+        _steps(Step(f"tensortypes check {_CHECK_TARGET}", "1", command=True)),
+    ),
+    Section(
+        "pytrees",
+        "PyTrees: every leaf checked, the structure bound by name",
+        _steps(
+            "import numpy as np",
+            "from tensortypes import Float, PyTree, typechecked",
+            "@typechecked\n"
+            "def sgd(params: PyTree[Float[np.ndarray, '?n'], 'T'],\n"
+            "        grads: PyTree[Float[np.ndarray, '?n'], 'T']) -> PyTree[Float[np.ndarray, '?n'], 'T']:\n"
+            "    return {k: params[k] - 0.1 * grads[k] for k in params}",
+            "params = {'w': np.ones(3), 'b': np.ones(5)}",
+            "sgd(params, {'w': np.ones(3), 'b': np.ones(5)})['b'].shape",
+            ("sgd(params, {'w': np.ones(3), 'b': np.ones(4)})", "TypeCheckError"),
+            ("sgd(params, {'w': np.ones(3)})", "TypeCheckError"),
+        ),
+    ),
+    Section(
+        "compiled",
+        "a typed graph, fused and compiled to C",
+        _steps(
+            "import numpy as np",
+            "import tensortypes",
+            "from tensortypes.tensor import exp, tensor",
+            "x, y, z = (tensor('float64', ('n',), name=name) for name in 'xyz')",
+            "out = exp(x) * y + z * 2 - x / y",
+            "out.type",
+            "f = tensortypes.function([x, y, z], out, mode='c')",
+            "f(np.ones(3), np.full(3, 2.0), np.zeros(3))",
+            ("f(np.ones(3), np.ones(3), np.ones(4))", "TypeCheckError"),
+        ),
+    ),
+    Section(
+        "typelang",
+        "the type language: TorchScript's types with arrays that carry shapes",
+        _steps(
+            "from typing import List, Optional",
+            "import numpy as np",
+            "from tensortypes.types import INT, NONE, ann_to_type, infer_type, is_subtype, unify",
+            "t = ann_to_type(Optional[List[int]])",
+            "str(t), t.torchscript_str()",
+            "is_subtype(infer_type([1, 2]), t)",
+            "unify(INT, NONE)",
+            "infer_type(np.zeros((2, 3), np.float32))",
+        ),
+    ),
+    Section(
+        "dtypes",
+        "internals: dtypes and promotion",
+        _steps(
+            "from tensortypes.core.dtypes import as_dtype, result_type, can_cast",
+            "as_dtype('f4')",
+            "result_type('float32', 'int64')",
+            "result_type('int8', 'uint8')",
+            "can_cast('int64', 'float32')",
+            "can_cast('float64', 'float32', casting='same_kind')",
+        ),
+        internal=True,
+    ),
+    Section(
+        "dims",
+        "internals: dim expressions and their normal forms",
+        _steps(
+            "from tensortypes.core import dims",
+            "d = dims.parse('2*n + n - 1')",
+            "d",
+            "d.evaluate({'n': 3})",
+            "dims.eq(dims.parse('(n + 1) * 2'), dims.parse('2*n + 2'))",
+            "dims.lt(dims.parse('n'), dims.parse('n + 1'))",
+            "print(dims.eq(dims.symbol('n'), dims.symbol('m')))  # None: cannot tell",
+            ("dims.parse('n + * 2')", "AnnotationError"),
+        ),
+        internal=True,
+    ),
+    Section(
+        "types",
+        "internals: TensorType, rigid symbols, unknown dims and is_super",
+        _steps(
+            "from tensortypes.tensor import TensorType",
+            "TensorType('float64', (None, 3)).is_super(TensorType('float64', (2, 3)))",
+            "TensorType('float64', (2, 3)).is_super(TensorType('float64', (None, 3)))",
+            "print(TensorType('float64', ('n',)).is_super(TensorType('float64', (5,))))  # rigid n",
+            "TensorType('float64', ('n',)).is_super(TensorType('float64', ('n',)))",
+            "TensorType('float64', (2, 3)) is TensorType('float64', (2, 3))  # interned",
+        ),
+        internal=True,
+    ),
+    Section(
+        "filter",
+        "internals: filter checks a value against its type",
+        _steps(
+            "import numpy as np",
+            "from tensortypes.tensor import TensorType",
+            "TensorType('float64', (2, None)).filter(np.zeros((2, 7))).shape",
+            ("TensorType('float64', (2, 3)).filter(np.zeros((3, 3)))", "TypeCheckError"),
+        ),
+        internal=True,
+    ),
+    Section(
+        "graphs",
+        "internals: filter_variable inserts SpecifyShape; dprint; eval",
+        _steps(
+            "import numpy as np",
+            "from tensortypes.graph import dprint",
+            "from tensortypes.tensor import TensorType",
+            "v1 = TensorType('float64', (2, None))()",
+            "v3 = TensorType('float64', (2, 1)).filter_variable(v1)",
+            "v3.type",
+            "_ = dprint(v3, print_type=True)  # dprint also returns the text",
+            "v3.eval({v1: np.ones((2, 1))})",
+            ("v3.eval({v1: np.ones((2, 4))})", "TypeCheckError"),
+        ),
+        internal=True,
+    ),
 ]
 
 NEXT_STEPS = """\
@@ -211,8 +256,9 @@ def _run_command(step: Step, out: TextIO) -> str | None:
         if root is None:
             root = Path(scratch)
             (root / _FALLBACK_NAME).write_text(_FALLBACK_SOURCE, encoding="utf-8")
-        proc = subprocess.run(argv, cwd=root, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=600)
+        proc = subprocess.run(
+            argv, cwd=root, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600
+        )
     out.write(proc.stdout + proc.stderr)
     expected = int(step.raises or 0)
     if proc.returncode != expected:
@@ -240,8 +286,9 @@ def _run_step(step: Step, namespace: dict, out: TextIO) -> str | None:
         if step.raises is None or type(exc).__name__ != step.raises:
             # Skip this module's own frame: the reader wants the library's.
             tb = exc.__traceback__
-            return "".join(traceback.format_exception(type(exc), exc,
-                                                      tb.tb_next if tb is not None else None))
+            return "".join(
+                traceback.format_exception(type(exc), exc, tb.tb_next if tb is not None else None)
+            )
         return None
     finally:
         sys.stdout, sys.displayhook = saved_stdout, saved_hook
@@ -250,8 +297,9 @@ def _run_step(step: Step, namespace: dict, out: TextIO) -> str | None:
     return None
 
 
-def run_demo(keys: list[str] | None = None, out: TextIO | None = None,
-             everything: bool = False) -> int:
+def run_demo(
+    keys: list[str] | None = None, out: TextIO | None = None, everything: bool = False
+) -> int:
     """Print the tour and return the exit status.
 
     ``keys`` names the sections to run; without them, every section that is
@@ -266,8 +314,9 @@ def run_demo(keys: list[str] | None = None, out: TextIO | None = None,
     unknown = sorted(set(keys or ()) - {s.key for s in SECTIONS})
     if unknown:
         known = ", ".join(s.key for s in SECTIONS)
-        sys.stderr.write(f"tensortypes demo: unknown section {', '.join(unknown)} "
-                         f"(sections: {known})\n")
+        sys.stderr.write(
+            f"tensortypes demo: unknown section {', '.join(unknown)} (sections: {known})\n"
+        )
         return 2
     wanted = set(keys) if keys else {s.key for s in SECTIONS if everything or not s.internal}
     failures = []
@@ -287,7 +336,8 @@ def run_demo(keys: list[str] | None = None, out: TextIO | None = None,
     out.write("\n" + NEXT_STEPS)
     out.flush()
     if failures:
-        sys.stderr.write("tensortypes demo: some steps did not behave as shown:\n\n"
-                         + "\n".join(failures))
+        sys.stderr.write(
+            "tensortypes demo: some steps did not behave as shown:\n\n" + "\n".join(failures)
+        )
         return 1
     return 0

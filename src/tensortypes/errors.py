@@ -67,8 +67,9 @@ def describe_raised(error: BaseException) -> str:
     """
     name = type(error).__name__
     if isinstance(error, RecursionError):
-        return f"{name} (nested deeper than the interpreter's recursion limit, or it contains " \
-               f"itself)"
+        return (
+            f"{name} (nested deeper than the interpreter's recursion limit, or it contains itself)"
+        )
     try:
         text = str(error)
     except Exception:  # noqa: BLE001 (an exception class of the value's may be hostile too)
@@ -121,8 +122,13 @@ class AnnotationError(ValueError):
     unresolved: str
     deferred: bool
 
-    def __init__(self, message: str, text: str | None = None,
-                 position: int | None = None, end: int | None = None):
+    def __init__(
+        self,
+        message: str,
+        text: str | None = None,
+        position: int | None = None,
+        end: int | None = None,
+    ):
         self.message = message
         self.text = text
         self.position = position
@@ -150,8 +156,7 @@ class MethodNotDefined(NotImplementedError):
 class CompileError(RuntimeError):
     """The C compiler failed. Carries the compiler's output and the source path."""
 
-    def __init__(self, message: str, source_path: str | None = None,
-                 compiler_output: str = ""):
+    def __init__(self, message: str, source_path: str | None = None, compiler_output: str = ""):
         self.source_path = source_path
         self.compiler_output = compiler_output
         text = message

@@ -51,10 +51,12 @@ SUBMODULES = {
     "jaxtyping._typeguard": "typeguard",
 }
 _MARK = "__tensortypes_shim__"
-_PACKAGE = (f"{_MARK} = True\n"
-            "import sys, tensortypes, tensortypes.jaxtyping_shim\n"
-            "tensortypes.jaxtyping_shim.install()\n"
-            "sys.modules[__name__] = tensortypes\n")
+_PACKAGE = (
+    f"{_MARK} = True\n"
+    "import sys, tensortypes, tensortypes.jaxtyping_shim\n"
+    "tensortypes.jaxtyping_shim.install()\n"
+    "sys.modules[__name__] = tensortypes\n"
+)
 
 
 class _CopyLoader(importlib.abc.Loader):
@@ -70,8 +72,16 @@ class _CopyLoader(importlib.abc.Loader):
     def exec_module(self, module: types.ModuleType) -> None:
         target = importlib.import_module(self.target)
         for name, value in vars(target).items():
-            if name not in ("__name__", "__spec__", "__loader__", "__package__", "__path__",
-                            "__file__", "__cached__", "__builtins__"):
+            if name not in (
+                "__name__",
+                "__spec__",
+                "__loader__",
+                "__package__",
+                "__path__",
+                "__file__",
+                "__cached__",
+                "__builtins__",
+            ):
                 module.__dict__[name] = value
 
 
@@ -112,10 +122,15 @@ def install() -> None:
     >>> uninstall()
     """
     previous = sys.modules.get("jaxtyping")
-    if previous is not None and previous is not sys.modules.get("tensortypes") and \
-            not getattr(previous, _MARK, False):
-        raise RuntimeError("jaxtyping is already imported, so tensortypes cannot stand in "
-                           "for it: install the shim before anything imports jaxtyping")
+    if (
+        previous is not None
+        and previous is not sys.modules.get("tensortypes")
+        and not getattr(previous, _MARK, False)
+    ):
+        raise RuntimeError(
+            "jaxtyping is already imported, so tensortypes cannot stand in "
+            "for it: install the shim before anything imports jaxtyping"
+        )
     import tensortypes
 
     # Now, not when jaxtyping is first imported: by then pytest's assertion-rewriting
@@ -140,8 +155,10 @@ def installed() -> bool:
     return _FINDER in sys.meta_path
 
 
-_USAGE = ("usage: python -m tensortypes.jaxtyping_shim (-m MODULE | -c CODE | SCRIPT) "
-          "[ARGS...]\n  runs it with `import jaxtyping` giving tensortypes")
+_USAGE = (
+    "usage: python -m tensortypes.jaxtyping_shim (-m MODULE | -c CODE | SCRIPT) "
+    "[ARGS...]\n  runs it with `import jaxtyping` giving tensortypes"
+)
 
 
 def main(argv: list[str] | None = None) -> int:

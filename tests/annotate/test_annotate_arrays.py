@@ -12,8 +12,16 @@ import numpy as np
 import pytest
 
 import tensortypes.annotate as A
-from tensortypes.annotate import (AbstractArray, AbstractDtype, Bool, Float, Float32, Int,
-                                  Shaped, scope)
+from tensortypes.annotate import (
+    AbstractArray,
+    AbstractDtype,
+    Bool,
+    Float,
+    Float32,
+    Int,
+    Shaped,
+    scope,
+)
 from tensortypes.errors import AnnotationError
 
 
@@ -34,7 +42,8 @@ def test_torch_tensors(torch):
     assert issubclass(hint, torch.Tensor)
     # The value in the one short form of every message: dtype, shape, library.
     assert "expected a torch tensor, got f32[2,3](numpy)" in hint.__instancecheck_str__(
-        np.zeros((2, 3), np.float32))
+        np.zeros((2, 3), np.float32)
+    )
     param = Float[torch.nn.Parameter, "n"]
     assert isinstance(torch.nn.Parameter(torch.zeros(3)), param)
     assert not isinstance(torch.zeros(3), param)  # a plain tensor is no Parameter
@@ -42,6 +51,7 @@ def test_torch_tensors(torch):
 
 def test_jax_arrays_and_tracers(jax):
     import jax.numpy as jnp
+
     hint = Float32[jax.Array, "b c"]
     assert isinstance(jnp.zeros((2, 3)), hint)
     assert not isinstance(jnp.zeros((2, 3), jnp.int32), hint)
@@ -82,14 +92,22 @@ def _standin(module, name, **attrs):
 def _init_array(dtype_cls):
     def __init__(self, shape, dtype):
         self.shape, self.dtype = shape, dtype_cls(dtype)
+
     return __init__
 
 
-TFDType = _standin("tensorflow.python.framework.dtypes", "DType",
-                   __init__=lambda self, name: setattr(self, "name", name))
+TFDType = _standin(
+    "tensorflow.python.framework.dtypes",
+    "DType",
+    __init__=lambda self, name: setattr(self, "name", name),
+)
 TFTensor = _standin("tensorflow.python.framework.ops", "Tensor", __init__=_init_array(TFDType))
-MXDtype = _standin("mlx.core", "Dtype", __init__=lambda self, n: setattr(self, "n", n),
-                   __str__=lambda self: f"mlx.core.{self.n}")
+MXDtype = _standin(
+    "mlx.core",
+    "Dtype",
+    __init__=lambda self, n: setattr(self, "n", n),
+    __str__=lambda self: f"mlx.core.{self.n}",
+)
 MXArray = _standin("mlx.core", "array", __init__=_init_array(MXDtype))
 
 
@@ -175,30 +193,46 @@ def test_type_aliases(torch):
 
 def test_parametrised_classes_use_their_class():
     from numpy.typing import NDArray
+
     assert Float[NDArray[np.float32], "n"] is Float[np.ndarray, "n"]
 
 
-@pytest.mark.parametrize("hint, scalar", [
-    ((Float, float, ""), float), ((Float, float, "..."), float), ((Int, int, ""), int),
-    ((Bool, bool, ""), bool), ((A.Complex, complex, "*b"), complex),
-    ((Shaped, int, ""), int), ((A.Num, int, ""), int), ((Shaped, np.generic, ""), np.generic),
-    ((Float, np.number, ""), np.number), ((Bool, np.bool_, ""), np.bool_),
-])
+@pytest.mark.parametrize(
+    "hint, scalar",
+    [
+        ((Float, float, ""), float),
+        ((Float, float, "..."), float),
+        ((Int, int, ""), int),
+        ((Bool, bool, ""), bool),
+        ((A.Complex, complex, "*b"), complex),
+        ((Shaped, int, ""), int),
+        ((A.Num, int, ""), int),
+        ((Shaped, np.generic, ""), np.generic),
+        ((Float, np.number, ""), np.number),
+        ((Bool, np.bool_, ""), np.bool_),
+    ],
+)
 def test_scalar_forms_give_the_scalar_type(hint, scalar):
     dtype_cls, array_type, shape = hint
     assert dtype_cls[array_type, shape] is scalar
 
 
-@pytest.mark.parametrize("dtype_cls, array_type, shape", [
-    (Float, bool, "..."), (Float, int, ""), (Int, float, ""), (Float, float, "3"),
-    (Bool, complex, ""),
-])
+@pytest.mark.parametrize(
+    "dtype_cls, array_type, shape",
+    [
+        (Float, bool, "..."),
+        (Float, int, ""),
+        (Int, float, ""),
+        (Float, float, "3"),
+        (Bool, complex, ""),
+    ],
+)
 def test_bad_scalar_forms_are_annotation_errors(dtype_cls, array_type, shape):
     with pytest.raises(AnnotationError) as info:
         dtype_cls[array_type, shape]
     error = info.value
     assert error.text == f"{dtype_cls.__name__}[{array_type.__name__}, {shape!r}]"
-    assert error.text[error.position:error.end] == array_type.__name__
+    assert error.text[error.position : error.end] == array_type.__name__
     assert "scalar type" in error.message
 
 
@@ -210,10 +244,15 @@ def test_scalar_members_of_a_union_that_do_not_fit_are_dropped():
         Float[None, ""]
 
 
-@pytest.mark.parametrize("bad, fragment", [
-    ("np.ndarray", "class itself"), (3, "not an array type"), (list, "not an array type"),
-    (object, "not an array type"),
-])
+@pytest.mark.parametrize(
+    "bad, fragment",
+    [
+        ("np.ndarray", "class itself"),
+        (3, "not an array type"),
+        (list, "not an array type"),
+        (object, "not an array type"),
+    ],
+)
 def test_bad_array_types(bad, fragment):
     with pytest.raises(AnnotationError, match=fragment):
         Float[bad, "n"]
@@ -236,7 +275,7 @@ def test_nested_annotations_with_no_common_dtype_are_errors():
         Bool[Float[np.ndarray, "c h w"], "batch"]
     error = info.value
     assert "no dtype is both Bool and Float" in error.message
-    assert error.text[error.position:error.end] == "Bool"
+    assert error.text[error.position : error.end] == "Bool"
     with pytest.raises(AnnotationError, match="at most one entry"):
         Float[Float[np.ndarray, "*a"], "*b"]
 
@@ -246,5 +285,5 @@ def test_nested_regexes_intersect_with_names():
 
     class Floaty(AbstractDtype):
         dtypes = [re.compile(r"float\d+")]
-    assert Floaty[Float[np.ndarray, "n"], "b"].dtypes == (
-        "float16", "float32", "float64")
+
+    assert Floaty[Float[np.ndarray, "n"], "b"].dtypes == ("float16", "float32", "float64")

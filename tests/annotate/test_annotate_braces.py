@@ -103,18 +103,31 @@ class _RaisingRepr:
     __str__ = __repr__
 
 
-@pytest.mark.parametrize("value, fragment", [
-    (np.array(3.0), "a ndarray"),
-    (np.array([1, 2]), "a ndarray"),
-    (10 ** 5000, f"sizes have at most {MAX_BITS}"),
-    (_RaisingIndex(), "a _RaisingIndex"),
-    (_RaisingRepr(), "a _RaisingRepr"),
-    ("3", "a str"),
-    (None, "a NoneType"),
-    (2.5, "2.5 (float)"),
-    (True, "True (bool)"),
-], ids=["float-array", "int-array", "huge", "raising-index", "raising-repr", "str", "none",
-        "float", "bool"])
+@pytest.mark.parametrize(
+    "value, fragment",
+    [
+        (np.array(3.0), "a ndarray"),
+        (np.array([1, 2]), "a ndarray"),
+        (10**5000, f"sizes have at most {MAX_BITS}"),
+        (_RaisingIndex(), "a _RaisingIndex"),
+        (_RaisingRepr(), "a _RaisingRepr"),
+        ("3", "a str"),
+        (None, "a NoneType"),
+        (2.5, "2.5 (float)"),
+        (True, "True (bool)"),
+    ],
+    ids=[
+        "float-array",
+        "int-array",
+        "huge",
+        "raising-index",
+        "raising-repr",
+        "str",
+        "none",
+        "float",
+        "bool",
+    ],
+)
 def test_hostile_brace_values_are_type_check_errors(value, fragment):
     @typechecked
     def fb(x: Float[np.ndarray, "{k}"], k):
@@ -175,5 +188,6 @@ def test_resolving_outside_a_call_or_without_the_argument_is_an_annotation_error
 
 def test_the_static_checker_reads_brace_expressions_as_sizes():
     from tensortypes.check.shapetext import shape_pattern
+
     assert str(shape_pattern("b {self.d_in} {dim-1}")) == "b d_in dim-1"
     assert str(shape_pattern("{a*b} {self.min}")) == "a*b self_min"

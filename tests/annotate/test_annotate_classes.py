@@ -16,9 +16,19 @@ import numpy as np
 import pytest
 
 import tensortypes.annotate as A
-from tensortypes.annotate import (AbstractArray, Float, Float32, Int, Shaped, current,
-                                  get_array_name_format, pop, push, scope,
-                                  set_array_name_format)
+from tensortypes.annotate import (
+    AbstractArray,
+    Float,
+    Float32,
+    Int,
+    Shaped,
+    current,
+    get_array_name_format,
+    pop,
+    push,
+    scope,
+    set_array_name_format,
+)
 from tensortypes.core.shapes import DimSpec
 from tensortypes.errors import AnnotationError
 from tensortypes.tensor import TensorType
@@ -34,9 +44,14 @@ def test_annotations_are_interned():
 
 
 def test_annotations_pickle_to_themselves(torch, jax):
-    for hint in (Float[np.ndarray, "b c"], Int[torch.Tensor, "*batch n"],
-                 Float32[jax.Array, ""], Shaped[Any, "..."],
-                 Float[Float32[np.ndarray, "c"], "b"], Float[np.ndarray, "{size} n-1"]):
+    for hint in (
+        Float[np.ndarray, "b c"],
+        Int[torch.Tensor, "*batch n"],
+        Float32[jax.Array, ""],
+        Shaped[Any, "..."],
+        Float[Float32[np.ndarray, "c"], "b"],
+        Float[np.ndarray, "{size} n-1"],
+    ):
         assert pickle.loads(pickle.dumps(hint)) is hint
     union = Float[np.ndarray | torch.Tensor, "n"]
     assert pickle.loads(pickle.dumps(union)) == union
@@ -117,6 +132,7 @@ def test_scopes_are_per_thread_and_per_task():
 
     def worker():
         seen["thread"] = current()
+
     with scope():
         t = threading.Thread(target=worker)
         t.start()
@@ -132,6 +148,7 @@ def test_scopes_are_per_thread_and_per_task():
 
     async def both():
         return await asyncio.gather(task(2), task(5))
+
     assert asyncio.run(both()) == [2, 5]
 
 
@@ -141,18 +158,22 @@ def test_instancecheck_str_gives_the_reason_and_binds_on_success():
         assert x.__instancecheck_str__(np.zeros((2, 3))) == ""
         assert b.sizes == {"b": 2, "c": 3}
         reason = x.__instancecheck_str__(np.zeros((2, 4)))
-        assert reason == ("axis 1 has size 4, but c=3 was bound by axis 1 of a value checked "
-                          "with isinstance")
-    assert AbstractArray.__instancecheck_str__(np.zeros(1)).endswith("no value is an "
-                                                                     "instance of it")
+        assert reason == (
+            "axis 1 has size 4, but c=3 was bound by axis 1 of a value checked with isinstance"
+        )
+    assert AbstractArray.__instancecheck_str__(np.zeros(1)).endswith(
+        "no value is an instance of it"
+    )
 
 
 def test_annotations_cannot_be_instantiated_or_subclassed():
     with pytest.raises(AnnotationError, match="cannot be instantiated"):
         Float[np.ndarray, "n"]()
     with pytest.raises(TypeError, match="not subclassed directly"):
+
         class Mine(AbstractArray):
             pass
+
     assert not isinstance(np.zeros(1), AbstractArray)
 
 
@@ -199,7 +220,8 @@ def test_static_checkers_read_annotations_as_the_array_type(tmp_path, run_python
         "from tensortypes.annotate import Float32\n"
         "def f(x: Float32[np.ndarray, 'b c']) -> Float32[np.ndarray, 'b']:\n"
         "    return x.sum(axis=1)\n"
-        "y: np.ndarray = f(np.zeros((2, 3), np.float32))\n")
+        "y: np.ndarray = f(np.zeros((2, 3), np.float32))\n"
+    )
     proc = run_python(f"""
         from mypy import api
         out, err, status = api.run(["--ignore-missing-imports", {str(sample)!r}])
@@ -208,8 +230,10 @@ def test_static_checkers_read_annotations_as_the_array_type(tmp_path, run_python
     assert proc.stdout.startswith("0 "), proc.stdout
 
 
-@pytest.mark.parametrize("module", ["_scope", "_shape", "_extract", "_interpret", "_match",
-                                    "_kinds", "_array", "_dtypes"])
+@pytest.mark.parametrize(
+    "module",
+    ["_scope", "_shape", "_extract", "_interpret", "_match", "_kinds", "_array", "_dtypes"],
+)
 def test_docstring_examples(module):
     mod = importlib.import_module(f"tensortypes.annotate.{module}")
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)

@@ -11,13 +11,33 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tensortypes.annotate import (Bindings, Float, Float32, Int, Matcher, Shaped,
-                                  annotation_matchers, matcher_for)
+from tensortypes.annotate import (
+    Bindings,
+    Float,
+    Float32,
+    Int,
+    Matcher,
+    Shaped,
+    annotation_matchers,
+    matcher_for,
+)
 from tensortypes.annotate._compile import WALKED, has_arrays, scope_aware, type_parts
 from tensortypes.core.shapes import DimSpec, ShapePattern
 from tensortypes.errors import AnnotationError
-from tensortypes.types import (INT, STR, TENSOR, ArrayType, DictType, FutureType, ListType,
-                               NewTypeType, OptionalType, TupleType, TypeVarType, ann_to_type)
+from tensortypes.types import (
+    INT,
+    STR,
+    TENSOR,
+    ArrayType,
+    DictType,
+    FutureType,
+    ListType,
+    NewTypeType,
+    OptionalType,
+    TupleType,
+    TypeVarType,
+    ann_to_type,
+)
 
 
 def test_matcher_for_an_array_type_checks_kind_dtype_and_shape():
@@ -32,8 +52,9 @@ def test_matcher_for_an_array_type_checks_kind_dtype_and_shape():
 
 def test_matcher_for_is_built_once_per_type():
     t = ArrayType("numpy", None, ShapePattern([DimSpec("var", "n")]))
-    assert matcher_for(t) is matcher_for(ArrayType("numpy", None,
-                                                   ShapePattern([DimSpec("var", "n")])))
+    assert matcher_for(t) is matcher_for(
+        ArrayType("numpy", None, ShapePattern([DimSpec("var", "n")]))
+    )
 
 
 def test_matcher_for_an_annotation_is_its_own_matcher():
@@ -73,22 +94,24 @@ def test_no_shape_means_any_number_of_axes():
     assert all(m.match(np.zeros(s, np.int64), None) for s in [(), (3,), (2, 3, 4)])
 
 
-_SHAPES = ["", "3", "n", "n n", "b c", "*batch c", "... 2", "#n 3", "_ n", "n-1 n",
-           "2*n n", "?n"]
+_SHAPES = ["", "3", "n", "n n", "b c", "*batch c", "... 2", "#n 3", "_ n", "n-1 n", "2*n n", "?n"]
 
 
 @settings(deadline=None)
-@given(text=st.sampled_from(_SHAPES),
-       shape=st.lists(st.integers(0, 4), max_size=4).map(tuple),
-       dtype=st.sampled_from(["float32", "float64", "int64"]))
+@given(
+    text=st.sampled_from(_SHAPES),
+    shape=st.lists(st.integers(0, 4), max_size=4).map(tuple),
+    dtype=st.sampled_from(["float32", "float64", "int64"]),
+)
 def test_the_type_and_its_annotation_agree(text, shape, dtype):
     # What the runtime and the PyTree leaves build from the lattice type accepts the
     # same values, and binds the same sizes, as the annotation class itself.
     for ann in (Float32[np.ndarray, text], Shaped[np.ndarray, text], Int[np.ndarray, text]):
         value = np.zeros(shape, dtype)
         from_type, from_ann = Bindings(), Bindings()
-        assert matcher_for(ann.type).match(value, from_type) == \
-            ann._tt_matcher.match(value, from_ann)
+        assert matcher_for(ann.type).match(value, from_type) == ann._tt_matcher.match(
+            value, from_ann
+        )
         assert from_type.sizes == from_ann.sizes
 
 
@@ -121,6 +144,7 @@ def test_annotations_that_differ_only_in_braces_conflict():
 def test_plain_annotations_with_one_type_share_it_without_conflict():
     class Half(Float32):  # another name for the same dtypes
         pass
+
     A, B = Float32[np.ndarray, "n"], Half[np.ndarray, "n"]
     assert A.type is B.type and A is not B
     assert annotation_matchers(tuple[A, B]) == {A.type: A._tt_matcher}

@@ -14,17 +14,42 @@ from tensortypes.annotate import AbstractDtype, make_numpy_struct_dtype
 from tensortypes.core.dtypes import ALL_DTYPES, CATEGORIES, as_dtype
 from tensortypes.errors import AnnotationError
 
-CATEGORY_CLASSES = {"Bool": "bool", "Key": "key", "Num": "num", "Inexact": "inexact",
-                    "Float": "floating", "Complex": "complex", "Integer": "integer",
-                    "UInt": "unsigned", "Int": "signed", "Real": "real"}
+CATEGORY_CLASSES = {
+    "Bool": "bool",
+    "Key": "key",
+    "Num": "num",
+    "Inexact": "inexact",
+    "Float": "floating",
+    "Complex": "complex",
+    "Integer": "integer",
+    "UInt": "unsigned",
+    "Int": "signed",
+    "Real": "real",
+}
 SINGLE_CLASSES = {
-    "BFloat16": "bfloat16", "Float16": "float16", "Float32": "float32", "Float64": "float64",
-    "Float8e4m3b11fnuz": "float8_e4m3b11fnuz", "Float8e4m3fn": "float8_e4m3fn",
-    "Float8e4m3fnuz": "float8_e4m3fnuz", "Float8e5m2": "float8_e5m2",
-    "Float8e5m2fnuz": "float8_e5m2fnuz", "Complex64": "complex64", "Complex128": "complex128",
-    "UInt2": "uint2", "UInt4": "uint4", "UInt8": "uint8", "UInt16": "uint16",
-    "UInt32": "uint32", "UInt64": "uint64", "Int2": "int2", "Int4": "int4", "Int8": "int8",
-    "Int16": "int16", "Int32": "int32", "Int64": "int64",
+    "BFloat16": "bfloat16",
+    "Float16": "float16",
+    "Float32": "float32",
+    "Float64": "float64",
+    "Float8e4m3b11fnuz": "float8_e4m3b11fnuz",
+    "Float8e4m3fn": "float8_e4m3fn",
+    "Float8e4m3fnuz": "float8_e4m3fnuz",
+    "Float8e5m2": "float8_e5m2",
+    "Float8e5m2fnuz": "float8_e5m2fnuz",
+    "Complex64": "complex64",
+    "Complex128": "complex128",
+    "UInt2": "uint2",
+    "UInt4": "uint4",
+    "UInt8": "uint8",
+    "UInt16": "uint16",
+    "UInt32": "uint32",
+    "UInt64": "uint64",
+    "Int2": "int2",
+    "Int4": "int4",
+    "Int8": "int8",
+    "Int16": "int16",
+    "Int32": "int32",
+    "Int64": "int64",
 }
 
 
@@ -46,8 +71,10 @@ def test_shaped_accepts_any_dtype_and_every_dtype_has_a_class():
     assert set(SINGLE_CLASSES.values()) | {"bool", "key"} == {d.name for d in ALL_DTYPES}
 
 
-@pytest.mark.parametrize("name", ["Float", "Int", "Bool", "Real", "Num", "Integer", "UInt",
-                                  "Inexact", "Complex", "Shaped"])
+@pytest.mark.parametrize(
+    "name",
+    ["Float", "Int", "Bool", "Real", "Num", "Integer", "UInt", "Inexact", "Complex", "Shaped"],
+)
 def test_every_numpy_dtype_is_accepted_exactly_by_its_categories(name):
     cls = getattr(A, name)
     annotation = cls[np.ndarray, "..."]
@@ -61,17 +88,25 @@ def test_every_numpy_dtype_is_accepted_exactly_by_its_categories(name):
 def test_custom_dtype_with_names_regexes_and_dtype_objects():
     class Mixed(AbstractDtype):
         dtypes = ["uint8", re.compile(r"float(16|32)"), np.int16, "bool_"]
+
     assert Mixed.dtypes == ("uint8", re.compile(r"float(16|32)"), "int16", "bool")
     hint = Mixed[np.ndarray, "n"]
-    for dtype, ok in [(np.uint8, True), (np.float16, True), (np.float32, True),
-                      (np.float64, False), (np.int16, True), (np.bool_, True),
-                      (np.int8, False)]:
+    for dtype, ok in [
+        (np.uint8, True),
+        (np.float16, True),
+        (np.float32, True),
+        (np.float64, False),
+        (np.int16, True),
+        (np.bool_, True),
+        (np.int8, False),
+    ]:
         assert isinstance(np.zeros(3, dtype), hint) is ok, dtype
 
 
 def test_regex_is_a_full_match():
     class Prefix(AbstractDtype):
         dtypes = re.compile("float")
+
     assert not isinstance(np.zeros(1, np.float32), Prefix[np.ndarray, "n"])
 
 
@@ -81,6 +116,7 @@ def test_a_single_string_and_inheritance():
 
     class Child(One):
         pass
+
     assert One.dtypes == Child.dtypes == ("float64",)
     assert isinstance(np.zeros(1), Child[np.ndarray, "1"])
 
@@ -88,21 +124,25 @@ def test_a_single_string_and_inheritance():
 def test_torch_dtype_objects_name_their_dtypes(torch):
     class TorchInts(AbstractDtype):
         dtypes = [torch.int8, torch.int32]
+
     assert TorchInts.dtypes == ("int8", "int32")
     assert isinstance(torch.zeros(2, dtype=torch.int32), TorchInts[torch.Tensor, "n"])
 
 
-@pytest.mark.parametrize("dtypes, fragment, bad", [
-    (["float32", "f4"], "NumPy's spelling of float32", "'f4'"),
-    (["double"], "write 'float64'", "'double'"),
-    (["flaot32"], "did you mean 'float32'", "'flaot32'"),
-    (["float32", object()], "unknown dtype", None),
-    (["float32", 3], "unknown dtype", "3"),
-    (["a b"], "not a dtype name", "'a b'"),
-    ([""], "not a dtype name", "''"),
-    ([], "empty", None),
-    ([re.compile(b"x")], "not bytes", None),
-])
+@pytest.mark.parametrize(
+    "dtypes, fragment, bad",
+    [
+        (["float32", "f4"], "NumPy's spelling of float32", "'f4'"),
+        (["double"], "write 'float64'", "'double'"),
+        (["flaot32"], "did you mean 'float32'", "'flaot32'"),
+        (["float32", object()], "unknown dtype", None),
+        (["float32", 3], "unknown dtype", "3"),
+        (["a b"], "not a dtype name", "'a b'"),
+        ([""], "not a dtype name", "''"),
+        ([], "empty", None),
+        ([re.compile(b"x")], "not bytes", None),
+    ],
+)
 def test_bad_custom_dtypes_are_annotation_errors(dtypes, fragment, bad):
     with pytest.raises(AnnotationError) as info:
         type("Bad", (AbstractDtype,), {"dtypes": dtypes})
@@ -110,17 +150,19 @@ def test_bad_custom_dtypes_are_annotation_errors(dtypes, fragment, bad):
     assert fragment in error.message
     if bad is not None:
         assert error.text is not None
-        assert error.text[error.position:error.end] == bad
+        assert error.text[error.position : error.end] == bad
 
 
 def test_duck_names_are_kept_as_written():
     class Mine(AbstractDtype):
         dtypes = ["my_dtype", "object_"]
+
     assert Mine.dtypes == ("my_dtype", "object_")
 
 
 def test_a_custom_dtype_needs_dtypes():
     with pytest.raises(AnnotationError, match="needs a 'dtypes'"):
+
         class Nothing(AbstractDtype):
             pass
 
@@ -162,8 +204,9 @@ def test_numpy_struct_dtype_matches_its_exact_dtype():
     assert pickle.loads(pickle.dumps(hint)) is hint
 
 
-@pytest.mark.parametrize("dtype, name", [(np.dtype(np.float32), "F"), ("x", "F"),
-                                         (LABEL, "not an identifier")])
+@pytest.mark.parametrize(
+    "dtype, name", [(np.dtype(np.float32), "F"), ("x", "F"), (LABEL, "not an identifier")]
+)
 def test_numpy_struct_dtype_validates_its_arguments(dtype, name):
     with pytest.raises(AnnotationError):
         make_numpy_struct_dtype(dtype, name)

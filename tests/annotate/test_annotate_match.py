@@ -26,22 +26,45 @@ def check(shape_text, *shapes, arguments=None):
     return ok, b
 
 
-@pytest.mark.parametrize("text, shape, ok", [
-    ("", (), True), ("", (1,), False),
-    ("3 4", (3, 4), True), ("3 4", (3, 5), False), ("3 4", (3,), False),
-    ("n n", (2, 2), True), ("n n", (2, 3), False),
-    ("#3", (1,), True), ("#3", (3,), True), ("#3", (2,), False),
-    ("_ _", (5, 6), True), ("_foo 2", (9, 2), True),
-    ("rows=4 cols=3", (4, 3), True), ("rows=4 cols=3", (3, 4), False),
-    ("...", (), True), ("...", (2, 3, 4), True),
-    ("... 3", (3,), True), ("... 3", (2, 3), True), ("... 3", (), False),
-    ("3 ... 4", (3, 4), True), ("3 ... 4", (3, 9, 9, 4), True), ("3 ... 4", (4, 3), False),
-    ("*b n", (2, 3, 4), True), ("*b n", (), False),
-    ("n-1 n", (4, 5), True), ("n-1 n", (4, 4), False),
-    ("n n-1", (5, 4), True), ("2*n n", (6, 3), True), ("2*n n", (5, 3), False),
-    ("n+1", (0,), False), ("min(a,b) a b", (2, 2, 3), True),
-    ("?n ?n", (2, 2), True), ("?n ?n", (2, 3), False), ("?n n", (2, 2), True),
-])
+@pytest.mark.parametrize(
+    "text, shape, ok",
+    [
+        ("", (), True),
+        ("", (1,), False),
+        ("3 4", (3, 4), True),
+        ("3 4", (3, 5), False),
+        ("3 4", (3,), False),
+        ("n n", (2, 2), True),
+        ("n n", (2, 3), False),
+        ("#3", (1,), True),
+        ("#3", (3,), True),
+        ("#3", (2,), False),
+        ("_ _", (5, 6), True),
+        ("_foo 2", (9, 2), True),
+        ("rows=4 cols=3", (4, 3), True),
+        ("rows=4 cols=3", (3, 4), False),
+        ("...", (), True),
+        ("...", (2, 3, 4), True),
+        ("... 3", (3,), True),
+        ("... 3", (2, 3), True),
+        ("... 3", (), False),
+        ("3 ... 4", (3, 4), True),
+        ("3 ... 4", (3, 9, 9, 4), True),
+        ("3 ... 4", (4, 3), False),
+        ("*b n", (2, 3, 4), True),
+        ("*b n", (), False),
+        ("n-1 n", (4, 5), True),
+        ("n-1 n", (4, 4), False),
+        ("n n-1", (5, 4), True),
+        ("2*n n", (6, 3), True),
+        ("2*n n", (5, 3), False),
+        ("n+1", (0,), False),
+        ("min(a,b) a b", (2, 2, 3), True),
+        ("?n ?n", (2, 2), True),
+        ("?n ?n", (2, 3), False),
+        ("?n n", (2, 2), True),
+    ],
+)
 def test_single_values(text, shape, ok):
     hint = Shaped[np.ndarray, text]
     assert isinstance(arr(*shape), hint) is ok
@@ -129,6 +152,7 @@ def test_expressions_whose_names_stay_unbound_are_annotation_errors():
 def test_braces_resolve_from_the_call_arguments():
     class Owner:
         some_value = 5
+
     assert check("{size}", (3,), arguments={"size": 3})[0]
     assert not check("{size}", (4,), arguments={"size": 3})[0]
     ok, b = check("{self.some_value}+3", (8,), arguments={"self": Owner()})
@@ -158,12 +182,14 @@ def test_reasons_name_kind_dtype_and_rank():
     hint = Float[np.ndarray, "b c"]
     assert hint.__instancecheck_str__([1, 2]) == "expected a NumPy array, got list [1, 2]"
     assert hint.__instancecheck_str__(arr(2, 3, dtype=np.int32)).startswith(
-        "its dtype is int32, not Float (bfloat16, float16, float32")
-    assert hint.__instancecheck_str__(arr(2)) == \
-        "it has 1 axis (shape (2,)), but the annotation expects 2 ('b c')"
+        "its dtype is int32, not Float (bfloat16, float16, float32"
+    )
+    assert (
+        hint.__instancecheck_str__(arr(2))
+        == "it has 1 axis (shape (2,)), but the annotation expects 2 ('b c')"
+    )
     assert "needs at least 3" in Float[np.ndarray, "a ... b c"].__instancecheck_str__(arr(2))
-    assert "axis 1 has size 3, not 4" == Float[np.ndarray, "2 4"].__instancecheck_str__(
-        arr(2, 3))
+    assert "axis 1 has size 3, not 4" == Float[np.ndarray, "2 4"].__instancecheck_str__(arr(2, 3))
     assert "expects a scalar" in Float[np.ndarray, ""].__instancecheck_str__(arr(2))
 
 
@@ -189,8 +215,11 @@ def cases(draw):
         tokens.insert(draw(st.integers(0, len(tokens))), draw(VARIADIC))
     shape = tuple(draw(st.lists(st.integers(1, 3), max_size=5)))
     preset = draw(st.dictionaries(st.sampled_from(NAMES), st.integers(1, 3), max_size=2))
-    variadic = draw(st.one_of(st.none(), st.tuples(
-        st.lists(st.integers(1, 3), max_size=2).map(tuple), st.booleans())))
+    variadic = draw(
+        st.one_of(
+            st.none(), st.tuples(st.lists(st.integers(1, 3), max_size=2).map(tuple), st.booleans())
+        )
+    )
     treepath = draw(st.sampled_from(["", "[0]"]))
     return " ".join(tokens), shape, preset, variadic, treepath
 
@@ -232,6 +261,7 @@ def test_generated_matcher_agrees_with_the_interpreter(case):
 
 def test_generated_source_is_registered_for_tracebacks():
     import linecache
+
     hint = Float[np.ndarray, "b c"]
     source = hint._tt_matcher.source
     assert source.startswith("def match(x, b):")

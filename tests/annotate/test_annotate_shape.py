@@ -16,30 +16,41 @@ def specs(text):
     return parse_shape(text).dims
 
 
-@pytest.mark.parametrize("text, expected, variadic", [
-    ("", (), None),
-    ("28 28", (DimSpec("fixed", 28), DimSpec("fixed", 28)), None),
-    ("batch channels", (DimSpec("var", "batch"), DimSpec("var", "channels")), None),
-    ("dim-1", (DimSpec("var", parse("dim-1")),), None),
-    ("min(h,w)", (DimSpec("var", parse("min(h,w)")),), None),
-    ("2*3", (DimSpec("fixed", 6),), None),
-    ("*batch c", (DimSpec("var", "batch", variadic=True), DimSpec("var", "c")), 0),
-    ("#foo", (DimSpec("var", "foo", broadcast=True),), None),
-    ("#4", (DimSpec("fixed", 4, broadcast=True),), None),
-    ("b _ _", (DimSpec("var", "b"), DimSpec("anon"), DimSpec("anon")), None),
-    ("_foo", (DimSpec("anon", doc="foo"),), None),
-    ("rows=4 cols=3", (DimSpec("fixed", 4, doc="rows"), DimSpec("fixed", 3, doc="cols")), None),
-    ("rows=n", (DimSpec("var", "n", doc="rows"),), None),
-    ("?n", (DimSpec("var", "n", path=True),), None),
-    ("... c h w", (DimSpec("anon", variadic=True), DimSpec("var", "c"), DimSpec("var", "h"),
-                   DimSpec("var", "w")), 0),
-    ("*_ c", (DimSpec("anon", variadic=True), DimSpec("var", "c")), 0),
-    ("c #*b", (DimSpec("var", "c"), DimSpec("var", "b", broadcast=True, variadic=True)), 1),
-    ("*#b", (DimSpec("var", "b", broadcast=True, variadic=True),), 0),
-    ("?*b", (DimSpec("var", "b", path=True, variadic=True),), 0),
-    ("#rows=n", (DimSpec("var", "n", broadcast=True, doc="rows"),), None),
-    ("rows=#n", (DimSpec("var", "n", broadcast=True, doc="rows"),), None),
-])
+@pytest.mark.parametrize(
+    "text, expected, variadic",
+    [
+        ("", (), None),
+        ("28 28", (DimSpec("fixed", 28), DimSpec("fixed", 28)), None),
+        ("batch channels", (DimSpec("var", "batch"), DimSpec("var", "channels")), None),
+        ("dim-1", (DimSpec("var", parse("dim-1")),), None),
+        ("min(h,w)", (DimSpec("var", parse("min(h,w)")),), None),
+        ("2*3", (DimSpec("fixed", 6),), None),
+        ("*batch c", (DimSpec("var", "batch", variadic=True), DimSpec("var", "c")), 0),
+        ("#foo", (DimSpec("var", "foo", broadcast=True),), None),
+        ("#4", (DimSpec("fixed", 4, broadcast=True),), None),
+        ("b _ _", (DimSpec("var", "b"), DimSpec("anon"), DimSpec("anon")), None),
+        ("_foo", (DimSpec("anon", doc="foo"),), None),
+        ("rows=4 cols=3", (DimSpec("fixed", 4, doc="rows"), DimSpec("fixed", 3, doc="cols")), None),
+        ("rows=n", (DimSpec("var", "n", doc="rows"),), None),
+        ("?n", (DimSpec("var", "n", path=True),), None),
+        (
+            "... c h w",
+            (
+                DimSpec("anon", variadic=True),
+                DimSpec("var", "c"),
+                DimSpec("var", "h"),
+                DimSpec("var", "w"),
+            ),
+            0,
+        ),
+        ("*_ c", (DimSpec("anon", variadic=True), DimSpec("var", "c")), 0),
+        ("c #*b", (DimSpec("var", "c"), DimSpec("var", "b", broadcast=True, variadic=True)), 1),
+        ("*#b", (DimSpec("var", "b", broadcast=True, variadic=True),), 0),
+        ("?*b", (DimSpec("var", "b", path=True, variadic=True),), 0),
+        ("#rows=n", (DimSpec("var", "n", broadcast=True, doc="rows"),), None),
+        ("rows=#n", (DimSpec("var", "n", broadcast=True, doc="rows"),), None),
+    ],
+)
 def test_tokens_parse_to_dimspecs(text, expected, variadic):
     parsed = parse_shape(text)
     assert parsed.dims == expected
@@ -63,11 +74,11 @@ def test_braces_are_kept_as_templates():
     (t,) = specs("{self.some_value}+3")
     assert type(t) is Template
     assert str(t.dim) == "{0}+3"
-    assert [(str(d), text) for d, text in t.braces] == [("self.some_value",
-                                                          "{self.some_value}")]
+    assert [(str(d), text) for d, text in t.braces] == [("self.some_value", "{self.some_value}")]
 
     class Owner:
         some_value = 5
+
     assert t.resolve({"self": Owner()}) == (parse("8"), None)
     (t,) = specs("#rows={size}*n")
     assert t.broadcast and t.doc == "rows" and str(t) == "#rows={size}*n"
@@ -178,5 +189,6 @@ def test_keyword_axis_names_as_in_jaxtyping():
     import numpy as np
 
     from tensortypes.annotate import Float
+
     assert isinstance(np.zeros((2, 3)), Float[np.ndarray, "batch in"])
     assert Float[np.ndarray, "batch in"].dim_str == "batch in"

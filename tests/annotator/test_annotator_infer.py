@@ -17,14 +17,18 @@ def _func(source: str):
 
 def _calls(*calls, self_ints=None):
     """(args, ret, self_ints) triples from real values."""
-    return [({k: describe(v) for k, v in args.items()}, describe(ret), self_ints or {})
-            for args, ret in calls]
+    return [
+        ({k: describe(v) for k, v in args.items()}, describe(ret), self_ints or {})
+        for args, ret in calls
+    ]
 
 
 def test_equal_sizes_share_a_name_and_varying_ones_differ():
     func, tree = _func("import numpy as np\ndef f(x, w):\n    return x @ w\n")
-    calls = _calls(({"x": np.ones((4, 3)), "w": np.ones((3, 5))}, np.ones((4, 5))),
-                   ({"x": np.ones((2, 7)), "w": np.ones((7, 6))}, np.ones((2, 6))))
+    calls = _calls(
+        ({"x": np.ones((4, 3)), "w": np.ones((3, 5))}, np.ones((4, 5))),
+        ({"x": np.ones((2, 7)), "w": np.ones((7, 6))}, np.ones((2, 6))),
+    )
     plan = infer_function(calls, func, None, tree)
     x, w, ret = plan.params["x"].text, plan.params["w"].text, plan.returns.text
     assert x == 'Float64[np.ndarray, "batch n"]'
@@ -33,25 +37,34 @@ def test_equal_sizes_share_a_name_and_varying_ones_differ():
 
 
 def test_names_from_shape_unpacking():
-    func, tree = _func("import numpy as np\ndef f(x):\n    b, t, c = x.shape\n"
-                       "    n = x.shape[-1]\n    return x\n")
-    calls = _calls(({"x": np.ones((2, 5, 8), np.float32)}, np.ones((2, 5, 8), np.float32)),
-                   ({"x": np.ones((3, 4, 8), np.float32)}, np.ones((3, 4, 8), np.float32)))
+    func, tree = _func(
+        "import numpy as np\ndef f(x):\n    b, t, c = x.shape\n    n = x.shape[-1]\n    return x\n"
+    )
+    calls = _calls(
+        ({"x": np.ones((2, 5, 8), np.float32)}, np.ones((2, 5, 8), np.float32)),
+        ({"x": np.ones((3, 4, 8), np.float32)}, np.ones((3, 4, 8), np.float32)),
+    )
     plan = infer_function(calls, func, None, tree)
     assert plan.params["x"].text == 'Float32[np.ndarray, "b t c"]'
 
 
 def test_constructor_ints_name_a_size_when_only_one_matches():
-    tree = ast.parse("import torch\nclass Layer:\n"
-                     "    def __init__(self, d_model, n_heads, hidden=None):\n"
-                     "        self.hidden = hidden\n"
-                     "    def forward(self, x):\n        b, t, c = x.shape\n        return x\n")
+    tree = ast.parse(
+        "import torch\nclass Layer:\n"
+        "    def __init__(self, d_model, n_heads, hidden=None):\n"
+        "        self.hidden = hidden\n"
+        "    def forward(self, x):\n        b, t, c = x.shape\n        return x\n"
+    )
     cls = tree.body[1]
     func = cls.body[1]
-    calls = [({"x": {"k": "array", "lib": "torch", "dtype": "float32", "shape": [b, t, d]}},
-              {"k": "array", "lib": "torch", "dtype": "float32", "shape": [b, t, d]},
-              {"d_model": d, "n_heads": 4, "cache_len": t})
-             for b, t, d in ((2, 5, 16), (3, 7, 24))]
+    calls = [
+        (
+            {"x": {"k": "array", "lib": "torch", "dtype": "float32", "shape": [b, t, d]}},
+            {"k": "array", "lib": "torch", "dtype": "float32", "shape": [b, t, d]},
+            {"d_model": d, "n_heads": 4, "cache_len": t},
+        )
+        for b, t, d in ((2, 5, 16), (3, 7, 24))
+    ]
     plan = infer_function(calls, func, cls, tree)
     # c is d_model: the constructor's int ties the axis to the layers built from it;
     # t is no cache_len, an attribute the constructor never reads (a call's state).
@@ -63,15 +76,24 @@ def test_constructor_ints_name_a_size_when_only_one_matches():
     assert plan.params["x"].text == 'Float32[torch.Tensor, "b t c"]'
     # A size that never varies is tied to a constructor's int only when it is no
     # leading axis and more than 2: a test's batch of 4 is no n_heads = 4.
-    calls = [({"x": {"k": "array", "lib": "torch", "dtype": "float32", "shape": [4, t, 16]}},
-              None, {"d_model": 16, "n_heads": 4}) for t in (5, 7)]
-    assert infer_function(calls, func, cls, tree).params["x"].text == \
-        'Float32[torch.Tensor, "b t d_model"]'
+    calls = [
+        (
+            {"x": {"k": "array", "lib": "torch", "dtype": "float32", "shape": [4, t, 16]}},
+            None,
+            {"d_model": 16, "n_heads": 4},
+        )
+        for t in (5, 7)
+    ]
+    assert (
+        infer_function(calls, func, cls, tree).params["x"].text
+        == 'Float32[torch.Tensor, "b t d_model"]'
+    )
 
 
 def test_a_size_two_int_parameters_fit_is_left_alone():
-    func, tree = _func("import torch\ndef causal_mask(i, j):\n"
-                       "    return torch.ones(i, j).triu(1)\n")
+    func, tree = _func(
+        "import torch\ndef causal_mask(i, j):\n    return torch.ones(i, j).triu(1)\n"
+    )
     calls = [({"i": describe(n), "j": describe(n)}, _torch("bool", n, n), {}) for n in (3, 5)]
     plan = infer_function(calls, func, None, tree)
     assert plan.returns is None and plan.params["i"].text == "int"
@@ -81,9 +103,17 @@ def test_a_size_two_int_parameters_fit_is_left_alone():
 def test_optional_arrays_join_a_size_only_when_it_varies():
     # mask (b, 1, 1, j), given only in the calls whose batch was 1: its 1s are no batch.
     func, tree = _func("import torch\ndef attend(q, mask=None):\n    return q\n")
-    calls = [({"q": _torch("float32", b, 4, n, 8),
-               "mask": _torch("bool", b, 1, 1, n) if b == 1 else describe(None)},
-              _torch("float32", b, 4, n, 8), {}) for b, n in ((2, 3), (1, 5), (1, 6))]
+    calls = [
+        (
+            {
+                "q": _torch("float32", b, 4, n, 8),
+                "mask": _torch("bool", b, 1, 1, n) if b == 1 else describe(None),
+            },
+            _torch("float32", b, 4, n, 8),
+            {},
+        )
+        for b, n in ((2, 3), (1, 5), (1, 6))
+    ]
     plan = infer_function(calls, func, None, tree)
     assert plan.params["q"].text == 'Float32[torch.Tensor, "batch n m k"]'
     assert plan.params["mask"].text == 'Bool[torch.Tensor, "p 1 1 m"] | None'
@@ -91,32 +121,38 @@ def test_optional_arrays_join_a_size_only_when_it_varies():
 
 def test_varying_rank_gives_a_variadic_prefix():
     func, tree = _func("import numpy as np\ndef f(x):\n    return x / 2\n")
-    calls = _calls(({"x": np.ones((4, 3))}, np.ones((4, 3))),
-                   ({"x": np.ones((2, 5, 3))}, np.ones((2, 5, 3))))
+    calls = _calls(
+        ({"x": np.ones((4, 3))}, np.ones((4, 3))), ({"x": np.ones((2, 5, 3))}, np.ones((2, 5, 3)))
+    )
     plan = infer_function(calls, func, None, tree)
     assert plan.params["x"].text == plan.returns.text
     # Its trailing axes have nothing to say: one variadic group for the whole shape.
     assert plan.params["x"].text == 'Float64[np.ndarray, "*batch"]'
     # Trailing axes that mean something (the number the code writes) stay.
     func, tree = _func("import numpy as np\ndef f(x):\n    return x.reshape(-1, 3)\n")
-    calls = _calls(({"x": np.ones((4, 3))}, np.ones((4, 3))),
-                   ({"x": np.ones((2, 5, 3))}, np.ones((10, 3))))
-    assert infer_function(calls, func, None, tree).params["x"].text == \
-        'Float64[np.ndarray, "*batch2 n 3"]'
+    calls = _calls(
+        ({"x": np.ones((4, 3))}, np.ones((4, 3))), ({"x": np.ones((2, 5, 3))}, np.ones((10, 3)))
+    )
+    assert (
+        infer_function(calls, func, None, tree).params["x"].text
+        == 'Float64[np.ndarray, "*batch2 n 3"]'
+    )
 
 
 def test_constants_stay_numbers_only_when_the_code_writes_them():
     func, tree = _func("import numpy as np\ndef f(x):\n    return x.reshape(-1, 3)\n")
-    calls = _calls(({"x": np.ones((4, 3))}, np.ones((4, 3))),
-                   ({"x": np.ones((6, 3))}, np.ones((6, 3))))
-    assert infer_function(calls, func, None, tree).params["x"].text == \
-        'Float64[np.ndarray, "batch 3"]'
+    calls = _calls(
+        ({"x": np.ones((4, 3))}, np.ones((4, 3))), ({"x": np.ones((6, 3))}, np.ones((6, 3)))
+    )
+    assert (
+        infer_function(calls, func, None, tree).params["x"].text == 'Float64[np.ndarray, "batch 3"]'
+    )
     # No number the code writes as a size, nothing else shares the axes: a free
     # function's rank is the tests', one variadic group.
-    func, tree = _func("import numpy as np\ndef f(x):\n    assert x.ndim == 2\n"
-                       "    return x[3]\n")
-    assert infer_function(calls, func, None, tree).params["x"].text == \
-        'Float64[np.ndarray, "*batch"]'
+    func, tree = _func("import numpy as np\ndef f(x):\n    assert x.ndim == 2\n    return x[3]\n")
+    assert (
+        infer_function(calls, func, None, tree).params["x"].text == 'Float64[np.ndarray, "*batch"]'
+    )
 
 
 def test_dtype_classes_as_narrow_as_the_calls_allow():
@@ -130,12 +166,30 @@ def test_dtype_classes_as_narrow_as_the_calls_allow():
 
 def test_other_values_get_builtin_types_and_mixed_libraries_are_left_alone():
     func, tree = _func("def f(x, n, scale, name, flag=None):\n    return x\n")
-    calls = [({"x": {"k": "array", "lib": "numpy", "dtype": "float64", "shape": [2]},
-               "n": describe(3), "scale": describe(1), "name": describe("a"),
-               "flag": describe(None)}, describe(None), {}),
-             ({"x": {"k": "array", "lib": "torch", "dtype": "float64", "shape": [2]},
-               "n": describe(4), "scale": describe(0.5), "name": describe("b"),
-               "flag": describe(True)}, describe(None), {})]
+    calls = [
+        (
+            {
+                "x": {"k": "array", "lib": "numpy", "dtype": "float64", "shape": [2]},
+                "n": describe(3),
+                "scale": describe(1),
+                "name": describe("a"),
+                "flag": describe(None),
+            },
+            describe(None),
+            {},
+        ),
+        (
+            {
+                "x": {"k": "array", "lib": "torch", "dtype": "float64", "shape": [2]},
+                "n": describe(4),
+                "scale": describe(0.5),
+                "name": describe("b"),
+                "flag": describe(True),
+            },
+            describe(None),
+            {},
+        ),
+    ]
     plan = infer_function(calls, func, None, tree)
     assert "x" not in plan.params and any("several libraries" in n for n in plan.notes)
     assert plan.params["n"].text == "int"
@@ -146,15 +200,24 @@ def test_other_values_get_builtin_types_and_mixed_libraries_are_left_alone():
 
 
 def test_library_spelling_follows_the_module_imports():
-    for imports, expected in (("import torch\n", "torch.Tensor"),
-                              ("from torch import Tensor\n", "Tensor"),
-                              ("import torch as th\n", "th.Tensor")):
+    for imports, expected in (
+        ("import torch\n", "torch.Tensor"),
+        ("from torch import Tensor\n", "Tensor"),
+        ("import torch as th\n", "th.Tensor"),
+    ):
         func, tree = _func("def f(x):\n    return x\n")
         tree.body.insert(0, ast.parse(imports).body[0])
-        calls = [({"x": {"k": "array", "lib": "torch", "dtype": "int64", "shape": [2]}},
-                  {"k": "array", "lib": "torch", "dtype": "int64", "shape": [2]}, {})]
-        assert infer_function(calls, func, None, tree).params["x"].text == \
-            f'Int64[{expected}, "*batch"]'
+        calls = [
+            (
+                {"x": {"k": "array", "lib": "torch", "dtype": "int64", "shape": [2]}},
+                {"k": "array", "lib": "torch", "dtype": "int64", "shape": [2]},
+                {},
+            )
+        ]
+        assert (
+            infer_function(calls, func, None, tree).params["x"].text
+            == f'Int64[{expected}, "*batch"]'
+        )
 
 
 def _torch(dtype: str, *shape: int) -> dict:
@@ -162,19 +225,25 @@ def _torch(dtype: str, *shape: int) -> dict:
 
 
 def test_tuple_returns_annotate_each_item():
-    func, tree = _func("import torch\ndef forward(self, idx, targets=None):\n"
-                       "    return idx, None\n")
+    func, tree = _func(
+        "import torch\ndef forward(self, idx, targets=None):\n    return idx, None\n"
+    )
     calls = []
     for b, t in ((2, 5), (3, 7)):
         for targets in (None, _torch("int64", b, t)):
             loss = describe(None) if targets is None else _torch("float32")
-            calls.append(({"idx": _torch("int64", b, t),
-                           "targets": targets or describe(None)},
-                          {"k": "tuple", "items": [_torch("float32", b, t, 11), loss]}, {}))
+            calls.append(
+                (
+                    {"idx": _torch("int64", b, t), "targets": targets or describe(None)},
+                    {"k": "tuple", "items": [_torch("float32", b, t, 11), loss]},
+                    {},
+                )
+            )
     plan = infer_function(calls, func, None, tree)
     assert plan.params["targets"].text == 'Int64[torch.Tensor, "batch n"] | None'
-    assert plan.returns.text == ('tuple[Float32[torch.Tensor, "batch n m"], '
-                                 'Float32[torch.Tensor, ""] | None]')
+    assert plan.returns.text == (
+        'tuple[Float32[torch.Tensor, "batch n m"], Float32[torch.Tensor, ""] | None]'
+    )
     assert ("tensortypes", "Float32") in plan.returns.imports
     # An item that is no array nor a simple value: the return is left alone.
     for c in calls:
@@ -186,36 +255,55 @@ def test_tuple_returns_annotate_each_item():
 
 
 def test_sizes_that_are_sums_or_multiples_become_expressions():
-    func, tree = _func("import torch\ndef generate(self, idx, max_new_tokens):\n"
-                       "    b, t = idx.shape\n    return idx\n")
-    calls = [({"idx": _torch("int64", b, t), "max_new_tokens": describe(m)},
-              _torch("int64", b, t + m), {}) for b, t, m in ((2, 5, 3), (1, 4, 6), (3, 2, 3))]
+    func, tree = _func(
+        "import torch\ndef generate(self, idx, max_new_tokens):\n"
+        "    b, t = idx.shape\n    return idx\n"
+    )
+    calls = [
+        (
+            {"idx": _torch("int64", b, t), "max_new_tokens": describe(m)},
+            _torch("int64", b, t + m),
+            {},
+        )
+        for b, t, m in ((2, 5, 3), (1, 4, 6), (3, 2, 3))
+    ]
     plan = infer_function(calls, func, None, tree)
     assert plan.params["idx"].text == 'Int64[torch.Tensor, "b t"]'
     assert plan.returns.text == 'Int64[torch.Tensor, "b t+{max_new_tokens}"]'
     # A multiple the code writes (4 * d_model), of a size named by the constructor.
-    tree = ast.parse("import torch\nclass Up:\n    def __init__(self, d_model):\n"
-                     "        self.fc = Linear(d_model, 4 * d_model)\n"
-                     "    def forward(self, x):\n        return self.fc(x)\n")
+    tree = ast.parse(
+        "import torch\nclass Up:\n    def __init__(self, d_model):\n"
+        "        self.fc = Linear(d_model, 4 * d_model)\n"
+        "    def forward(self, x):\n        return self.fc(x)\n"
+    )
     cls = tree.body[1]
     func = cls.body[1]
-    calls = [({"x": _torch("float32", 2, d)}, _torch("float32", 2, 4 * d), {"d_model": d})
-             for d in (8, 16)]
+    calls = [
+        ({"x": _torch("float32", 2, d)}, _torch("float32", 2, 4 * d), {"d_model": d})
+        for d in (8, 16)
+    ]
     plan = infer_function(calls, func, cls, tree)
     assert plan.returns.text == 'Float32[torch.Tensor, "n 4*d_model"]'
     # A size that never varies is not an expression: too many would fit.
     calls = [({"x": _torch("float32", 2, 8)}, _torch("float32", 2, 32), {"d_model": 8})]
     plan = infer_function(calls, func, cls, tree)
-    assert (plan.params["x"].text, plan.returns.text) == \
-        ('Float32[torch.Tensor, "n m"]', 'Float32[torch.Tensor, "n k"]')
+    assert (plan.params["x"].text, plan.returns.text) == (
+        'Float32[torch.Tensor, "n m"]',
+        'Float32[torch.Tensor, "n k"]',
+    )
 
 
 def test_an_argument_size_is_no_expression_of_an_int_argument():
     # The test ties the batch to max_new_tokens by chance (max_new_tokens = b + 1).
-    func, tree = _func("import torch\ndef generate(self, idx, max_new_tokens):\n"
-                       "    return idx\n")
-    calls = [({"idx": _torch("int64", b, t), "max_new_tokens": describe(b + 1)},
-              _torch("int64", b, t + b + 1), {}) for b, t in ((2, 5), (1, 4), (3, 2))]
+    func, tree = _func("import torch\ndef generate(self, idx, max_new_tokens):\n    return idx\n")
+    calls = [
+        (
+            {"idx": _torch("int64", b, t), "max_new_tokens": describe(b + 1)},
+            _torch("int64", b, t + b + 1),
+            {},
+        )
+        for b, t in ((2, 5), (1, 4), (3, 2))
+    ]
     plan = infer_function(calls, func, None, tree)
     assert plan.params["idx"].text == 'Int64[torch.Tensor, "batch n"]'
     assert plan.returns.text == 'Int64[torch.Tensor, "batch n+{max_new_tokens}"]'

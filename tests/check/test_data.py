@@ -57,9 +57,11 @@ def test_program(path: Path):
         found = got.get(line, [])
         for fragment, code in wanted.get(line, []):
             if not any(fragment in d.message and code in (None, d.code) for d in found):
-                problems.append(f"line {line}: missing error containing {fragment!r}"
-                                f"{f' [{code}]' if code else ''}; got "
-                                f"{[d.message for d in found]}")
+                problems.append(
+                    f"line {line}: missing error containing {fragment!r}"
+                    f"{f' [{code}]' if code else ''}; got "
+                    f"{[d.message for d in found]}"
+                )
         for d in found:
             if not any(fragment in d.message for fragment, _ in wanted.get(line, [])):
                 problems.append(f"line {line}: unexpected {d.message} [{d.code}]")

@@ -13,10 +13,7 @@ from tensortypes.check.diagnostics import Diagnostic, from_json
 from tensortypes.check.formats import render, to_github, to_sarif
 from tensortypes.cli import main
 
-BAD = ("import numpy as np\n"
-       "a = np.zeros((2, 3))\n"
-       "b = a.reshape(4, 2)\n"
-       "c = a @ a\n")
+BAD = "import numpy as np\na = np.zeros((2, 3))\nb = a.reshape(4, 2)\nc = a @ a\n"
 
 
 @pytest.fixture
@@ -44,14 +41,19 @@ def test_every_format_carries_the_same_findings(project, capsys):
     status, out, _ = _run(capsys, "--output-format", "github", "bad.py")
     lines = out.strip().split("\n")
     assert status == 1 and len(lines) == 2
-    assert lines[0].startswith("::error file=bad.py,line=3,col=5,endLine=3,endColumn=20,"
-                               "title=tensortypes [reshape]::")
+    assert lines[0].startswith(
+        "::error file=bad.py,line=3,col=5,endLine=3,endColumn=20,title=tensortypes [reshape]::"
+    )
     status, out, _ = _run(capsys, "-O", "sarif", "bad.py")
     log = json.loads(out)
     results = log["runs"][0]["results"]
     assert status == 1 and [r["ruleId"] for r in results] == codes
     assert results[0]["locations"][0]["physicalLocation"]["region"] == {
-        "startLine": 3, "startColumn": 5, "endLine": 3, "endColumn": 20}
+        "startLine": 3,
+        "startColumn": 5,
+        "endLine": 3,
+        "endColumn": 20,
+    }
     # The note "assigned at line 2" is a related location.
     assert results[0]["relatedLocations"][0]["physicalLocation"]["region"] == {"startLine": 2}
 
@@ -89,8 +91,9 @@ def test_baseline_reports_only_new_errors(project, capsys):
     status, out, err = _run(capsys, "--baseline", "baseline.json", "bad.py")
     assert status == 0 and "Success" in out and "2 errors recorded" in err
     # An edit above moves the old errors down a line and adds a new one.
-    (project / "bad.py").write_text("import numpy as np\n\n" + BAD.split("\n", 1)[1]
-                                    + "d = np.zeros(3) + np.zeros(4)\n")
+    (project / "bad.py").write_text(
+        "import numpy as np\n\n" + BAD.split("\n", 1)[1] + "d = np.zeros(3) + np.zeros(4)\n"
+    )
     status, out, _ = _run(capsys, "--baseline", "baseline.json", "bad.py")
     assert status == 1 and "[broadcast]" in out
     assert "[reshape]" not in out and "[matmul]" not in out
@@ -109,8 +112,10 @@ def test_baseline_counts_duplicates(tmp_path):
     assert read_baseline(file) == {("m.py", "matmul", "same"): 1}
 
 
-@pytest.mark.parametrize("content", ["not json", "[]", '{"version": 99, "errors": []}',
-                                     '{"version": 1, "errors": [{"path": 1}]}'])
+@pytest.mark.parametrize(
+    "content",
+    ["not json", "[]", '{"version": 99, "errors": []}', '{"version": 1, "errors": [{"path": 1}]}'],
+)
 def test_a_bad_baseline_is_a_usage_error(project, capsys, content):
     (project / "baseline.json").write_text(content)
     status, _, err = _run(capsys, "--baseline", "baseline.json", "bad.py")
@@ -137,8 +142,10 @@ def test_sarif_validates_against_the_sarif_2_1_0_schema(project, capsys):
     jsonschema = pytest.importorskip("jsonschema")
     schema_path = _sarif_schema()
     if schema_path is None:
-        print("skipped: no SARIF 2.1.0 schema (set TENSORTYPES_SARIF_SCHEMA, or "
-              "TENSORTYPES_SNAPSHOTS with sarif/sarif-schema-2.1.0.json)")
+        print(
+            "skipped: no SARIF 2.1.0 schema (set TENSORTYPES_SARIF_SCHEMA, or "
+            "TENSORTYPES_SNAPSHOTS with sarif/sarif-schema-2.1.0.json)"
+        )
         pytest.skip("the SARIF 2.1.0 schema is not available")
     schema = json.loads(schema_path.read_text(encoding="utf-8"))
     _, out, _ = _run(capsys, "-O", "sarif", "bad.py")

@@ -9,7 +9,7 @@ from tensortypes.check import check_paths
 from tensortypes.check.cache import ResultCache
 from tensortypes.check.summary import unchecked_summary
 
-TYPING = '''\
+TYPING = """\
 from jaxtyping import Float, Int
 from torch import Tensor
 import torch
@@ -17,14 +17,14 @@ Arr = torch.Tensor
 Image = Float[Tensor, "c h w"]
 Hidden = Float[Tensor, "_"]
 __all__ = ["Float", "Tensor", "Image", "Arr"]
-'''
+"""
 
-GEOM = '''\
+GEOM = """\
 from pkg.typing import *
 SIZE = 16
 def rotate(x: Float[Tensor, "n 3"], m: Float[Tensor, "3 3"]) -> Float[Tensor, "n 3"]:
     return x @ m
-'''
+"""
 
 
 def _project(tmp_path, use: str, init: str = "from .geom import rotate\n"):
@@ -42,36 +42,47 @@ def _codes(found, name="use.py"):
 
 
 def test_star_import_gives_annotations(tmp_path):
-    pkg = _project(tmp_path, '''\
+    pkg = _project(
+        tmp_path,
+        """\
 from pkg.typing import *
 def f(x: Float[Tensor, "b c"]) -> Float[Tensor, "b"]:
     return x.sum(-1, keepdim=True)
-''')
+""",
+    )
     assert _codes(check_paths([pkg], cache=False, jobs=1)) == [(3, "return")]
 
 
 def test_star_import_honours_all(tmp_path):
     # Hidden is not in __all__: the annotation is not understood, so nothing is reported
-    pkg = _project(tmp_path, '''\
+    pkg = _project(
+        tmp_path,
+        """\
 from pkg.typing import *
 def f(x: Hidden) -> Float[Tensor, "b"]:
     return x
-''')
+""",
+    )
     assert _codes(check_paths([pkg], cache=False, jobs=1)) == []
 
 
 def test_relative_alias_and_foreign_annotation_alias(tmp_path):
-    pkg = _project(tmp_path, '''\
+    pkg = _project(
+        tmp_path,
+        """\
 from .typing import Image, Arr as A
 from .typing import Float
 def f(im: Image) -> Float[A, "c h"]:
     return im
-''')
+""",
+    )
     assert _codes(check_paths([pkg], cache=False, jobs=1)) == [(4, "return")]
 
 
 def test_function_of_another_module_and_reexport(tmp_path):
-    pkg = _project(tmp_path, '''\
+    pkg = _project(
+        tmp_path,
+        """\
 import torch
 import pkg
 from . import geom
@@ -81,37 +92,45 @@ def g(p: torch.Tensor):
     b = pkg.rotate(torch.zeros(5, 3), torch.zeros(3, 3)) + torch.zeros(6, 3)
     c = turn(torch.zeros(5, 3), torch.zeros(3, 3))
     d = torch.zeros(SIZE) + torch.zeros(15)
-''')
+""",
+    )
     found = _codes(check_paths([pkg], cache=False, jobs=1))
     assert found == [(6, "arg-type"), (7, "broadcast"), (9, "broadcast")]
 
 
 def test_script_imports_its_sibling(tmp_path):
-    (tmp_path / "model.py").write_text(GEOM.replace("from pkg.typing import *",
-                                                    "from torch import Tensor\n"
-                                                    "from jaxtyping import Float"))
-    (tmp_path / "train.py").write_text('''\
+    (tmp_path / "model.py").write_text(
+        GEOM.replace(
+            "from pkg.typing import *", "from torch import Tensor\nfrom jaxtyping import Float"
+        )
+    )
+    (tmp_path / "train.py").write_text("""\
 import torch
 from model import rotate
 rotate(torch.zeros(2, 3), torch.zeros(3, 2))
-''')
-    assert _codes(check_paths([tmp_path / "train.py"], cache=False, jobs=1),
-                  "train.py") == [(3, "arg-type")]
+""")
+    assert _codes(check_paths([tmp_path / "train.py"], cache=False, jobs=1), "train.py") == [
+        (3, "arg-type")
+    ]
 
 
 def test_star_import_cycle_and_unknown_names_stay_unknown(tmp_path):
-    (tmp_path / "a.py").write_text("from b import *\nimport torch\n"
-                                   "def f(x: Nothing[Tensor, 'n']):\n    return x\n")
+    (tmp_path / "a.py").write_text(
+        "from b import *\nimport torch\ndef f(x: Nothing[Tensor, 'n']):\n    return x\n"
+    )
     (tmp_path / "b.py").write_text("from a import *\n")
     assert check_paths([tmp_path], cache=False, jobs=1) == []
 
 
 def test_without_following_names_are_unknown(tmp_path):
-    pkg = _project(tmp_path, '''\
+    pkg = _project(
+        tmp_path,
+        """\
 from pkg.typing import *
 def f(x: Float[Tensor, "b c"]) -> Float[Tensor, "b"]:
     return x.sum(-1, keepdim=True)
-''')
+""",
+    )
     assert _codes(check_paths([pkg], cache=False, jobs=1, follow=False)) == []
 
 
@@ -127,18 +146,34 @@ def test_strict_names_unresolved_imports_and_summarises(tmp_path):
 
 def test_strict_summary_line_on_the_command_line(tmp_path):
     pkg = _project(tmp_path, "from .missing import thing\n")
-    out = subprocess.run([sys.executable, "-m", "tensortypes", "check", "--strict",
-                          "--no-cache", "-j", "1", str(pkg)], capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tensortypes",
+            "check",
+            "--strict",
+            "--no-cache",
+            "-j",
+            "1",
+            str(pkg),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[-1] == "not checked: 1 unresolved import (1 module)"
 
 
 def test_cache_rechecks_dependents_only_when_an_interface_changes(tmp_path):
-    pkg = _project(tmp_path, '''\
+    pkg = _project(
+        tmp_path,
+        """\
 import torch
 from .geom import rotate
 rotate(torch.zeros(5, 3), torch.zeros(4, 4))
-''')
+""",
+    )
     cache = ResultCache(tmp_path / "cache")
     first = check_paths([pkg], cache=cache, jobs=1)
     assert _codes(first) == [(3, "arg-type")] and cache.misses == 4
@@ -148,15 +183,18 @@ rotate(torch.zeros(5, 3), torch.zeros(4, 4))
     geom.write_text(GEOM.replace("return x @ m", "return (x @ m)"))  # a body: only geom
     check_paths([pkg], cache=cache, jobs=1)
     assert cache.hits == 7 and cache.misses == 5
-    geom.write_text(GEOM.replace('m: Float[Tensor, "3 3"]', 'm: Float[Tensor, "4 4"]')
-                    .replace("x @ m", "x @ m[:3, :3]"))  # the interface: its dependents too
+    geom.write_text(
+        GEOM.replace('m: Float[Tensor, "3 3"]', 'm: Float[Tensor, "4 4"]').replace(
+            "x @ m", "x @ m[:3, :3]"
+        )
+    )  # the interface: its dependents too
     found = check_paths([pkg], cache=cache, jobs=1)
     assert _codes(found) == [] and cache.misses == 8  # geom, use and __init__ again
     assert cache.hits == 8  # typing.py
 
 
 def test_a_project_decorator_that_returns_its_argument_keeps_the_signature(tmp_path):
-    (tmp_path / "deco.py").write_text('''\
+    (tmp_path / "deco.py").write_text("""\
 import typing
 from jaxtyping import jaxtyped
 T = typing.TypeVar("T")
@@ -164,8 +202,8 @@ def typecheck(f: T) -> T:
     return jaxtyped(typechecker=None)(f)
 def other(f):
     return lambda *a: f(*a)
-''')
-    (tmp_path / "use.py").write_text('''\
+""")
+    (tmp_path / "use.py").write_text("""\
 import torch
 from jaxtyping import Float
 from deco import typecheck, other
@@ -177,13 +215,13 @@ def g(x: Float[torch.Tensor, "n"]) -> Float[torch.Tensor, "n"]:
     return x
 a = f(torch.zeros(3)) + torch.zeros(4)
 b = g(torch.zeros(3)) + torch.zeros(4)
-''')
+""")
     assert _codes(check_paths([tmp_path], cache=False, jobs=1)) == [(10, "broadcast")]
 
 
 def test_einops_size_given_as_an_unknown_value_is_no_error(tmp_path):
     # c=other.shape[-2] of an unannotated value: the size is given, just not known
-    (tmp_path / "m.py").write_text('''\
+    (tmp_path / "m.py").write_text("""\
 import torch
 from einops import repeat
 from jaxtyping import Float
@@ -191,27 +229,27 @@ def f(logits: Float[torch.Tensor, "... a b"], other):
     return repeat(logits, "... a b -> ... c a b", c=other.shape[-2])
 def g(x: Float[torch.Tensor, "n"]):
     return repeat(x, "n -> m n")
-''')
+""")
     found = check_paths([tmp_path], cache=False, jobs=1)
     assert [(d.line, d.code) for d in found if d.severity == "error"] == [(7, "axis")]
 
 
 def test_strict_summary_names_unresolved_annotation_names_and_unknown_calls(tmp_path):
-    (tmp_path / "m.py").write_text('''\
+    (tmp_path / "m.py").write_text("""\
 import torch
 import somewhere_else as se
 from somewhere_else import *
 from jaxtyping import Float
 def f(x: Floaty[torch.Tensor, "n"], y: Float[torch.Tensor, "n"]):
     return se.build_thing(y)
-''')
+""")
     found = check_paths([tmp_path], strict=True, cache=False, jobs=1)
     line = unchecked_summary(found)
     assert "1 annotation with an unresolved name (1 module)" in line
     assert "1 call of an unknown function (1 module)" in line
 
 
-LAYERS = '''\
+LAYERS = """\
 import torch
 from torch import Tensor, nn
 from pkg.typing import Float
@@ -231,12 +269,14 @@ class Block(nn.Module):
 
     def proj(self, x: Float[Tensor, "b n"]) -> Float[Tensor, "b 2"]:
         return x[:, :2]
-'''
+"""
 
 
 def test_class_of_another_module_is_usable(tmp_path):
     # constructor signature, methods' signatures and results, attributes set in __init__
-    pkg = _project(tmp_path, '''\
+    pkg = _project(
+        tmp_path,
+        """\
 import torch
 from .layers import Block
 def run(b2: Block):
@@ -247,18 +287,26 @@ def run(b2: Block):
     b2.proj(torch.zeros(4))
     Block(8, 9)
     return z
-''')
+""",
+    )
     (pkg / "layers.py").write_text(LAYERS)
     assert _codes(check_paths([pkg], cache=False, jobs=1)) == [
-        (5, "broadcast"), (7, "arg-type"), (8, "arg-type"), (9, "call")]  # no (6, "layer")
+        (5, "broadcast"),
+        (7, "arg-type"),
+        (8, "arg-type"),
+        (9, "call"),
+    ]  # no (6, "layer")
 
 
 def test_cache_rechecks_users_of_a_class_when_its_init_changes(tmp_path):
-    pkg = _project(tmp_path, '''\
+    pkg = _project(
+        tmp_path,
+        """\
 import torch
 from .layers import Block
 y = Block(8).scale + torch.zeros(4)
-''')
+""",
+    )
     (pkg / "layers.py").write_text(LAYERS)
     cache = ResultCache(tmp_path / "cache")
     assert _codes(check_paths([pkg], cache=cache, jobs=1)) == []

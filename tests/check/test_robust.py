@@ -26,9 +26,14 @@ F_HEADER = "import numpy as np\nfrom tensortypes import Float\n"
 
 
 def _run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "tensortypes", "check", *args],
-                          capture_output=True, text=True, cwd=cwd, timeout=300,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "tensortypes", "check", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def _codes(found) -> list:
@@ -37,19 +42,36 @@ def _codes(found) -> list:
 
 # -- deep and large expressions --------------------------------------------------------------
 
-@pytest.mark.parametrize("source", [
-    "x = 1\ny = " + " + ".join(["x"] * 496) + "\n",
-    "import numpy as np\nx = np.zeros(3)\ny = " + " + ".join(["x"] * 2000) + "\n",
-    "import numpy as np\ny = np.zeros((2, 3))" + ".T" * 400 + "\n",
-    "import numpy as np\ny = np.zeros(6)" + ".reshape(2, 3)" * 400 + "\n",
-    "y = " + "-" * 900 + "1\n",
-    "y = x" + "[0]" * 2000 + "\n",
-    "y = " + "lambda: " * 500 + "1\n",
-    "y = " + "1 if x else " * 500 + "1\n",
-    "".join("    " * i + f"if x{i}:\n" for i in range(99)) + "    " * 99
-    + "y = " + " + ".join(["x"] * 300) + "\n",
-], ids=["sum496", "sum2000", "T400", "reshape400", "unary900", "subscript2000", "lambda500",
-        "ifexp500", "nested-if"])
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = 1\ny = " + " + ".join(["x"] * 496) + "\n",
+        "import numpy as np\nx = np.zeros(3)\ny = " + " + ".join(["x"] * 2000) + "\n",
+        "import numpy as np\ny = np.zeros((2, 3))" + ".T" * 400 + "\n",
+        "import numpy as np\ny = np.zeros(6)" + ".reshape(2, 3)" * 400 + "\n",
+        "y = " + "-" * 900 + "1\n",
+        "y = x" + "[0]" * 2000 + "\n",
+        "y = " + "lambda: " * 500 + "1\n",
+        "y = " + "1 if x else " * 500 + "1\n",
+        "".join("    " * i + f"if x{i}:\n" for i in range(99))
+        + "    " * 99
+        + "y = "
+        + " + ".join(["x"] * 300)
+        + "\n",
+    ],
+    ids=[
+        "sum496",
+        "sum2000",
+        "T400",
+        "reshape400",
+        "unary900",
+        "subscript2000",
+        "lambda500",
+        "ifexp500",
+        "nested-if",
+    ],
+)
 def test_deep_expressions_are_pruned_not_a_crash(source):
     assert [d for d in check_source(source) if d.severity == "error"] == []
     notes = check_source(source, strict=True)
@@ -62,17 +84,22 @@ def test_a_bug_beside_a_deep_expression_is_still_found():
     assert _codes(check_source(source)) == ["matmul"]
 
 
-@pytest.mark.parametrize("source", [
-    "import numpy as np\ny = np" + ".T" * 50000 + "\n",
-    "y = " + "-" * 50000 + "1\n",
-    "import numpy as np\ny = np.zeros(6)" + ".reshape(2, 3)" * 2500 + "\n",
-], ids=["T50k", "unary50k", "reshape2500"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import numpy as np\ny = np" + ".T" * 50000 + "\n",
+        "y = " + "-" * 50000 + "1\n",
+        "import numpy as np\ny = np.zeros(6)" + ".reshape(2, 3)" * 2500 + "\n",
+    ],
+    ids=["T50k", "unary50k", "reshape2500"],
+)
 def test_what_python_cannot_parse_is_a_syntax_error(source):
     (d,) = check_source(source)
     assert d.code == "syntax" and "nested too deeply" in d.message
 
 
 # -- annotations and sizes beyond the parsers' limits --------------------------------------------
+
 
 def test_lone_surrogate_in_a_string_annotation():
     src = "def f(x: 'Float[np.ndarray, \"\\ud800\"]'):\n    return x\n"
@@ -86,8 +113,10 @@ def test_size_of_4301_digits_is_an_annotation_error():
 
 
 def test_uncomputable_size_while_binding_a_call():
-    src = (F_HEADER + "def f(x: Float[np.ndarray, 'n'], y: Float[np.ndarray, 'n**100000000']):\n"
-           "    return x\n\nf(np.zeros(3), np.zeros(5))\n")
+    src = (
+        F_HEADER + "def f(x: Float[np.ndarray, 'n'], y: Float[np.ndarray, 'n**100000000']):\n"
+        "    return x\n\nf(np.zeros(3), np.zeros(5))\n"
+    )
     (d,) = check_source(src)
     assert (d.code, d.line) == ("annotation", 6) and "too large" in d.message
 
@@ -98,6 +127,7 @@ def test_byte_order_mark_in_a_string():
 
 
 # -- files that are not source files --------------------------------------------------------------
+
 
 def test_fifo_and_devices_are_skipped_with_a_note(tmp_path):
     os.mkfifo(tmp_path / "pipe.py")
@@ -138,6 +168,7 @@ def test_encodings_are_read_as_python_reads_them(tmp_path):
 
 
 # -- a failure of the checker itself -----------------------------------------------------------
+
 
 def test_internal_error_is_one_diagnostic_for_its_file(monkeypatch):
     from tensortypes.check.statements import StatementMixin
@@ -183,11 +214,14 @@ def test_one_crash_does_not_lose_the_parallel_run(tmp_path, run_python):
         (tmp_path / f"m{i}.py").write_text(BUG)
     (tmp_path / "m3.py").write_text("boom = 1\n")
     (tmp_path / "m6.py").write_text("die = 1\n")
-    proc = run_python(_PLANT + f"""
+    proc = run_python(
+        _PLANT
+        + f"""
 found = runner.check_paths([{str(tmp_path)!r}], cache=False, jobs=2)
 for d in found:
     print(os.path.basename(d.path), d.code, d.message)
-""")
+"""
+    )
     lines = proc.stdout.splitlines()
     assert len(lines) == 10, proc.stdout
     for line in lines:
@@ -203,10 +237,13 @@ for d in found:
 def test_exit_status_two_on_an_internal_error(tmp_path, run_python):
     (tmp_path / "a.py").write_text("boom = 1\n")
     (tmp_path / "b.py").write_text(BUG)
-    script = _PLANT + f"""
+    script = (
+        _PLANT
+        + f"""
 from tensortypes.cli import main
 sys.exit(main(["check", "--no-cache", "-j", "1", *sys.argv[1:], {str(tmp_path)!r}]))
 """
+    )
     proc = run_python(script, check=False)
     assert proc.returncode == 2, proc.stderr
     assert "[internal]" in proc.stdout and "[matmul]" in proc.stdout
@@ -226,6 +263,7 @@ def test_exit_status_zero_one_two(tmp_path):
 
 # -- configuration -------------------------------------------------------------------------------
 
+
 def test_a_file_named_on_the_command_line_is_checked_even_if_excluded(tmp_path):
     (tmp_path / "gen").mkdir()
     (tmp_path / "gen" / "bad.py").write_text(BUG)
@@ -234,14 +272,16 @@ def test_a_file_named_on_the_command_line_is_checked_even_if_excluded(tmp_path):
     assert proc.returncode == 1 and "[matmul]" in proc.stdout
     proc = _run(".", "--no-cache", cwd=tmp_path)  # searching a folder: excluded
     assert proc.returncode == 0 and "0 source files" in proc.stdout
-    assert collect_files([tmp_path / "gen" / "bad.py"], ["gen/*"], tmp_path) == \
-        [tmp_path / "gen" / "bad.py"]
+    assert collect_files([tmp_path / "gen" / "bad.py"], ["gen/*"], tmp_path) == [
+        tmp_path / "gen" / "bad.py"
+    ]
 
 
 def test_unknown_configuration_keys_are_named(tmp_path):
     (tmp_path / "ok.py").write_text(FINE)
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.tensortypes]\nexlude = ["gen/*"]\ncolour = true\n')
+        '[tool.tensortypes]\nexlude = ["gen/*"]\ncolour = true\n'
+    )
     proc = _run("ok.py", "--no-cache", cwd=tmp_path)
     assert proc.returncode == 0
     assert "unknown key 'exlude'" in proc.stderr and "did you mean 'exclude'" in proc.stderr
@@ -253,5 +293,4 @@ def test_pythons_warnings_about_the_checked_code_are_not_printed():
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any warning would raise here
-        assert check_source("import re\npattern = re.compile('\\d+')\nn = 0x1for\n") \
-            is not None
+        assert check_source("import re\npattern = re.compile('\\d+')\nn = 0x1for\n") is not None

@@ -87,10 +87,13 @@ def test_reductions_concat_and_axes():
 
 
 @settings(deadline=None, max_examples=60)
-@given(st.lists(st.integers(1, 6), min_size=1, max_size=4),
-       st.lists(st.integers(1, 6), min_size=1, max_size=4))
+@given(
+    st.lists(st.integers(1, 6), min_size=1, max_size=4),
+    st.lists(st.integers(1, 6), min_size=1, max_size=4),
+)
 def test_broadcast_agrees_with_numpy_on_fixed_sizes(a, c):
     import numpy as np
+
     try:
         expected = np.broadcast_shapes(tuple(a), tuple(c))
     except ValueError:
@@ -107,6 +110,7 @@ def test_broadcast_agrees_with_numpy_on_fixed_sizes(a, c):
 @given(st.lists(st.integers(1, 5), min_size=1, max_size=4), st.integers(1, 6))
 def test_reshape_agrees_with_numpy_on_fixed_sizes(shape, first):
     import numpy as np
+
     try:
         expected = np.zeros(shape).reshape(first, -1).shape
     except ValueError:
@@ -155,8 +159,10 @@ def test_joins_keep_what_both_branches_agree_on():
 
 def test_diagnostics_render_and_round_trip():
     d = Diagnostic("m.py", 3, 5, "matmul", "contracted axes differ", ("x: (2, 3)",))
-    assert d.to_text().splitlines() == ["m.py:3:5: error: contracted axes differ [matmul]",
-                                        "m.py:3:5: note: x: (2, 3)"]
+    assert d.to_text().splitlines() == [
+        "m.py:3:5: error: contracted axes differ [matmul]",
+        "m.py:3:5: note: x: (2, 3)",
+    ]
     assert from_json(to_json([d])) == [d]
     assert format_text([d], files=1).endswith("Found 1 error in 1 file (checked 1 source file)")
     with pytest.raises(ValueError):

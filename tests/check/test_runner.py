@@ -19,9 +19,14 @@ FINE = "import torch\nx = torch.zeros(3, 4)\ny = x @ torch.ones(4, 2)\n"
 
 
 def _run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "tensortypes", "check", *args],
-                          capture_output=True, text=True, cwd=cwd, timeout=300,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "tensortypes", "check", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_check_source_reports_position_code_and_notes():
@@ -45,8 +50,10 @@ def test_strict_reports_where_the_checker_gave_up():
 
 
 def test_unknown_values_are_never_errors():
-    src = ("import torch\nimport mystery\n"
-           "def f(x):\n    return x @ mystery.weights() + torch.ones(3)\n")
+    src = (
+        "import torch\nimport mystery\n"
+        "def f(x):\n    return x @ mystery.weights() + torch.ones(3)\n"
+    )
     assert check_source(src) == []
 
 
@@ -99,6 +106,7 @@ def test_no_fork_when_threads_are_running():
     import threading
 
     from tensortypes.check import runner
+
     stop = threading.Event()
     worker = threading.Thread(target=stop.wait)
     worker.start()
@@ -123,7 +131,8 @@ def test_collect_files_skips_hidden_and_excluded(tmp_path):
 
 def test_pyproject_settings(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.tensortypes]\npaths = ["src"]\nexclude = ["gen/*"]\nstrict = true\n')
+        '[tool.tensortypes]\npaths = ["src"]\nexclude = ["gen/*"]\nstrict = true\n'
+    )
     config = load_config(tmp_path / "pyproject.toml")
     assert config.paths == ["src"] and config.strict and config.exclude == ["gen/*"]
     (tmp_path / "pyproject.toml").write_text('[tool.tensortypes]\nstrict = "yes"\n')
@@ -167,7 +176,6 @@ def test_examples_folder_finds_every_planted_bug():
     for d in diagnostics:
         by_file.setdefault(Path(d.path).name, []).append(d)
     for path in sorted(root.glob("*.py")):
-        planted = [i for i, line in enumerate(path.read_text().splitlines(), 1)
-                   if "# BUG" in line]
+        planted = [i for i, line in enumerate(path.read_text().splitlines(), 1) if "# BUG" in line]
         lines = sorted({d.line for d in by_file.get(path.name, [])})
         assert lines == planted, path.name

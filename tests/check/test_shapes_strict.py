@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tensortypes.check import check_source
 
-SRC = '''
+SRC = """
 import torch
 from einops import rearrange
 from jaxtyping import Float
@@ -15,7 +15,7 @@ def f(x: Float[Tensor, "*b n 3"], y: Float[Tensor, "*c 3"], z: Float[Tensor, "..
     a = x * y
     b = torch.add(x, z)
     c = rearrange(x, "... n (k d) -> ... k n d", k=h)
-'''
+"""
 
 
 def test_silent_without_strict():

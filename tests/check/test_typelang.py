@@ -46,12 +46,26 @@ from tensortypes.types import (
     is_subtype,
 )
 
-IMPORTS = ("from typing import Any, Dict, FrozenSet, List, Literal, Optional, Sequence, Set, "
-           "Tuple, Union\nimport numpy as np\nimport torch\n"
-           "from jaxtyping import Float32, Int, Shaped\n")
-LIVE = {name: getattr(typing, name) for name in ("Any", "Dict", "FrozenSet", "List",
-                                                  "Literal", "Optional", "Sequence", "Set",
-                                                  "Tuple", "Union")}
+IMPORTS = (
+    "from typing import Any, Dict, FrozenSet, List, Literal, Optional, Sequence, Set, "
+    "Tuple, Union\nimport numpy as np\nimport torch\n"
+    "from jaxtyping import Float32, Int, Shaped\n"
+)
+LIVE = {
+    name: getattr(typing, name)
+    for name in (
+        "Any",
+        "Dict",
+        "FrozenSet",
+        "List",
+        "Literal",
+        "Optional",
+        "Sequence",
+        "Set",
+        "Tuple",
+        "Union",
+    )
+}
 
 
 def _module(source: str = "") -> ModuleInfo:
@@ -62,23 +76,48 @@ def _read(text: str, module: ModuleInfo | None = None):
     return read_annotation(ast.parse(text, mode="eval").body, module or _module())
 
 
-@pytest.mark.parametrize("text", [
-    "int", "float", "str", "bool", "complex", "None", "Any", "List[int]", "list[str]",
-    "Optional[List[int]]", "Dict[str, float]", "Tuple[int, str]", "Tuple[int, ...]",
-    "Tuple[()]", "Union[int, str]", "int | None", "Union[int, None, str]",
-    "List[Tuple[int, Optional[str]]]", "Sequence[float]", "Literal['a', 'b']", "Set[int]",
-    "FrozenSet[str]", "'Optional[int]'", "Optional[Any]",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "int",
+        "float",
+        "str",
+        "bool",
+        "complex",
+        "None",
+        "Any",
+        "List[int]",
+        "list[str]",
+        "Optional[List[int]]",
+        "Dict[str, float]",
+        "Tuple[int, str]",
+        "Tuple[int, ...]",
+        "Tuple[()]",
+        "Union[int, str]",
+        "int | None",
+        "Union[int, None, str]",
+        "List[Tuple[int, Optional[str]]]",
+        "Sequence[float]",
+        "Literal['a', 'b']",
+        "Set[int]",
+        "FrozenSet[str]",
+        "'Optional[int]'",
+        "Optional[Any]",
+    ],
+)
 def test_typing_forms_read_from_source_are_the_types_of_ann_to_type(text):
     assert _read(text) is ann_to_type(eval(text, dict(LIVE)))
 
 
-@pytest.mark.parametrize("text, live", [
-    ('Float32[np.ndarray, "b 3"]', Float32[np.ndarray, "b 3"]),
-    ('Int[np.ndarray, "n #m *rest"]', Int[np.ndarray, "n #m *rest"]),
-    ('Shaped[np.ndarray, "..."]', Shaped[np.ndarray, "..."]),
-    ('Float32[np.ndarray, "n-1 2*n"]', Float32[np.ndarray, "n-1 2*n"]),
-])
+@pytest.mark.parametrize(
+    "text, live",
+    [
+        ('Float32[np.ndarray, "b 3"]', Float32[np.ndarray, "b 3"]),
+        ('Int[np.ndarray, "n #m *rest"]', Int[np.ndarray, "n #m *rest"]),
+        ('Shaped[np.ndarray, "..."]', Shaped[np.ndarray, "..."]),
+        ('Float32[np.ndarray, "n-1 2*n"]', Float32[np.ndarray, "n-1 2*n"]),
+    ],
+)
 def test_array_annotations_read_from_source_are_the_annotations_types(text, live):
     assert _read(text) is live.type
 
@@ -107,17 +146,21 @@ def test_shape_strings_go_through_the_annotation_parser():
 
 
 def test_a_malformed_shape_string_is_a_diagnostic_with_a_caret():
-    src = ("from jaxtyping import Float\nimport torch\n"
-           "def f(x: Float[torch.Tensor, 'b, c']) -> None:\n    pass\n")
+    src = (
+        "from jaxtyping import Float\nimport torch\n"
+        "def f(x: Float[torch.Tensor, 'b, c']) -> None:\n    pass\n"
+    )
     (d,) = check_source(src)
     assert d.code == "annotation" and "commas" in d.message
     assert d.notes[-1].strip() == "^" and d.notes[0].strip() == "b, c"
 
 
 def test_checked_classes_are_nominal_types_with_their_bases():
-    module = _module("class A:\n    pass\nclass B(A):\n    pass\nclass C:\n    pass\n"
-                     "from typing import Protocol\nclass P(Protocol):\n    pass\n"
-                     "class N(int):\n    pass\n")
+    module = _module(
+        "class A:\n    pass\nclass B(A):\n    pass\nclass C:\n    pass\n"
+        "from typing import Protocol\nclass P(Protocol):\n    pass\n"
+        "class N(int):\n    pass\n"
+    )
     a, b, c = (class_type(module.classes[n], module) for n in "ABC")
     assert type(a) is ClassType and str(a) == "A"
     assert is_subtype(b, a) is True and is_subtype(a, b) is False
@@ -140,8 +183,9 @@ def test_values_against_types_follow_the_lattice_with_python_numbers():
     assert fits(UnionV((IntV(), NONE)), INT) is False
     assert fits(UnionV((IntV(), NONE)), OptionalType(FLOAT))
     assert fits(TupleV((IntV(), StrV())), _read("Tuple[int, str]"))
-    assert fits(StrV("a"), _read("Literal['a', 'b']")) and not fits(StrV("c"),
-                                                                    _read("Literal['a', 'b']"))
+    assert fits(StrV("a"), _read("Literal['a', 'b']")) and not fits(
+        StrV("c"), _read("Literal['a', 'b']")
+    )
     torch_array = Arr("torch", None, None)
     assert fits(torch_array, ArrayType("torch")) and not fits(torch_array, ArrayType("numpy"))
     assert fits(Arr("torch", None, ()), FLOAT)  # a 0-d array converts to a number
@@ -160,11 +204,17 @@ def test_joins_of_different_kinds_go_through_unify_and_join():
     assert join_values(Arr("torch", None, None), IntV()) is UNKNOWN
 
 
-_SCALARS = st.sampled_from([IntV(), FloatV(), BoolV(), StrV(), NONE, IntV(dims.const(3)),
-                            StrV("a")])
-_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(
-    st.lists(inner, max_size=3).map(lambda xs: TupleV(tuple(xs))),
-    st.lists(inner, min_size=1, max_size=3).map(lambda xs: ListV(tuple(xs)))), max_leaves=6)
+_SCALARS = st.sampled_from(
+    [IntV(), FloatV(), BoolV(), StrV(), NONE, IntV(dims.const(3)), StrV("a")]
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3).map(lambda xs: TupleV(tuple(xs))),
+        st.lists(inner, min_size=1, max_size=3).map(lambda xs: ListV(tuple(xs))),
+    ),
+    max_leaves=6,
+)
 
 
 @settings(deadline=None, max_examples=150)
@@ -213,14 +263,28 @@ def test_the_four_non_array_rules_of_the_issue():
     assert found == [(8, "arg-type"), (12, "return"), (16, "optional"), (23, "optional")]
 
 
-@pytest.mark.parametrize("name", ["Int2", "Int4", "UInt2", "UInt4", "Float8e4m3b11fnuz",
-                                  "Float8e4m3fn", "Float8e4m3fnuz", "Float8e5m2",
-                                  "Float8e5m2fnuz"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Int2",
+        "Int4",
+        "UInt2",
+        "UInt4",
+        "Float8e4m3b11fnuz",
+        "Float8e4m3fn",
+        "Float8e4m3fnuz",
+        "Float8e5m2",
+        "Float8e5m2fnuz",
+    ],
+)
 def test_every_runtime_dtype_class_is_known_to_the_checker(name):
     from tensortypes import annotate, check_source
-    source = (f"import numpy as np\nfrom tensortypes import {name}, Float64\n"
-              f"def f(x: {name}[np.ndarray, 'n']) -> Float64[np.ndarray, 'n']:\n"
-              "    return x\n")
+
+    source = (
+        f"import numpy as np\nfrom tensortypes import {name}, Float64\n"
+        f"def f(x: {name}[np.ndarray, 'n']) -> Float64[np.ndarray, 'n']:\n"
+        "    return x\n"
+    )
     found = check_source(source)
     dtype = sorted(annotate.DTYPE_CLASSES[name].dtypes)[0]
     assert [d.code for d in found] == ["return"] and dtype in found[0].message

@@ -10,8 +10,10 @@ from tensortypes.check.shapetext import parse_shape
 from tensortypes.check.sizes import equal_under_facts, same_size
 from tensortypes.core import dims
 
-HEADER = ("import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
-          "from jaxtyping import Float, Int\nfrom torch import Tensor\n")
+HEADER = (
+    "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+    "from jaxtyping import Float, Int\nfrom torch import Tensor\n"
+)
 
 
 def _check(body: str, strict: bool = False):
@@ -19,8 +21,7 @@ def _check(body: str, strict: bool = False):
 
 
 def _errors(body: str):
-    return [(d.line - HEADER.count("\n"), d.code) for d in _check(body)
-            if d.severity == "error"]
+    return [(d.line - HEADER.count("\n"), d.code) for d in _check(body) if d.severity == "error"]
 
 
 def _revealed(body: str) -> list:
@@ -28,34 +29,40 @@ def _revealed(body: str) -> list:
 
 
 def test_reveal_type_says_what_the_checker_knows():
-    found = _revealed("def f(x: Float[Tensor, 'b n']):\n"
-                      "    reveal_type(x.sum(1, keepdim=True))\n"
-                      "    reveal_type(x.shape[1])\n")
+    found = _revealed(
+        "def f(x: Float[Tensor, 'b n']):\n"
+        "    reveal_type(x.sum(1, keepdim=True))\n"
+        "    reveal_type(x.shape[1])\n"
+    )
     assert found == ["float[b,1](torch)", "int n"]
 
 
 def test_the_schema_is_the_value_where_init_ends():
-    body = ("class M(nn.Module):\n"
-            "    def __init__(self):\n"
-            "        super().__init__()\n"
-            "        self.fc = None\n"
-            "        self.fc = nn.Linear(3, 4)\n"
-            "        self.register_buffer('scale', torch.ones(4))\n"
-            "    def forward(self, x: Float[Tensor, 'b 3']) -> Float[Tensor, 'b 4']:\n"
-            "        reveal_type(self.scale)\n"
-            "        return self.fc.weight.sum() * self.fc(x) * self.scale\n")
+    body = (
+        "class M(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = None\n"
+        "        self.fc = nn.Linear(3, 4)\n"
+        "        self.register_buffer('scale', torch.ones(4))\n"
+        "    def forward(self, x: Float[Tensor, 'b 3']) -> Float[Tensor, 'b 4']:\n"
+        "        reveal_type(self.scale)\n"
+        "        return self.fc.weight.sum() * self.fc(x) * self.scale\n"
+    )
     assert _errors(body) == []
     assert _revealed(body) == ["f32[4](torch)"]
 
 
 def test_a_construction_checks_the_layers_init_built_with_its_sizes():
-    body = ("class Block(nn.Module):\n"
-            "    def __init__(self, dim: int, heads: int):\n"
-            "        super().__init__()\n"
-            "        self.attn = nn.MultiheadAttention(dim, heads)\n"
-            "        self.norm = nn.GroupNorm(heads, dim)\n"
-            "ok = Block(64, 8)\n"
-            "bad = Block(100, 8)\n")
+    body = (
+        "class Block(nn.Module):\n"
+        "    def __init__(self, dim: int, heads: int):\n"
+        "        super().__init__()\n"
+        "        self.attn = nn.MultiheadAttention(dim, heads)\n"
+        "        self.norm = nn.GroupNorm(heads, dim)\n"
+        "ok = Block(64, 8)\n"
+        "bad = Block(100, 8)\n"
+    )
     found = _check(body)
     assert [(d.line - HEADER.count("\n"), d.code) for d in found] == [(7, "layer")]
     assert "embed_dim=100 is not divisible by num_heads=8" in found[0].message
@@ -63,24 +70,28 @@ def test_a_construction_checks_the_layers_init_built_with_its_sizes():
 
 
 def test_one_error_per_call_not_a_cascade():
-    body = ("def dense(x: Float[Tensor, 'b i'], w: Float[Tensor, 'i o'],\n"
-            "          b: Float[Tensor, 'o']) -> Float[Tensor, 'b o']:\n"
-            "    return x @ w + b\n"
-            "def use(x: Float[Tensor, 'b d'], w: Float[Tensor, 'h d'], b: Float[Tensor, 'h']):\n"
-            "    return dense(x, w, b)\n")
+    body = (
+        "def dense(x: Float[Tensor, 'b i'], w: Float[Tensor, 'i o'],\n"
+        "          b: Float[Tensor, 'o']) -> Float[Tensor, 'b o']:\n"
+        "    return x @ w + b\n"
+        "def use(x: Float[Tensor, 'b d'], w: Float[Tensor, 'h d'], b: Float[Tensor, 'h']):\n"
+        "    return dense(x, w, b)\n"
+    )
     assert _errors(body) == [(5, "arg-type")]
 
 
 def test_divisibility_facts_reach_bindings_and_reshapes():
-    body = ("class Up(nn.Module):\n"
-            "    def __init__(self, c: int):\n"
-            "        super().__init__()\n"
-            "        {check}\n"
-            "        self.up = nn.ConvTranspose2d(c, c // 2, 2, stride=2)\n"
-            "    def forward(self, x: Float[Tensor, 'b c h w'],\n"
-            "                skip: Float[Tensor, 'b c//2 2*h 2*w'],\n"
-            "                ) -> Float[Tensor, 'b c 2*h 2*w']:\n"
-            "        return torch.cat([skip, self.up(x)], dim=1)\n")
+    body = (
+        "class Up(nn.Module):\n"
+        "    def __init__(self, c: int):\n"
+        "        super().__init__()\n"
+        "        {check}\n"
+        "        self.up = nn.ConvTranspose2d(c, c // 2, 2, stride=2)\n"
+        "    def forward(self, x: Float[Tensor, 'b c h w'],\n"
+        "                skip: Float[Tensor, 'b c//2 2*h 2*w'],\n"
+        "                ) -> Float[Tensor, 'b c 2*h 2*w']:\n"
+        "        return torch.cat([skip, self.up(x)], dim=1)\n"
+    )
     assert _errors(body.format(check="pass")) == [(9, "return")]
     assert _errors(body.format(check="assert c % 2 == 0")) == []
 
@@ -104,130 +115,151 @@ def test_a_binder_refuses_a_size_that_is_not_a_multiple():
 
 
 def test_a_slice_by_a_size_is_taken_to_be_in_range():
-    body = ("def f(mask: Float[Tensor, 'n n'], x: Float[Tensor, 'b t t']):\n"
-            "    reveal_type(mask[:x.shape[1], :x.shape[1]])\n"
-            "    reveal_type(mask[: mask.shape[0] + 1])\n")
+    body = (
+        "def f(mask: Float[Tensor, 'n n'], x: Float[Tensor, 'b t t']):\n"
+        "    reveal_type(mask[:x.shape[1], :x.shape[1]])\n"
+        "    reveal_type(mask[: mask.shape[0] + 1])\n"
+    )
     assert _revealed(body) == ["float[t,t](torch)", "float[n,n](torch)"]
 
 
-@pytest.mark.parametrize("call, shape", [
-    ("F.max_pool2d(x, 2)", "b,8,16,16"),
-    ("F.avg_pool2d(x, kernel_size=4, stride=4)", "b,8,8,8"),
-    ("F.adaptive_avg_pool2d(x, (1, 1))", "b,8,1,1"),
-    ("F.interpolate(x, scale_factor=2)", "b,8,64,64"),
-    ("F.interpolate(x, size=(7, 9))", "b,8,7,9"),
-    ("nn.PixelShuffle(2)(x)", "b,2,64,64"),
-])
+@pytest.mark.parametrize(
+    "call, shape",
+    [
+        ("F.max_pool2d(x, 2)", "b,8,16,16"),
+        ("F.avg_pool2d(x, kernel_size=4, stride=4)", "b,8,8,8"),
+        ("F.adaptive_avg_pool2d(x, (1, 1))", "b,8,1,1"),
+        ("F.interpolate(x, scale_factor=2)", "b,8,64,64"),
+        ("F.interpolate(x, size=(7, 9))", "b,8,7,9"),
+        ("nn.PixelShuffle(2)(x)", "b,2,64,64"),
+    ],
+)
 def test_functional_forms_share_the_layer_rules(call, shape):
     found = _revealed(f"def f(x: Float[Tensor, 'b 8 32 32']):\n    reveal_type({call})\n")
     assert found == [f"float[{shape}](torch)"]
 
 
 def test_masked_fill_needs_a_bool_mask_that_broadcasts():
-    body = ("def f(x: Float[Tensor, 'b t t'], m: Float[Tensor, 't t'], k: Int[Tensor, 'b t']):\n"
-            "    x.masked_fill(m == 0, 0.0)\n"
-            "    x.masked_fill(m, 0.0)\n"
-            "    x.masked_fill(k == 0, 0.0)\n")
+    body = (
+        "def f(x: Float[Tensor, 'b t t'], m: Float[Tensor, 't t'], k: Int[Tensor, 'b t']):\n"
+        "    x.masked_fill(m == 0, 0.0)\n"
+        "    x.masked_fill(m, 0.0)\n"
+        "    x.masked_fill(k == 0, 0.0)\n"
+    )
     assert _errors(body) == [(3, "dtype"), (4, "broadcast")]
 
 
 def test_declared_attributes_are_checked_in_every_method():
-    body = ("class Counter:\n"
-            "    total: int = 0\n"
-            "    def __init__(self):\n"
-            "        self.name: str = 'c'\n"
-            "    def step(self) -> None:\n"
-            "        self.total = self.total + 1\n"
-            "        self.name = 3\n"
-            "        self.total = 'many'\n")
+    body = (
+        "class Counter:\n"
+        "    total: int = 0\n"
+        "    def __init__(self):\n"
+        "        self.name: str = 'c'\n"
+        "    def step(self) -> None:\n"
+        "        self.total = self.total + 1\n"
+        "        self.name = 3\n"
+        "        self.total = 'many'\n"
+    )
     assert _errors(body) == [(7, "assign"), (8, "assign")]
 
 
 def test_ignore_comments_silence_lines_and_files():
-    body = ("def f(x: Float[Tensor, 'n']):\n"
-            "    x @ torch.ones(3, 4)  # type: ignore[operator]\n"
-            "    x @ torch.ones(3, 4)  # tensortypes: ignore[broadcast]\n"
-            "    x @ torch.ones(3, 4)  # tensortypes: ignore[matmul]\n"
-            "    # pyrefly: ignore [bad-argument-type]\n"
-            "    x @ torch.ones(3, 4)\n")
+    body = (
+        "def f(x: Float[Tensor, 'n']):\n"
+        "    x @ torch.ones(3, 4)  # type: ignore[operator]\n"
+        "    x @ torch.ones(3, 4)  # tensortypes: ignore[broadcast]\n"
+        "    x @ torch.ones(3, 4)  # tensortypes: ignore[matmul]\n"
+        "    # pyrefly: ignore [bad-argument-type]\n"
+        "    x @ torch.ones(3, 4)\n"
+    )
     assert _errors(body) == [(3, "matmul")]
     assert check_source("# mypy: ignore-errors\n" + HEADER + body) == []
 
 
 def test_isinstance_and_type_tests_narrow_checked_classes():
-    body = ("class Node:\n"
-            "    def __init__(self):\n"
-            "        self.name = 'n'\n"
-            "class Leaf(Node):\n"
-            "    def __init__(self):\n"
-            "        super().__init__()\n"
-            "        self.value = 1\n"
-            "def value(node: Node) -> str:\n"
-            "    if isinstance(node, Leaf):\n"
-            "        return node.value\n"
-            "    if type(node) is Leaf:\n"
-            "        return node.value\n"
-            "    return node.name\n")
+    body = (
+        "class Node:\n"
+        "    def __init__(self):\n"
+        "        self.name = 'n'\n"
+        "class Leaf(Node):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.value = 1\n"
+        "def value(node: Node) -> str:\n"
+        "    if isinstance(node, Leaf):\n"
+        "        return node.value\n"
+        "    if type(node) is Leaf:\n"
+        "        return node.value\n"
+        "    return node.name\n"
+    )
     assert _errors(body) == [(10, "return"), (12, "return")]
 
 
 def test_decorated_and_overloaded_functions_are_not_bound():
-    body = ("from typing import overload\n"
-            "import functools\n"
-            "def register(fn):\n"
-            "    return fn\n"
-            "@register\n"
-            "def f(n: int) -> int:\n"
-            "    return n\n"
-            "@torch.no_grad()\n"
-            "def g(n: int) -> int:\n"
-            "    return n\n"
-            "@overload\n"
-            "def h(n: int) -> int: ...\n"
-            "@overload\n"
-            "def h(n: str) -> str: ...\n"
-            "def h(n):\n"
-            "    return n\n"
-            "def use() -> str:\n"
-            "    f('a')\n"
-            "    g('a')\n"
-            "    return h('a')\n")
+    body = (
+        "from typing import overload\n"
+        "import functools\n"
+        "def register(fn):\n"
+        "    return fn\n"
+        "@register\n"
+        "def f(n: int) -> int:\n"
+        "    return n\n"
+        "@torch.no_grad()\n"
+        "def g(n: int) -> int:\n"
+        "    return n\n"
+        "@overload\n"
+        "def h(n: int) -> int: ...\n"
+        "@overload\n"
+        "def h(n: str) -> str: ...\n"
+        "def h(n):\n"
+        "    return n\n"
+        "def use() -> str:\n"
+        "    f('a')\n"
+        "    g('a')\n"
+        "    return h('a')\n"
+    )
     assert _errors(body) == [(19, "arg-type")]
 
 
 def test_lists_that_may_have_changed_forget_their_items():
-    body = ("def fill(xs: list) -> None:\n"
-            "    pass\n"
-            "def f() -> int:\n"
-            "    stack = []\n"
-            "    stack.append(3)\n"
-            "    top: int = stack[-1]\n"
-            "    box = [None]\n"
-            "    fill(box)\n"
-            "    value: int = box[0]\n"
-            "    return top + value\n")
+    body = (
+        "def fill(xs: list) -> None:\n"
+        "    pass\n"
+        "def f() -> int:\n"
+        "    stack = []\n"
+        "    stack.append(3)\n"
+        "    top: int = stack[-1]\n"
+        "    box = [None]\n"
+        "    fill(box)\n"
+        "    value: int = box[0]\n"
+        "    return top + value\n"
+    )
     assert _errors(body) == []
 
 
 def test_dataclass_fields_bind_in_the_generated_init_order():
-    body = ("from dataclasses import dataclass, field\n"
-            "@dataclass\n"
-            "class Base:\n"
-            "    name: str\n"
-            "@dataclass\n"
-            "class Change(Base):\n"
-            "    name: str = field(init=False)\n"
-            "    key: str\n"
-            "    value: bool\n"
-            "ok = Change('lr', True)\n"
-            "bad = Change(True, 'lr')\n")
+    body = (
+        "from dataclasses import dataclass, field\n"
+        "@dataclass\n"
+        "class Base:\n"
+        "    name: str\n"
+        "@dataclass\n"
+        "class Change(Base):\n"
+        "    name: str = field(init=False)\n"
+        "    key: str\n"
+        "    value: bool\n"
+        "ok = Change('lr', True)\n"
+        "bad = Change(True, 'lr')\n"
+    )
     assert [code for _, code in _errors(body)] == ["arg-type"]
 
 
 def test_code_expected_to_raise_is_not_checked():
-    body = ("import pytest\n"
-            "def test_mismatch():\n"
-            "    with pytest.raises(RuntimeError):\n"
-            "        torch.ones(2, 3) @ torch.ones(4, 5)\n"
-            "    torch.ones(2, 3) @ torch.ones(4, 5)\n")
+    body = (
+        "import pytest\n"
+        "def test_mismatch():\n"
+        "    with pytest.raises(RuntimeError):\n"
+        "        torch.ones(2, 3) @ torch.ones(4, 5)\n"
+        "    torch.ones(2, 3) @ torch.ones(4, 5)\n"
+    )
     assert _errors(body) == [(5, "matmul")]

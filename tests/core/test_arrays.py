@@ -59,8 +59,9 @@ def test_numpy_ml_dtypes_arrays():
 # -- torch -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["float32", "bfloat16", "float8_e4m3fn", "int64",
-                                  "bool", "uint16", "complex64"])
+@pytest.mark.parametrize(
+    "name", ["float32", "bfloat16", "float8_e4m3fn", "int64", "bool", "uint16", "complex64"]
+)
 def test_torch_tensors(torch, name):
     x = torch.zeros((2, 3), dtype=getattr(torch, name))
     info = array_info(x)
@@ -115,8 +116,11 @@ def test_jax_tracers(jax):
     jax.jit(record)(jax.numpy.ones((2, 3)))
     jax.vmap(record)(jax.numpy.ones((5, 3)))
     jax.grad(lambda x: record(x).sum())(jax.numpy.ones(4))
-    assert seen == [("jax", ("jax", "float32", (2, 3))), ("jax", ("jax", "float32", (3,))),
-                    ("jax", ("jax", "float32", (4,)))]
+    assert seen == [
+        ("jax", ("jax", "float32", (2, 3))),
+        ("jax", ("jax", "float32", (3,))),
+        ("jax", ("jax", "float32", (4,))),
+    ]
 
 
 def test_jax_symbolic_dims_are_kept(jax):
@@ -163,13 +167,21 @@ def _mlx_init(self, dims, dtype):
     self.dtype = MLXDtype(dtype)
 
 
-TFDType = foreign_class("tensorflow.python.framework.dtypes", "DType", {
-    "__init__": lambda self, name: setattr(self, "name", name)})
+TFDType = foreign_class(
+    "tensorflow.python.framework.dtypes",
+    "DType",
+    {"__init__": lambda self, name: setattr(self, "name", name)},
+)
 TFTensor = foreign_class("tensorflow.python.framework.tensor", "Tensor", {"__init__": _tf_init})
 EagerTensor = foreign_class("tensorflow.python.framework.ops", "EagerTensor", {}, (TFTensor,))
-MLXDtype = foreign_class("mlx.core", "Dtype", {
-    "__init__": lambda self, name: setattr(self, "_name", name),
-    "__str__": lambda self: f"mlx.core.{self._name}"})
+MLXDtype = foreign_class(
+    "mlx.core",
+    "Dtype",
+    {
+        "__init__": lambda self, name: setattr(self, "_name", name),
+        "__str__": lambda self: f"mlx.core.{self._name}",
+    },
+)
 MLXArray = foreign_class("mlx.core", "array", {"__init__": _mlx_init})
 
 
@@ -211,10 +223,17 @@ def test_duck_arrays():
     assert array_info(MyDuckArray((2,), "key<fry>")) == ("duck", "key<fry>", (2,))
 
 
-@pytest.mark.parametrize("bad", [
-    MyDuckArray(shape=[3, 4]), MyDuckArray(shape=(3, 4.0)), MyDuckArray(shape=(3, None)),
-    MyDuckArray(dtype=np.dtype("float32")), MyDuckArray(dtype=None), Exploding(),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        MyDuckArray(shape=[3, 4]),
+        MyDuckArray(shape=(3, 4.0)),
+        MyDuckArray(shape=(3, None)),
+        MyDuckArray(dtype=np.dtype("float32")),
+        MyDuckArray(dtype=None),
+        Exploding(),
+    ],
+)
 def test_not_quite_duck_arrays(bad):
     assert array_info(bad) is None
     assert array_kind(bad) is None
@@ -227,8 +246,10 @@ def test_duck_check_is_per_value_not_per_type():
     assert array_kind(MyDuckArray((1,))) == "duck"
 
 
-@pytest.mark.parametrize("value", [3, 2.5, "float32", [1, 2], (1, 2), None, {"shape": (1,)},
-                                   object(), np.float32, D.float32])
+@pytest.mark.parametrize(
+    "value",
+    [3, 2.5, "float32", [1, 2], (1, 2), None, {"shape": (1,)}, object(), np.float32, D.float32],
+)
 def test_non_arrays(value):
     assert array_info(value) is None
     assert array_kind(value) is None
@@ -278,6 +299,7 @@ def _raise(self):
 
 def test_broken_attributes_make_no_array_whatever_the_kind():
     from tensortypes.core.arrays import loose_info
+
     fake_torch = {"__module__": "torch"}
     broken = [
         np.zeros(2).view(type("S", (np.ndarray,), {"shape": property(_raise)})),
@@ -306,19 +328,23 @@ def test_sizes_are_normalised_and_library_shapes_kept():
     mlx = type("array", (), {"__module__": "mlx.core", "shape": [2, 3], "dtype": "float32"})
     assert array_info(mlx()) == ("mlx", "float32", (2, 3))
     tf_shape = type("TensorShape", (), {"__iter__": lambda s: iter([None, 3])})
-    tf = type("Tensor", (), {"__module__": "tensorflow.python", "shape": tf_shape(),
-                             "dtype": "float32"})
+    tf = type(
+        "Tensor", (), {"__module__": "tensorflow.python", "shape": tf_shape(), "dtype": "float32"}
+    )
     assert array_info(tf()) == ("tensorflow", "float32", (None, 3))
 
 
 def test_native_kind_trusts_only_the_librarys_own_attributes():
     from tensortypes.core.arrays import memory_info, native_kind
+
     assert native_kind(np.ndarray) == "numpy" and native_kind(np.matrix) == "numpy"
     assert native_kind(type("Plain", (np.ndarray,), {})) == "numpy"
     assert native_kind(type("S", (np.ndarray,), {"shape": property(lambda s: (1,))})) is None
     assert native_kind(type("G", (np.ndarray,), {"__getattribute__": _raise})) is None
-    assert native_kind(type("Tensor", (), {"__module__": "torch", "shape": (1,),
-                                           "dtype": "float32"})) is None
+    assert (
+        native_kind(type("Tensor", (), {"__module__": "torch", "shape": (1,), "dtype": "float32"}))
+        is None
+    )
     assert native_kind(int) is None
     odd = np.zeros((2, 3), np.int8).view(type("S", (np.ndarray,), {"shape": property(_raise)}))
     assert memory_info(odd) == ("numpy", "int8", (2, 3)) and memory_info([1]) is None

@@ -10,8 +10,24 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from tensortypes.core.dims import (Dim, as_dim, bounds, const, dmax, dmin, eq, ge, gt, le, lt,
-                                   ne, parse, solve_linear, split_linear, symbol)
+from tensortypes.core.dims import (
+    Dim,
+    as_dim,
+    bounds,
+    const,
+    dmax,
+    dmin,
+    eq,
+    ge,
+    gt,
+    le,
+    lt,
+    ne,
+    parse,
+    solve_linear,
+    split_linear,
+    symbol,
+)
 from tensortypes.errors import AnnotationError
 
 n, m = symbol("n"), symbol("m")
@@ -19,45 +35,56 @@ n, m = symbol("n"), symbol("m")
 
 # -- normal form --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("left, right", [
-    ("n+1-1", "n"),
-    ("n+n", "2*n"),
-    ("a*b", "b*a"),
-    ("(n+1)**2", "n**2+2*n+1"),
-    ("(2*n+1)//2", "n"),
-    ("(2*n+1)%2", "1"),
-    ("(2*n+3)//2", "n+1"),
-    ("(4*n+2)//-2", "-2*n-1"),
-    ("min(a,a)", "a"),
-    ("min(2,3)", "2"),
-    ("max(2,3)", "3"),
-    ("min(a,b)", "min(b,a)"),
-    ("max(a,b,c)", "max(c,max(b,a))"),
-    ("min(n,n+1)", "n"),
-    ("max(n,n+1)", "n+1"),
-    ("-7//2", "-4"),
-    ("-7%2", "1"),
-    ("7%-2", "-1"),
-    ("2**10", "1024"),
-    ("n**0", "1"),
-    ("(n*m)**2", "n**2*m**2"),
-    ("n-n", "0"),
-    ("n*0", "0"),
-    ("(n+m)*(n-m)", "n**2-m**2"),
-    ("n//1", "n"),
-    ("n%1", "0"),
-    ("(2*n+2)%4", "2*((n+1)%2)"),
-    ("-(-n)", "n"),
-    ("+n", "n"),
-])
+
+@pytest.mark.parametrize(
+    "left, right",
+    [
+        ("n+1-1", "n"),
+        ("n+n", "2*n"),
+        ("a*b", "b*a"),
+        ("(n+1)**2", "n**2+2*n+1"),
+        ("(2*n+1)//2", "n"),
+        ("(2*n+1)%2", "1"),
+        ("(2*n+3)//2", "n+1"),
+        ("(4*n+2)//-2", "-2*n-1"),
+        ("min(a,a)", "a"),
+        ("min(2,3)", "2"),
+        ("max(2,3)", "3"),
+        ("min(a,b)", "min(b,a)"),
+        ("max(a,b,c)", "max(c,max(b,a))"),
+        ("min(n,n+1)", "n"),
+        ("max(n,n+1)", "n+1"),
+        ("-7//2", "-4"),
+        ("-7%2", "1"),
+        ("7%-2", "-1"),
+        ("2**10", "1024"),
+        ("n**0", "1"),
+        ("(n*m)**2", "n**2*m**2"),
+        ("n-n", "0"),
+        ("n*0", "0"),
+        ("(n+m)*(n-m)", "n**2-m**2"),
+        ("n//1", "n"),
+        ("n%1", "0"),
+        ("(2*n+2)%4", "2*((n+1)%2)"),
+        ("-(-n)", "n"),
+        ("+n", "n"),
+    ],
+)
 def test_equal_normal_forms_are_the_same_object(left, right):
     assert parse(left) is parse(right)
 
 
-@pytest.mark.parametrize("left, right", [
-    ("n", "m"), ("n//2", "n"), ("n%2", "0"), ("min(n,m)", "n"), ("2**n", "n**2"),
-    ("n//m", "(n+m)//m-1"),  # equal values where m != 0, but not the same normal form
-])
+@pytest.mark.parametrize(
+    "left, right",
+    [
+        ("n", "m"),
+        ("n//2", "n"),
+        ("n%2", "0"),
+        ("min(n,m)", "n"),
+        ("2**n", "n**2"),
+        ("n//m", "(n+m)//m-1"),  # equal values where m != 0, but not the same normal form
+    ],
+)
 def test_different_normal_forms_stay_different(left, right):
     assert parse(left) is not parse(right)
     assert parse(left) != parse(right)
@@ -85,6 +112,7 @@ def test_dims_are_immutable_final_and_built_by_functions():
     with pytest.raises(TypeError):
         Dim()
     with pytest.raises(TypeError):
+
         class Sub(Dim):  # noqa: F841 - defining it is the test
             pass
 
@@ -100,7 +128,7 @@ def test_large_powers_of_sums_stay_opaque_but_canonical():
     d = parse("(n+1)**200")
     assert str(d) == "(n+1)**200"
     assert parse(str(d)) is d
-    assert d.evaluate({"n": 1}) == 2 ** 200
+    assert d.evaluate({"n": 1}) == 2**200
 
 
 def test_constants_too_large_are_refused():
@@ -112,13 +140,14 @@ def test_constants_too_large_are_refused():
 
 # -- operators -------------------------------------------------------------------------------
 
+
 def test_operators_with_ints_on_either_side():
     assert n + 1 is parse("n+1") and 1 + n is parse("n+1")
     assert n - 1 is parse("n-1") and 1 - n is parse("1-n")
     assert 2 * n is parse("2*n") and n * 2 is parse("2*n")
     assert n // 2 is parse("n//2") and 7 // n is parse("7//n")
     assert n % 2 is parse("n%2") and 7 % n is parse("7%n")
-    assert n ** 2 is parse("n**2") and 2 ** n is parse("2**n")
+    assert n**2 is parse("n**2") and 2**n is parse("2**n")
     assert -n is parse("-n") and +n is n
 
 
@@ -153,12 +182,13 @@ def test_constant_zero_divisor_and_negative_exponent_are_annotation_errors():
     with pytest.raises(AnnotationError, match="division by zero"):
         n % const(0)
     with pytest.raises(AnnotationError, match="negative exponent"):
-        n ** -1
+        n**-1
     with pytest.raises(AnnotationError):
         const(2) ** const(-2)
 
 
 # -- constructors --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", ["2n", "a b", "", "min", "max", "n-1"])
 def test_symbol_rejects_bad_names(name):
@@ -199,6 +229,7 @@ def test_dmin_and_dmax():
 
 # -- queries -----------------------------------------------------------------------------
 
+
 def test_queries():
     d = parse("2*n+max(m,k)//3")
     assert not d.is_constant and d.value is None
@@ -208,19 +239,22 @@ def test_queries():
     assert not (n + 1).is_symbol and (n + 1).name is None and not (2 * n).is_symbol
 
 
-@pytest.mark.parametrize("text, bindings, value", [
-    ("2*n+1", {"n": 3}, 7),
-    ("n//2", {"n": 7}, 3),
-    ("(n-9)//2", {"n": 0}, -5),
-    ("n%3", {"n": 8}, 2),
-    ("(1-n)%3", {"n": 3}, 1),
-    ("2**n", {"n": 5}, 32),
-    ("n**m", {"n": 0, "m": 0}, 1),
-    ("min(n,m)+max(n,m)", {"n": 4, "m": 9}, 13),
-    ("-n**2", {"n": 3}, -9),
-    ("n//m", {"n": -7, "m": 2}, -4),
-    ("7", {}, 7),
-])
+@pytest.mark.parametrize(
+    "text, bindings, value",
+    [
+        ("2*n+1", {"n": 3}, 7),
+        ("n//2", {"n": 7}, 3),
+        ("(n-9)//2", {"n": 0}, -5),
+        ("n%3", {"n": 8}, 2),
+        ("(1-n)%3", {"n": 3}, 1),
+        ("2**n", {"n": 5}, 32),
+        ("n**m", {"n": 0, "m": 0}, 1),
+        ("min(n,m)+max(n,m)", {"n": 4, "m": 9}, 13),
+        ("-n**2", {"n": 3}, -9),
+        ("n//m", {"n": -7, "m": 2}, -4),
+        ("7", {}, 7),
+    ],
+)
 def test_evaluate(text, bindings, value):
     assert parse(text).evaluate(bindings) == value
 
@@ -255,24 +289,28 @@ def test_substitute():
 
 # -- text ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, canonical", [
-    ("2*n+1", "2*n+1"),
-    ("n - m", "n-m"),
-    ("1 - n", "1-n"),
-    ("-n-1", "-n-1"),
-    ("(n+1)*(n+1)", "n**2+2*n+1"),
-    ("b*a", "a*b"),
-    ("max(w,h)//2", "max(h,w)//2"),
-    ("(n+1)//2", "(n+1)//2"),
-    ("a//b*c", "c*(a//b)"),
-    ("-(n//m)", "-(n//m)"),
-    ("x-n//m", "x-n//m"),
-    ("2**(n+1)", "2**(n+1)"),
-    ("(2**n)**2", "(2**n)**2"),
-    ("n**m**k", "n**m**k"),
-    ("(-2)**n", "(-2)**n"),
-    ("-5//n", "-5//n"),
-])
+
+@pytest.mark.parametrize(
+    "text, canonical",
+    [
+        ("2*n+1", "2*n+1"),
+        ("n - m", "n-m"),
+        ("1 - n", "1-n"),
+        ("-n-1", "-n-1"),
+        ("(n+1)*(n+1)", "n**2+2*n+1"),
+        ("b*a", "a*b"),
+        ("max(w,h)//2", "max(h,w)//2"),
+        ("(n+1)//2", "(n+1)//2"),
+        ("a//b*c", "c*(a//b)"),
+        ("-(n//m)", "-(n//m)"),
+        ("x-n//m", "x-n//m"),
+        ("2**(n+1)", "2**(n+1)"),
+        ("(2**n)**2", "(2**n)**2"),
+        ("n**m**k", "n**m**k"),
+        ("(-2)**n", "(-2)**n"),
+        ("-5//n", "-5//n"),
+    ],
+)
 def test_str_is_canonical_without_spaces(text, canonical):
     d = parse(text)
     assert str(d) == canonical
@@ -284,11 +322,26 @@ def test_str_is_canonical_without_spaces(text, canonical):
 
 # -- parser ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, value", [
-    ("-n**2", -9), ("2**3**2", 2 ** 3 ** 2), ("-2**2", -4), ("10-3-2", 5), ("2*3//4", 1),
-    ("7//2*2", 6), ("(0-7)//2", -4), ("2 * n + 1", 7), ("+n", 3), ("--n", 3),
-    ("2**-n+n", 3), ("min(n, 1, 2)", 1), ("max((n), 2*n)", 6), ("n%2*5", 5),
-])
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("-n**2", -9),
+        ("2**3**2", 2**3**2),
+        ("-2**2", -4),
+        ("10-3-2", 5),
+        ("2*3//4", 1),
+        ("7//2*2", 6),
+        ("(0-7)//2", -4),
+        ("2 * n + 1", 7),
+        ("+n", 3),
+        ("--n", 3),
+        ("2**-n+n", 3),
+        ("min(n, 1, 2)", 1),
+        ("max((n), 2*n)", 6),
+        ("n%2*5", 5),
+    ],
+)
 def test_parser_follows_python_precedence(text, value):
     if text == "2**-n+n":
         # 2**-n is an opaque power: its value at n=3 would be 1/8, so it raises.
@@ -307,37 +360,40 @@ def _caret_text(error: AnnotationError) -> str:
     """The part of the shown text that the caret line underlines."""
     *_, text_line, caret_line = str(error).split("\n")
     start = len(caret_line) - len(caret_line.lstrip(" "))
-    return text_line[start:len(caret_line)]
+    return text_line[start : len(caret_line)]
 
 
-@pytest.mark.parametrize("text, fragment, token", [
-    ("/", "'//'", "/"),
-    ("n/2", "'//'", "/"),
-    (".", "'.'", "."),
-    ("n +", "expected an operand after '+'", ""),
-    ("2n", "invalid number '2n'", "2n"),
-    ("(n", "'(' was never closed", "("),
-    ("n)", "unmatched ')'", ")"),
-    (")", "unmatched ')'", ")"),
-    ("min(n)", "needs at least 2 arguments", "min(n)"),
-    ("foo(n)", "unknown function 'foo'", "foo"),
-    ("n ** -2", "negative exponent", "-2"),
-    ("n**(2-3)", "negative exponent", "(2-3)"),
-    ("n//0", "division by zero", "0"),
-    ("n%(1-1)", "division by zero", "(1-1)"),
-    ("1.5", "float literals", "1.5"),
-    ("n.size", "attribute access", "."),
-    ("min", "is a function", "min"),
-    ("n m", "expected an operator", "m"),
-    ("min(a,b", "min( was never closed", "min"),
-    ("min(a b)", "expected ',' or ')'", "b"),
-    ("a,b", "unexpected ','", ","),
-    ("n $ 2", "unexpected character '$'", "$"),
-    ("n +* 2", "expected an operand, found '*'", "*"),
-    ("()", "expected an operand, found ')'", ")"),
-    ("x[0]", "only parentheses", "["),
-    ("2**9999999", "too large", "2**9999999"),
-])
+@pytest.mark.parametrize(
+    "text, fragment, token",
+    [
+        ("/", "'//'", "/"),
+        ("n/2", "'//'", "/"),
+        (".", "'.'", "."),
+        ("n +", "expected an operand after '+'", ""),
+        ("2n", "invalid number '2n'", "2n"),
+        ("(n", "'(' was never closed", "("),
+        ("n)", "unmatched ')'", ")"),
+        (")", "unmatched ')'", ")"),
+        ("min(n)", "needs at least 2 arguments", "min(n)"),
+        ("foo(n)", "unknown function 'foo'", "foo"),
+        ("n ** -2", "negative exponent", "-2"),
+        ("n**(2-3)", "negative exponent", "(2-3)"),
+        ("n//0", "division by zero", "0"),
+        ("n%(1-1)", "division by zero", "(1-1)"),
+        ("1.5", "float literals", "1.5"),
+        ("n.size", "attribute access", "."),
+        ("min", "is a function", "min"),
+        ("n m", "expected an operator", "m"),
+        ("min(a,b", "min( was never closed", "min"),
+        ("min(a b)", "expected ',' or ')'", "b"),
+        ("a,b", "unexpected ','", ","),
+        ("n $ 2", "unexpected character '$'", "$"),
+        ("n +* 2", "expected an operand, found '*'", "*"),
+        ("()", "expected an operand, found ')'", ")"),
+        ("x[0]", "only parentheses", "["),
+        ("2**9999999", "too large", "2**9999999"),
+    ],
+)
 def test_malformed_text_raises_with_a_caret(text, fragment, token):
     with pytest.raises(AnnotationError) as info:
         parse(text)
@@ -369,18 +425,45 @@ def test_deep_nesting_is_an_annotation_error_naming_the_limit():
 
 # -- comparisons --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fn, a, b, expected", [
-    (eq, "n", "n", True), (eq, "n+1", 0, False), (eq, "n", "m", None), (eq, "n-1", 0, None),
-    (eq, "2*n", "2*n+1", False), (eq, 3, 3, True), (eq, 3, 4, False), (eq, "min(n,0)", 0, True),
-    (ne, "n+1", "n", True), (ne, "n", "n", False), (ne, "n", "m", None),
-    (lt, "n", "n+1", True), (lt, "n+1", "n", False), (lt, "n", "m", None), (lt, "n%3", 3, True),
-    (lt, -1, "n", True), (lt, 2, 3, True),
-    (le, "n", "n+m", True), (le, "n", "n", True), (le, "n+1", "n", False),
-    (le, "min(n,3)", 3, True), (le, "n", "2*n", True), (le, "n", "n*n", None),
-    (gt, "n+1", 0, True), (gt, "n", 0, None), (gt, 0, "n", False),
-    (ge, "n", 0, True), (ge, "n**2", 0, True), (ge, "n-1", 0, None), (ge, "2**n", 1, True),
-    (ge, "n//2", 0, True), (ge, "(n+1)//2", 0, True), (le, "(n+1)//2", "n+1", None),
-])
+
+@pytest.mark.parametrize(
+    "fn, a, b, expected",
+    [
+        (eq, "n", "n", True),
+        (eq, "n+1", 0, False),
+        (eq, "n", "m", None),
+        (eq, "n-1", 0, None),
+        (eq, "2*n", "2*n+1", False),
+        (eq, 3, 3, True),
+        (eq, 3, 4, False),
+        (eq, "min(n,0)", 0, True),
+        (ne, "n+1", "n", True),
+        (ne, "n", "n", False),
+        (ne, "n", "m", None),
+        (lt, "n", "n+1", True),
+        (lt, "n+1", "n", False),
+        (lt, "n", "m", None),
+        (lt, "n%3", 3, True),
+        (lt, -1, "n", True),
+        (lt, 2, 3, True),
+        (le, "n", "n+m", True),
+        (le, "n", "n", True),
+        (le, "n+1", "n", False),
+        (le, "min(n,3)", 3, True),
+        (le, "n", "2*n", True),
+        (le, "n", "n*n", None),
+        (gt, "n+1", 0, True),
+        (gt, "n", 0, None),
+        (gt, 0, "n", False),
+        (ge, "n", 0, True),
+        (ge, "n**2", 0, True),
+        (ge, "n-1", 0, None),
+        (ge, "2**n", 1, True),
+        (ge, "n//2", 0, True),
+        (ge, "(n+1)//2", 0, True),
+        (le, "(n+1)//2", "n+1", None),
+    ],
+)
 def test_tri_state_comparisons(fn, a, b, expected):
     a = parse(a) if isinstance(a, str) else a
     b = parse(b) if isinstance(b, str) else b
@@ -402,11 +485,24 @@ def test_bounds_assume_non_negative_symbols():
     assert bounds(parse("-n")) == (-float("inf"), 0)
 
 
-@pytest.mark.parametrize("expr, value, expected", [
-    ("2*n+1", 7, {"n": 3}), ("2*n+1", 8, False), ("n+1", 0, False), ("n-1", 0, {"n": 1}),
-    ("n", 5, {"n": 5}), ("-n+4", 1, {"n": 3}), ("-n+4", 5, False), ("n*m", 6, None),
-    ("n**2", 4, None), ("n//2", 3, None), ("3", 3, {}), ("3", 4, False), ("n+m", 3, None),
-])
+@pytest.mark.parametrize(
+    "expr, value, expected",
+    [
+        ("2*n+1", 7, {"n": 3}),
+        ("2*n+1", 8, False),
+        ("n+1", 0, False),
+        ("n-1", 0, {"n": 1}),
+        ("n", 5, {"n": 5}),
+        ("-n+4", 1, {"n": 3}),
+        ("-n+4", 5, False),
+        ("n*m", 6, None),
+        ("n**2", 4, None),
+        ("n//2", 3, None),
+        ("3", 3, {}),
+        ("3", 4, False),
+        ("n+m", 3, None),
+    ],
+)
 def test_solve_linear(expr, value, expected):
     assert solve_linear(parse(expr), value) == expected
 
@@ -419,11 +515,20 @@ def test_solve_linear_odd_inputs():
     assert solve_linear("n", 3) is None
 
 
-@pytest.mark.parametrize("expr, name, expected", [
-    ("2*n+m", "n", (2, "m")), ("n", "n", (1, "0")), ("-n+4", "n", (-1, "4")),
-    ("3*n-2*m+1", "m", (-2, "3*n+1")), ("n*m", "n", None), ("n**2", "n", None),
-    ("n//2", "n", None), ("min(n,m)+n", "n", None), ("m+1", "n", None),
-])
+@pytest.mark.parametrize(
+    "expr, name, expected",
+    [
+        ("2*n+m", "n", (2, "m")),
+        ("n", "n", (1, "0")),
+        ("-n+4", "n", (-1, "4")),
+        ("3*n-2*m+1", "m", (-2, "3*n+1")),
+        ("n*m", "n", None),
+        ("n**2", "n", None),
+        ("n//2", "n", None),
+        ("min(n,m)+n", "n", None),
+        ("m+1", "n", None),
+    ],
+)
 def test_split_linear(expr, name, expected):
     found = split_linear(parse(expr), name)
     if expected is None:
@@ -449,8 +554,10 @@ NAMES = ("a", "b", "n")
 
 
 def _trees():
-    leaves = st.one_of(st.sampled_from(NAMES).map(lambda s: ("sym", s)),
-                       st.integers(-3, 6).map(lambda v: ("int", v)))
+    leaves = st.one_of(
+        st.sampled_from(NAMES).map(lambda s: ("sym", s)),
+        st.integers(-3, 6).map(lambda v: ("int", v)),
+    )
     nonzero = st.integers(-4, 4).filter(bool).map(lambda v: ("int", v))
 
     def extend(children):
@@ -487,9 +594,16 @@ def _value(tree, env):
     if kind == "neg":
         return -_value(tree[1], env)
     a, b = _value(tree[1], env), _value(tree[2], env)
-    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-            "//": lambda: a // b, "%": lambda: a % b, "**": lambda: a ** b,
-            "min": lambda: min(a, b), "max": lambda: max(a, b)}[kind]()
+    return {
+        "+": lambda: a + b,
+        "-": lambda: a - b,
+        "*": lambda: a * b,
+        "//": lambda: a // b,
+        "%": lambda: a % b,
+        "**": lambda: a**b,
+        "min": lambda: min(a, b),
+        "max": lambda: max(a, b),
+    }[kind]()
 
 
 def _by_operators(tree) -> Dim:
@@ -501,9 +615,16 @@ def _by_operators(tree) -> Dim:
     if kind == "neg":
         return -_by_operators(tree[1])
     a, b = _by_operators(tree[1]), _by_operators(tree[2])
-    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-            "//": lambda: a // b, "%": lambda: a % b, "**": lambda: a ** b,
-            "min": lambda: dmin(a, b), "max": lambda: dmax(a, b)}[kind]()
+    return {
+        "+": lambda: a + b,
+        "-": lambda: a - b,
+        "*": lambda: a * b,
+        "//": lambda: a // b,
+        "%": lambda: a % b,
+        "**": lambda: a**b,
+        "min": lambda: dmin(a, b),
+        "max": lambda: dmax(a, b),
+    }[kind]()
 
 
 def _build(tree) -> Dim:
@@ -534,7 +655,7 @@ def test_evaluation_agrees_with_python(tree, envs):
             expected = _value(tree, env)
         except ZeroDivisionError:
             continue
-        assume(abs(expected) < 10 ** 30)
+        assume(abs(expected) < 10**30)
         assert d.evaluate(env) == expected
 
 
@@ -546,16 +667,25 @@ def _safe_value(d: Dim, env):
 
 
 @settings(deadline=None, max_examples=300)
-@given(_trees(), st.one_of(_trees(), st.integers(-3, 3)), st.lists(bindings, min_size=1,
-                                                                  max_size=8))
+@given(
+    _trees(), st.one_of(_trees(), st.integers(-3, 3)), st.lists(bindings, min_size=1, max_size=8)
+)
 def test_comparisons_are_sound(tree, other, envs):
     a = _build(tree)
     # Half the time compare against a shifted copy, so True/False answers occur often.
     b = a + other if isinstance(other, int) else _build(other)
-    results = {name: fn(a, b) for name, fn in
-               (("eq", eq), ("ne", ne), ("lt", lt), ("le", le), ("gt", gt), ("ge", ge))}
-    truth = {"eq": lambda x, y: x == y, "ne": lambda x, y: x != y, "lt": lambda x, y: x < y,
-             "le": lambda x, y: x <= y, "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y}
+    results = {
+        name: fn(a, b)
+        for name, fn in (("eq", eq), ("ne", ne), ("lt", lt), ("le", le), ("gt", gt), ("ge", ge))
+    }
+    truth = {
+        "eq": lambda x, y: x == y,
+        "ne": lambda x, y: x != y,
+        "lt": lambda x, y: x < y,
+        "le": lambda x, y: x <= y,
+        "gt": lambda x, y: x > y,
+        "ge": lambda x, y: x >= y,
+    }
     for env in envs:
         x, y = _safe_value(a, env), _safe_value(b, env)
         if x is None or y is None:

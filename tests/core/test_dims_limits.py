@@ -31,6 +31,7 @@ def _caret(error):
 
 # -- definition time ------------------------------------------------------------------------
 
+
 def test_a_product_of_sums_is_expanded_only_up_to_max_terms():
     # 15 binomials took 4.6 s; the expansion now stops at the first product over the limit.
     text = "*".join(f"(a{i}+b{i})" for i in range(15))
@@ -63,6 +64,7 @@ def test_a_size_over_max_bits_is_refused():
 def test_a_literal_over_max_digits_is_refused_before_conversion(monkeypatch):
     # MAX_DIGITS is above MAX_LENGTH today; the check must still hold if that changes.
     from tensortypes.core import _dimparse
+
     text = "1" * (limits.MAX_DIGITS + 1)
     monkeypatch.setattr(_dimparse, "MAX_LENGTH", len(text))
     with pytest.raises(AnnotationError, match="MAX_DIGITS") as info:
@@ -117,6 +119,7 @@ def test_long_text_in_an_error_is_shown_around_the_caret():
 
 # -- evaluation -----------------------------------------------------------------------------
 
+
 def test_evaluation_never_computes_a_huge_power():
     d = parse("n**10**8")
     with pytest.raises(OverflowError, match="MAX_BITS"):
@@ -124,11 +127,11 @@ def test_evaluation_never_computes_a_huge_power():
     assert d.evaluate({"n": 1}) == 1 and d.evaluate({"n": 0}) == 0
     # (n**10000)**m: the message formatting itself raised ValueError.
     with pytest.raises(OverflowError, match="too large"):
-        parse("(n**10000)**m").evaluate({"n": 3, "m": 10 ** 7})
-    assert parse("(n**10000)**m").evaluate({"n": 1, "m": 10 ** 7}) == 1
-    assert parse("2**n").evaluate({"n": 100}) == 2 ** 100
+        parse("(n**10000)**m").evaluate({"n": 3, "m": 10**7})
+    assert parse("(n**10000)**m").evaluate({"n": 1, "m": 10**7}) == 1
+    assert parse("2**n").evaluate({"n": 100}) == 2**100
     with pytest.raises(OverflowError):
-        parse("2**n").evaluate({"n": 10 ** 9})
+        parse("2**n").evaluate({"n": 10**9})
 
 
 def test_a_huge_power_in_an_annotation_fails_the_check_at_once():
@@ -142,8 +145,27 @@ def test_a_huge_power_in_an_annotation_fails_the_check_at_once():
 
 # -- properties -----------------------------------------------------------------------------
 
-_PIECES = st.sampled_from(["n", "m", "2", "(", ")", "+", "-", "*", "//", "%", "**", "max(",
-                           ",", "min(", "10", "9" * 50, " "])
+_PIECES = st.sampled_from(
+    [
+        "n",
+        "m",
+        "2",
+        "(",
+        ")",
+        "+",
+        "-",
+        "*",
+        "//",
+        "%",
+        "**",
+        "max(",
+        ",",
+        "min(",
+        "10",
+        "9" * 50,
+        " ",
+    ]
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -164,8 +186,9 @@ def test_any_text_parses_or_is_an_annotation_error(pieces):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 12), st.integers(0, 3))
 def test_products_of_sums_are_refused_exactly_past_max_terms(k, extra):
-    text = "*".join(f"(a{i}+b{i}" + "".join(f"+c{i}x{j}" for j in range(extra)) + ")"
-                    for i in range(k))
+    text = "*".join(
+        f"(a{i}+b{i}" + "".join(f"+c{i}x{j}" for j in range(extra)) + ")" for i in range(k)
+    )
     terms = 1
     for _ in range(k):
         if terms * (2 + extra) > limits.MAX_TERMS:
@@ -177,9 +200,16 @@ def test_products_of_sums_are_refused_exactly_past_max_terms(k, extra):
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.integers(-9, 9), st.sampled_from(["", "a", "b", "a*b", "a**2"])),
-                min_size=2, max_size=4),
-       st.integers(2, 12), st.integers(-6, 6), st.integers(-6, 6))
+@given(
+    st.lists(
+        st.tuples(st.integers(-9, 9), st.sampled_from(["", "a", "b", "a*b", "a**2"])),
+        min_size=2,
+        max_size=4,
+    ),
+    st.integers(2, 12),
+    st.integers(-6, 6),
+    st.integers(-6, 6),
+)
 def test_powers_of_sums_expand_to_what_python_computes(terms, k, a, b):
     base = "+".join(f"({c}*{m})" if m else f"({c})" for c, m in terms)
     text = f"({base})**{k}"

@@ -28,10 +28,29 @@ from tensortypes.core.dtypes import (
     result_type,
 )
 
-NUMPY_NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-               "uint64", "float16", "float32", "float64", "complex64", "complex128"]
-FLOAT8 = ["float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
-          "float8_e5m2fnuz"]
+NUMPY_NAMES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
+FLOAT8 = [
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+]
 NON_KEY = [d for d in ALL_DTYPES if d is not D.key]
 
 numpy_dtypes = st.sampled_from(NUMPY_DTYPES)
@@ -44,12 +63,31 @@ def by_name(*names: str) -> frozenset[DType]:
 
 # -- DType values --------------------------------------------------------------
 
+
 def test_all_dtypes_order_and_numpy_subset():
     assert [d.name for d in ALL_DTYPES] == [
-        "bool", "int2", "int4", "int8", "int16", "int32", "int64",
-        "uint2", "uint4", "uint8", "uint16", "uint32", "uint64",
-        "bfloat16", "float16", "float32", "float64", *FLOAT8,
-        "complex64", "complex128", "key"]
+        "bool",
+        "int2",
+        "int4",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint2",
+        "uint4",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "bfloat16",
+        "float16",
+        "float32",
+        "float64",
+        *FLOAT8,
+        "complex64",
+        "complex128",
+        "key",
+    ]
     assert sorted(d.name for d in NUMPY_DTYPES) == sorted(NUMPY_NAMES)
     assert all(d.is_numpy == (d in NUMPY_DTYPES) for d in ALL_DTYPES)
 
@@ -118,6 +156,7 @@ def test_extension_numpy_dtype_appears_only_when_ml_dtypes_is_imported(run_pytho
 
 # -- categories (as in jaxtyping) -----------------------------------------------------
 
+
 def test_categories_golden():
     ints = ("int2", "int4", "int8", "int16", "int32", "int64")
     uints = ("uint2", "uint4", "uint8", "uint16", "uint32", "uint64")
@@ -134,9 +173,19 @@ def test_categories_golden():
     assert CATEGORIES["real"] == by_name(*floats, *ints, *uints)
     assert CATEGORIES["num"] == by_name(*floats, *complexes, *ints, *uints)
     assert CATEGORIES["key"] == by_name("key")
-    named = {"any": D.ANY, "bool": D.BOOL, "num": D.NUM, "inexact": D.INEXACT,
-             "floating": D.FLOATING, "complex": D.COMPLEX, "integer": D.INTEGER,
-             "unsigned": D.UNSIGNED, "signed": D.SIGNED, "real": D.REAL, "key": D.KEY}
+    named = {
+        "any": D.ANY,
+        "bool": D.BOOL,
+        "num": D.NUM,
+        "inexact": D.INEXACT,
+        "floating": D.FLOATING,
+        "complex": D.COMPLEX,
+        "integer": D.INTEGER,
+        "unsigned": D.UNSIGNED,
+        "signed": D.SIGNED,
+        "real": D.REAL,
+        "key": D.KEY,
+    }
     assert named == CATEGORIES
 
 
@@ -152,13 +201,36 @@ def test_category_relations():
 # -- conversion ----------------------------------------------------------------
 
 STRINGS = {
-    "float": "float64", "int": "int64", "uint": "uint64", "complex": "complex128",
-    "double": "float64", "single": "float32", "half": "float16", "bool_": "bool",
-    "bool": "bool", "?": "bool", "f4": "float32", "<f8": "float64", ">f4": "float32",
-    "=i2": "int16", "b": "int8", "B": "uint8", "e": "float16", "F": "complex64",
-    "D": "complex128", "longlong": "int64", "intp": "int64", "uint8": "uint8",
-    "bfloat16": "bfloat16", "int4": "int4", "uint4": "uint4", "int2": "int2",
-    "uint2": "uint2", "key": "key", "key<fry>": "key", "key<rbg>": "key",
+    "float": "float64",
+    "int": "int64",
+    "uint": "uint64",
+    "complex": "complex128",
+    "double": "float64",
+    "single": "float32",
+    "half": "float16",
+    "bool_": "bool",
+    "bool": "bool",
+    "?": "bool",
+    "f4": "float32",
+    "<f8": "float64",
+    ">f4": "float32",
+    "=i2": "int16",
+    "b": "int8",
+    "B": "uint8",
+    "e": "float16",
+    "F": "complex64",
+    "D": "complex128",
+    "longlong": "int64",
+    "intp": "int64",
+    "uint8": "uint8",
+    "bfloat16": "bfloat16",
+    "int4": "int4",
+    "uint4": "uint4",
+    "int2": "int2",
+    "uint2": "uint2",
+    "key": "key",
+    "key<fry>": "key",
+    "key<rbg>": "key",
     **{name: name for name in FLOAT8},
 }
 
@@ -198,10 +270,31 @@ def test_as_dtype_ml_dtypes():
                 as_dtype(np.dtype(getattr(ml_dtypes, unmodelled)))
 
 
-TORCH_MODELLED = ["bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32",
-                  "uint64", "float16", "bfloat16", "float32", "float64", "complex64",
-                  "complex128", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
-                  "float8_e5m2fnuz", "int2", "int4", "uint2", "uint4"]
+TORCH_MODELLED = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "int2",
+    "int4",
+    "uint2",
+    "uint4",
+]
 
 
 def test_as_dtype_torch(torch):
@@ -235,11 +328,19 @@ def foreign_class(module: str, name: str, namespace: dict) -> type:
     return cls
 
 
-TFDType = foreign_class("tensorflow.python.framework.dtypes", "DType", {
-    "__init__": lambda self, name: setattr(self, "name", name)})
-MLXDtype = foreign_class("mlx.core", "Dtype", {
-    "__init__": lambda self, name: setattr(self, "_name", name),
-    "__str__": lambda self: f"mlx.core.{self._name}"})
+TFDType = foreign_class(
+    "tensorflow.python.framework.dtypes",
+    "DType",
+    {"__init__": lambda self, name: setattr(self, "name", name)},
+)
+MLXDtype = foreign_class(
+    "mlx.core",
+    "Dtype",
+    {
+        "__init__": lambda self, name: setattr(self, "_name", name),
+        "__str__": lambda self: f"mlx.core.{self._name}",
+    },
+)
 
 
 def test_as_dtype_tensorflow_and_mlx_by_module_name():
@@ -255,10 +356,30 @@ def test_as_dtype_tensorflow_and_mlx_by_module_name():
         as_dtype(tensor())
 
 
-BAD_INPUTS = ["float128", "O", "str", "M8", "S5", "f4,i4", "", "floatX", "torch.float32",
-              None, 1, 1.5, b"f4", ["f4"], object, np.longdouble, np.str_,
-              np.dtype("M8[s]"), np.dtype(object), np.dtype([("a", "f4")]),
-              np.dtype(("f4", (2,))), np.zeros(3)]
+BAD_INPUTS = [
+    "float128",
+    "O",
+    "str",
+    "M8",
+    "S5",
+    "f4,i4",
+    "",
+    "floatX",
+    "torch.float32",
+    None,
+    1,
+    1.5,
+    b"f4",
+    ["f4"],
+    object,
+    np.longdouble,
+    np.str_,
+    np.dtype("M8[s]"),
+    np.dtype(object),
+    np.dtype([("a", "f4")]),
+    np.dtype(("f4", (2,))),
+    np.zeros(3),
+]
 
 
 @pytest.mark.parametrize("bad", BAD_INPUTS, ids=repr)
@@ -308,6 +429,7 @@ def test_matches():
 
 # -- promotion -----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("a", NUMPY_NAMES)
 def test_result_type_golden_against_numpy(a):
     for b in NUMPY_NAMES:
@@ -323,16 +445,29 @@ def test_result_type_of_three_is_numpys_least_upper_bound_not_a_fold():
 
 
 EXTENSION_GOLDEN = [
-    ("int2", "int4", "int4"), ("int4", "int8", "int8"), ("uint2", "uint4", "uint4"),
-    ("uint4", "uint8", "uint8"), ("int2", "uint2", "int4"), ("int4", "uint4", "int8"),
-    ("int4", "uint8", "int16"), ("bool", "int2", "int2"), ("bool", "uint2", "uint2"),
-    ("bfloat16", "float16", "float32"), ("bfloat16", "float32", "float32"),
-    ("bfloat16", "int8", "bfloat16"), ("bfloat16", "uint8", "bfloat16"),
-    ("bfloat16", "int16", "float32"), ("bfloat16", "complex64", "complex64"),
-    ("float8_e4m3fn", "float8_e5m2", "float32"), ("float8_e4m3fn", "float16", "float32"),
-    ("float8_e4m3fn", "bfloat16", "float32"), ("float8_e5m2", "bool", "float8_e5m2"),
-    ("float8_e4m3fn", "int8", "float32"), ("float8_e5m2fnuz", "float64", "float64"),
-    ("int4", "float16", "float16"), ("uint4", "bfloat16", "bfloat16"),
+    ("int2", "int4", "int4"),
+    ("int4", "int8", "int8"),
+    ("uint2", "uint4", "uint4"),
+    ("uint4", "uint8", "uint8"),
+    ("int2", "uint2", "int4"),
+    ("int4", "uint4", "int8"),
+    ("int4", "uint8", "int16"),
+    ("bool", "int2", "int2"),
+    ("bool", "uint2", "uint2"),
+    ("bfloat16", "float16", "float32"),
+    ("bfloat16", "float32", "float32"),
+    ("bfloat16", "int8", "bfloat16"),
+    ("bfloat16", "uint8", "bfloat16"),
+    ("bfloat16", "int16", "float32"),
+    ("bfloat16", "complex64", "complex64"),
+    ("float8_e4m3fn", "float8_e5m2", "float32"),
+    ("float8_e4m3fn", "float16", "float32"),
+    ("float8_e4m3fn", "bfloat16", "float32"),
+    ("float8_e5m2", "bool", "float8_e5m2"),
+    ("float8_e4m3fn", "int8", "float32"),
+    ("float8_e5m2fnuz", "float64", "float64"),
+    ("int4", "float16", "float16"),
+    ("uint4", "bfloat16", "bfloat16"),
     ("key", "key", "key"),
 ]
 
@@ -430,6 +565,7 @@ def test_numpy_itself_is_not_associative():
 
 
 # -- casting -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("casting", _promotion.CASTINGS)
 def test_can_cast_golden_against_numpy(casting):

@@ -12,10 +12,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tensortypes.core.dims import const, parse, symbol
-from tensortypes.core.shapes import (DimSpec, ShapePattern, broadcast_compatible,
-                                     broadcast_static_shapes, dim_is_super, format_static_shape,
-                                     match_static, merge_dims, merge_shapes,
-                                     normalize_static_shape, pattern_is_super, shape_is_super)
+from tensortypes.core.shapes import (
+    DimSpec,
+    ShapePattern,
+    broadcast_compatible,
+    broadcast_static_shapes,
+    dim_is_super,
+    format_static_shape,
+    match_static,
+    merge_dims,
+    merge_shapes,
+    normalize_static_shape,
+    pattern_is_super,
+    shape_is_super,
+)
 from tensortypes.errors import AnnotationError
 
 n, m, k = symbol("n"), symbol("m"), symbol("k")
@@ -35,9 +45,11 @@ def pattern(*specs):
 
 # -- normalize_static_shape --------------------------------------------------------------------
 
+
 def test_normalize_accepts_every_entry_form():
-    shape = normalize_static_shape([np.int64(2), None, "n", parse("2*n"), True, False, "?",
-                                    const(4), "2*3"])
+    shape = normalize_static_shape(
+        [np.int64(2), None, "n", parse("2*n"), True, False, "?", const(4), "2*3"]
+    )
     assert shape == (2, None, n, 2 * n, 1, None, None, 4, 6)
     assert type(shape[0]) is int and type(shape[7]) is int
 
@@ -51,11 +63,18 @@ def test_normalize_returns_a_normal_tuple_unchanged():
     assert normalize_static_shape(iter([1, 2])) == (1, 2)
 
 
-@pytest.mark.parametrize("shape, fragment", [
-    ((2, -1), "axis 1"), ((1.0,), "axis 0"), ((2, np.float64(3)), "axis 1"),
-    ((object(),), "axis 0"), (("2-5",), "axis 0"), ((2, 3, const(-2)), "axis 2"),
-    ((0,) * 65, "at most 64"),
-])
+@pytest.mark.parametrize(
+    "shape, fragment",
+    [
+        ((2, -1), "axis 1"),
+        ((1.0,), "axis 0"),
+        ((2, np.float64(3)), "axis 1"),
+        ((object(),), "axis 0"),
+        (("2-5",), "axis 0"),
+        ((2, 3, const(-2)), "axis 2"),
+        ((0,) * 65, "at most 64"),
+    ],
+)
 def test_normalize_rejects_bad_entries_naming_the_axis(shape, fragment):
     with pytest.raises(ValueError, match=fragment):
         normalize_static_shape(shape)
@@ -80,12 +99,27 @@ def test_format_static_shape():
 
 # -- relations ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("a, b, expected", [
-    (None, None, True), (None, 3, True), (None, n, True),
-    (3, 3, True), (3, 4, False), (3, None, False), (3, n, None), (1, n + 1, None),
-    (0, n + 1, False), (n, n, True), (n, None, False), (n, 5, None), (n, m, None),
-    (n, n + 1, False), (n + 1, 0, False),
-])
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        (None, None, True),
+        (None, 3, True),
+        (None, n, True),
+        (3, 3, True),
+        (3, 4, False),
+        (3, None, False),
+        (3, n, None),
+        (1, n + 1, None),
+        (0, n + 1, False),
+        (n, n, True),
+        (n, None, False),
+        (n, 5, None),
+        (n, m, None),
+        (n, n + 1, False),
+        (n + 1, 0, False),
+    ],
+)
 def test_dim_is_super(a, b, expected):
     assert dim_is_super(a, b) is expected
 
@@ -95,19 +129,38 @@ def test_decision_rigid_symbol_against_a_size_cannot_tell():
     assert pattern_is_super(ShapePattern.from_static(("n",)), (5,)) is None
 
 
-@pytest.mark.parametrize("a, b, expected", [
-    ((2, 3), (2, 3), True), ((None, 3), (2, 3), True), ((2,), (2, 3), False),
-    ((2, 3), (None, 3), False), (("n", 3), (5, 3), None), (("n", 3), (5, 4), False),
-    (("n", None), ("n", 7), True), ((), (), True), (("n", "m"), ("m", "n"), None),
-])
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        ((2, 3), (2, 3), True),
+        ((None, 3), (2, 3), True),
+        ((2,), (2, 3), False),
+        ((2, 3), (None, 3), False),
+        (("n", 3), (5, 3), None),
+        (("n", 3), (5, 4), False),
+        (("n", None), ("n", 7), True),
+        ((), (), True),
+        (("n", "m"), ("m", "n"), None),
+    ],
+)
 def test_shape_is_super(a, b, expected):
     assert shape_is_super(a, b) is expected
 
 
-@pytest.mark.parametrize("a, b, expected", [
-    (None, 5, 5), (5, None, 5), (5, 5, 5), (n, 5, 5), (5, n, 5), (n, n, n), (None, n, n),
-    (n, None, n), (None, None, None),
-])
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        (None, 5, 5),
+        (5, None, 5),
+        (5, 5, 5),
+        (n, 5, 5),
+        (5, n, 5),
+        (n, n, n),
+        (None, n, n),
+        (n, None, n),
+        (None, None, None),
+    ],
+)
 def test_merge_dims(a, b, expected):
     assert merge_dims(a, b) is expected or merge_dims(a, b) == expected
 
@@ -155,24 +208,41 @@ def test_merge_shapes_is_commutative(pairs):
 
 # -- broadcasting -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("shapes, expected", [
-    (((3, 1), (4,)), (3, 4)), (((), (2, 3)), (2, 3)), (((0,), (1,)), (0,)),
-    ((("n",), (1,)), (n,)), ((("n",), ("n",)), (n,)), ((("n",), ("m",)), (None,)),
-    (((None,), (1,)), (None,)), (((None,), (5,)), (5,)), (((None,), (None,)), (None,)),
-    ((("n",), (5,)), (5,)), ((("n",), ("n+1",)), (None,)), (((None,), ("n+1",)), (None,)),
-    (((None,), ("n+2",)), (n + 2,)), ((("n", 1), (1, "m"), (1, 1)), (n, m)),
-    (((2, 1, 3), ("n", 3)), (2, n, 3)), ((), ()),
-])
+
+@pytest.mark.parametrize(
+    "shapes, expected",
+    [
+        (((3, 1), (4,)), (3, 4)),
+        (((), (2, 3)), (2, 3)),
+        (((0,), (1,)), (0,)),
+        ((("n",), (1,)), (n,)),
+        ((("n",), ("n",)), (n,)),
+        ((("n",), ("m",)), (None,)),
+        (((None,), (1,)), (None,)),
+        (((None,), (5,)), (5,)),
+        (((None,), (None,)), (None,)),
+        ((("n",), (5,)), (5,)),
+        ((("n",), ("n+1",)), (None,)),
+        (((None,), ("n+1",)), (None,)),
+        (((None,), ("n+2",)), (n + 2,)),
+        ((("n", 1), (1, "m"), (1, 1)), (n, m)),
+        (((2, 1, 3), ("n", 3)), (2, n, 3)),
+        ((), ()),
+    ],
+)
 def test_broadcast_static_shapes(shapes, expected):
     assert broadcast_static_shapes(*shapes) == expected
 
 
-@pytest.mark.parametrize("shapes, fragment", [
-    (((2, 3), (4,)), "sizes 3 and 4"),
-    (((3,), ("n+4",)), "sizes 3 and n+4"),
-    ((("n+2",), ("n+3",)), "sizes n+2 and n+3"),
-    (((2, 3), (3,), (4,)), "arg 2"),
-])
+@pytest.mark.parametrize(
+    "shapes, fragment",
+    [
+        (((2, 3), (4,)), "sizes 3 and 4"),
+        (((3,), ("n+4",)), "sizes 3 and n+4"),
+        ((("n+2",), ("n+3",)), "sizes n+2 and n+3"),
+        (((2, 3), (3,), (4,)), "arg 2"),
+    ],
+)
 def test_broadcast_conflicts_raise(shapes, fragment):
     with pytest.raises(ValueError) as info:
         broadcast_static_shapes(*shapes)
@@ -206,10 +276,15 @@ def _value(entry, env):
 
 
 @settings(deadline=None, max_examples=300)
-@given(st.lists(st.tuples(st.sampled_from(SYMBOLIC), st.sampled_from(SYMBOLIC)), max_size=3),
-       st.lists(st.fixed_dictionaries({"n": st.integers(0, 4), "m": st.integers(0, 4)}),
-                min_size=1, max_size=6),
-       st.integers(0, 4))
+@given(
+    st.lists(st.tuples(st.sampled_from(SYMBOLIC), st.sampled_from(SYMBOLIC)), max_size=3),
+    st.lists(
+        st.fixed_dictionaries({"n": st.integers(0, 4), "m": st.integers(0, 4)}),
+        min_size=1,
+        max_size=6,
+    ),
+    st.integers(0, 4),
+)
 def test_symbolic_broadcast_is_sound(pairs, envs, unknown):
     a = tuple(x for x, _ in pairs)
     b = tuple(y for _, y in pairs)
@@ -236,16 +311,27 @@ def test_symbolic_broadcast_is_sound(pairs, envs, unknown):
                 assert entry is None or _value(entry, env) == size
 
 
-@pytest.mark.parametrize("a, b, expected", [
-    ((3, 1), (4,), True), ((3,), (4,), False), (("n",), (1,), True), (("n",), ("n",), True),
-    (("n",), ("m",), None), ((None,), (1,), True), ((None,), (5,), None),
-    (("n+2",), ("n+3",), False), ((2, "n"), (3, 1), False), ((), (7,), True),
-])
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        ((3, 1), (4,), True),
+        ((3,), (4,), False),
+        (("n",), (1,), True),
+        (("n",), ("n",), True),
+        (("n",), ("m",), None),
+        ((None,), (1,), True),
+        ((None,), (5,), None),
+        (("n+2",), ("n+3",), False),
+        ((2, "n"), (3, 1), False),
+        ((), (7,), True),
+    ],
+)
 def test_broadcast_compatible(a, b, expected):
     assert broadcast_compatible(a, b) is expected
 
 
 # -- DimSpec ------------------------------------------------------------------------------------
+
 
 def test_dimspec_is_interned_and_canonical():
     assert var("n") is var(n) is DimSpec("var", "n")
@@ -263,42 +349,56 @@ def test_dimspec_is_immutable_and_pickles():
     assert pickle.loads(pickle.dumps(spec)) is spec
     assert copy.deepcopy(spec) is spec
     with pytest.raises(TypeError):
+
         class Sub(DimSpec):  # noqa: F841 - defining it is the test
             pass
 
 
-@pytest.mark.parametrize("args, kwargs, exc", [
-    (("bogus",), {}, AnnotationError),
-    (("fixed", -1), {}, AnnotationError),
-    (("fixed", 1.5), {}, AnnotationError),
-    (("fixed", True), {}, AnnotationError),
-    (("fixed", "n"), {}, AnnotationError),
-    (("var", None), {}, AnnotationError),
-    (("var", "n+"), {}, AnnotationError),
-    (("var", "1-5"), {}, AnnotationError),
-    (("anon", "n"), {}, AnnotationError),
-    (("unknown", 3), {}, AnnotationError),
-    (("rigid", "n"), {"broadcast": True}, AnnotationError),
-    (("unknown",), {"doc": "x"}, AnnotationError),
-    (("var", "n+1"), {"variadic": True}, AnnotationError),
-    (("fixed", 3), {"variadic": True}, AnnotationError),
-    (("fixed", 3), {"path": True}, AnnotationError),
-    (("var", "n"), {"doc": "not a name"}, AnnotationError),
-    (("var", "n"), {"broadcast": "yes"}, TypeError),
-])
+@pytest.mark.parametrize(
+    "args, kwargs, exc",
+    [
+        (("bogus",), {}, AnnotationError),
+        (("fixed", -1), {}, AnnotationError),
+        (("fixed", 1.5), {}, AnnotationError),
+        (("fixed", True), {}, AnnotationError),
+        (("fixed", "n"), {}, AnnotationError),
+        (("var", None), {}, AnnotationError),
+        (("var", "n+"), {}, AnnotationError),
+        (("var", "1-5"), {}, AnnotationError),
+        (("anon", "n"), {}, AnnotationError),
+        (("unknown", 3), {}, AnnotationError),
+        (("rigid", "n"), {"broadcast": True}, AnnotationError),
+        (("unknown",), {"doc": "x"}, AnnotationError),
+        (("var", "n+1"), {"variadic": True}, AnnotationError),
+        (("fixed", 3), {"variadic": True}, AnnotationError),
+        (("fixed", 3), {"path": True}, AnnotationError),
+        (("var", "n"), {"doc": "not a name"}, AnnotationError),
+        (("var", "n"), {"broadcast": "yes"}, TypeError),
+    ],
+)
 def test_dimspec_rejects_bad_entries(args, kwargs, exc):
     with pytest.raises(exc):
         DimSpec(*args, **kwargs)
 
 
-@pytest.mark.parametrize("spec, text", [
-    (fixed(3), "3"), (var("n"), "n"), (var("n-1"), "n-1"), (DimSpec("anon"), "_"),
-    (DimSpec("unknown"), "?"), (DimSpec("rigid", "n"), "n"),
-    (var("batch", variadic=True), "*batch"), (DimSpec("anon", variadic=True), "..."),
-    (var("n", broadcast=True), "#n"), (var("b", variadic=True, broadcast=True), "*#b"),
-    (var("n", path=True), "?n"), (fixed(4, doc="rows"), "rows=4"),
-    (DimSpec("anon", variadic=True, broadcast=True), "*#_"),
-])
+@pytest.mark.parametrize(
+    "spec, text",
+    [
+        (fixed(3), "3"),
+        (var("n"), "n"),
+        (var("n-1"), "n-1"),
+        (DimSpec("anon"), "_"),
+        (DimSpec("unknown"), "?"),
+        (DimSpec("rigid", "n"), "n"),
+        (var("batch", variadic=True), "*batch"),
+        (DimSpec("anon", variadic=True), "..."),
+        (var("n", broadcast=True), "#n"),
+        (var("b", variadic=True, broadcast=True), "*#b"),
+        (var("n", path=True), "?n"),
+        (fixed(4, doc="rows"), "rows=4"),
+        (DimSpec("anon", variadic=True, broadcast=True), "*#_"),
+    ],
+)
 def test_dimspec_text(spec, text):
     assert str(spec) == text
 
@@ -309,6 +409,7 @@ def test_dimspec_repr():
 
 
 # -- ShapePattern -------------------------------------------------------------------------------
+
 
 def test_shape_pattern_basics():
     p = pattern(var("b"), fixed(3))
@@ -321,12 +422,15 @@ def test_shape_pattern_basics():
         p.specs = ()
 
 
-@pytest.mark.parametrize("specs, text", [
-    ((var("batch", variadic=True), fixed(3)), "*batch 3"),
-    ((DimSpec("anon", variadic=True), var("c")), "... c"),
-    ((var("n", broadcast=True),), "#n"),
-    ((), ""),
-])
+@pytest.mark.parametrize(
+    "specs, text",
+    [
+        ((var("batch", variadic=True), fixed(3)), "*batch 3"),
+        ((DimSpec("anon", variadic=True), var("c")), "... c"),
+        ((var("n", broadcast=True),), "#n"),
+        ((), ""),
+    ],
+)
 def test_shape_pattern_text(specs, text):
     assert str(ShapePattern(specs)) == text
 
@@ -353,59 +457,66 @@ def test_shape_pattern_static_round_trip():
 
 # -- matching ------------------------------------------------------------------------------------
 
+
 def test_decision_pattern_variable_binds_per_call():
     two_n = pattern(fixed(2), var("n"))
     assert pattern_is_super(two_n, (2, 5)) is True
     assert match_static(two_n, (2, 5)) == (True, {"n": 5})
 
 
-@pytest.mark.parametrize("specs, shape, expected", [
-    ((var("n"),), (None,), True),
-    ((var("n"), var("n")), (None, None), None),
-    ((fixed(3),), (None,), False),
-    ((var("n"), var("n")), (None, 5), False),
-    ((var("n"), var("n")), (5, 5), True),
-    ((var("n"), var("n")), (5, 6), False),
-    ((var("n"), var("m")), (None, None), True),
-    ((var("n"), var("n")), ("k", "k"), True),
-    ((var("n"), var("n")), ("k", "m"), None),
-    ((var("n"), var("n+1")), (3, 4), True),
-    ((var("n+1"), var("n")), (4, 3), True),
-    ((var("n"), var("n+1")), (3, 5), False),
-    ((var("n+1"),), (0,), False),
-    ((var("2*n"),), (5,), False),
-    ((var("2*n"),), (6,), True),
-    ((var("n+1"),), ("m",), None),
-    ((var("n+1"),), ("m+1",), True),
-    ((var("n*m"),), (6,), None),
-    ((var("n*m"), var("n"), var("m")), (6, 2, 3), True),
-    ((var("n*m"), var("n"), var("m")), (7, 2, 3), False),
-    ((var("n+1"),), (None,), None),
-    ((var("n", broadcast=True), var("n", broadcast=True)), (1, 5), True),
-    ((var("n", broadcast=True), var("n")), (5, 3), False),
-    ((var("n", broadcast=True), var("n", broadcast=True)), ("k", "m"), None),
-    ((fixed(3, broadcast=True),), (1,), True),
-    ((fixed(3, broadcast=True),), (None,), False),
-    ((fixed(3),), ("k",), None),
-    ((fixed(3),), ("k+4",), False),
-    ((DimSpec("anon"), DimSpec("unknown")), (None, 7), True),
-    ((fixed(2), var("n")), (2,), False),
-    ((DimSpec("rigid", "n"),), ("n",), True),
-    ((DimSpec("rigid", "n"),), (None,), False),
-])
+@pytest.mark.parametrize(
+    "specs, shape, expected",
+    [
+        ((var("n"),), (None,), True),
+        ((var("n"), var("n")), (None, None), None),
+        ((fixed(3),), (None,), False),
+        ((var("n"), var("n")), (None, 5), False),
+        ((var("n"), var("n")), (5, 5), True),
+        ((var("n"), var("n")), (5, 6), False),
+        ((var("n"), var("m")), (None, None), True),
+        ((var("n"), var("n")), ("k", "k"), True),
+        ((var("n"), var("n")), ("k", "m"), None),
+        ((var("n"), var("n+1")), (3, 4), True),
+        ((var("n+1"), var("n")), (4, 3), True),
+        ((var("n"), var("n+1")), (3, 5), False),
+        ((var("n+1"),), (0,), False),
+        ((var("2*n"),), (5,), False),
+        ((var("2*n"),), (6,), True),
+        ((var("n+1"),), ("m",), None),
+        ((var("n+1"),), ("m+1",), True),
+        ((var("n*m"),), (6,), None),
+        ((var("n*m"), var("n"), var("m")), (6, 2, 3), True),
+        ((var("n*m"), var("n"), var("m")), (7, 2, 3), False),
+        ((var("n+1"),), (None,), None),
+        ((var("n", broadcast=True), var("n", broadcast=True)), (1, 5), True),
+        ((var("n", broadcast=True), var("n")), (5, 3), False),
+        ((var("n", broadcast=True), var("n", broadcast=True)), ("k", "m"), None),
+        ((fixed(3, broadcast=True),), (1,), True),
+        ((fixed(3, broadcast=True),), (None,), False),
+        ((fixed(3),), ("k",), None),
+        ((fixed(3),), ("k+4",), False),
+        ((DimSpec("anon"), DimSpec("unknown")), (None, 7), True),
+        ((fixed(2), var("n")), (2,), False),
+        ((DimSpec("rigid", "n"),), ("n",), True),
+        ((DimSpec("rigid", "n"),), (None,), False),
+    ],
+)
 def test_pattern_is_super(specs, shape, expected):
     assert pattern_is_super(ShapePattern(specs), shape) is expected
 
 
-@pytest.mark.parametrize("specs, shape, expected, bound", [
-    ((var("b", variadic=True), fixed(3)), (2, 4, 3), True, {"*b": (2, 4)}),
-    ((var("b", variadic=True), fixed(3)), (3,), True, {"*b": ()}),
-    ((var("b", variadic=True), fixed(3)), (), False, None),
-    ((var("b", variadic=True), fixed(3)), (3, 4), False, None),
-    ((DimSpec("anon", variadic=True), var("c")), (2, 4, 3), True, {"c": 3}),
-    ((var("x"), DimSpec("anon", variadic=True), var("x")), (5, 1, 2, 5), True, {"x": 5}),
-    ((var("x"), DimSpec("anon", variadic=True), var("x")), (5, 4), False, None),
-])
+@pytest.mark.parametrize(
+    "specs, shape, expected, bound",
+    [
+        ((var("b", variadic=True), fixed(3)), (2, 4, 3), True, {"*b": (2, 4)}),
+        ((var("b", variadic=True), fixed(3)), (3,), True, {"*b": ()}),
+        ((var("b", variadic=True), fixed(3)), (), False, None),
+        ((var("b", variadic=True), fixed(3)), (3, 4), False, None),
+        ((DimSpec("anon", variadic=True), var("c")), (2, 4, 3), True, {"c": 3}),
+        ((var("x"), DimSpec("anon", variadic=True), var("x")), (5, 1, 2, 5), True, {"x": 5}),
+        ((var("x"), DimSpec("anon", variadic=True), var("x")), (5, 4), False, None),
+    ],
+)
 def test_variadic_patterns(specs, shape, expected, bound):
     result, bindings = match_static(ShapePattern(specs), shape)
     assert result is expected
@@ -450,8 +561,17 @@ def test_graph_patterns_agree_with_shape_is_super(pairs):
     assert pattern_is_super(ShapePattern.from_static(a), b) is shape_is_super(a, b)
 
 
-PATTERN_ENTRIES = [fixed(1), fixed(3), var("p"), var("q"), var("p+1"), var("2*p"),
-                   var("p", broadcast=True), DimSpec("anon"), fixed(3, broadcast=True)]
+PATTERN_ENTRIES = [
+    fixed(1),
+    fixed(3),
+    var("p"),
+    var("q"),
+    var("p+1"),
+    var("2*p"),
+    var("p", broadcast=True),
+    DimSpec("anon"),
+    fixed(3, broadcast=True),
+]
 
 
 @settings(deadline=None, max_examples=300)
@@ -490,16 +610,16 @@ def _instances(shape):
 
 
 @settings(deadline=None, max_examples=200)
-@given(st.lists(st.tuples(st.sampled_from(PATTERN_ENTRIES), st.sampled_from(STATIC)),
-                max_size=3))
+@given(st.lists(st.tuples(st.sampled_from(PATTERN_ENTRIES), st.sampled_from(STATIC)), max_size=3))
 def test_pattern_matching_is_sound_on_symbolic_shapes(pairs):
     """True: every concrete shape matches; False: some concrete shape does not."""
     p = ShapePattern([spec for spec, _ in pairs])
     shape = tuple(entry for _, entry in pairs)
     result = pattern_is_super(p, shape)
-    outcomes = [any(_matches(p, concrete, {"p": pv, "q": qv})
-                    for pv in range(8) for qv in range(8))
-                for concrete in _instances(shape)]
+    outcomes = [
+        any(_matches(p, concrete, {"p": pv, "q": qv}) for pv in range(8) for qv in range(8))
+        for concrete in _instances(shape)
+    ]
     if result is True:
         assert all(outcomes)
     elif result is False:

@@ -34,8 +34,15 @@ pytestmark = pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWar
 
 _GUARD = 2.0  # seconds: every input of the limits accepted or refused far faster
 
-_ARRAYS = [np.zeros(()), np.zeros(3), np.zeros((2, 3)), np.zeros((3, 3)), np.zeros((1, 4, 5)),
-           np.zeros((2, 3, 4, 5), np.float32), np.zeros((0, 2))]
+_ARRAYS = [
+    np.zeros(()),
+    np.zeros(3),
+    np.zeros((2, 3)),
+    np.zeros((3, 3)),
+    np.zeros((1, 4, 5)),
+    np.zeros((2, 3, 4, 5), np.float32),
+    np.zeros((0, 2)),
+]
 
 
 def _guarded(what: str, text: str):
@@ -96,9 +103,14 @@ _DOCUMENTED = (KeyError, ZeroDivisionError, ValueError, OverflowError)
 
 
 @fuzz_settings(400)
-@given(dim_texts(), st.dictionaries(st.sampled_from(["n", "m", "b", "c", "h", "w", "a0", "a1",
-                                                     "b0", "k", "x1", "N"]),
-                                    st.integers(0, 2**20), max_size=8))
+@given(
+    dim_texts(),
+    st.dictionaries(
+        st.sampled_from(["n", "m", "b", "c", "h", "w", "a0", "a1", "b0", "k", "x1", "N"]),
+        st.integers(0, 2**20),
+        max_size=8,
+    ),
+)
 def test_dims_parse_print_reparse_and_evaluate(text: str, sizes: dict) -> None:
     try:
         with _guarded("parsing", text):

@@ -8,8 +8,19 @@ import time
 import pytest
 from hypothesis import given
 
-from _fuzz import (ENV, FUZZ_TESTS, HOSTILE, FuzzTimeout, dim_texts, examples, fuzz_settings,
-                   hostile_values, known_issue, shape_strings, time_guard)
+from _fuzz import (
+    ENV,
+    FUZZ_TESTS,
+    HOSTILE,
+    FuzzTimeout,
+    dim_texts,
+    examples,
+    fuzz_settings,
+    hostile_values,
+    known_issue,
+    shape_strings,
+    time_guard,
+)
 
 
 def test_time_guard_interrupts_a_busy_block() -> None:
@@ -80,8 +91,17 @@ def test_budget_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None
 @pytest.mark.parametrize("name, make", HOSTILE, ids=[name for name, _ in HOSTILE])
 def test_every_hostile_value_builds_fresh(name: str, make) -> None:
     first, second = make(), make()
-    assert first is not second or name in ("None", "bool", "class-int", "class-ndarray-itself",
-                                            "int", "float-nan", "float-inf", "str", "bytes")
+    assert first is not second or name in (
+        "None",
+        "bool",
+        "class-int",
+        "class-ndarray-itself",
+        "int",
+        "float-nan",
+        "float-inf",
+        "str",
+        "bytes",
+    )
 
 
 @fuzz_settings(30)

@@ -21,8 +21,18 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from _fuzz import HOSTILE, fuzz_settings, time_guard
-from tensortypes import (Bool, Complex, Float, Float32, Int, PyTree, Shaped, TypeCheckError,
-                         UInt8, typechecked)
+from tensortypes import (
+    Bool,
+    Complex,
+    Float,
+    Float32,
+    Int,
+    PyTree,
+    Shaped,
+    TypeCheckError,
+    UInt8,
+    typechecked,
+)
 from tensortypes.errors import raised_by_value
 from tensortypes.types import ann_to_type, check_value
 
@@ -35,17 +45,46 @@ class Sub(np.ndarray):
     pass
 
 
-_SHAPES = ["b c", "2 3", "*batch 3", "...", "", "#n m", "n n+1", "_ ...", "n", "*b", "b c d",
-           "#*b c", "n 2*n", "1 n", "batch=b c"]
+_SHAPES = [
+    "b c",
+    "2 3",
+    "*batch 3",
+    "...",
+    "",
+    "#n m",
+    "n n+1",
+    "_ ...",
+    "n",
+    "*b",
+    "b c d",
+    "#*b c",
+    "n 2*n",
+    "1 n",
+    "batch=b c",
+]
 _DTYPES = [Float, Float32, Int, Shaped, Bool, Complex, UInt8]
 _KINDS = [np.ndarray, Any, Sub]
-_PLAIN = [int, float, str, bool, List[int], Tuple[int, str], Dict[str, int], Optional[int],
-          Tuple[int, ...], Any]
+_PLAIN = [
+    int,
+    float,
+    str,
+    bool,
+    List[int],
+    Tuple[int, str],
+    Dict[str, int],
+    Optional[int],
+    Tuple[int, ...],
+    Any,
+]
 
 
 def _array_annotations() -> st.SearchStrategy[Any]:
-    return st.builds(lambda d, k, s: d[k, s], st.sampled_from(_DTYPES),
-                     st.sampled_from(_KINDS), st.sampled_from(_SHAPES))
+    return st.builds(
+        lambda d, k, s: d[k, s],
+        st.sampled_from(_DTYPES),
+        st.sampled_from(_KINDS),
+        st.sampled_from(_SHAPES),
+    )
 
 
 def _wrap(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -62,15 +101,20 @@ def _wrap(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 def annotations() -> st.SearchStrategy[Any]:
     arrays = _array_annotations()
-    return st.one_of(_wrap(arrays), arrays.map(lambda a: PyTree[a]), _wrap(
-        st.sampled_from(_PLAIN)))
+    return st.one_of(_wrap(arrays), arrays.map(lambda a: PyTree[a]), _wrap(st.sampled_from(_PLAIN)))
 
 
 def _nested(values: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     """Values, or lists, tuples and dicts of them (a hostile value inside a container)."""
-    return st.recursive(values, lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.tuples(inner, inner),
-        st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2)), max_leaves=4)
+    return st.recursive(
+        values,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3),
+            st.tuples(inner, inner),
+            st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2),
+        ),
+        max_leaves=4,
+    )
 
 
 _CHECKED: dict = {}
@@ -80,6 +124,7 @@ def _checked(ann: Any):
     key = repr(ann)
     found = _CHECKED.get(key)
     if found is None:
+
         @typechecked
         def f(x: ann):  # type: ignore[valid-type]
             return x
@@ -111,8 +156,9 @@ def _run(ann: Any, make) -> None:
     if (isinstance(ann, type) and hasattr(ann, "_tt_match")) or repr(ann).startswith("PyTree"):
         with time_guard(_GUARD, "isinstance"):
             answer = isinstance(make(), ann)
-        assert answer is accepted, f"typechecked {'accepts' if accepted else 'rejects'}, " \
-                                   f"isinstance says {answer}"
+        assert answer is accepted, (
+            f"typechecked {'accepts' if accepted else 'rejects'}, isinstance says {answer}"
+        )
 
 
 _FACTORIES = dict(HOSTILE)
@@ -137,9 +183,9 @@ def test_hostile_values_refused_cleanly(ann: Any, plan: Any) -> None:
 
 
 _ARRAYS = hnp.arrays(
-    dtype=st.sampled_from([np.float64, np.float32, np.int8, np.uint8, np.bool_,
-                           np.complex64]),
-    shape=hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4))
+    dtype=st.sampled_from([np.float64, np.float32, np.int8, np.uint8, np.bool_, np.complex64]),
+    shape=hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4),
+)
 
 
 @fuzz_settings(200)

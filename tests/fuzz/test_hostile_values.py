@@ -20,8 +20,17 @@ import numpy as np
 import pytest
 
 from _fuzz import HOSTILE, time_guard
-from tensortypes import (Bool, Complex, Float, Float32, Int, PyTree, Shaped,
-                         TypeCheckError, typechecked)
+from tensortypes import (
+    Bool,
+    Complex,
+    Float,
+    Float32,
+    Int,
+    PyTree,
+    Shaped,
+    TypeCheckError,
+    typechecked,
+)
 from tensortypes.errors import raised_by_value
 from tensortypes.types import ann_to_type, check_value
 
@@ -72,8 +81,9 @@ def _rejected(path: str, name: str, error: TypeCheckError, problems: list[str]) 
         problems.append(_problem(f"{path} (wrapped cause)", name, cause))
 
 
-def _through(path: str, name: str, call: typing.Callable[[], Any],
-             problems: list[str]) -> bool | None:
+def _through(
+    path: str, name: str, call: typing.Callable[[], Any], problems: list[str]
+) -> bool | None:
     """Run one check: True accepted, False rejected cleanly, None a problem."""
     try:
         with time_guard(_LIMIT, f"{path} {name}"):
@@ -117,6 +127,8 @@ def test_hostile_values_are_refused_cleanly(label: str, ann: Any) -> None:
         if answer is not True and answer is not False:
             problems.append(f"isinstance: {name}: answered {answer!r}")
         elif accepted is not None and answer != accepted:
-            problems.append(f"disagreement: {name}: typechecked "
-                            f"{'accepts' if accepted else 'rejects'}, isinstance says {answer}")
+            problems.append(
+                f"disagreement: {name}: typechecked "
+                f"{'accepts' if accepted else 'rejects'}, isinstance says {answer}"
+            )
     assert not problems, f"{label}: {len(problems)} problems:\n" + "\n".join(problems)

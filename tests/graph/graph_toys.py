@@ -23,7 +23,8 @@ class FloatType(SingletonType):
         if strict:
             raise TypeCheckError(f"expected a float, got {type(data).__name__} {data!r}")
         if isinstance(data, (bool, np.bool_)) or not isinstance(
-                data, (int, float, np.integer, np.floating)):
+            data, (int, float, np.integer, np.floating)
+        ):
             raise TypeCheckError(f"expected a number, got {type(data).__name__} {data!r}")
         converted = float(data)
         if converted != data and not allow_downcast:
@@ -105,8 +106,7 @@ class Neg(Op):
 
 class DivMod(Op):
     def make_node(self, a, b):
-        return Apply(self, [_as_float_variable(a), _as_float_variable(b)],
-                     [floatt(), floatt()])
+        return Apply(self, [_as_float_variable(a), _as_float_variable(b)], [floatt(), floatt()])
 
     def perform(self, node, inputs, output_storage):
         q, r = divmod(*inputs)

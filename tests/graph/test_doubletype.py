@@ -31,7 +31,8 @@ class DoubleType(Type):
             raise TypeError(
                 "The double type cannot accurately represent "
                 f"value {x} (of type {type(x)}): you must explicitly "
-                "allow downcasting if you want to do this.")
+                "allow downcasting if you want to do this."
+            )
 
     def values_eq_approx(self, x, y, tolerance=1e-4):
         if x == y:  # the spec's formula divides by zero for x == y == 0
@@ -58,6 +59,7 @@ double_add = DoubleAdd()
 
 # -- filter -------------------------------------------------------------------------
 
+
 def test_strict_accepts_a_float_as_is():
     x = 2.5
     assert double.filter(x, strict=True) is x
@@ -80,8 +82,10 @@ def test_lossy_int_is_refused_without_allow_downcast(allow_downcast):
         double.filter(LOSSY_INT, allow_downcast=allow_downcast)
 
 
-@pytest.mark.skipif(np.finfo(np.longdouble).nmant <= np.finfo(np.float64).nmant,
-                    reason="long double is float64 on this platform")
+@pytest.mark.skipif(
+    np.finfo(np.longdouble).nmant <= np.finfo(np.float64).nmant,
+    reason="long double is float64 on this platform",
+)
 def test_lossy_long_double_is_refused_without_allow_downcast():
     value = np.longdouble(1) + np.finfo(np.longdouble).eps
     with pytest.raises(TypeError, match="cannot accurately represent"):
@@ -111,6 +115,7 @@ def test_is_valid_value_uses_strict_filter():
 
 # -- values_eq_approx ----------------------------------------------------------------------
 
+
 def test_values_eq_approx_tolerates_rounding_but_values_eq_does_not():
     a = 0.1
     six_adds = a + a + a + a + a + a
@@ -124,6 +129,7 @@ def test_values_eq_approx_tolerates_rounding_but_values_eq_does_not():
 
 # -- identity of Types ------------------------------------------------------------------------
 
+
 def test_two_instances_are_different_types():
     double1, double2 = DoubleType(), DoubleType()
     assert double1 != double2
@@ -135,6 +141,7 @@ def test_two_instances_are_different_types():
 
 
 # -- variables --------------------------------------------------------------------------------
+
 
 def test_make_variable_and_call():
     x = double.make_variable("x")
@@ -149,8 +156,9 @@ def test_filter_variable():
     x = double("x")
     assert double.filter_variable(x) is x
     other = DoubleType()("y")
-    with pytest.raises(TypeError, match="Cannot convert Type DoubleType .of Variable y. into "
-                                        "Type DoubleType"):
+    with pytest.raises(
+        TypeError, match="Cannot convert Type DoubleType .of Variable y. into Type DoubleType"
+    ):
         double.filter_variable(other)
 
 

@@ -19,14 +19,17 @@ def test_variable_has_the_four_attributes():
     assert isinstance(x.tag, Scratchpad)
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"type": 3}, "must be a Type"),
-    ({"type": FloatType}, "got the class FloatType; did you mean FloatType()"),
-    ({"type": floatt, "owner": "node", "index": 0}, "owner must be an Apply"),
-    ({"type": floatt, "index": 1.0}, "index must be an int"),
-    ({"type": floatt, "index": True}, "index must be an int"),
-    ({"type": floatt, "name": 5}, "name must be a str"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"type": 3}, "must be a Type"),
+        ({"type": FloatType}, "got the class FloatType; did you mean FloatType()"),
+        ({"type": floatt, "owner": "node", "index": 0}, "owner must be an Apply"),
+        ({"type": floatt, "index": 1.0}, "index must be an int"),
+        ({"type": floatt, "index": True}, "index must be an int"),
+        ({"type": floatt, "name": 5}, "name must be a str"),
+    ],
+)
 def test_variable_validation(kwargs, fragment):
     with pytest.raises(TypeError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
         Variable(**kwargs)

@@ -53,8 +53,15 @@ def test_required_methods_raise_method_not_defined(method, args):
 
 def test_defaults():
     t = Bare()
-    for method in ("c_headers", "c_header_dirs", "c_libraries", "c_lib_dirs",
-                   "c_compile_args", "c_no_compile_args", "c_init_code"):
+    for method in (
+        "c_headers",
+        "c_header_dirs",
+        "c_libraries",
+        "c_lib_dirs",
+        "c_compile_args",
+        "c_no_compile_args",
+        "c_init_code",
+    ):
         assert getattr(t, method)() == []
     assert t.c_headers(c_compiler="gcc") == []
     assert t.c_support_code() == ""
@@ -123,7 +130,10 @@ def test_c_code_cache_version_apply_combines_op_and_types():
     t1, t2 = VersionedType((1,)), VersionedType((2, 3))
     node = Apply(VersionedOp((4,)), [t1(), t2()], [t1()])
     assert node.op.c_code_cache_version_apply(node) == (
-        (4,), ("VersionedType", (1,)), ("VersionedType", (2, 3)))
+        (4,),
+        ("VersionedType", (1,)),
+        ("VersionedType", (2, 3)),
+    )
     assert VersionedOp(()).c_code_cache_version_apply(node) == ()
     unversioned = Apply(VersionedOp((4,)), [t1(), VersionedType(())()], [t1()])
     assert unversioned.op.c_code_cache_version_apply(unversioned) == ()
@@ -132,6 +142,7 @@ def test_c_code_cache_version_apply_combines_op_and_types():
 
 
 # -- the registry ---------------------------------------------------------------------------
+
 
 class Boxed(CRegistered, Type):
     def filter(self, data, strict=False, allow_downcast=None):
@@ -191,8 +202,11 @@ def test_a_namespace_of_functions_is_a_valid_implementation(registry):
 
 
 def test_nothing_registered_names_the_type_and_method(registry):
-    with pytest.raises(MethodNotDefined, match="no C implementation is registered for "
-                                               r"Boxed, so c_declare\(\) is not available"):
+    with pytest.raises(
+        MethodNotDefined,
+        match="no C implementation is registered for "
+        r"Boxed, so c_declare\(\) is not available",
+    ):
         Boxed().c_declare("v", {})
     with pytest.raises(MethodNotDefined, match="Boxed.*c_headers"):
         Boxed().c_headers()
@@ -247,17 +261,20 @@ class Backend(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 sys.meta_path.insert(0, Backend())
 """
 
-GENERIC_C = '''
+GENERIC_C = """
 from tensortypes.graph import CLinkerType, Generic, register_c_implementation
 class GenericC(CLinkerType):
     def c_declare(self, name, sub, check_input=True):
         return "PyObject* " + name + ";"
 register_c_implementation(Generic, GenericC)
-'''
+"""
 
 
 def test_first_miss_loads_the_c_backend_once(run_python):
-    proc = run_python(f"LINK_C = {GENERIC_C!r}\n" + FAKE_BACKEND + """
+    proc = run_python(
+        f"LINK_C = {GENERIC_C!r}\n"
+        + FAKE_BACKEND
+        + """
 import tensortypes.graph.clinker as clinker
 from tensortypes.errors import MethodNotDefined
 from tensortypes.graph import CRegistered, generic
@@ -271,7 +288,8 @@ try:
 except MethodNotDefined as exc:
     print("other:", exc)
 print(execs)
-""")
+"""
+    )
     out = proc.stdout.splitlines()
     assert out[0] == "False []"
     assert out[1:3] == ["PyObject* v;", "PyObject* w;"]
@@ -300,12 +318,16 @@ def test_missing_backend_module_leaves_the_registry_empty(run_python):
 
 def test_a_broken_backend_is_reported_not_hidden(run_python):
     link_c = "import a_module_that_is_not_installed\n"
-    proc = run_python(f"LINK_C = {link_c!r}\n" + FAKE_BACKEND + """
+    proc = run_python(
+        f"LINK_C = {link_c!r}\n"
+        + FAKE_BACKEND
+        + """
 from tensortypes.graph import generic
 for _ in range(2):
     try:
         generic.c_declare("v", {})
     except ImportError as exc:
         print("error:", exc.name)
-""")
+"""
+    )
     assert proc.stdout.splitlines() == ["error: a_module_that_is_not_installed"] * 2

@@ -115,8 +115,9 @@ def test_replace_refuses_an_incompatible_type():
     x, y, s, p = build()
     fg = FunctionGraph([x, y], [p])
     g = generic("g")
-    with pytest.raises(TypeError, match="Cannot convert Type Generic .of Variable g. into "
-                                        "Type FloatType"):
+    with pytest.raises(
+        TypeError, match="Cannot convert Type Generic .of Variable g. into Type FloatType"
+    ):
         fg.replace(s, g)
     assert p.owner.inputs[0] is s  # nothing changed
     fg.check_integrity()

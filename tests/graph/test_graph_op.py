@@ -30,12 +30,17 @@ def test_str_shows_props_only_when_there_are_some():
 
 def test_props_must_be_a_tuple_of_names():
     with pytest.raises(TypeError, match="tuple of attribute names"):
+
         class Bad(Op):
             __props__ = ["a"]
+
     with pytest.raises(TypeError, match="tuple of attribute names"):
+
         class Bad2(Op):
             __props__ = ("a", 1)
+
     with pytest.raises(TypeError, match="twice"):
+
         class Bad3(Op):
             __props__ = ("a", "a")
 

@@ -135,6 +135,12 @@ def test_bad_arguments():
 
 def test_char_from_number():
     assert [char_from_number(i) for i in (0, 1, 25, 26, 27, 26 * 26)] == [
-        "A", "B", "Z", "BA", "BB", "BAA"]
+        "A",
+        "B",
+        "Z",
+        "BA",
+        "BB",
+        "BAA",
+    ]
     with pytest.raises(ValueError):
         char_from_number(-1)

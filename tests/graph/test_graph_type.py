@@ -172,6 +172,7 @@ def test_default_convert_variable():
 
 # -- SingletonType ----------------------------------------------------------------------
 
+
 class Unit(SingletonType):
     def filter(self, data, strict=False, allow_downcast=None):
         if data is not None:
@@ -209,6 +210,7 @@ def test_float_toy_is_a_singleton():
 
 
 # -- Generic ---------------------------------------------------------------------------------
+
 
 def test_generic_accepts_anything_as_is():
     obj = object()

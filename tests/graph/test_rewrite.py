@@ -6,9 +6,17 @@ import pytest
 from graph_toys import AssertRange, RangeType, add, floatt, mul, neg
 
 from tensortypes.graph import Constant, FunctionGraph, Op
-from tensortypes.graph.rewrite import (EquilibriumRewriter, MergeRewriter, NodeRewriter,
-                                       RewriteRefused, RuleTable, SequenceRewriter,
-                                       apply_replacements, fold_constants, node_rewriter)
+from tensortypes.graph.rewrite import (
+    EquilibriumRewriter,
+    MergeRewriter,
+    NodeRewriter,
+    RewriteRefused,
+    RuleTable,
+    SequenceRewriter,
+    apply_replacements,
+    fold_constants,
+    node_rewriter,
+)
 
 
 def c(value):
@@ -33,6 +41,7 @@ def test_node_rewriter_decorator_and_validation():
     @node_rewriter(tracks=[Op])
     def drop(fgraph, node):
         return None
+
     assert drop.name == "drop" and drop.tracks == (Op,)
     with pytest.raises(TypeError, match="name"):
         NodeRewriter("", lambda fg, n: None)
@@ -102,6 +111,7 @@ def test_constant_folding_leaves_failures_to_run_time():
     class Div(Op):
         def make_node(self, a, b):
             from tensortypes.graph import Apply
+
             return Apply(self, [a, b], [floatt()])
 
         def perform(self, node, inputs, output_storage):

@@ -122,8 +122,9 @@ def test_expressions_are_checked_after_every_bare_symbol_is_bound():
     assert f(np.ones(6), np.ones(3))[0] == 6.0
     with pytest.raises(TypeCheckError) as info:
         f(np.ones(5), np.ones(3))
-    assert str(info.value) == ("input 0 (y): axis 0 has size 5, but 2*n=6 with n=3 "
-                               "(as bound by input 1 (x) axis 0)")
+    assert str(info.value) == (
+        "input 0 (y): axis 0 has size 5, but 2*n=6 with n=3 (as bound by input 1 (x) axis 0)"
+    )
 
 
 def test_shared_variables_are_read_at_call_time():

@@ -28,8 +28,15 @@ from tensortypes.link.c import default_compiler
 from tensortypes.tensor import dmatrix, dvector, shared, tensor
 from tensortypes.tensor.elemwise import exp
 
-MODES = ["py", pytest.param("c", marks=pytest.mark.skipif(
-    default_compiler() is None, reason="no C compiler found ($CC, gcc, clang or cc)"))]
+MODES = [
+    "py",
+    pytest.param(
+        "c",
+        marks=pytest.mark.skipif(
+            default_compiler() is None, reason="no C compiler found ($CC, gcc, clang or cc)"
+        ),
+    ),
+]
 
 
 @pytest.fixture(autouse=True)
@@ -106,7 +113,7 @@ HOSTILE = {
     "raising __len__": lambda: BadLen(),
     "Mock(spec=ndarray)": lambda: mock.Mock(spec=np.ndarray),
     "masked array": lambda: np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0]),
-    "10**5000": lambda: 10 ** 5000,
+    "10**5000": lambda: 10**5000,
     "a generator": lambda: (i for i in range(3)),
     "None": lambda: None,
     "a str": lambda: "abc",
@@ -185,9 +192,9 @@ def test_ndarray_subclasses_are_read_as_plain_arrays(mode):
 
 # -- pickling ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("protocol", sorted({2, pickle.DEFAULT_PROTOCOL,
-                                             pickle.HIGHEST_PROTOCOL}))
+@pytest.mark.parametrize("protocol", sorted({2, pickle.DEFAULT_PROTOCOL, pickle.HIGHEST_PROTOCOL}))
 def test_a_function_pickles_with_its_graph_and_mode(mode, protocol):
     x = tensor("float64", ("n",), name="x")
     y = tensor("float64", ("n",), name="y")
@@ -227,8 +234,13 @@ def test_a_pickled_c_function_is_loaded_from_the_cache_in_a_new_process(tmp_path
     path = tmp_path / "f.pkl"
     path.write_bytes(pickle.dumps(f))
     repo = Path(__file__).resolve().parents[2]
-    proc = subprocess.run([sys.executable, "-c", UNPICKLE, config.cache_dir, str(path)],
-                          cwd=repo, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", UNPICKLE, config.cache_dir, str(path)],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["[3.0,", "6.0]", "c", "0", "1"]  # loaded, not compiled
 
@@ -254,8 +266,11 @@ def test_a_list_nested_deeper_than_the_rank_is_refused_before_conversion():
     huge = np.lib.stride_tricks.as_strided(np.zeros(1), shape=(2,) * 32, strides=(0,) * 32)
     x = tensor("float64", ("n",), name="x")
     f = tensortypes.function([x], x * 2.0, mode="py")
-    with pytest.raises(TypeCheckError, match=r"input 0 \(x\).*expected 1 axis, got a list "
-                                             r"nested at least 33 deep"):
+    with pytest.raises(
+        TypeCheckError,
+        match=r"input 0 \(x\).*expected 1 axis, got a list "
+        r"nested at least 33 deep",
+    ):
         f([huge])
     with pytest.raises(TypeCheckError, match="expected 1 axis"):
         f([[1.0]])

@@ -29,14 +29,19 @@ BAD = (
 GOOD = BAD.replace("'m k'", "'n k'")
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(
-    server_command=[sys.executable, "-m", "tensortypes", "lsp"]))
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "tensortypes", "lsp"])
+)
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     root = tmp_path_factory.mktemp("project")
     (root / "pyproject.toml").write_text("[tool.tensortypes]\ndisable_codes = ['view']\n")
-    await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
-        root_uri=root.as_uri(), initialization_options={"debounce": 0.05}))
+    await lsp_client.initialize_session(
+        lsp.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
+            root_uri=root.as_uri(),
+            initialization_options={"debounce": 0.05},
+        )
+    )
     lsp_client.root = root
     yield
     await lsp_client.shutdown_session()
@@ -46,8 +51,11 @@ async def _open(client, name: str, text: str) -> str:
     path = Path(client.root) / name
     path.write_text(text)
     uri = path.as_uri()
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(
+            lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+        )
+    )
     await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     return uri
 
@@ -74,11 +82,15 @@ async def test_change_is_debounced_and_rechecked(client: LanguageClient):
     assert client.diagnostics[uri]
     # Two quick edits: only the last version is checked and published.
     for version, text in ((2, BAD + "\n"), (3, GOOD)):
-        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
-    await asyncio.wait_for(client.wait_for_notification(
-        lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), timeout=30)
+        client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+    await asyncio.wait_for(
+        client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), timeout=30
+    )
     assert not client.diagnostics[uri]
 
 
@@ -86,17 +98,26 @@ async def test_change_is_debounced_and_rechecked(client: LanguageClient):
 async def test_hover_shows_shape_and_dtype(client: LanguageClient):
     uri = await _open(client, "hover.py", GOOD)
     # Hover on ``x @ w`` (line 5, inside the operator expression).
-    hover = await client.text_document_hover_async(lsp.HoverParams(
-        text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(4, 10)))
+    hover = await client.text_document_hover_async(
+        lsp.HoverParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(4, 10)
+        )
+    )
     assert hover is not None
     assert "[b,k](torch)" in hover.contents.value
     # Hover on the assigned name ``y``.
-    hover = await client.text_document_hover_async(lsp.HoverParams(
-        text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(4, 4)))
+    hover = await client.text_document_hover_async(
+        lsp.HoverParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(4, 4)
+        )
+    )
     assert hover is not None and "[b,k](torch)" in hover.contents.value
     # Nothing known on a blank line.
-    hover = await client.text_document_hover_async(lsp.HoverParams(
-        text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(2, 0)))
+    hover = await client.text_document_hover_async(
+        lsp.HoverParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(2, 0)
+        )
+    )
     assert hover is None
 
 
@@ -109,8 +130,7 @@ async def test_configuration_disables_codes(client: LanguageClient):
 
 @pytest.mark.asyncio
 async def test_non_ascii_columns_are_client_units(client: LanguageClient):
-    text = ("import torch\n"
-            "a = torch.zeros(2, 3); é = torch.zeros(4, 5); c = a @ é\n")
+    text = "import torch\na = torch.zeros(2, 3); é = torch.zeros(4, 5); c = a @ é\n"
     uri = await _open(client, "utf.py", text)
     (d,) = client.diagnostics[uri]
     line = text.splitlines()[1]
@@ -129,25 +149,37 @@ async def test_syntax_error_is_a_diagnostic(client: LanguageClient):
 async def test_imports_are_followed_and_a_save_rechecks_open_documents(client: LanguageClient):
     root = Path(client.root)
     (root / "shapes.py").write_text(
-        "import torch\nfrom jaxtyping import Float\nVec = Float[torch.Tensor, 'n 3']\n")
-    user = ("import torch\nfrom shapes import Vec\n\n"
-            "def f(x: Vec):\n    return x @ torch.ones(4, 2)\n")
+        "import torch\nfrom jaxtyping import Float\nVec = Float[torch.Tensor, 'n 3']\n"
+    )
+    user = (
+        "import torch\nfrom shapes import Vec\n\ndef f(x: Vec):\n    return x @ torch.ones(4, 2)\n"
+    )
     uri = await _open(client, "user.py", user)
     # Vec comes from another module: the contracted axes are 3 and 4.
     assert [d.code for d in client.diagnostics[uri]] == ["matmul"]
     # The alias changes on disk and is saved: the open module is checked again.
     (root / "shapes.py").write_text(
-        "import torch\nfrom jaxtyping import Float\nVec = Float[torch.Tensor, 'n 4']\n")
+        "import torch\nfrom jaxtyping import Float\nVec = Float[torch.Tensor, 'n 4']\n"
+    )
     shapes_uri = (root / "shapes.py").as_uri()
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
-        uri=shapes_uri, language_id="python", version=1,
-        text=(root / "shapes.py").read_text())))
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(
+            lsp.TextDocumentItem(
+                uri=shapes_uri,
+                language_id="python",
+                version=1,
+                text=(root / "shapes.py").read_text(),
+            )
+        )
+    )
     await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    client.text_document_did_save(lsp.DidSaveTextDocumentParams(
-        lsp.TextDocumentIdentifier(uri=shapes_uri)))
+    client.text_document_did_save(
+        lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(uri=shapes_uri))
+    )
     for _ in range(4):  # the saved module's diagnostics, then the other open ones
-        await asyncio.wait_for(client.wait_for_notification(
-            lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), timeout=30)
+        await asyncio.wait_for(
+            client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), timeout=30
+        )
         if not client.diagnostics.get(uri):
             break
     assert not client.diagnostics[uri]

@@ -31,16 +31,23 @@ class Box:
         self.label, self.a, self.b = label, a, b
 
     def __eq__(self, other):
-        return (type(other) is Box and self.label == other.label and self.a == other.a
-                and self.b == other.b)
+        return (
+            type(other) is Box
+            and self.label == other.label
+            and self.a == other.a
+            and self.b == other.b
+        )
 
     def __repr__(self):
         return f"Box({self.label!r}, {self.a!r}, {self.b!r})"
 
 
 register_pytree_node(
-    Box, lambda b: ((b.a, b.b), b.label), lambda label, ch: Box(label, *ch),
-    lambda b: (((GetAttrKey("a"), b.a), (GetAttrKey("b"), b.b)), b.label))
+    Box,
+    lambda b: ((b.a, b.b), b.label),
+    lambda label, ch: Box(label, *ch),
+    lambda b: (((GetAttrKey("a"), b.a), (GetAttrKey("b"), b.b)), b.label),
+)
 
 
 class Opaque:
@@ -58,19 +65,45 @@ def corpus() -> list:
     od = collections.OrderedDict([("b", 1), ("a", (2, 3))])
     dd = collections.defaultdict(list, {"z": [1], "y": 2})
     return [
-        1, None, (), [], {}, "text", arr, Opaque(), MyList([1, 2]),
-        (1,), (1, 2), [1, (2, 3)], {"b": 1, "a": 2}, {"a": None, "b": [None, 4]},
-        {2: "x", 1: "y"}, {(1, 2): 3, (0, 5): 4},
-        Point(1, 2), Point((1, 2), None), Pair([1], {"k": 2}),
-        od, collections.OrderedDict(), dd, collections.defaultdict(int),
-        Box("lbl", 1, (2, 3)), [Box("p", None, Box("q", 1, 2))],
+        1,
+        None,
+        (),
+        [],
+        {},
+        "text",
+        arr,
+        Opaque(),
+        MyList([1, 2]),
+        (1,),
+        (1, 2),
+        [1, (2, 3)],
+        {"b": 1, "a": 2},
+        {"a": None, "b": [None, 4]},
+        {2: "x", 1: "y"},
+        {(1, 2): 3, (0, 5): 4},
+        Point(1, 2),
+        Point((1, 2), None),
+        Pair([1], {"k": 2}),
+        od,
+        collections.OrderedDict(),
+        dd,
+        collections.defaultdict(int),
+        Box("lbl", 1, (2, 3)),
+        [Box("p", None, Box("q", 1, 2))],
         {"params": [arr, arr, {"w": arr, "b": None}], "state": (Point(arr, 3),)},
-        [[[[[1]]]]], ((), [], {}, None), (Opaque(), MyList(), "s", 2.5, True),
+        [[[[[1]]]]],
+        ((), [], {}, None),
+        (Opaque(), MyList(), "s", 2.5, True),
     ]
 
 
-leaves_st = st.one_of(st.integers(-3, 3), st.text(max_size=2), st.floats(allow_nan=False),
-                      st.booleans(), st.builds(np.zeros, st.integers(0, 3)))
+leaves_st = st.one_of(
+    st.integers(-3, 3),
+    st.text(max_size=2),
+    st.floats(allow_nan=False),
+    st.booleans(),
+    st.builds(np.zeros, st.integers(0, 3)),
+)
 keys_st = st.text(alphabet="abcdef", min_size=1, max_size=3)
 
 
@@ -84,9 +117,11 @@ def _extend(children):
         st.builds(Point, children, children),
         st.builds(Pair, children, children),
         st.dictionaries(keys_st, children, max_size=3).map(
-            lambda d: collections.OrderedDict(reversed(list(d.items())))),
+            lambda d: collections.OrderedDict(reversed(list(d.items())))
+        ),
         st.dictionaries(keys_st, children, max_size=3).map(
-            lambda d: collections.defaultdict(list, d)),
+            lambda d: collections.defaultdict(list, d)
+        ),
         st.builds(Box, st.sampled_from(["u", "v"]), children, children),
     )
 

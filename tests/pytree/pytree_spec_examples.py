@@ -37,9 +37,9 @@ def scoped(fn):
                 ann = hints.get(name)
                 bindings.label = name
                 if ann is not None and not isinstance(value, ann):
-                    raise TypeCheckError(f"parameter {name}: "
-                                         f"{ann.__instancecheck_str__(value)}")
+                    raise TypeCheckError(f"parameter {name}: {ann.__instancecheck_str__(value)}")
             return fn(*args, **kwargs)
+
     return wrapper
 
 
@@ -109,8 +109,7 @@ def run(checked) -> dict[str, str]:
     return out
 
 
-EXPECTED_OK = {"c same structure", "d composite", "e lower levels", "f prefix",
-               "path-dependent ok"}
+EXPECTED_OK = {"c same structure", "d composite", "e lower levels", "f prefix", "path-dependent ok"}
 
 
 def verify(out: dict[str, str], messages: bool = True) -> list[str]:
@@ -119,8 +118,10 @@ def verify(out: dict[str, str], messages: bool = True) -> list[str]:
     wrong = [k for k, v in out.items() if (v == "ok") != (k in EXPECTED_OK)]
     if not messages:
         return wrong
-    if "structure name S is not bound" not in out["d unbound piece"] and \
-            "names S, T are not bound" not in out["d unbound piece"]:
+    if (
+        "structure name S is not bound" not in out["d unbound piece"]
+        and "names S, T are not bound" not in out["d unbound piece"]
+    ):
         wrong.append("d unbound piece (message)")
     if "y[0]" not in out["path-dependent bad"]:
         wrong.append("path-dependent bad (leaf path)")
@@ -131,6 +132,15 @@ if __name__ == "__main__":
     import json
     import sys
     from tensortypes.pytree import backend_name
+
     result = run(scoped)
-    print(json.dumps({"backend": backend_name(), "wrong": verify(result), "out": result,
-                      "jax": "jax" in sys.modules and sys.modules["jax"] is not None}))
+    print(
+        json.dumps(
+            {
+                "backend": backend_name(),
+                "wrong": verify(result),
+                "out": result,
+                "jax": "jax" in sys.modules and sys.modules["jax"] is not None,
+            }
+        )
+    )

@@ -17,8 +17,7 @@ from tensortypes.annotate import Float, Int, Shaped
 from tensortypes.annotate._scope import Bindings, scope
 from tensortypes.errors import AnnotationError, TypeCheckError
 from tensortypes.runtime import typechecked
-from tensortypes.pytree import (PyTree, PyTreeDef, register_pytree_node, set_backend,
-                                tree_structure)
+from tensortypes.pytree import PyTree, PyTreeDef, register_pytree_node, set_backend, tree_structure
 from tensortypes.pytree.backends import NAMES, load
 from tensortypes.pytree.lattice import PyTreeType
 from tensortypes.types import ANY, INT, STR, ListType, TupleType, ann_to_type, is_subtype
@@ -49,6 +48,7 @@ def all_pass(*pairs) -> bool:
 
 
 # -- jaxtyping's PyTree annotations, a. to f. -------------------------------------------------------------------
+
 
 def test_a_plain_pytree_is_any():
     assert isinstance(object(), PyTree) and isinstance(None, PyTree)
@@ -96,8 +96,7 @@ def test_d_an_unbound_piece_is_a_type_check_error_naming_it():
         isinstance({"key": (4, 5)}, PyTree[int, "S T"])
     # Outside any scope nothing can be bound: the answer is no, with the reason.
     assert not isinstance({"key": (4, 5)}, PyTree[int, "S T"])
-    assert "names S, T are not bound" in \
-        PyTree[int, "S T"].__instancecheck_str__({"key": (4, 5)})
+    assert "names S, T are not bound" in PyTree[int, "S T"].__instancecheck_str__({"key": (4, 5)})
 
 
 def test_e_leading_ellipsis_matches_the_lower_levels():
@@ -174,6 +173,7 @@ def test_ambiguous_nested_path_dependent_trees_are_refused():
 
 # -- leaves ------------------------------------------------------------------------------
 
+
 class Point(NamedTuple):
     x: int
     y: int
@@ -230,6 +230,7 @@ def test_none_leaf_type_makes_none_a_leaf():
 
 # -- the annotation objects ---------------------------------------------------------------
 
+
 def test_annotations_are_interned_pickled_printed():
     a = PyTree[Float[np.ndarray, "b c"], "T"]
     assert a is PyTree[Float[np.ndarray, "b c"], "T"]
@@ -249,23 +250,29 @@ def test_type_is_the_lattice_pytree_type():
     assert pickle.loads(pickle.dumps(t)) is t
 
 
-@pytest.mark.parametrize("item, fragment, caret", [
-    ((int, "1x"), "must be a Python identifier", "^^"),
-    ((int, "... T ..."), "not both", "^^^"),
-    ((int, "..."), "needs a structure name", "^^^"),
-])
+@pytest.mark.parametrize(
+    "item, fragment, caret",
+    [
+        ((int, "1x"), "must be a Python identifier", "^^"),
+        ((int, "... T ..."), "not both", "^^^"),
+        ((int, "..."), "needs a structure name", "^^^"),
+    ],
+)
 def test_malformed_structures_are_annotation_errors_with_a_caret(item, fragment, caret):
     with pytest.raises(AnnotationError, match=fragment) as info:
         PyTree[item]
     assert caret in str(info.value)
 
 
-@pytest.mark.parametrize("item, fragment", [
-    ((int, "T", "x"), "got 3 arguments"),
-    ((int, ""), "cannot be empty"),
-    ((int, 3), "is a string"),
-    ((Float[np.ndarray, "n"], None), "is a string"),
-])
+@pytest.mark.parametrize(
+    "item, fragment",
+    [
+        ((int, "T", "x"), "got 3 arguments"),
+        ((int, ""), "cannot be empty"),
+        ((int, 3), "is a string"),
+        ((Float[np.ndarray, "n"], None), "is a string"),
+    ],
+)
 def test_malformed_subscripts_are_annotation_errors(item, fragment):
     with pytest.raises(AnnotationError, match=fragment):
         PyTree[item]
@@ -291,8 +298,9 @@ def test_structure_mismatch_message_names_the_binding():
         b.label = "x"
         assert isinstance((1, 2), PyTree[int, "T"])
         reason = PyTree[int, "T"].type.explain([1, 2], b, "y")
-    assert reason.startswith("y has structure PyTreeDef([*, *]") or \
-        reason.startswith("y has structure PyTreeSpec([*, *]")
+    assert reason.startswith("y has structure PyTreeDef([*, *]") or reason.startswith(
+        "y has structure PyTreeSpec([*, *]"
+    )
     assert "but T=" in reason and "was bound by x" in reason
 
 
@@ -304,6 +312,7 @@ def test_filter_raises_type_check_error():
 
 
 # -- PyTreeDef and the lattice ------------------------------------------------------------
+
 
 def test_pytreedef_annotation_accepts_every_backend_structure():
     assert isinstance(tree_structure((1, 2)), PyTreeDef)
@@ -337,13 +346,28 @@ def test_path_dependent_sizes_on_empty_and_growing_trees():
 _AGREEMENT = [
     (PyTree[int], [[1, (2, 3)], [1, "x"], "x", None, {"a": {"b": 2.5}}]),
     (PyTree[Union[int, str]], [[1, "x"], [1, 2.0], ()]),
-    (PyTree[Float[np.ndarray, "n"]], [[np.zeros(2), np.ones(2)], [np.zeros(2), np.ones(3)],
-                                      [np.zeros((2, 2))], [np.zeros(2, np.int8)], [1]]),
-    (PyTree[Int[np.ndarray, "*b c"] | None, "T"], [[np.zeros((2, 3), int), None],
-                                                   [np.zeros((2, 3), int), np.zeros(3, int)],
-                                                   [np.zeros((2, 3), int)]]),
-    (PyTree[tuple[Float[np.ndarray, "n"], int]], [[(np.zeros(2), 1)], [(np.zeros(2), "a")],
-                                                  [(np.zeros(2), 1), (np.zeros(3), 1)]]),
+    (
+        PyTree[Float[np.ndarray, "n"]],
+        [
+            [np.zeros(2), np.ones(2)],
+            [np.zeros(2), np.ones(3)],
+            [np.zeros((2, 2))],
+            [np.zeros(2, np.int8)],
+            [1],
+        ],
+    ),
+    (
+        PyTree[Int[np.ndarray, "*b c"] | None, "T"],
+        [
+            [np.zeros((2, 3), int), None],
+            [np.zeros((2, 3), int), np.zeros(3, int)],
+            [np.zeros((2, 3), int)],
+        ],
+    ),
+    (
+        PyTree[tuple[Float[np.ndarray, "n"], int]],
+        [[(np.zeros(2), 1)], [(np.zeros(2), "a")], [(np.zeros(2), 1), (np.zeros(3), 1)]],
+    ),
     (PATHED, [(np.zeros(2), np.zeros(3)), (np.zeros(2),), [np.zeros((1, 1))]]),
 ]
 
@@ -356,5 +380,4 @@ def test_fast_and_slow_paths_agree_and_bind_alike(annotation, values):
         answer = t.check(value, fast)
         reason = t.explain(value, slow, "x")
         assert answer == (reason is None), (value, reason)
-        assert {k: v for k, v in fast.sizes.items()} == \
-            {k: v for k, v in slow.sizes.items()}, value
+        assert {k: v for k, v in fast.sizes.items()} == {k: v for k, v in slow.sizes.items()}, value

@@ -126,8 +126,9 @@ print(json.dumps({"backend": backend_name(), "wrong": examples["verify"](out),
 """
 
 
-@pytest.mark.parametrize("blocked, backend", [
-    ("", "jax"), ("jax,jaxlib", "optree"), ("jax,jaxlib,optree", "own")])
+@pytest.mark.parametrize(
+    "blocked, backend", [("", "jax"), ("jax,jaxlib", "optree"), ("jax,jaxlib,optree", "own")]
+)
 def test_spec_examples_run_on_every_backend(run_python, blocked, backend):
     if backend == "jax":
         pytest.importorskip("jax")

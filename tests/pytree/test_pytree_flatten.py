@@ -18,8 +18,14 @@ import pytest
 from hypothesis import given, settings
 from pytree_corpus import Box, MyList, Opaque, Point, corpus, trees_st
 
-from tensortypes.pytree import (PyTreeDef, get_backend, tree_flatten, tree_leaves,
-                                tree_structure, tree_unflatten)
+from tensortypes.pytree import (
+    PyTreeDef,
+    get_backend,
+    tree_flatten,
+    tree_leaves,
+    tree_structure,
+    tree_unflatten,
+)
 from tensortypes.pytree.flatten import own_flatten
 
 
@@ -52,8 +58,14 @@ def test_optree_matches_jax_on_the_corpus(jax, index):
 
 
 def test_structure_equality_agrees_with_jax_on_every_pair(jax):
-    trees = corpus() + [(5, 6), {"a": 7, "b": 8}, Point(0, 0), [None, [None]],
-                        Box("other", 1, (2, 3)), Box("lbl", 9, (9, 9))]
+    trees = corpus() + [
+        (5, 6),
+        {"a": 7, "b": 8},
+        Point(0, 0),
+        [None, [None]],
+        Box("other", 1, (2, 3)),
+        Box("lbl", 9, (9, 9)),
+    ]
     ref = [jax.tree_util.tree_structure(t) for t in trees]
     backends = ["own"] + (["optree"] if _has("optree") else [])
     for backend in backends:
@@ -75,14 +87,18 @@ def test_random_trees_flatten_as_jax_does(tree):
 @given(trees_st, trees_st)
 def test_random_structures_compare_as_jax_does(a, b):
     jtu = pytest.importorskip("jax").tree_util
-    assert (tree_structure(a, backend="own") == tree_structure(b, backend="own")) == \
-        (jtu.tree_structure(a) == jtu.tree_structure(b))
+    assert (tree_structure(a, backend="own") == tree_structure(b, backend="own")) == (
+        jtu.tree_structure(a) == jtu.tree_structure(b)
+    )
 
 
 def test_is_leaf_stops_flattening_like_jax(jax):
     tree = {"a": (1, 2), "b": [(3,), None], "c": None}
-    for is_leaf in (lambda x: isinstance(x, tuple), lambda x: x is None,
-                    lambda x: isinstance(x, list)):
+    for is_leaf in (
+        lambda x: isinstance(x, tuple),
+        lambda x: x is None,
+        lambda x: isinstance(x, list),
+    ):
         ref_leaves, ref_def = jax.tree_util.tree_flatten(tree, is_leaf)
         leaves, structure = tree_flatten(tree, is_leaf, backend="own")
         assert _same_leaves(leaves, ref_leaves)
@@ -95,6 +111,7 @@ def test_is_leaf_on_the_root_makes_one_leaf():
 
 
 # -- JAX's rules, stated without JAX ----------------------------------------------------
+
 
 def test_dict_leaves_come_in_sorted_key_order():
     assert own_flatten({"b": 1, "c": 2, "a": 3})[0] == [3, 1, 2]
@@ -131,8 +148,15 @@ def test_namedtuple_is_a_node_distinct_from_tuple():
 
 
 def test_subclasses_and_unregistered_classes_are_leaves():
-    for value in (MyList([1, 2]), Opaque(), np.zeros(3), "abc", b"x", 1.5,
-                  collections.deque([1, 2])):
+    for value in (
+        MyList([1, 2]),
+        Opaque(),
+        np.zeros(3),
+        "abc",
+        b"x",
+        1.5,
+        collections.deque([1, 2]),
+    ):
         leaves, structure = own_flatten(value)
         assert leaves == [value] or leaves[0] is value
         assert structure.is_leaf()
@@ -177,12 +201,14 @@ def test_nodes_registered_with_jax_directly_are_respected_on_the_jax_backend(jax
             self.weight, self.bias = weight, bias
 
     jax.tree_util.register_pytree_node(
-        Linear, lambda m: ((m.weight, m.bias), None), lambda _, ch: Linear(*ch))
+        Linear, lambda m: ((m.weight, m.bias), None), lambda _, ch: Linear(*ch)
+    )
     tree = {"layer": Linear(np.zeros((2, 3)), np.zeros(3))}
     assert [x.shape for x in tree_leaves(tree, backend="jax")] == [(2, 3), (3,)]
     assert tree_leaves(tree, backend="own")[0] is tree["layer"]  # ours was not told
     from tensortypes.annotate import Float
     from tensortypes.pytree import set_backend
+
     set_backend("jax")
     try:
         assert isinstance(tree, PyTree[Float[np.ndarray, "..."]])

@@ -27,16 +27,29 @@ def test_an_array_leaf_uses_the_shared_matcher():
     assert "n=3" in check.explain(np.zeros((4, 5)), b)
 
 
-@pytest.mark.parametrize("t", [
-    ArrayType("numpy", None, ("n", "n")),
-    ListType(ArrayType("numpy", None, ("n",))),
-    OptionalType(ArrayType("numpy", "float64", ("n", 2))),
-    TupleType([INT, ArrayType("numpy", None, ("n",))]),
-])
-@pytest.mark.parametrize("value", [
-    np.zeros((2, 2)), np.zeros((2, 3)), np.zeros((3, 2)), [np.zeros(2), np.zeros(2)],
-    [np.zeros(2), np.zeros(3)], (1, np.zeros(4)), ("a", np.zeros(4)), None, 7,
-])
+@pytest.mark.parametrize(
+    "t",
+    [
+        ArrayType("numpy", None, ("n", "n")),
+        ListType(ArrayType("numpy", None, ("n",))),
+        OptionalType(ArrayType("numpy", "float64", ("n", 2))),
+        TupleType([INT, ArrayType("numpy", None, ("n",))]),
+    ],
+)
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.zeros((2, 2)),
+        np.zeros((2, 3)),
+        np.zeros((3, 2)),
+        [np.zeros(2), np.zeros(2)],
+        [np.zeros(2), np.zeros(3)],
+        (1, np.zeros(4)),
+        ("a", np.zeros(4)),
+        None,
+        7,
+    ],
+)
 def test_a_leaf_accepts_and_binds_what_the_runtime_checker_does(t, value):
     leaf, general = Bindings(), Bindings()
     accepted = compile_leaf(t).match(value, leaf)

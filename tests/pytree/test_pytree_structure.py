@@ -117,8 +117,9 @@ def test_own_structure_with_unhashable_aux_data_still_hashes():
         def __init__(self, tags, x):
             self.tags, self.x = tags, x
 
-    register_pytree_node(Tagged, lambda t: ((t.x,), list(t.tags)),
-                         lambda tags, ch: Tagged(tags, *ch))
+    register_pytree_node(
+        Tagged, lambda t: ((t.x,), list(t.tags)), lambda tags, ch: Tagged(tags, *ch)
+    )
     a = own_flatten(Tagged(["u"], 1))[1]
     b = own_flatten(Tagged(["u"], 2))[1]
     assert a == b and hash(a) == hash(b)

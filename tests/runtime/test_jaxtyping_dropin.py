@@ -15,27 +15,50 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tensortypes import (AnnotationError, Bool, Float, Int, PyTree, TypeCheckError,
-                         install_import_hook, jaxtyped, typechecked)
+from tensortypes import (
+    AnnotationError,
+    Bool,
+    Float,
+    Int,
+    PyTree,
+    TypeCheckError,
+    install_import_hook,
+    jaxtyped,
+    typechecked,
+)
 from tensortypes.runtime._checkerspec import resolve_checker_text, split_top_level
 from tensortypes.runtime.pytest_plugin import split_packages
 
 pytest_plugins = ["pytester"]
 
-BEAR_FULL = ("beartype.beartype(conf=beartype.BeartypeConf("
-             "strategy=beartype.BeartypeStrategy.On))")
+BEAR_FULL = "beartype.beartype(conf=beartype.BeartypeConf(strategy=beartype.BeartypeStrategy.On))"
 
 
 # -- cause 1: typechecker strings with arguments ------------------------------------
 
+
 def test_checker_string_with_a_call_and_keywords():
     assert resolve_checker_text("functools.partial(int, base=2)")("11") == 3
-    assert resolve_checker_text(" builtins.dict(a=(1, -2.5), b=[None, True], c={'k': b'v'})") \
-        == {"a": (1, -2.5), "b": [None, True], "c": {"k": b"v"}}
+    assert resolve_checker_text(" builtins.dict(a=(1, -2.5), b=[None, True], c={'k': b'v'})") == {
+        "a": (1, -2.5),
+        "b": [None, True],
+        "c": {"k": b"v"},
+    }
 
 
-@pytest.mark.parametrize("text", ["__import__('os')", "(lambda: 1)()", "a.b if c else d",
-                                  "x[0]", "f(*args)", "f(**kw)", "1 + 2", ""])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__import__('os')",
+        "(lambda: 1)()",
+        "a.b if c else d",
+        "x[0]",
+        "f(*args)",
+        "f(**kw)",
+        "1 + 2",
+        "",
+    ],
+)
 def test_checker_string_is_read_never_evaluated(text):
     with pytest.raises((ValueError, ImportError)):  # a bare name is a module or a class
         resolve_checker_text(text)
@@ -87,6 +110,7 @@ def test_import_hook_unknown_checker_raises_at_import(tmp_path, monkeypatch):
 
 # -- cause 2: PyTree inside a union prints as alone ---------------------------------
 
+
 def test_pytree_repr_is_the_same_inside_a_union():
     assert repr(PyTree | int) == "PyTree | int"
     assert repr(PyTree[int] | None) == "PyTree[int] | None"
@@ -104,6 +128,7 @@ def test_bare_pytree_under_beartype():
 
 
 # -- cause 3: forward references resolved at the first call ---------------------------
+
 
 def test_forward_reference_under_another_checker_is_resolved_at_first_call():
     beartype = pytest.importorskip("beartype")
@@ -140,6 +165,7 @@ def test_method_returning_its_own_class_by_string():
 
 # -- cause 4: unions with members that can never be arrays -----------------------------
 
+
 def test_numpy_arraylike_annotation_builds_and_checks():
     annotation = Bool[npt.ArrayLike, "*shape"]
     # Written as typing.Union, so the annotation is one too (jaxtyping's get_origin).
@@ -171,6 +197,7 @@ def test_a_bare_non_array_builtin_is_still_an_error():
 
 # -- cause 5: NoReturn under another checker ------------------------------------------
 
+
 def test_noreturn_under_beartype():
     beartype = pytest.importorskip("beartype")
 
@@ -191,26 +218,31 @@ def test_noreturn_under_beartype():
 
 # -- cause 7: the plugin installs the hook before conftest.py is imported ---------------
 
+
 def _plugin_args() -> list[str]:
     ours = any(ep.value.startswith("tensortypes") for ep in entry_points(group="pytest11"))
     return [] if ours else ["-p", "tensortypes.runtime.pytest_plugin"]
 
 
-@pytest.mark.parametrize("option", ["--tensortypes-packages=confpkg",
-                                    f"--jaxtyping-packages=confpkg,{BEAR_FULL}"])
+@pytest.mark.parametrize(
+    "option", ["--tensortypes-packages=confpkg", f"--jaxtyping-packages=confpkg,{BEAR_FULL}"]
+)
 def test_pytest_plugin_hooks_before_conftest(pytester, option):
     if "beartype" in option:
         pytest.importorskip("beartype")
     pytester.mkpydir("confpkg")
     (pytester.path / "confpkg" / "core.py").write_text(
-        "def double(x: int) -> int:\n    return x * 2\n")
+        "def double(x: int) -> int:\n    return x * 2\n"
+    )
     pytester.makeconftest("import confpkg.core\n")
-    pytester.makepyfile(test_conf='''
+    pytester.makepyfile(
+        test_conf="""
         import confpkg.core
 
         def test_bad():
             confpkg.core.double("2")
-    ''')
+    """
+    )
     result = pytester.runpytest_subprocess(*_plugin_args(), option)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*TypeCheckError*"])
@@ -218,9 +250,11 @@ def test_pytest_plugin_hooks_before_conftest(pytester, option):
 
 # -- the shim: `import jaxtyping` gives tensortypes -------------------------------------
 
+
 def test_shim_command_runs_code_importing_jaxtyping(tmp_path):
     script = tmp_path / "uses_jaxtyping.py"
-    script.write_text(textwrap.dedent('''
+    script.write_text(
+        textwrap.dedent("""
         import subprocess, sys
         import jaxtyping, tensortypes
         from jaxtyping import Float, jaxtyped
@@ -230,20 +264,38 @@ def test_shim_command_runs_code_importing_jaxtyping(tmp_path):
                                 "import jaxtyping, tensortypes; print(jaxtyping is tensortypes)"],
                                capture_output=True, text=True, check=True)
         print("child", child.stdout.strip(), sys.argv[1:])
-    '''))
-    out = subprocess.run([sys.executable, "-m", "tensortypes.jaxtyping_shim", str(script), "a1"],
-                         capture_output=True, text=True, check=False)
+    """)
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "tensortypes.jaxtyping_shim", str(script), "a1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "child True ['a1']"
-    module = subprocess.run([sys.executable, "-m", "tensortypes.jaxtyping_shim", "-c",
-                             "import jaxtyping; print(jaxtyping.__name__)"],
-                            capture_output=True, text=True, check=False)
+    module = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tensortypes.jaxtyping_shim",
+            "-c",
+            "import jaxtyping; print(jaxtyping.__name__)",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert module.stdout.strip() == "tensortypes", module.stderr
 
 
 def test_shim_command_usage():
-    out = subprocess.run([sys.executable, "-m", "tensortypes.jaxtyping_shim"],
-                         capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "tensortypes.jaxtyping_shim"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.returncode == 2 and "usage" in out.stderr
 
 
@@ -251,8 +303,10 @@ def test_shim_runs_a_pytest_suite_with_jaxtypings_option(pytester):
     pytester.mkpydir("shimpkg")
     (pytester.path / "shimpkg" / "core.py").write_text(
         "from jaxtyping import Float\nimport numpy as np\n\n"
-        "def total(x: Float[np.ndarray, 'n']) -> float:\n    return float(x.sum())\n")
-    pytester.makepyfile(test_shim='''
+        "def total(x: Float[np.ndarray, 'n']) -> float:\n    return float(x.sum())\n"
+    )
+    pytester.makepyfile(
+        test_shim="""
         import numpy as np
         import pytest
         import shimpkg.core
@@ -264,28 +318,50 @@ def test_shim_runs_a_pytest_suite_with_jaxtypings_option(pytester):
         def test_bad():
             with pytest.raises(TypeCheckError):
                 shimpkg.core.total(np.ones((2, 2)))
-    ''')
-    out = subprocess.run([sys.executable, "-m", "tensortypes.jaxtyping_shim", "-m", "pytest",
-                          "-p", "no:cacheprovider", *_plugin_args(),
-                          "--jaxtyping-packages=shimpkg,None", "-q"],
-                         cwd=pytester.path, capture_output=True, text=True, check=False)
+    """
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tensortypes.jaxtyping_shim",
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            *_plugin_args(),
+            "--jaxtyping-packages=shimpkg,None",
+            "-q",
+        ],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "2 passed" in out.stdout
 
 
 # -- cause 8: what jaxtyping's own suite found ------------------------------------------
 
+
 def test_first_line_is_jaxtypings():
     @typechecked
     def f(x: Float[np.ndarray, "n"]) -> Float[np.ndarray, "n"]:
         return np.zeros(3)  # tensortypes: ignore[return] (the error under test)
 
-    with pytest.raises(TypeCheckError, match=r"^Type-check error whilst checking the "
-                       r"parameters of .*<locals>\.f\. The problem arose whilst "
-                       r"typechecking parameter 'x'\.\n  where:"):
+    with pytest.raises(
+        TypeCheckError,
+        match=r"^Type-check error whilst checking the "
+        r"parameters of .*<locals>\.f\. The problem arose whilst "
+        r"typechecking parameter 'x'\.\n  where:",
+    ):
         f("not an array")
-    with pytest.raises(TypeCheckError, match=r"^Type-check error whilst checking the return "
-                       r"value of .*<locals>\.f\.\n"):
+    with pytest.raises(
+        TypeCheckError,
+        match=r"^Type-check error whilst checking the return "
+        r"value of .*<locals>\.f\.\n",
+    ):
         f(np.zeros(2))
 
 
@@ -359,7 +435,7 @@ def test_union_under_typeguard_2_is_checked():
 
 # -- cause 6: tensortypes' own checker on equinox's idioms ------------------------------
 
-_FR_MODULE = '''
+_FR_MODULE = """
 from typing import Callable, ParamSpec, TypeVar
 _T = TypeVar("_T", bound="Base")
 _P = ParamSpec("_P")
@@ -375,7 +451,7 @@ def wrap(fn: Callable[_P, int] | None) -> int:
     return 1
 
 made = Base(1)  # checked while the module is still being imported
-'''
+"""
 
 
 def test_own_checker_on_forward_bound_typevars_and_paramspecs(tmp_path, monkeypatch):
@@ -426,15 +502,20 @@ def test_a_default_that_fits_and_cannot_change_costs_no_guard():
 def test_an_omitted_array_default_binds_no_size(first):
     zeros = np.zeros(3)
     if first:
+
         @typechecked
-        def f(y: Float[np.ndarray, "n"] = zeros, x: Float[np.ndarray, "n"] | None = None
-              ) -> Float[np.ndarray, "n"]:
+        def f(
+            y: Float[np.ndarray, "n"] = zeros, x: Float[np.ndarray, "n"] | None = None
+        ) -> Float[np.ndarray, "n"]:
             return np.ones(4) if x is None else x
     else:
+
         @typechecked
-        def f(x: Float[np.ndarray, "n"] | None = None, y: Float[np.ndarray, "n"] = zeros
-              ) -> Float[np.ndarray, "n"]:
+        def f(
+            x: Float[np.ndarray, "n"] | None = None, y: Float[np.ndarray, "n"] = zeros
+        ) -> Float[np.ndarray, "n"]:
             return np.ones(4) if x is None else x
+
     # jaxtyping + beartype: an omitted y is not checked and binds nothing.
     assert f().shape == (4,)
     assert f(x=np.ones(5)).shape == (5,)
@@ -449,8 +530,11 @@ def test_an_omitted_default_in_env_mode_is_not_checked_either():
     threes = [np.zeros(3)]
 
     @typechecked
-    def f(x: list[Float[np.ndarray, "n"]], state: _State = _NOT_GIVEN,  # type: ignore[assignment]
-          y: list[Float[np.ndarray, "n"]] = threes) -> int:
+    def f(
+        x: list[Float[np.ndarray, "n"]],
+        state: _State = _NOT_GIVEN,  # type: ignore[assignment]
+        y: list[Float[np.ndarray, "n"]] = threes,
+    ) -> int:
         return len(x)
 
     assert f.__tensortypes_checker__.env_mode
@@ -463,7 +547,7 @@ def test_an_omitted_default_in_env_mode_is_not_checked_either():
 
 # -- own checker: a name still undefined at the first call --------------------------
 
-_LATE_MODULE = '''
+_LATE_MODULE = """
 from __future__ import annotations
 from tensortypes import TypeCheckError, typechecked
 
@@ -483,7 +567,7 @@ class Item:
 @typechecked
 def fit(opt: optax.GradientTransformation, steps: int) -> int:
     return steps
-'''
+"""
 
 
 def test_a_name_undefined_at_the_first_call_is_any_until_defined(tmp_path, monkeypatch):
@@ -510,11 +594,14 @@ def test_a_name_undefined_at_the_first_call_is_any_until_defined(tmp_path, monke
 
 def test_an_undefined_name_in_a_return_annotation_is_retried_too():
     namespace: dict = {"typechecked": typechecked}
-    exec(textwrap.dedent('''
+    exec(
+        textwrap.dedent("""
         @typechecked
         def make(x: int) -> "Later":
             return x
-    '''), namespace)
+    """),
+        namespace,
+    )
     make = namespace["make"]
     assert make(1) == 1  # unchecked return while Later is undefined
     with pytest.raises(TypeCheckError, match="parameter 'x'"):
@@ -525,6 +612,7 @@ def test_an_undefined_name_in_a_return_annotation_is_retried_too():
 
 
 # -- own checker: NoReturn and Never --------------------------------------------------
+
 
 def test_own_checker_reads_noreturn_and_never():
     @typechecked

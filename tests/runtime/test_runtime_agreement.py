@@ -28,12 +28,16 @@ RET: list = [None]
 
 
 @typechecked
-def matmul(x: Float32[np.ndarray, "b c"], y: Float32[np.ndarray, "c d"]) -> Float32[np.ndarray, "b d"]:
+def matmul(
+    x: Float32[np.ndarray, "b c"], y: Float32[np.ndarray, "c d"]
+) -> Float32[np.ndarray, "b d"]:
     return RET[0]
 
 
 @typechecked
-def batched(x: Float[np.ndarray, "*batch n"], y: Float[np.ndarray, "*batch n"]) -> Float[np.ndarray, "*batch"]:
+def batched(
+    x: Float[np.ndarray, "*batch n"], y: Float[np.ndarray, "*batch n"]
+) -> Float[np.ndarray, "*batch"]:
     return RET[0]
 
 
@@ -48,7 +52,9 @@ def shrink(x: Float[np.ndarray, "n m"]) -> Float[np.ndarray, "n-1 m*2"]:
 
 
 @typechecked
-def optional(x: Float[np.ndarray, "n"], y: Optional[Float[np.ndarray, "n"]] = None) -> Float[np.ndarray, "n"]:
+def optional(
+    x: Float[np.ndarray, "n"], y: Optional[Float[np.ndarray, "n"]] = None
+) -> Float[np.ndarray, "n"]:
     return RET[0]
 
 
@@ -73,13 +79,24 @@ def dtypes(x: Int[np.ndarray, "n"], y: Float[np.ndarray, "n"]) -> Int[np.ndarray
 
 
 @typechecked
-def maybe_batch(x: Optional[Float[np.ndarray, "*batch n"]],
-                y: Float[np.ndarray, "*batch n"]) -> Float[np.ndarray, "n//2 min(n,3)"]:
+def maybe_batch(
+    x: Optional[Float[np.ndarray, "*batch n"]], y: Float[np.ndarray, "*batch n"]
+) -> Float[np.ndarray, "n//2 min(n,3)"]:
     return RET[0]
 
 
-SIGNATURES = [matmul, batched, broadcast, shrink, optional, fixed, stacked, full, dtypes,
-              maybe_batch]
+SIGNATURES = [
+    matmul,
+    batched,
+    broadcast,
+    shrink,
+    optional,
+    fixed,
+    stacked,
+    full,
+    dtypes,
+    maybe_batch,
+]
 
 _DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64}
 
@@ -101,8 +118,12 @@ def _conforming(draw, ann, env: dict, arguments: dict):
             if d.kind == "anon":
                 shape += draw(st.lists(st.integers(1, 3), max_size=2))
             else:
-                shape += _size(draw, env, "*" + d.expr.name,
-                               lambda: tuple(draw(st.lists(st.integers(1, 3), max_size=2))))
+                shape += _size(
+                    draw,
+                    env,
+                    "*" + d.expr.name,
+                    lambda: tuple(draw(st.lists(st.integers(1, 3), max_size=2))),
+                )
         elif d.kind == "fixed":
             shape.append(d.expr)
         elif d.kind == "anon":
@@ -182,12 +203,24 @@ def test_fast_and_slow_paths_agree(fn, data):
 
 
 GOOD_AND_BAD = [
-    (matmul, [np.zeros((2, 3), np.float32), np.zeros((3, 4), np.float32)],
-     np.zeros((2, 4), np.float32), True),
-    (matmul, [np.zeros((2, 3), np.float32), np.zeros((4, 4), np.float32)],
-     np.zeros((2, 4), np.float32), False),
-    (matmul, [np.zeros((2, 3), np.float32), np.zeros((3, 4), np.float32)],
-     np.zeros((4, 2), np.float32), False),
+    (
+        matmul,
+        [np.zeros((2, 3), np.float32), np.zeros((3, 4), np.float32)],
+        np.zeros((2, 4), np.float32),
+        True,
+    ),
+    (
+        matmul,
+        [np.zeros((2, 3), np.float32), np.zeros((4, 4), np.float32)],
+        np.zeros((2, 4), np.float32),
+        False,
+    ),
+    (
+        matmul,
+        [np.zeros((2, 3), np.float32), np.zeros((3, 4), np.float32)],
+        np.zeros((4, 2), np.float32),
+        False,
+    ),
     (batched, [np.zeros((5, 6, 2)), np.zeros((5, 6, 2))], np.zeros((5, 6)), True),
     (batched, [np.zeros((5, 6, 2)), np.zeros((5, 7, 2))], np.zeros((5, 6)), False),
     (broadcast, [np.zeros(1), np.zeros((3, 2))], np.zeros(3), True),

@@ -13,7 +13,8 @@ from tensortypes.runtime import typechecked
 
 @pytest.mark.parametrize("variable", ["TENSORTYPES_DISABLE", "JAXTYPING_DISABLE"])
 def test_disable_at_import_returns_the_function_itself(run_python, variable):
-    result = run_python("""
+    result = run_python(
+        """
         import dataclasses
         import numpy as np
         from tensortypes.annotate import Float
@@ -33,13 +34,17 @@ def test_disable_at_import_returns_the_function_itself(run_python, variable):
         assert typechecked(D) is D and D.__init__ is init
         assert f("not checked") == 1
         print("disabled")
-    """, env={variable: "1"})
+    """,
+        env={variable: "1"},
+    )
     assert "disabled" in result.stdout
 
 
 def test_checked_torch_function(torch):
     @typechecked
-    def matmul(x: Float[torch.Tensor, "b c"], y: Float[torch.Tensor, "c d"]) -> Float[torch.Tensor, "b d"]:
+    def matmul(
+        x: Float[torch.Tensor, "b c"], y: Float[torch.Tensor, "c d"]
+    ) -> Float[torch.Tensor, "b d"]:
         return x @ y
 
     assert matmul(torch.ones(2, 3), torch.ones(3, 4)).shape == (2, 4)
@@ -66,7 +71,9 @@ def test_checked_function_under_jax_jit_and_vmap(jax):
     jnp = jax.numpy
 
     @typechecked
-    def matmul(x: Float32[jax.Array, "b c"], y: Float32[jax.Array, "c d"]) -> Float32[jax.Array, "b d"]:
+    def matmul(
+        x: Float32[jax.Array, "b c"], y: Float32[jax.Array, "c d"]
+    ) -> Float32[jax.Array, "b d"]:
         return x @ y
 
     assert matmul(jnp.ones((2, 3)), jnp.ones((3, 4))).shape == (2, 4)

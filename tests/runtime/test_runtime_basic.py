@@ -8,8 +8,25 @@ import enum
 import inspect
 import linecache
 import typing
-from typing import (Annotated, Any, Callable, Dict, FrozenSet, List, Literal, NewType,
-                    Optional, Protocol, Sequence, Set, Tuple, Type, TypedDict, TypeVar, Union)
+from typing import (
+    Annotated,
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    List,
+    Literal,
+    NewType,
+    Optional,
+    Protocol,
+    Sequence,
+    Set,
+    Tuple,
+    Type,
+    TypedDict,
+    TypeVar,
+    Union,
+)
 
 import numpy as np
 import pytest
@@ -52,6 +69,7 @@ N = TypeVar("N", int, str)
 def _passes(ann: Any, value: Any) -> bool:
     def f(x):
         return x
+
     f.__annotations__ = {"x": ann}
     checked = typechecked(f)
     try:
@@ -97,13 +115,19 @@ CASES = [
     (Type[int], [int, bool], [str, 3]),
     (type, [int], [3]),
     (np.ndarray, [np.zeros(2)], [[1.0]]),
-    (Float32[np.ndarray, "2 n"], [np.zeros((2, 5), np.float32)],
-     [np.zeros((3, 5), np.float32), np.zeros((2, 5))]),
+    (
+        Float32[np.ndarray, "2 n"],
+        [np.zeros((2, 5), np.float32)],
+        [np.zeros((3, 5), np.float32), np.zeros((2, 5))],
+    ),
     (List[Float[np.ndarray, "n"]], [[np.zeros(3), np.zeros(3)]], [[np.zeros(3), np.zeros(4)]]),
     (Dict[str, Int[np.ndarray, "2"]], [{"a": np.zeros(2, int)}], [{"a": np.zeros(3, int)}]),
     (Optional[Shaped[np.ndarray, "..."]], [None, np.zeros(())], [3]),
-    (Union[Float[np.ndarray, "n"], Int[np.ndarray, "n n"]],
-     [np.zeros(3), np.zeros((2, 2), int)], [np.zeros((2, 3), int)]),
+    (
+        Union[Float[np.ndarray, "n"], Int[np.ndarray, "n n"]],
+        [np.zeros(3), np.zeros((2, 2), int)],
+        [np.zeros((2, 3), int)],
+    ),
 ]
 
 
@@ -119,6 +143,7 @@ def test_numeric_tower_follows_config_at_call_time():
     @typechecked
     def f(x: float, z: complex = 0j) -> float:
         return x
+
     assert f(1) == 1 and f(1.0, 2) == 1.0 and f(1, 2.5) == 1  # PEP 484, the default
     config.numeric_tower = False
     with pytest.raises(TypeCheckError, match="config.numeric_tower = False"):
@@ -136,6 +161,7 @@ def test_container_check_one_samples_the_first_element():
     @typechecked
     def f(xs: List[int]) -> int:
         return len(xs)
+
     with pytest.raises(TypeCheckError):
         f([1, "a"])
     config.container_check = "one"
@@ -199,8 +225,9 @@ def test_parameter_names_cannot_clash_with_generated_names():
 
 def test_parameters_named_like_builtins_do_not_change_the_checks():
     @typechecked
-    def f(type: float, len: Float[np.ndarray, "n"], tuple: Tuple[int, ...],
-          isinstance: List[int]) -> Float[np.ndarray, "n"]:
+    def f(
+        type: float, len: Float[np.ndarray, "n"], tuple: Tuple[int, ...], isinstance: List[int]
+    ) -> Float[np.ndarray, "n"]:
         return len
 
     assert f(1.0, np.zeros(2), (1,), [1]).shape == (2,)
@@ -243,6 +270,7 @@ def test_unresolvable_string_annotation_is_unchecked_until_defined():
 
 def test_uncheckable_annotation_fails_at_decoration_naming_it():
     with pytest.raises(AnnotationError, match="parameter x"):
+
         @typechecked
         def f(x: typing.Final) -> None:
             pass
@@ -282,8 +310,9 @@ def test_pytree_parameters_bind_sizes_and_structures():
     from tensortypes.pytree import PyTree
 
     @typechecked
-    def f(x: PyTree[Float[np.ndarray, "n"], "T"],
-          y: PyTree[Float[np.ndarray, "n"], "T"]) -> Float[np.ndarray, "n"]:
+    def f(
+        x: PyTree[Float[np.ndarray, "n"], "T"], y: PyTree[Float[np.ndarray, "n"], "T"]
+    ) -> Float[np.ndarray, "n"]:
         return x["a"]
 
     assert f({"a": np.zeros(2)}, {"a": np.zeros(2)}).shape == (2,)

@@ -32,8 +32,12 @@ def _checkers():
         if hasattr(typeguard, "typechecked") and not hasattr(typeguard, "TypeCheckError"):
             found.append(pytest.param(typeguard.typechecked, id="typeguard2"))
     if not found:
-        found.append(pytest.param(None, marks=pytest.mark.skip(
-            reason="neither beartype nor typeguard 2.x is installed")))
+        found.append(
+            pytest.param(
+                None,
+                marks=pytest.mark.skip(reason="neither beartype nor typeguard 2.x is installed"),
+            )
+        )
     return found
 
 
@@ -117,6 +121,7 @@ def test_other_checker_by_dotted_name(checker):
 @pytest.mark.parametrize("checker", CHECKERS)
 def test_bare_jaxtyped_over_another_checker_is_ours_around_it(checker):
     with pytest.warns(UserWarning, match="As of jaxtyping version 0.2.24"):
+
         @jaxtyped
         @checker
         def f(x: X, y: Y) -> int:
@@ -130,6 +135,7 @@ def test_bare_jaxtyped_over_another_checker_is_ours_around_it(checker):
 def test_bare_jaxtyped_is_our_checker():
     # jaxtyping's warning (its users' tests expect it); the checker is ours.
     with pytest.warns(UserWarning, match="As of jaxtyping version 0.2.24"):
+
         @jaxtyped
         def f(x: Float[np.ndarray, "n"]) -> Float[np.ndarray, "n"]:
             return x
@@ -137,6 +143,7 @@ def test_bare_jaxtyped_is_our_checker():
     assert f.__tensortypes_checker__ is not None
 
     with pytest.warns(UserWarning, match="prefers the syntax"):
+
         @jaxtyped()
         def g(x: int) -> int:
             return x
@@ -171,10 +178,16 @@ def test_other_checker_binds_arguments_as_the_function_would(checker):
     # Defaults filled in for the `{name}` parts of shapes; a bad call is the TypeError
     # calling the function itself gives, naming it.
     @jaxtyped(typechecker=checker)
-    def pad(x: Float[np.ndarray, "n"], /, width: int = 2, *rest: int,
-            fill: float = 0.0, **extra: int) -> Float[np.ndarray, "{width}+n"]:
-        assert current().arguments == {"x": x, "width": width, "rest": rest,
-                                       "fill": fill, "extra": extra}
+    def pad(
+        x: Float[np.ndarray, "n"], /, width: int = 2, *rest: int, fill: float = 0.0, **extra: int
+    ) -> Float[np.ndarray, "{width}+n"]:
+        assert current().arguments == {
+            "x": x,
+            "width": width,
+            "rest": rest,
+            "fill": fill,
+            "extra": extra,
+        }
         return np.zeros(width + x.shape[0])
 
     assert pad(np.zeros(3)).shape == (5,)

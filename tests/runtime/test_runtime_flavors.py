@@ -148,6 +148,7 @@ def test_generator_throw_and_close_reach_the_body():
 
 def test_generator_needs_an_iterator_annotation():
     with pytest.raises(AnnotationError, match="yields"):
+
         @typechecked
         def bad() -> int:
             yield 1

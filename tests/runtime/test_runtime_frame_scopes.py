@@ -161,6 +161,7 @@ def test_a_collected_checked_function_leaves_its_registration():
         @typechecked
         def f(x: N) -> N:
             return x
+
         f(np.zeros(1))
         code = f.__code__
         assert id(code) in FRAMES

@@ -19,7 +19,7 @@ from tensortypes.runtime.pytest_plugin import split_packages
 
 pytest_plugins = ["pytester"]
 
-MODULE = '''
+MODULE = """
 from __future__ import annotations
 
 import dataclasses
@@ -55,7 +55,7 @@ class Holder:
     @property
     def bad(self) -> int:
         return "not an int"
-'''
+"""
 
 
 @pytest.fixture
@@ -129,11 +129,14 @@ def _plugin_args() -> list[str]:
 
 def test_pytest_plugin_checks_the_packages_named(pytester):
     pytester.mkpydir("plugpkg")
-    (pytester.path / "plugpkg" / "core.py").write_text(textwrap.dedent('''
+    (pytester.path / "plugpkg" / "core.py").write_text(
+        textwrap.dedent("""
         def double(x: int) -> int:
             return x * 2
-    '''))
-    pytester.makepyfile(test_uses='''
+    """)
+    )
+    pytester.makepyfile(
+        test_uses="""
         import plugpkg.core
 
         def test_good():
@@ -141,7 +144,8 @@ def test_pytest_plugin_checks_the_packages_named(pytester):
 
         def test_bad():
             plugpkg.core.double("2")
-    ''')
+    """
+    )
     result = pytester.runpytest_subprocess(*_plugin_args(), "--tensortypes-packages=plugpkg")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*TypeCheckError*parameter 'x'*"])
@@ -152,12 +156,14 @@ def test_pytest_plugin_checks_the_packages_named(pytester):
 def test_pytest_plugin_jaxtyping_spelling(pytester):
     pytester.mkpydir("plugpkg2")
     (pytester.path / "plugpkg2" / "core.py").write_text("def one(x: int) -> int:\n    return 1\n")
-    pytester.makepyfile(test_alias='''
+    pytester.makepyfile(
+        test_alias="""
         import plugpkg2.core
 
         def test_bad():
             plugpkg2.core.one("x")
-    ''')
+    """
+    )
     result = pytester.runpytest_subprocess(*_plugin_args(), "--jaxtyping-packages=plugpkg2,None")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*TypeCheckError*"])
@@ -165,8 +171,10 @@ def test_pytest_plugin_jaxtyping_spelling(pytester):
 
 def test_split_packages():
     assert split_packages("a_pkg", False) == (["a_pkg"], None)
-    assert split_packages("a_pkg,b_pkg,beartype.beartype", False) == \
-        (["a_pkg", "b_pkg"], "beartype.beartype")
+    assert split_packages("a_pkg,b_pkg,beartype.beartype", False) == (
+        ["a_pkg", "b_pkg"],
+        "beartype.beartype",
+    )
     assert split_packages("a_pkg,numpy", False) == (["a_pkg", "numpy"], None)
     assert split_packages("a_pkg,None", True) == (["a_pkg"], None)
 

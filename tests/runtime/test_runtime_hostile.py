@@ -116,8 +116,11 @@ def test_f2_3_float_sizes_are_not_sizes_for_either_path() -> None:
 
 
 def test_f2_4_library_named_classes_with_raising_attributes() -> None:
-    ft = type("Tensor", (), {"__module__": "torch", "dtype": "float32",
-                             "shape": property(lambda self: 1 / 0)})
+    ft = type(
+        "Tensor",
+        (),
+        {"__module__": "torch", "dtype": "float32", "shape": property(lambda self: 1 / 0)},
+    )
     assert isinstance(ft(), Float[typing.Any, "n"]) is False
 
     @typechecked
@@ -149,15 +152,23 @@ def test_a_bug_of_ours_is_not_disguised_as_a_type_error() -> None:
     from tensortypes.runtime import _codegen
 
     namespace: dict = {}
-    exec(compile("def why(*args):\n    raise ZeroDivisionError('ours')\n",  # noqa: S102
-                 "<tensortypes stand-in>", "exec"), namespace)
+    exec(
+        compile(
+            "def why(*args):\n    raise ZeroDivisionError('ours')\n",  # noqa: S102
+            "<tensortypes stand-in>",
+            "exec",
+        ),
+        namespace,
+    )
 
     @typechecked
     def f(x: typing.List[typing.Dict[str, int]]):
         return x
 
-    with mock.patch.object(_codegen, "why", namespace["why"]), \
-            pytest.raises(ZeroDivisionError, match="ours"):
+    with (
+        mock.patch.object(_codegen, "why", namespace["why"]),
+        pytest.raises(ZeroDivisionError, match="ours"),
+    ):
         f([{"a": "not an int"}])
 
 
@@ -176,6 +187,7 @@ def test_raised_by_value_tells_the_value_from_us() -> None:
     except AttributeError as error:
         assert raised_by_value(error)
     from tensortypes.errors import describe_raised
+
     assert describe_raised(RecursionError()).startswith("RecursionError (nested deeper")
     assert not raised_by_value(KeyboardInterrupt())
 

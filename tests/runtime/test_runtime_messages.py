@@ -77,8 +77,9 @@ def test_nested_values_are_located():
     def f(xs: List[Float[np.ndarray, "n"]]) -> None:
         pass
 
-    assert "axis 0 of xs[1] has size 3, but n=2 was bound by axis 0 of xs[0]" in \
-        _message(f, [np.zeros(2), np.zeros(3)])
+    assert "axis 0 of xs[1] has size 3, but n=2 was bound by axis 0 of xs[0]" in _message(
+        f, [np.zeros(2), np.zeros(3)]
+    )
 
 
 def test_optional_reports_the_array_reason():
@@ -86,8 +87,9 @@ def test_optional_reports_the_array_reason():
     def f(x: Float[np.ndarray, "n"], y: Optional[Float[np.ndarray, "n"]]) -> None:
         pass
 
-    assert "axis 0 of y has size 5, but n=2 was bound by axis 0 of x" in \
-        _message(f, np.zeros(2), np.zeros(5))
+    assert "axis 0 of y has size 5, but n=2 was bound by axis 0 of x" in _message(
+        f, np.zeros(2), np.zeros(5)
+    )
 
 
 def test_plain_python_reasons_come_from_the_type_language():

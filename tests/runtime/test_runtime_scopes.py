@@ -134,8 +134,9 @@ def test_print_bindings_inside_a_call():
     f(np.zeros((2, 3)))
     heading = "The current values for each jaxtyping axis annotation are as follows.\n"
     # jaxtyping's own form first (its users' tests compare it whole), then ours.
-    assert out.getvalue() == (heading + "b=2\nc=3\n" + heading +
-                              "b=2 (axis 0 of x)\nc=3 (axis 1 of x)\n")
+    assert out.getvalue() == (
+        heading + "b=2\nc=3\n" + heading + "b=2 (axis 0 of x)\nc=3 (axis 1 of x)\n"
+    )
 
 
 def test_print_bindings_outside_any_scope():

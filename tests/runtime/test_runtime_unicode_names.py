@@ -30,10 +30,12 @@ def test_a_right_return_is_not_rejected():
         return x
 
     assert g(np.zeros(2), np.zeros(3)).shape == (2,)
+
     # Same with a mathematical bold n beside n, several axes and a variadic 𝐧.
     @typechecked
-    def h(x: Float[np.ndarray, "𝐧 n"], y: Float[np.ndarray, "𝐧"],
-          z: Float[np.ndarray, "*𝐧"]) -> Float[np.ndarray, "n"]:
+    def h(
+        x: Float[np.ndarray, "𝐧 n"], y: Float[np.ndarray, "𝐧"], z: Float[np.ndarray, "*𝐧"]
+    ) -> Float[np.ndarray, "n"]:
         return x[0]
 
     assert h(np.zeros((2, 3)), np.zeros(2), np.zeros((4, 5))).shape == (3,)
@@ -55,10 +57,14 @@ def test_a_parameter_name_that_source_would_change_is_refused():
         return x
 
     # A signature made by hand can hold a name Python would never produce from source.
-    params = [inspect.Parameter("ﬁ", inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                annotation=Float[np.ndarray, "n"]),
-              inspect.Parameter("fi", inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                annotation=Float[np.ndarray, "n"])]
+    params = [
+        inspect.Parameter(
+            "ﬁ", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Float[np.ndarray, "n"]
+        ),
+        inspect.Parameter(
+            "fi", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Float[np.ndarray, "n"]
+        ),
+    ]
     f.__signature__ = inspect.Signature(params)
     f.__annotations__ = {"ﬁ": Float[np.ndarray, "n"], "fi": Float[np.ndarray, "n"]}
     with pytest.raises(AnnotationError, match="reads as 'fi'"):

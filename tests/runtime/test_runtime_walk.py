@@ -40,8 +40,9 @@ def test_graph_form_array_types_mean_what_their_matcher_means():
 
 
 def test_overrides_hold_only_the_templated_annotations():
-    def f(x: Float[np.ndarray, "n"], k: int,
-          y: Optional[Shaped[np.ndarray, "{k} n"]]) -> Float[np.ndarray, "n"]:
+    def f(
+        x: Float[np.ndarray, "n"], k: int, y: Optional[Shaped[np.ndarray, "{k} n"]]
+    ) -> Float[np.ndarray, "n"]:
         return x
 
     plan = make_plan(f)

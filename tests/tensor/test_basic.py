@@ -10,12 +10,19 @@ from tensortypes import tensor as tt
 from tensortypes.tensor import TensorSharedVariable, TensorType, shared
 
 
-@pytest.mark.parametrize("name,dtype,shape", [
-    ("fscalar", "float32", ()), ("dvector", "float64", (None,)),
-    ("imatrix", "int32", (None, None)), ("lrow", "int64", (1, None)),
-    ("bcol", "int8", (None, 1)), ("wtensor3", "int16", (None,) * 3),
-    ("ctensor4", "complex64", (None,) * 4), ("zscalar", "complex128", ()),
-])
+@pytest.mark.parametrize(
+    "name,dtype,shape",
+    [
+        ("fscalar", "float32", ()),
+        ("dvector", "float64", (None,)),
+        ("imatrix", "int32", (None, None)),
+        ("lrow", "int64", (1, None)),
+        ("bcol", "int8", (None, 1)),
+        ("wtensor3", "int16", (None,) * 3),
+        ("ctensor4", "complex64", (None,) * 4),
+        ("zscalar", "complex128", ()),
+    ],
+)
 def test_prefixed_constructors(name, dtype, shape):
     x = getattr(tt, name)("x")
     assert x.type == TensorType(dtype, shape) and x.name == "x"
@@ -59,6 +66,7 @@ class TestShared:
 
     def test_shared_in_eval(self):
         from tensortypes.tensor import specify_shape
+
         w = shared(np.ones((2, 2)))
         y = specify_shape(w, (2, 2))
         assert y.eval().tolist() == [[1.0, 1.0], [1.0, 1.0]]

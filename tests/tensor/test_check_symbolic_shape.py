@@ -25,8 +25,10 @@ def test_bare_symbols_bind_from_the_first_axis_and_are_compared_after():
     assert check_symbolic_shape((N, 3, M), (2, 3, 5), bound) is None
     assert bound == {"n": 2, "m": 5}
     assert check_symbolic_shape((N, N), (4, 4)) is None
-    assert check_symbolic_shape((N, N), (4, 5)) == \
-        "axis 1 has size 5, but n=4 was bound by an earlier axis"
+    assert (
+        check_symbolic_shape((N, N), (4, 5))
+        == "axis 1 has size 5, but n=4 was bound by an earlier axis"
+    )
 
 
 def test_bindings_carry_over_between_values_with_where_they_came_from():
@@ -45,8 +47,9 @@ def test_expressions_are_evaluated_or_solved():
     assert problem == "axis 1 has size 5, but 2*n=6 with n=3 (as bound by input 0 (x) axis 0)"
     bound: dict = {}
     assert check_symbolic_shape((two_n,), (8,), bound) is None and bound == {"n": 4}
-    assert check_symbolic_shape((two_n,), (7,)) == \
-        "axis 0 has size 7, which no value of 2*n can take"
+    assert (
+        check_symbolic_shape((two_n,), (7,)) == "axis 0 has size 7, which no value of 2*n can take"
+    )
     # Two unknowns in one expression: nothing in one value can contradict it.
     assert check_symbolic_shape((n_plus_m,), (7,)) is None
 

@@ -84,8 +84,9 @@ class TestSpecifyShape:
         assert specify_shape(x, (None, None)) is x
         assert specify_shape(x, (2, ...)) is x
 
-    @pytest.mark.parametrize("shape", [(2,), (2, 3, 4), (2.5, None), ("a", "b", ...,
-                                                                      ...), (True, None)])
+    @pytest.mark.parametrize(
+        "shape", [(2,), (2, 3, 4), (2.5, None), ("a", "b", ..., ...), (True, None)]
+    )
     def test_bad_shapes_are_value_errors_at_build_time(self, shape):
         with pytest.raises(ValueError):
             specify_shape(matrix("x"), shape)

@@ -49,7 +49,7 @@ class TestCasting:
         assert f32s.filter(0.5) == np.float32(0.5)
         assert TensorType("int8", (None,)).filter([1, 2, 3]).dtype == np.int8
 
-    @pytest.mark.parametrize("value", [300, [300], -129, 2 ** 70])
+    @pytest.mark.parametrize("value", [300, [300], -129, 2**70])
     def test_out_of_range_integers_are_type_check_errors(self, value):
         t = TensorType("int8", np.shape(value))
         with pytest.raises(TypeCheckError):

@@ -14,15 +14,30 @@ import tensortypes.tensor as tt
 from tensortypes.core.dims import Dim
 from tensortypes.tensor import Elemwise, TensorType, elemwise, scalar_ops as so, tensor
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128"]
+DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 
 
 def test_symbolic_broadcasting_keeps_the_symbol():
     x, y = tensor("float32", ("n", 3), name="x"), tensor("float32", (1, 3), name="y")
     assert (x + y).type == TensorType("float32", ("n", 3))
-    assert (tensor("float64", ("n", 1)) * tensor("float64", (1, "m"))).type.shape == \
-        TensorType("float64", ("n", "m")).shape
+    assert (tensor("float64", ("n", 1)) * tensor("float64", (1, "m"))).type.shape == TensorType(
+        "float64", ("n", "m")
+    ).shape
 
 
 def test_provable_mismatch_is_a_type_error_naming_both_shapes():
@@ -48,10 +63,17 @@ def test_output_dtype_follows_numpy_promotion():
     assert (tt.fvector("f") < 2).dtype == "bool"
 
 
-@pytest.mark.parametrize(("make", "dtype"), [
-    (lambda x: x * 2.0, "float32"), (lambda x: 2 * x, "float32"), (lambda x: x + 1, "float32"),
-    (lambda x: x * 1j, "complex64"), (lambda x: x ** 2, "float32"), (lambda x: 1 - x, "float32"),
-])
+@pytest.mark.parametrize(
+    ("make", "dtype"),
+    [
+        (lambda x: x * 2.0, "float32"),
+        (lambda x: 2 * x, "float32"),
+        (lambda x: x + 1, "float32"),
+        (lambda x: x * 1j, "complex64"),
+        (lambda x: x**2, "float32"),
+        (lambda x: 1 - x, "float32"),
+    ],
+)
 def test_python_scalars_are_weak(make, dtype):
     assert make(tt.fvector("x")).dtype == dtype
 
@@ -80,6 +102,7 @@ def test_bad_operands_are_clear_type_errors():
     with pytest.raises(TypeError, match="add: input 1"):
         tt.dvector("x") + "text"
     from tensortypes.graph import generic
+
     with pytest.raises(TypeError, match="not a tensor"):
         tt.add(tt.dvector("x"), generic("g"))
     with pytest.raises(TypeError, match="takes 2 input"):
@@ -93,10 +116,23 @@ def test_bad_operands_are_clear_type_errors():
 def test_operators_map_to_their_ops():
     x, y = tt.ivector("x"), tt.ivector("y")
     pairs = {
-        x + y: "add", x - y: "sub", x * y: "mul", x / y: "true_div", x // y: "floor_div",
-        x % y: "mod", x ** y: "pow", x & y: "bitwise_and", x | y: "bitwise_or",
-        x ^ y: "bitwise_xor", -x: "neg", abs(x): "abs", ~x: "invert", x < y: "lt",
-        x <= y: "le", x > y: "gt", x >= y: "ge",
+        x + y: "add",
+        x - y: "sub",
+        x * y: "mul",
+        x / y: "true_div",
+        x // y: "floor_div",
+        x % y: "mod",
+        x**y: "pow",
+        x & y: "bitwise_and",
+        x | y: "bitwise_or",
+        x ^ y: "bitwise_xor",
+        -x: "neg",
+        abs(x): "abs",
+        ~x: "invert",
+        x < y: "lt",
+        x <= y: "le",
+        x > y: "gt",
+        x >= y: "ge",
     }
     for var, name in pairs.items():
         assert var.owner.op == elemwise(name), name
@@ -174,7 +210,7 @@ def test_static_type_is_super_of_the_computed_value(data, name):
     statics = [_symbolic(data.draw, s) for s in shapes.input_shapes]
     xs = [tensor(d, s) for d, s in zip(dtypes, statics)]
     out = op(*xs)
-    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     values = [_values(rng, d, s) for d, s in zip(dtypes, shapes.input_shapes)]
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -192,6 +228,7 @@ def test_ops_and_graphs_pickle():
     import pickle
 
     from tensortypes.graph import dprint
+
     x, y = tt.dvector("x"), tt.dvector("y")
     out = tt.exp(x) * y + x.sum()
     again = pickle.loads(pickle.dumps(out))

@@ -14,8 +14,22 @@ import tensortypes.tensor as tt
 from tensortypes.tensor import TensorType, tensor
 from tensortypes.tensor.math import Reduce, normalize_axes
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128"]
+DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 REDUCTIONS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "mean": np.mean}
 
 
@@ -82,8 +96,12 @@ def test_matmul_mismatch_names_both_shapes():
 
 
 def test_dot_follows_numpy_dot():
-    assert tt.dot(tensor("float64", (2, 3, 4)), tensor("float64", (5, 4, 6))).type.shape == \
-        (2, 3, 5, 6)
+    assert tt.dot(tensor("float64", (2, 3, 4)), tensor("float64", (5, 4, 6))).type.shape == (
+        2,
+        3,
+        5,
+        6,
+    )
     assert tt.dot(tensor("float64", (2, 3)), 2.0).type.shape == (2, 3)
     with pytest.raises(TypeError, match="do not match"):
         tt.dot(tensor("float64", (2, 3)), tensor("float64", (4,)))
@@ -103,12 +121,20 @@ def test_values():
 
 # -- property: static types hold the values NumPy computes --------------------------------------
 @settings(deadline=None, max_examples=200)
-@given(data=st.data(), kind=st.sampled_from(sorted(REDUCTIONS)),
-       dtype=st.sampled_from(DTYPES), keepdims=st.booleans())
+@given(
+    data=st.data(),
+    kind=st.sampled_from(sorted(REDUCTIONS)),
+    dtype=st.sampled_from(DTYPES),
+    keepdims=st.booleans(),
+)
 def test_reduction_static_type_is_super_of_value(data, kind, dtype, keepdims):
     shape = data.draw(array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3))
-    axis = data.draw(st.none() | st.lists(st.integers(0, max(len(shape) - 1, 0)),
-                                          unique=True, max_size=len(shape)).map(tuple))
+    axis = data.draw(
+        st.none()
+        | st.lists(st.integers(0, max(len(shape) - 1, 0)), unique=True, max_size=len(shape)).map(
+            tuple
+        )
+    )
     static = tuple(data.draw(st.sampled_from([s, None])) for s in shape)
     x = tensor(dtype, static)
     out = getattr(tt, kind)(x, axis=axis, keepdims=keepdims)
@@ -124,8 +150,9 @@ def test_reduction_static_type_is_super_of_value(data, kind, dtype, keepdims):
 @settings(deadline=None, max_examples=150)
 @given(data=st.data(), da=st.sampled_from(DTYPES), db=st.sampled_from(DTYPES))
 def test_matmul_static_type_is_super_of_value(data, da, db):
-    shapes = data.draw(mutually_broadcastable_shapes(signature=np.matmul.signature, max_dims=2,
-                                                     max_side=3))
+    shapes = data.draw(
+        mutually_broadcastable_shapes(signature=np.matmul.signature, max_dims=2, max_side=3)
+    )
     sa, sb = shapes.input_shapes
     a = tensor(da, tuple(data.draw(st.sampled_from([s, None])) for s in sa))
     b = tensor(db, tuple(data.draw(st.sampled_from([s, None])) for s in sb))

@@ -14,8 +14,22 @@ from tensortypes.tensor import scalar_ops as so
 from tensortypes.tensor.elemwise import as_elemwise_inputs
 from tensortypes.tensor.scalar_ops import SCALAR_OPS, Composite, ScalarExpr, op_expr
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128"]
+DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 
 
 def numpy_result(op, dtypes):
@@ -39,29 +53,39 @@ def our_result(op, dtypes):
 def test_dtype_rule_is_numpy_on_every_dtype_combination(name):
     op = SCALAR_OPS[name]
     table = {ds: numpy_result(op, ds) for ds in itertools.product(DTYPES, repeat=op.nin)}
-    wrong = {ds: (want, our_result(op, ds)) for ds, want in table.items()
-             if our_result(op, ds) != want}
+    wrong = {
+        ds: (want, our_result(op, ds)) for ds, want in table.items() if our_result(op, ds) != want
+    }
     assert not wrong, f"{name}: (numpy, ours) differ for {dict(list(wrong.items())[:5])}"
 
 
-@pytest.mark.parametrize(("name", "dtypes", "expected"), [
-    ("true_div", ("int8", "int8"), "float64"),
-    ("true_div", ("float16", "int8"), "float16"),
-    ("exp", ("int16",), "float32"),
-    ("sqrt", ("bool",), "float16"),
-    ("abs", ("complex64",), "float32"),
-    ("lt", ("int64", "uint64"), "bool"),
-    ("pow", ("bool", "bool"), "int8"),
-    ("where", ("float64", "int8", "float32"), "float32"),
-])
+@pytest.mark.parametrize(
+    ("name", "dtypes", "expected"),
+    [
+        ("true_div", ("int8", "int8"), "float64"),
+        ("true_div", ("float16", "int8"), "float16"),
+        ("exp", ("int16",), "float32"),
+        ("sqrt", ("bool",), "float16"),
+        ("abs", ("complex64",), "float32"),
+        ("lt", ("int64", "uint64"), "bool"),
+        ("pow", ("bool", "bool"), "int8"),
+        ("where", ("float64", "int8", "float32"), "float32"),
+    ],
+)
 def test_golden_dtypes(name, dtypes, expected):
     assert SCALAR_OPS[name].output_dtype(*dtypes) == expected
 
 
-@pytest.mark.parametrize(("name", "dtypes"), [
-    ("sub", ("bool", "bool")), ("neg", ("bool",)), ("floor_div", ("complex64", "int8")),
-    ("bitwise_and", ("float32", "int8")), ("invert", ("float64",)),
-])
+@pytest.mark.parametrize(
+    ("name", "dtypes"),
+    [
+        ("sub", ("bool", "bool")),
+        ("neg", ("bool",)),
+        ("floor_div", ("complex64", "int8")),
+        ("bitwise_and", ("float32", "int8")),
+        ("invert", ("float64",)),
+    ],
+)
 def test_refused_combinations_name_the_op_and_dtypes(name, dtypes):
     with pytest.raises(TypeError, match=rf"{name} is not defined for dtype"):
         SCALAR_OPS[name].output_dtype(*dtypes)
@@ -88,6 +112,7 @@ def test_scalar_ops_are_interned_and_pickle_to_themselves():
 def test_python_scalars_promote_as_in_numpy(name, dtype, value):
     op = SCALAR_OPS[name]
     from tensortypes.tensor import tensor
+
     x = tensor(dtype, (2,))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -105,17 +130,19 @@ def test_python_scalars_promote_as_in_numpy(name, dtype, value):
 
 def test_out_of_range_python_int_is_a_build_time_error_except_in_comparisons():
     from tensortypes.tensor import tensor
+
     x = tensor("int8", (3,))
     with pytest.raises(TypeError, match="1000 is out of bounds for int8"):
         as_elemwise_inputs(so.add, [x, 1000])
     a, b = as_elemwise_inputs(so.lt, [x, 1000])
     assert b.dtype == "int64"
-    _, c = as_elemwise_inputs(so.lt, [tensor("uint64", (3,)), 2 ** 64 - 1])
+    _, c = as_elemwise_inputs(so.lt, [tensor("uint64", (3,)), 2**64 - 1])
     assert c.dtype == "uint64"
 
 
 def test_weak_scalar_in_where_condition_keeps_its_own_dtype():
     from tensortypes.tensor import fvector
+
     cond, x, y = as_elemwise_inputs(so.where, [1, fvector("x"), 0.5])
     assert (cond.dtype, x.dtype, y.dtype) == ("int64", "float32", "float32")
 
@@ -193,15 +220,18 @@ def test_c_forms_refuse_float16_complex_and_integer_pow():
     assert "tt_floordiv" in so.floor_div.c_expr(["a", "b"], ["int8", "int8"], "int8")
 
 
-@pytest.mark.parametrize(("value", "dtype", "text"), [
-    (2, "float64", "((npy_float64)0x1.0000000000000p+1)"),
-    (-3, "int8", "((npy_int8)-3LL)"),
-    (-2 ** 63, "int64", "((npy_int64)(-9223372036854775807LL - 1))"),
-    (2 ** 64 - 1, "uint64", "((npy_uint64)18446744073709551615ULL)"),
-    (True, "bool", "((npy_bool)1)"),
-    (float("nan"), "float32", "((npy_float32)NAN)"),
-    (float("-inf"), "float64", "((npy_float64)(-INFINITY))"),
-])
+@pytest.mark.parametrize(
+    ("value", "dtype", "text"),
+    [
+        (2, "float64", "((npy_float64)0x1.0000000000000p+1)"),
+        (-3, "int8", "((npy_int8)-3LL)"),
+        (-(2**63), "int64", "((npy_int64)(-9223372036854775807LL - 1))"),
+        (2**64 - 1, "uint64", "((npy_uint64)18446744073709551615ULL)"),
+        (True, "bool", "((npy_bool)1)"),
+        (float("nan"), "float32", "((npy_float32)NAN)"),
+        (float("-inf"), "float64", "((npy_float64)(-INFINITY))"),
+    ],
+)
 def test_c_literals_are_exact(value, dtype, text):
     assert so.c_literal(value, dtype) == text
 
@@ -211,17 +241,28 @@ def test_c_literals_are_exact(value, dtype, text):
 def test_composite_impl_computes_exactly_what_each_op_computes(name, shape):
     op = SCALAR_OPS[name]
     rng = np.random.default_rng(0)
-    for dtypes in [("int8",) * op.nin, ("float32",) * op.nin, ("int16", "float64", "uint8"),
-                   ("bool",) * op.nin, ("uint64", "int64", "int64")]:
-        dtypes = dtypes[:op.nin]
+    for dtypes in [
+        ("int8",) * op.nin,
+        ("float32",) * op.nin,
+        ("int16", "float64", "uint8"),
+        ("bool",) * op.nin,
+        ("uint64", "int64", "int64"),
+    ]:
+        dtypes = dtypes[: op.nin]
         try:
             op.output_dtype(*dtypes)
         except TypeError:
             continue
         ins = [ScalarExpr.input(d) for d in dtypes]
         single = Composite(ins, [op_expr(op, *ins)])
-        nested = Composite(ins, [op_expr(so.neg if op.output_dtype(*dtypes) != "bool"
-                                         else so.invert, op_expr(op, *ins))])
+        nested = Composite(
+            ins,
+            [
+                op_expr(
+                    so.neg if op.output_dtype(*dtypes) != "bool" else so.invert, op_expr(op, *ins)
+                )
+            ],
+        )
         values = [np.asarray(rng.integers(1, 4, shape)).astype(d) for d in dtypes]
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")

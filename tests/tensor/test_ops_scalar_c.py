@@ -41,23 +41,47 @@ VALUES = {
     "bool": [0, 1],
     "int8": [0, 1, -1, 7, -7, 3, -128, 127],
     "int16": [0, 1, -1, 300, -300, -32768],
-    "int32": [0, 1, -1, 7, -7, -2 ** 31, 2 ** 31 - 1],
-    "int64": [0, 1, -1, 7, -7, -2 ** 63, 2 ** 63 - 1],
+    "int32": [0, 1, -1, 7, -7, -(2**31), 2**31 - 1],
+    "int64": [0, 1, -1, 7, -7, -(2**63), 2**63 - 1],
     "uint8": [0, 1, 7, 255],
     "uint16": [0, 1, 7, 65535],
-    "uint32": [0, 1, 7, 2 ** 32 - 1],
-    "uint64": [0, 1, 7, 2 ** 63, 2 ** 64 - 1],
+    "uint32": [0, 1, 7, 2**32 - 1],
+    "uint64": [0, 1, 7, 2**63, 2**64 - 1],
     "float32": [0.0, -0.0, 1.5, -2.5, 7.0, -7.0, 0.1, float("nan"), float("inf"), float("-inf")],
     "float64": [0.0, -0.0, 1.5, -2.5, 7.0, -7.0, 0.1, float("nan"), float("inf"), float("-inf")],
 }
 SAME = [(d, d) for d in VALUES]
-MIXED = [("int8", "uint8"), ("int64", "uint64"), ("uint64", "int8"), ("int32", "float32"),
-         ("bool", "int16"), ("uint16", "float64"), ("int64", "float32"), ("uint32", "int32")]
-APPROX = {"exp", "log", "sqrt", "sin", "cos", "tanh", "pow", "true_div", "log1p", "expm1",
-          "sigmoid", "softplus"}
+MIXED = [
+    ("int8", "uint8"),
+    ("int64", "uint64"),
+    ("uint64", "int8"),
+    ("int32", "float32"),
+    ("bool", "int16"),
+    ("uint16", "float64"),
+    ("int64", "float32"),
+    ("uint32", "int32"),
+]
+APPROX = {
+    "exp",
+    "log",
+    "sqrt",
+    "sin",
+    "cos",
+    "tanh",
+    "pow",
+    "true_div",
+    "log1p",
+    "expm1",
+    "sigmoid",
+    "softplus",
+}
 
-_FMT = {"b": ('"%d\\n"', "(int)"), "i": ('"%lld\\n"', "(long long)"),
-        "u": ('"%llu\\n"', "(unsigned long long)"), "f": ('"%a\\n"', "(double)")}
+_FMT = {
+    "b": ('"%d\\n"', "(int)"),
+    "i": ('"%lld\\n"', "(long long)"),
+    "u": ('"%llu\\n"', "(unsigned long long)"),
+    "f": ('"%a\\n"', "(double)"),
+}
 
 
 def _cases():
@@ -75,16 +99,26 @@ def _cases():
             cases.append((name, dtypes, out, expr))
     where_dtypes = ("float64", "int8", "float32")
     out = so.where.output_dtype(*where_dtypes)
-    cases.append(("where", where_dtypes, out,
-                  so.where.c_expr(["a0[k]", "a1[k]", "a2[k]"], list(where_dtypes), out)))
+    cases.append(
+        (
+            "where",
+            where_dtypes,
+            out,
+            so.where.c_expr(["a0[k]", "a1[k]", "a2[k]"], list(where_dtypes), out),
+        )
+    )
     return cases
 
 
 def _grid(dtypes):
     columns = [VALUES[d] for d in dtypes]
     if len(columns) == 3:
-        return [(c, a, b) for c in (0.0, 1.0, float("nan")) for a in columns[1][:3]
-                for b in columns[2][:3]]
+        return [
+            (c, a, b)
+            for c in (0.0, 1.0, float("nan"))
+            for a in columns[1][:3]
+            for b in columns[2][:3]
+        ]
     if len(columns) == 1:
         return [(v,) for v in columns[0]]
     return [(a, b) for a in columns[0] for b in columns[1]]
@@ -121,14 +155,28 @@ def c_results(tmp_path_factory):
     src = tmp_path_factory.mktemp("scalar_c") / "ops.c"
     src.write_text(_program(cases))
     exe = src.with_suffix("")
-    proc = subprocess.run([CC, "-std=c99", "-O1", "-Wall", "-Werror", "-Wno-unused-function",
-                           str(src), "-o", str(exe), "-lm"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            CC,
+            "-std=c99",
+            "-O1",
+            "-Wall",
+            "-Werror",
+            "-Wno-unused-function",
+            str(src),
+            "-o",
+            str(exe),
+            "-lm",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
     results, pos = {}, 0
     for name, dtypes, out, _ in cases:
         count = len(_grid(dtypes))
-        results[(name, dtypes)] = (out, [_parse(t, out) for t in lines[pos:pos + count]])
+        results[(name, dtypes)] = (out, [_parse(t, out) for t in lines[pos : pos + count]])
         pos += count
     assert pos == len(lines)
     return results
@@ -149,9 +197,15 @@ def test_c_expressions_match_numpy(c_results):
             want = so.SCALAR_OPS[name].nfunc(*columns)
         for row, w, g in zip(grid, want.tolist(), got):
             if isinstance(w, float):
-                same = (w == g) or (w != w and g != g) or (
-                    name in APPROX and abs(w - g) <= 4e-7 * max(abs(w), 1e-30)
-                    * (1 if out == "float32" else 1e-8))
+                same = (
+                    (w == g)
+                    or (w != w and g != g)
+                    or (
+                        name in APPROX
+                        and abs(w - g)
+                        <= 4e-7 * max(abs(w), 1e-30) * (1 if out == "float32" else 1e-8)
+                    )
+                )
             else:
                 same = int(w) == g
             if not same:

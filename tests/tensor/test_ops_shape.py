@@ -23,8 +23,9 @@ def test_concatenate_adds_symbolic_sizes():
     b = tensor("float32", ("b", "c"))
     assert tt.concatenate([a, b, a], axis=0).type.shape == shape_of("2*a+b", "c")
     assert tt.concatenate([a, tensor("float32", (None, "c"))]).type.shape == shape_of(None, "c")
-    assert tt.concatenate([tensor("int8", (2, 3)), tensor("float32", (4, 3))]).type == \
-        TensorType("float32", (6, 3))
+    assert tt.concatenate([tensor("int8", (2, 3)), tensor("float32", (4, 3))]).type == TensorType(
+        "float32", (6, 3)
+    )
     assert tt.concatenate([a, a], axis=-1).type.shape == shape_of("a", "2*c")
 
 
@@ -125,7 +126,8 @@ def test_shape_ops_static_types_hold_their_values(data, shape):
     bindings = {f"s{n}": n for n in range(5)}
     for out, want in cases:
         got = out.eval({x: value})
-        concrete = tuple(s.evaluate(bindings) if hasattr(s, "evaluate") else s
-                         for s in out.type.shape)
+        concrete = tuple(
+            s.evaluate(bindings) if hasattr(s, "evaluate") else s for s in out.type.shape
+        )
         assert TensorType("float32", concrete).is_super(TensorType("float32", want.shape))
         np.testing.assert_array_equal(got, want)

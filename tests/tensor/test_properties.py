@@ -66,14 +66,14 @@ def _value_for(t, rng):
     return rng.integers(0, 2, size=tuple(shape)).astype(t.dtype)
 
 
-@given(tensor_types(), st.integers(0, 2 ** 32 - 1))
+@given(tensor_types(), st.integers(0, 2**32 - 1))
 def test_filter_strict_returns_the_object(t, seed):
     value = _value_for(t, np.random.default_rng(seed))
     assume(t.is_valid_value(value))
     assert t.filter(value, strict=True) is value
 
 
-@given(tensor_types(), st.integers(0, 2 ** 32 - 1), st.sampled_from([None, False, True]))
+@given(tensor_types(), st.integers(0, 2**32 - 1), st.sampled_from([None, False, True]))
 def test_filter_idempotent(t, seed, downcast):
     value = _value_for(t, np.random.default_rng(seed)).tolist()
     try:
@@ -96,5 +96,6 @@ def test_is_super_true_means_values_pass(a, b):
 @given(related_triples())
 def test_is_super_agrees_with_the_core_lattice(triple):
     from tensortypes.core.shapes import shape_is_super
+
     a, b, _ = triple
     assert a.is_super(b) == shape_is_super(a.shape, b.shape)

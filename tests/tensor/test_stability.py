@@ -12,18 +12,19 @@ import pytest
 
 import tensortypes
 from tensortypes.graph import FunctionGraph
-from tensortypes.tensor import (exp, expm1, fvector, log, log1p, sigmoid, softplus, tensor,
-                                dvector)
+from tensortypes.tensor import exp, expm1, fvector, log, log1p, sigmoid, softplus, tensor, dvector
 from tensortypes.tensor import sum as tsum
 from tensortypes.tensor.rewriting import default_rewriter
 
-EXTREME = np.array([-1000.0, -745.2, -30.0, -1e-12, -0.0, 0.0, 1e-12, 30.0, 709.0, 1000.0,
-                    np.inf, -np.inf, np.nan])
+EXTREME = np.array(
+    [-1000.0, -745.2, -30.0, -1e-12, -0.0, 0.0, 1e-12, 30.0, 709.0, 1000.0, np.inf, -np.inf, np.nan]
+)
 
 
 def _sigmoid_ref(x):
-    return np.where(x >= 0, 1 / (1 + np.exp(-np.abs(x))),
-                    np.exp(-np.abs(x)) / (1 + np.exp(-np.abs(x))))
+    return np.where(
+        x >= 0, 1 / (1 + np.exp(-np.abs(x))), np.exp(-np.abs(x)) / (1 + np.exp(-np.abs(x)))
+    )
 
 
 FORMS = [
@@ -55,8 +56,9 @@ def test_stable_forms_match_numpy_at_extremes(mode, op, build, reference):
         want = reference(EXTREME)
         got = f(EXTREME)
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=0, equal_nan=True)
-    assert np.array_equal(np.signbit(got[np.isfinite(got)]),
-                          np.signbit(want[np.isfinite(want)])) or op in ("sigmoid", "softplus")
+    assert np.array_equal(
+        np.signbit(got[np.isfinite(got)]), np.signbit(want[np.isfinite(want)])
+    ) or op in ("sigmoid", "softplus")
 
 
 @pytest.mark.parametrize(("op", "build", "reference"), FORMS)
@@ -84,8 +86,14 @@ def test_the_naive_form_overflows_where_the_rewritten_one_does_not():
 def test_log_sum_exp_subtracts_the_maximum(mode, keepdims):
     m = tensor("float64", (4, 3), name="m")
     f = tensortypes.function([m], log(tsum(exp(m), axis=1, keepdims=keepdims)), mode=mode)
-    data = np.array([[1000.0, 1000.0, 999.0], [-1000.0, -1000.0, -np.inf],
-                     [-np.inf, -np.inf, -np.inf], [np.inf, 0.0, 1.0]])
+    data = np.array(
+        [
+            [1000.0, 1000.0, 999.0],
+            [-1000.0, -1000.0, -np.inf],
+            [-np.inf, -np.inf, -np.inf],
+            [np.inf, 0.0, 1.0],
+        ]
+    )
     with np.errstate(all="ignore"):
         got = f(data)
         top = data.max(axis=1, keepdims=True)
@@ -110,9 +118,15 @@ def test_log_sum_exp_is_left_alone_over_an_axis_that_may_be_empty():
         assert np.all(f(np.zeros((0, 3))) == -np.inf)
 
 
-@pytest.mark.parametrize("fn, ref", [(log1p, np.log1p), (expm1, np.expm1),
-                                     (sigmoid, _sigmoid_ref),
-                                     (softplus, lambda v: np.logaddexp(0, v))])
+@pytest.mark.parametrize(
+    "fn, ref",
+    [
+        (log1p, np.log1p),
+        (expm1, np.expm1),
+        (sigmoid, _sigmoid_ref),
+        (softplus, lambda v: np.logaddexp(0, v)),
+    ],
+)
 def test_new_ops_float32_and_int_inputs(fn, ref):
     x32 = fvector("x")
     f = tensortypes.function([x32], fn(x32), mode="c")

@@ -74,8 +74,11 @@ class TestIdentity:
         assert len({TensorType("float64", (2,)), TensorType("float64", (2,))}) == 1
 
     def test_pickle_round_trip_is_identity(self):
-        for t in [TensorType("float64", (2, None)), TensorType("int8", ("n", "n+1")),
-                  TensorType("float32", (3,), name="w")]:
+        for t in [
+            TensorType("float64", (2, None)),
+            TensorType("int8", ("n", "n+1")),
+            TensorType("float32", (3,), name="w"),
+        ]:
             assert pickle.loads(pickle.dumps(t)) is t
 
     def test_immutable(self):
@@ -118,6 +121,7 @@ class TestRelations:
 
     def test_non_tensor_types(self):
         from tensortypes.graph import generic
+
         assert TensorType("float64", ()).is_super(generic) is False
 
 

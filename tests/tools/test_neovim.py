@@ -48,18 +48,27 @@ def test_neovim_shows_the_diagnostics(tmp_path):
         pytest.skip("nvim is not installed")
     (tmp_path / "pyproject.toml").write_text("[tool.tensortypes]\n")
     source = tmp_path / "model.py"
-    source.write_text("import torch\n"
-                      "x = torch.zeros(3, 4)\n"
-                      "y = x @ torch.ones(5, 2)\n")
+    source.write_text("import torch\nx = torch.zeros(3, 4)\ny = x @ torch.ones(5, 2)\n")
     script = tmp_path / "attach.lua"
     script.write_text(LUA)
     out = tmp_path / "diagnostics.json"
-    env = {"TT_OUT": str(out), "TT_PYTHON": sys.executable, "TT_ROOT": str(tmp_path),
-           "TT_FILE": str(source), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin",
-           "TENSORTYPES_CACHE_DIR": str(tmp_path / "cache")}
-    done = subprocess.run([nvim, "--headless", "--clean", "-u", "NONE", "-c",
-                           f"luafile {script}"], env=env, capture_output=True, text=True,
-                          timeout=120, stdin=subprocess.DEVNULL)
+    env = {
+        "TT_OUT": str(out),
+        "TT_PYTHON": sys.executable,
+        "TT_ROOT": str(tmp_path),
+        "TT_FILE": str(source),
+        "HOME": str(tmp_path),
+        "PATH": "/usr/bin:/bin",
+        "TENSORTYPES_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    done = subprocess.run(
+        [nvim, "--headless", "--clean", "-u", "NONE", "-c", f"luafile {script}"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.exists(), done.stdout + done.stderr
     result = json.loads(out.read_text())
     assert result["ok"], result

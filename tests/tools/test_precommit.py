@@ -17,11 +17,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
-BAD = ("import numpy as np\n"
-       "a = np.zeros((2, 3))\n"
-       "b = a @ a\n")
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+}
+BAD = "import numpy as np\na = np.zeros((2, 3))\nb = a @ a\n"
 GOOD = BAD.replace("a @ a", "a @ a.T")
 
 
@@ -38,8 +40,9 @@ def _precommit() -> list | None:
 
 def _git(cwd: Path, *args: str) -> str:
     env = {**os.environ, **GIT_ENV}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, text=True,
-                          capture_output=True).stdout.strip()
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, text=True, capture_output=True
+    ).stdout.strip()
 
 
 def test_precommit_hook_reports_and_passes(tmp_path):
@@ -53,8 +56,11 @@ def test_precommit_hook_reports_and_passes(tmp_path):
     for name in (".pre-commit-hooks.yaml", "pyproject.toml", "README.md", "LICENSE"):
         if (REPO / name).exists():
             shutil.copy(REPO / name, hooks / name)
-    shutil.copytree(REPO / "src", hooks / "src",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.so"))
+    shutil.copytree(
+        REPO / "src",
+        hooks / "src",
+        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.so"),
+    )
     _git(hooks, "init", "-q")
     _git(hooks, "add", "-A")
     _git(hooks, "commit", "-q", "-m", "hooks")
@@ -64,20 +70,37 @@ def test_precommit_hook_reports_and_passes(tmp_path):
     project.mkdir()
     (project / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {hooks.as_uri()}\n    rev: {rev}\n    hooks:\n"
-        f"      - id: tensortypes-check\n")
+        f"      - id: tensortypes-check\n"
+    )
     (project / "model.py").write_text(BAD)
     _git(project, "init", "-q")
     _git(project, "add", "-A")
-    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(tmp_path / "cache"),
-           "TENSORTYPES_CACHE_DIR": str(tmp_path / "ttcache")}
+    env = {
+        **os.environ,
+        **GIT_ENV,
+        "PRE_COMMIT_HOME": str(tmp_path / "cache"),
+        "TENSORTYPES_CACHE_DIR": str(tmp_path / "ttcache"),
+    }
     env.pop("VIRTUAL_ENV", None)
-    bad = subprocess.run([*runner, "run", "--all-files"], cwd=project, env=env, text=True,
-                         capture_output=True, timeout=900)
+    bad = subprocess.run(
+        [*runner, "run", "--all-files"],
+        cwd=project,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=900,
+    )
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "model.py:3:5: error:" in bad.stdout and "[matmul]" in bad.stdout
     (project / "model.py").write_text(GOOD)
     _git(project, "add", "-A")
-    good = subprocess.run([*runner, "run", "--all-files"], cwd=project, env=env, text=True,
-                          capture_output=True, timeout=900)
+    good = subprocess.run(
+        [*runner, "run", "--all-files"],
+        cwd=project,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=900,
+    )
     assert good.returncode == 0, good.stdout + good.stderr
     assert "Passed" in good.stdout

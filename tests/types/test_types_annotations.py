@@ -8,8 +8,24 @@ import collections.abc as abc
 import dataclasses
 import enum
 import typing
-from typing import (Any, Callable, Dict, Final, FrozenSet, List, Literal, NamedTuple, Optional,
-                    Protocol, Set, Tuple, Type, TypedDict, TypeVar, Union)
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Final,
+    FrozenSet,
+    List,
+    Literal,
+    NamedTuple,
+    Optional,
+    Protocol,
+    Set,
+    Tuple,
+    Type,
+    TypedDict,
+    TypeVar,
+    Union,
+)
 
 import numpy as np
 import pytest
@@ -54,39 +70,70 @@ TB = TypeVar("TB", bound=int)
 TC = TypeVar("TC", int, str, covariant=True)
 
 
-@pytest.mark.parametrize("ann, expected", [
-    (int, I), (float, F), (complex, T.COMPLEX), (bool, B), (str, S), (None, N), (type(None), N),
-    (Any, A), (object, A),
-    (List[int], T.ListType(I)), (list[int], T.ListType(I)), (List, T.ListType(A)),
-    (list, T.ListType(A)), (Tuple[int, str], T.TupleType([I, S])), (Tuple[()], T.TupleType([])),
-    (tuple[()], T.TupleType([])), (Tuple[int, ...], T.VarTupleType(I)),
-    (Tuple, T.VarTupleType(A)), (tuple, T.VarTupleType(A)),
-    (Dict[str, int], T.DictType(S, I)), (dict, T.DictType(A, A)),
-    (Optional[int], T.OptionalType(I)), (int | None, T.OptionalType(I)),
-    (Union[int, str], T.UnionType([I, S])), (int | str | None, T.UnionType([I, S, N])),
-    (Set[int], T.SetType(I)), (set[int], T.SetType(I)), (FrozenSet[int], T.FrozenSetType(I)),
-    (Literal[1, "a"], T.LiteralType([1, "a"])), (Literal[None], N),
-    (Literal[True, False], B), (Literal[Color.RED, Color.GREEN], T.EnumClassType(Color)),
-    (Callable[[int], str], T.CallableType([I], S)), (Callable[..., int], T.CallableType(None, I)),
-    (Callable, T.CallableType(None, A)), (abc.Callable[[int], int], T.CallableType([I], I)),
-    (typing.Annotated[int, "meta"], T.AnnotatedType(I, ["meta"])),
-    (Final[int], I), (typing.ClassVar[str], S),
-    (Type[int], T.TypeOfType(I)), (type[Color], T.TypeOfType(T.EnumClassType(Color))),
-    (type, T.TypeOfType(A)),
-    (typing.Sequence[int], T.AbcType(abc.Sequence, [I])),
-    (abc.Mapping[str, int], T.AbcType(abc.Mapping, [S, I])),
-    (typing.Iterator[int], T.AbcType(abc.Iterator, [I])),
-    (typing.Generator[int, None, str], T.AbcType(abc.Generator, [I, N, S])),
-    (typing.AsyncIterator[int], T.AbcType(abc.AsyncIterator, [I])),
-    (typing.Awaitable[int], T.AbcType(abc.Awaitable, [I])),
-    (typing.Iterable, T.AbcType(abc.Iterable, [A])), (abc.Sized, T.AbcType(abc.Sized)),
-    (Color, T.EnumClassType(Color)), (Closer, T.ProtocolType(Closer)),
-    (Point, T.ClassType(Point)), (bytes, T.ClassType(bytes)),
-    (typing.DefaultDict[str, int], T.ClassType(collections.defaultdict)),
-    (UserId, T.NewTypeType("UserId", I, UserId)),
-    (typing.TypeGuard[int], B), (typing.LiteralString, S),
-    (np.ndarray, T.ArrayType("numpy")),
-])
+@pytest.mark.parametrize(
+    "ann, expected",
+    [
+        (int, I),
+        (float, F),
+        (complex, T.COMPLEX),
+        (bool, B),
+        (str, S),
+        (None, N),
+        (type(None), N),
+        (Any, A),
+        (object, A),
+        (List[int], T.ListType(I)),
+        (list[int], T.ListType(I)),
+        (List, T.ListType(A)),
+        (list, T.ListType(A)),
+        (Tuple[int, str], T.TupleType([I, S])),
+        (Tuple[()], T.TupleType([])),
+        (tuple[()], T.TupleType([])),
+        (Tuple[int, ...], T.VarTupleType(I)),
+        (Tuple, T.VarTupleType(A)),
+        (tuple, T.VarTupleType(A)),
+        (Dict[str, int], T.DictType(S, I)),
+        (dict, T.DictType(A, A)),
+        (Optional[int], T.OptionalType(I)),
+        (int | None, T.OptionalType(I)),
+        (Union[int, str], T.UnionType([I, S])),
+        (int | str | None, T.UnionType([I, S, N])),
+        (Set[int], T.SetType(I)),
+        (set[int], T.SetType(I)),
+        (FrozenSet[int], T.FrozenSetType(I)),
+        (Literal[1, "a"], T.LiteralType([1, "a"])),
+        (Literal[None], N),
+        (Literal[True, False], B),
+        (Literal[Color.RED, Color.GREEN], T.EnumClassType(Color)),
+        (Callable[[int], str], T.CallableType([I], S)),
+        (Callable[..., int], T.CallableType(None, I)),
+        (Callable, T.CallableType(None, A)),
+        (abc.Callable[[int], int], T.CallableType([I], I)),
+        (typing.Annotated[int, "meta"], T.AnnotatedType(I, ["meta"])),
+        (Final[int], I),
+        (typing.ClassVar[str], S),
+        (Type[int], T.TypeOfType(I)),
+        (type[Color], T.TypeOfType(T.EnumClassType(Color))),
+        (type, T.TypeOfType(A)),
+        (typing.Sequence[int], T.AbcType(abc.Sequence, [I])),
+        (abc.Mapping[str, int], T.AbcType(abc.Mapping, [S, I])),
+        (typing.Iterator[int], T.AbcType(abc.Iterator, [I])),
+        (typing.Generator[int, None, str], T.AbcType(abc.Generator, [I, N, S])),
+        (typing.AsyncIterator[int], T.AbcType(abc.AsyncIterator, [I])),
+        (typing.Awaitable[int], T.AbcType(abc.Awaitable, [I])),
+        (typing.Iterable, T.AbcType(abc.Iterable, [A])),
+        (abc.Sized, T.AbcType(abc.Sized)),
+        (Color, T.EnumClassType(Color)),
+        (Closer, T.ProtocolType(Closer)),
+        (Point, T.ClassType(Point)),
+        (bytes, T.ClassType(bytes)),
+        (typing.DefaultDict[str, int], T.ClassType(collections.defaultdict)),
+        (UserId, T.NewTypeType("UserId", I, UserId)),
+        (typing.TypeGuard[int], B),
+        (typing.LiteralString, S),
+        (np.ndarray, T.ArrayType("numpy")),
+    ],
+)
 def test_typing_forms(ann, expected):
     assert T.ann_to_type(ann) is expected
 
@@ -120,13 +167,16 @@ def test_strings_and_forward_references():
     assert T.ann_to_type("Node", None, {"Node": int}) is I
 
 
-@pytest.mark.parametrize("text, fragment, caret", [
-    ("List[Nope]", "'Nope' is not defined", "     ^^^^"),
-    ("List[int", "invalid annotation syntax", None),
-    ("f(x)", "Call is not allowed", "^^^^"),
-    ("lambda: 1", "Lambda is not allowed", "^^^^^^^^^"),
-    ("typing.Nope", "has no attribute 'Nope'", "^^^^^^^^^^^"),
-])
+@pytest.mark.parametrize(
+    "text, fragment, caret",
+    [
+        ("List[Nope]", "'Nope' is not defined", "     ^^^^"),
+        ("List[int", "invalid annotation syntax", None),
+        ("f(x)", "Call is not allowed", "^^^^"),
+        ("lambda: 1", "Lambda is not allowed", "^^^^^^^^^"),
+        ("typing.Nope", "has no attribute 'Nope'", "^^^^^^^^^^^"),
+    ],
+)
 def test_bad_strings_raise_with_a_caret(text, fragment, caret):
     with pytest.raises(AnnotationError, match=fragment) as info:
         T.ann_to_type(text, {"typing": typing})
@@ -188,18 +238,36 @@ class Ratio(enum.Enum):
     HALF = 0.5
 
 
-@pytest.mark.parametrize("ann, fragment", [
-    (List, "e.g. List[int]"), (dict, "e.g. Dict[str, int]"), (Tuple, "e.g. Tuple[int]"),
-    (typing.Sequence[int], "use List[int]"), (Callable[[int], int], "torch.jit.interface"),
-    (Set[int], "use List[T]"), (set, "use List[T]"), (Literal[1], "use an Enum"),
-    (Final[int], "annotate the value as int"), (object, "use Any"),
-    (Dict[Tuple[int, int], int], "use a str key"), (Tuple[int, ...], "fixed-length Tuple"),
-    (Type[int], "pass an instance"), (TB, "concrete type"), (UserId, "base type int"),
-    (Movie, "Dict[str, T]"), (Closer, "torch.jit.interface"), (bytes, "use str"),
-    (np.ndarray, "use torch.Tensor"), (typing.Annotated[int, 1], "write int"),
-    (Mixed, "every value an int"), (Flags, "only int, float and str"), (Empty, "add members"),
-    (abc.Sized, "concrete TorchScript type"), (collections.OrderedDict, "abstract base"),
-])
+@pytest.mark.parametrize(
+    "ann, fragment",
+    [
+        (List, "e.g. List[int]"),
+        (dict, "e.g. Dict[str, int]"),
+        (Tuple, "e.g. Tuple[int]"),
+        (typing.Sequence[int], "use List[int]"),
+        (Callable[[int], int], "torch.jit.interface"),
+        (Set[int], "use List[T]"),
+        (set, "use List[T]"),
+        (Literal[1], "use an Enum"),
+        (Final[int], "annotate the value as int"),
+        (object, "use Any"),
+        (Dict[Tuple[int, int], int], "use a str key"),
+        (Tuple[int, ...], "fixed-length Tuple"),
+        (Type[int], "pass an instance"),
+        (TB, "concrete type"),
+        (UserId, "base type int"),
+        (Movie, "Dict[str, T]"),
+        (Closer, "torch.jit.interface"),
+        (bytes, "use str"),
+        (np.ndarray, "use torch.Tensor"),
+        (typing.Annotated[int, 1], "write int"),
+        (Mixed, "every value an int"),
+        (Flags, "only int, float and str"),
+        (Empty, "add members"),
+        (abc.Sized, "concrete TorchScript type"),
+        (collections.OrderedDict, "abstract base"),
+    ],
+)
 def test_torchscript_mode_refuses_with_advice(ann, fragment):
     with pytest.raises(AnnotationError, match="is not a TorchScript type") as info:
         T.ann_to_type(ann, torchscript=True)
@@ -254,4 +322,3 @@ def test_works_with_the_array_libraries_blocked(run_python):
         assert T.unify(T.INT, T.NONE) is T.OptionalType(T.INT)
         assert T.is_subtype(T.ArrayType("torch", "float32", (2, 3)), T.TENSOR) is True
     """)
-

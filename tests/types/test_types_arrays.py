@@ -48,14 +48,31 @@ def test_normalisation_of_the_three_coordinates():
         T.ArrayType("numpy", F32, "2 3")
 
 
-@pytest.mark.parametrize("dtypes, text", [
-    (None, 'Shaped[np.ndarray, "2 3"]'), ("bool", 'Bool[np.ndarray, "2 3"]'),
-    ("uint8", 'UInt8[np.ndarray, "2 3"]'), ("bfloat16", 'BFloat16[np.ndarray, "2 3"]'),
-    (["float16", "float32", "float64", "bfloat16", "float8_e4m3b11fnuz", "float8_e4m3fn",
-      "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz"], 'Float[np.ndarray, "2 3"]'),
-    (["int8", "float32"], 'Union[Float32[np.ndarray, "2 3"], Int8[np.ndarray, "2 3"]]'),
-    (re.compile("key<.*>"), "Dtype['key<.*>'][np.ndarray, \"2 3\"]"),
-])
+@pytest.mark.parametrize(
+    "dtypes, text",
+    [
+        (None, 'Shaped[np.ndarray, "2 3"]'),
+        ("bool", 'Bool[np.ndarray, "2 3"]'),
+        ("uint8", 'UInt8[np.ndarray, "2 3"]'),
+        ("bfloat16", 'BFloat16[np.ndarray, "2 3"]'),
+        (
+            [
+                "float16",
+                "float32",
+                "float64",
+                "bfloat16",
+                "float8_e4m3b11fnuz",
+                "float8_e4m3fn",
+                "float8_e4m3fnuz",
+                "float8_e5m2",
+                "float8_e5m2fnuz",
+            ],
+            'Float[np.ndarray, "2 3"]',
+        ),
+        (["int8", "float32"], 'Union[Float32[np.ndarray, "2 3"], Int8[np.ndarray, "2 3"]]'),
+        (re.compile("key<.*>"), "Dtype['key<.*>'][np.ndarray, \"2 3\"]"),
+    ],
+)
 def test_python_notation_uses_jaxtyping_names(dtypes, text):
     assert str(T.ArrayType("numpy", dtypes, (2, 3))) == text
 
@@ -146,8 +163,9 @@ def test_check_values_of_numpy_arrays():
         T.check_value(np.zeros((2, 2)), t)
     assert not T.is_instance([[0.0]], t)
     assert T.is_instance(np.zeros(3, np.int8), T.ArrayType("any", "int8"))
-    assert T.is_instance(np.zeros((7, 3)), T.ArrayType("numpy", None, pattern(ELLIPSIS_SPEC,
-                                                                             ("fixed", 3))))
+    assert T.is_instance(
+        np.zeros((7, 3)), T.ArrayType("numpy", None, pattern(ELLIPSIS_SPEC, ("fixed", 3)))
+    )
     broadcast = T.ArrayType("numpy", None, pattern(DimSpec("fixed", 3, broadcast=True)))
     assert T.is_instance(np.zeros(1), broadcast) and not T.is_instance(np.zeros(2), broadcast)
 
@@ -188,8 +206,7 @@ def test_unshaped_merge_and_join_of_arrays():
     a = T.ArrayType("torch", F32, (2, 3))
     b = T.ArrayType("torch", F32, (2, 4))
     assert T.unify(a, b) is T.ArrayType("torch", F32, (2, None))
-    assert T.unify(a, T.ArrayType("torch", "float64", (2, 3))) is T.ArrayType("torch", None,
-                                                                             (2, 3))
+    assert T.unify(a, T.ArrayType("torch", "float64", (2, 3))) is T.ArrayType("torch", None, (2, 3))
     assert T.unify(a, T.ArrayType("numpy", F32, (2, 3))) is None
     assert T.join(a, b) is T.UnionType([a, b])
     assert T.join(a, T.TENSOR) is T.TENSOR

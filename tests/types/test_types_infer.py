@@ -14,28 +14,49 @@ import tensortypes.types as T
 I, F, S, N = T.INT, T.FLOAT, T.STR, T.NONE
 
 
-@pytest.mark.parametrize("value, expected", [
-    (1, I), (1.5, F), (True, T.BOOL), ("a", S), (None, N), (1j, T.COMPLEX),
-    ([1, 2, 3], T.ListType(I)), ({"a": 1.0, "b": 2.0}, T.DictType(S, F)),
-    ([], T.ListType(T.TENSOR)), ({}, T.DictType(S, T.TENSOR)),
-    ((1, "a"), T.TupleType([I, S])), ((), T.TupleType([])),
-    ([None, 1], T.ListType(T.OptionalType(I))), ([1, None, 2], T.ListType(T.OptionalType(I))),
-    ([(1, "a"), (2, None)], T.ListType(T.TupleType([I, T.OptionalType(S)]))),
-    ([[1], [2, 3]], T.ListType(T.ListType(I))), ({1, 2}, T.SetType(I)), (set(), T.SetType(T.ANY)),
-    (frozenset({"a"}), T.FrozenSetType(S)), (b"x", T.ClassType(bytes)),
-    (np.zeros((2, 3), np.float32), T.ArrayType("numpy", "float32", (2, 3))),
-    ([np.zeros(2), np.zeros(3)], T.ListType(T.ArrayType("numpy", "float64", (None,)))),
-    (int, T.TypeOfType(I)),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (1, I),
+        (1.5, F),
+        (True, T.BOOL),
+        ("a", S),
+        (None, N),
+        (1j, T.COMPLEX),
+        ([1, 2, 3], T.ListType(I)),
+        ({"a": 1.0, "b": 2.0}, T.DictType(S, F)),
+        ([], T.ListType(T.TENSOR)),
+        ({}, T.DictType(S, T.TENSOR)),
+        ((1, "a"), T.TupleType([I, S])),
+        ((), T.TupleType([])),
+        ([None, 1], T.ListType(T.OptionalType(I))),
+        ([1, None, 2], T.ListType(T.OptionalType(I))),
+        ([(1, "a"), (2, None)], T.ListType(T.TupleType([I, T.OptionalType(S)]))),
+        ([[1], [2, 3]], T.ListType(T.ListType(I))),
+        ({1, 2}, T.SetType(I)),
+        (set(), T.SetType(T.ANY)),
+        (frozenset({"a"}), T.FrozenSetType(S)),
+        (b"x", T.ClassType(bytes)),
+        (np.zeros((2, 3), np.float32), T.ArrayType("numpy", "float32", (2, 3))),
+        ([np.zeros(2), np.zeros(3)], T.ListType(T.ArrayType("numpy", "float64", (None,)))),
+        (int, T.TypeOfType(I)),
+    ],
+)
 def test_inferred_types(value, expected):
     assert T.infer_type(value) is expected
 
 
-@pytest.mark.parametrize("value, first, second", [
-    ([1, "a"], "int", "str"), ([1, 1.0], "int", "float"), ([True, 1], "bool", "int"),
-    ({"a": 1, "b": "x"}, "int", "str"), ({1: 0, "a": 0}, "int", "str"),
-    ([[1], ["a"]], "List[int]", "List[str]"),
-])
+@pytest.mark.parametrize(
+    "value, first, second",
+    [
+        ([1, "a"], "int", "str"),
+        ([1, 1.0], "int", "float"),
+        ([True, 1], "bool", "int"),
+        ({"a": 1, "b": "x"}, "int", "str"),
+        ({1: 0, "a": 0}, "int", "str"),
+        ([[1], ["a"]], "List[int]", "List[str]"),
+    ],
+)
 def test_mixed_containers_name_both_element_types(value, first, second):
     with pytest.raises(TypeError) as info:
         T.infer_type(value)
@@ -92,7 +113,8 @@ def test_torch_values():
     torch = pytest.importorskip("torch")
     assert T.infer_type(torch.zeros(2, 3)) is T.ArrayType("torch", "float32", (2, 3))
     assert T.infer_type({"w": torch.zeros(4, dtype=torch.int64)}) is T.DictType(
-        S, T.ArrayType("torch", "int64", (4,)))
+        S, T.ArrayType("torch", "int64", (4,))
+    )
     assert T.infer_type(torch.device("cpu")) is T.DEVICE
     assert T.infer_type(torch.float16) is T.DTYPE
     linear = T.infer_type(torch.nn.Linear(2, 3))

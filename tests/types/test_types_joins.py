@@ -12,21 +12,39 @@ I, F, S, N, A = T.INT, T.FLOAT, T.STR, T.NONE, T.ANY
 L, O, U = T.ListType, T.OptionalType, T.UnionType
 
 
-@pytest.mark.parametrize("a, b, expected", [
-    (I, N, O(I)), (N, I, O(I)), (I, S, None), (I, F, None), (I, I, I), (I, O(I), O(I)),
-    (L(I), L(F), None), (L(I), L(O(I)), None), (I, A, A), (A, I, A), (N, N, N),
-    (O(I), O(S), None), (T.TENSOR, N, O(T.TENSOR)), (U([I, S]), I, U([I, S])),
-    (U([I, S]), N, U([I, S, N])), (U([I, S]), O(I), U([I, S, N])), (I, T.NUMBER, T.NUMBER),
-    (T.BOOL, I, None), (T.BOOL, T.NUMBER, None),
-    (T.TupleType([I, S]), T.TupleType([N, S]), T.TupleType([O(I), S])),
-    (T.TupleType([I]), T.TupleType([I, I]), None),
-    (T.TupleType([I, N]), T.TupleType([N, I]), T.TupleType([O(I), O(I)])),
-    (T.FutureType(I), T.FutureType(N), T.FutureType(O(I))),
-    (T.FutureType(I), T.FutureType(S), None),
-    (T.DictType(S, I), T.DictType(S, N), None), (L(I), N, O(L(I))),
-    (T.RRefType(I), T.RRefType(O(I)), None),
-    (T.NamedTupleType("P", [("a", I)]), T.TupleType([N]), T.TupleType([O(I)])),
-])
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        (I, N, O(I)),
+        (N, I, O(I)),
+        (I, S, None),
+        (I, F, None),
+        (I, I, I),
+        (I, O(I), O(I)),
+        (L(I), L(F), None),
+        (L(I), L(O(I)), None),
+        (I, A, A),
+        (A, I, A),
+        (N, N, N),
+        (O(I), O(S), None),
+        (T.TENSOR, N, O(T.TENSOR)),
+        (U([I, S]), I, U([I, S])),
+        (U([I, S]), N, U([I, S, N])),
+        (U([I, S]), O(I), U([I, S, N])),
+        (I, T.NUMBER, T.NUMBER),
+        (T.BOOL, I, None),
+        (T.BOOL, T.NUMBER, None),
+        (T.TupleType([I, S]), T.TupleType([N, S]), T.TupleType([O(I), S])),
+        (T.TupleType([I]), T.TupleType([I, I]), None),
+        (T.TupleType([I, N]), T.TupleType([N, I]), T.TupleType([O(I), O(I)])),
+        (T.FutureType(I), T.FutureType(N), T.FutureType(O(I))),
+        (T.FutureType(I), T.FutureType(S), None),
+        (T.DictType(S, I), T.DictType(S, N), None),
+        (L(I), N, O(L(I))),
+        (T.RRefType(I), T.RRefType(O(I)), None),
+        (T.NamedTupleType("P", [("a", I)]), T.TupleType([N]), T.TupleType([O(I)])),
+    ],
+)
 def test_unify(a, b, expected):
     assert T.unify(a, b) is expected
 
@@ -36,7 +54,8 @@ def test_unify_of_arrays_keeps_what_both_share():
     f24 = T.ArrayType("torch", "float32", (2, 4))
     assert T.unify(f23, f24) is T.ArrayType("torch", "float32", (2, None))
     assert T.unify(f23, T.ArrayType("torch", "float32", (2, 3, 4))) is T.ArrayType(
-        "torch", "float32")
+        "torch", "float32"
+    )
     assert T.unify(L(f23), L(f24)) is L(T.TENSOR)  # lists: through the unshaped forms
     assert T.unify(O(f23), f24) is O(T.ArrayType("torch", "float32", (2, None)))
 

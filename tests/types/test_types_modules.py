@@ -64,7 +64,8 @@ def test_module_instance_classes_under_torchscript():
 def test_module_types_from_instances():
     a, b = T.infer_type(SpecModule()), T.infer_type(Declared(3))
     assert isinstance(a, T.ModuleType) and a.attribute("sub").attribute("v") is T.ArrayType(
-        "torch", "float32", (2, 3))
+        "torch", "float32", (2, 3)
+    )
     assert b.attribute("weight") is T.ArrayType("torch", "float32", (3,))
     assert T.infer_type(Declared(4)) is not b  # instances of one class, different schemas
     assert T.is_instance(Declared(3), b) and not T.is_instance(Declared(4), b)

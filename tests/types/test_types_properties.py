@@ -20,9 +20,15 @@ import tensortypes.types as T
 
 _SCALARS = [T.INT, T.FLOAT, T.COMPLEX, T.BOOL, T.STR, T.NONE, T.ANY]
 _LEAVES = _SCALARS + [
-    T.NUMBER, T.TENSOR, T.DEVICE, T.ArrayType("torch", "float32", (2, 3)),
-    T.ArrayType("torch", "float32", (2, None)), T.ArrayType("torch", "float64"),
-    T.LiteralType([1]), T.LiteralType(["a", 2]), T.LiteralType([True]),
+    T.NUMBER,
+    T.TENSOR,
+    T.DEVICE,
+    T.ArrayType("torch", "float32", (2, 3)),
+    T.ArrayType("torch", "float32", (2, None)),
+    T.ArrayType("torch", "float64"),
+    T.LiteralType([1]),
+    T.LiteralType(["a", 2]),
+    T.LiteralType([True]),
 ]
 
 
@@ -40,15 +46,20 @@ def _containers(children, keys):
 
 def _types(leaves):
     keys = st.sampled_from([T.STR, T.INT])
-    return st.recursive(st.sampled_from(leaves), lambda c: st.one_of(
-        _containers(c, keys), st.builds(T.FutureType, c)), max_leaves=6)
+    return st.recursive(
+        st.sampled_from(leaves),
+        lambda c: st.one_of(_containers(c, keys), st.builds(T.FutureType, c)),
+        max_leaves=6,
+    )
 
 
 types = _types(_LEAVES)
 plain_types = _types(_SCALARS + [T.NUMBER, T.LiteralType([1, "b"])])
 printable_types = st.recursive(
     st.sampled_from(_SCALARS),
-    lambda c: _containers(c, st.sampled_from([T.STR, T.INT])), max_leaves=6)
+    lambda c: _containers(c, st.sampled_from([T.STR, T.INT])),
+    max_leaves=6,
+)
 
 
 @settings(deadline=None, max_examples=300)
@@ -90,11 +101,23 @@ def test_unions_do_not_depend_on_order(members, rnd):
     assert T.UnionType([T.UnionType(members)]) is T.UnionType(members)
 
 
-_scalar_values = st.one_of(st.integers(-5, 5), st.floats(allow_nan=False), st.text(max_size=3),
-                           st.none(), st.booleans(), st.complex_numbers(allow_nan=False))
-values = st.recursive(_scalar_values, lambda c: st.one_of(
-    st.lists(c, max_size=3), st.tuples(c, c), st.dictionaries(st.text(max_size=2), c,
-                                                              max_size=3)), max_leaves=8)
+_scalar_values = st.one_of(
+    st.integers(-5, 5),
+    st.floats(allow_nan=False),
+    st.text(max_size=3),
+    st.none(),
+    st.booleans(),
+    st.complex_numbers(allow_nan=False),
+)
+values = st.recursive(
+    _scalar_values,
+    lambda c: st.one_of(
+        st.lists(c, max_size=3),
+        st.tuples(c, c),
+        st.dictionaries(st.text(max_size=2), c, max_size=3),
+    ),
+    max_leaves=8,
+)
 
 
 @settings(deadline=None, max_examples=300)

@@ -17,31 +17,54 @@ I, F, C, B, S, N, A = T.INT, T.FLOAT, T.COMPLEX, T.BOOL, T.STR, T.NONE, T.ANY
 L, D, O, U = T.ListType, T.DictType, T.OptionalType, T.UnionType
 
 
-@pytest.mark.parametrize("sub, sup, expected", [
-    # primitives and number
-    (I, T.NUMBER, True), (F, T.NUMBER, True), (C, T.NUMBER, True), (B, T.NUMBER, False),
-    (B, I, False), (I, F, False), (T.NUMBER, I, False),
-    # Any: everything below it, it below nothing else
-    (L(I), A, True), (N, A, True), (A, I, False), (A, O(I), False),
-    # Optional and unions
-    (N, O(I), True), (I, O(I), True), (O(I), I, False), (O(I), U([I, S, N]), True),
-    (U([I, S]), U([I, S, F]), True), (U([I, S]), I, False), (I, U([I, S]), True),
-    (U([I, F]), T.NUMBER, True),
-    # List and Dict invariant; Tuple, Optional and Future covariant; RRef invariant
-    (L(I), L(O(I)), False), (L(T.TENSOR), L(A), False), (D(S, I), D(S, O(I)), False),
-    (T.TupleType([I]), T.TupleType([O(I)]), True), (T.FutureType(I), T.FutureType(O(I)), True),
-    (T.RRefType(I), T.RRefType(O(I)), False), (T.TupleType([I, S]), T.TupleType([A, A]), True),
-    (T.TupleType([I, S]), T.TupleType([I, S, S]), False), (L(I), O(L(A)), False),
-    # named tuples below the matching tuple, not the other way
-    (T.NamedTupleType("P", [("a", I)]), T.TupleType([I]), True),
-    (T.TupleType([I]), T.NamedTupleType("P", [("a", I)]), False),
-    (T.NamedTupleType("P", [("a", I)]), T.NamedTupleType("Q", [("a", I)]), False),
-    (T.NamedTupleType("P", [("a", I)]), T.NamedTupleType("P", [("a", O(I))]), True),
-    (T.NamedTupleType("P", [("a", O(I))]), T.NamedTupleType("P", [("a", I)]), False),
-    # Python's homogeneous tuple
-    (T.TupleType([I, I]), T.VarTupleType(I), True), (T.TupleType([]), T.VarTupleType(S), True),
-    (T.VarTupleType(I), T.TupleType([I]), False), (T.VarTupleType(I), T.VarTupleType(O(I)), True),
-])
+@pytest.mark.parametrize(
+    "sub, sup, expected",
+    [
+        # primitives and number
+        (I, T.NUMBER, True),
+        (F, T.NUMBER, True),
+        (C, T.NUMBER, True),
+        (B, T.NUMBER, False),
+        (B, I, False),
+        (I, F, False),
+        (T.NUMBER, I, False),
+        # Any: everything below it, it below nothing else
+        (L(I), A, True),
+        (N, A, True),
+        (A, I, False),
+        (A, O(I), False),
+        # Optional and unions
+        (N, O(I), True),
+        (I, O(I), True),
+        (O(I), I, False),
+        (O(I), U([I, S, N]), True),
+        (U([I, S]), U([I, S, F]), True),
+        (U([I, S]), I, False),
+        (I, U([I, S]), True),
+        (U([I, F]), T.NUMBER, True),
+        # List and Dict invariant; Tuple, Optional and Future covariant; RRef invariant
+        (L(I), L(O(I)), False),
+        (L(T.TENSOR), L(A), False),
+        (D(S, I), D(S, O(I)), False),
+        (T.TupleType([I]), T.TupleType([O(I)]), True),
+        (T.FutureType(I), T.FutureType(O(I)), True),
+        (T.RRefType(I), T.RRefType(O(I)), False),
+        (T.TupleType([I, S]), T.TupleType([A, A]), True),
+        (T.TupleType([I, S]), T.TupleType([I, S, S]), False),
+        (L(I), O(L(A)), False),
+        # named tuples below the matching tuple, not the other way
+        (T.NamedTupleType("P", [("a", I)]), T.TupleType([I]), True),
+        (T.TupleType([I]), T.NamedTupleType("P", [("a", I)]), False),
+        (T.NamedTupleType("P", [("a", I)]), T.NamedTupleType("Q", [("a", I)]), False),
+        (T.NamedTupleType("P", [("a", I)]), T.NamedTupleType("P", [("a", O(I))]), True),
+        (T.NamedTupleType("P", [("a", O(I))]), T.NamedTupleType("P", [("a", I)]), False),
+        # Python's homogeneous tuple
+        (T.TupleType([I, I]), T.VarTupleType(I), True),
+        (T.TupleType([]), T.VarTupleType(S), True),
+        (T.VarTupleType(I), T.TupleType([I]), False),
+        (T.VarTupleType(I), T.VarTupleType(O(I)), True),
+    ],
+)
 def test_torchscript_rules(sub, sup, expected):
     assert T.is_subtype(sub, sup) is expected
     assert sup.is_super(sub) is expected

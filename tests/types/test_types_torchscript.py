@@ -101,29 +101,98 @@ CLASSES = {c.__qualname__: c for c in (Color, Ratio, Word, Pair, Point, Shape)}
 LOC = fake_range()
 
 ACCEPTED = [
-    int, float, complex, bool, str, None, type(None), Any, torch.Tensor, torch.device,
-    torch.Stream, torch.Generator, torch.SymInt,
-    List[int], list[int], List[List[int]], List[torch.Tensor], List[Optional[int]],
-    Optional[List[int]], Tuple[int, str], tuple[int, str], Tuple[()], tuple[()], Tuple[int],
-    Tuple[Tuple[int, int], str], Dict[str, torch.Tensor], dict[str, int],
-    Dict[int, List[float]], Dict[float, int], Dict[complex, int], Dict[bool, int],
-    Dict[torch.Tensor, int], Dict[torch.device, int], Dict[Any, int],
-    Optional[int], int | None, Optional[torch.Tensor], Optional[Optional[int]],
-    Optional[Tuple[int, str]], Union[int, str], Union[str, int], int | str,
-    Union[int, str, None], Union[float, int], Union[float, int, complex], Union[int, bool],
-    Union[List[int], List[str]], Union[Tuple[int], Tuple[int, int]], Union[torch.Tensor, int],
-    Union[Dict[str, int], Dict[int, int]], Union[float, int, complex, None],
-    Future[int], Future[Optional[int]], List[Future[int]], Color, Ratio, Word, Pair, List[Pair],
-    Optional[Color], Point, Shape, torch.nn.Parameter,
+    int,
+    float,
+    complex,
+    bool,
+    str,
+    None,
+    type(None),
+    Any,
+    torch.Tensor,
+    torch.device,
+    torch.Stream,
+    torch.Generator,
+    torch.SymInt,
+    List[int],
+    list[int],
+    List[List[int]],
+    List[torch.Tensor],
+    List[Optional[int]],
+    Optional[List[int]],
+    Tuple[int, str],
+    tuple[int, str],
+    Tuple[()],
+    tuple[()],
+    Tuple[int],
+    Tuple[Tuple[int, int], str],
+    Dict[str, torch.Tensor],
+    dict[str, int],
+    Dict[int, List[float]],
+    Dict[float, int],
+    Dict[complex, int],
+    Dict[bool, int],
+    Dict[torch.Tensor, int],
+    Dict[torch.device, int],
+    Dict[Any, int],
+    Optional[int],
+    int | None,
+    Optional[torch.Tensor],
+    Optional[Optional[int]],
+    Optional[Tuple[int, str]],
+    Union[int, str],
+    Union[str, int],
+    int | str,
+    Union[int, str, None],
+    Union[float, int],
+    Union[float, int, complex],
+    Union[int, bool],
+    Union[List[int], List[str]],
+    Union[Tuple[int], Tuple[int, int]],
+    Union[torch.Tensor, int],
+    Union[Dict[str, int], Dict[int, int]],
+    Union[float, int, complex, None],
+    Future[int],
+    Future[Optional[int]],
+    List[Future[int]],
+    Color,
+    Ratio,
+    Word,
+    Pair,
+    List[Pair],
+    Optional[Color],
+    Point,
+    Shape,
+    torch.nn.Parameter,
     Tuple[List[int], Dict[str, Optional[torch.Tensor]]],
 ] + ([RRef[int]] if RRef is not None else [])
 
 REFUSED = [
-    List, Dict, Tuple, list, dict, tuple, typing.Sequence[int], typing.Callable[[int], int],
-    typing.Set[int], typing.Literal[1], typing.Final[int], object, Dict[Tuple[int, int], int],
-    Dict[Optional[int], int], Dict[List[int], int], Dict[Union[int, str], int],
-    Tuple[int, ...], bytes, typing.Annotated[int, "x"], Mixed, Flags, Nothing, Plain,
-    typing.Iterator[int], typing.FrozenSet[int],
+    List,
+    Dict,
+    Tuple,
+    list,
+    dict,
+    tuple,
+    typing.Sequence[int],
+    typing.Callable[[int], int],
+    typing.Set[int],
+    typing.Literal[1],
+    typing.Final[int],
+    object,
+    Dict[Tuple[int, int], int],
+    Dict[Optional[int], int],
+    Dict[List[int], int],
+    Dict[Union[int, str], int],
+    Tuple[int, ...],
+    bytes,
+    typing.Annotated[int, "x"],
+    Mixed,
+    Flags,
+    Nothing,
+    Plain,
+    typing.Iterator[int],
+    typing.FrozenSet[int],
 ]
 
 # TorchScript fails (with an internal assert, or on a forward reference) where the
@@ -137,9 +206,10 @@ DELIBERATE = {
 
 # The same type, printed differently: TorchScript prints a union holding ``number``
 # with an empty member, and keeps ``Optional[Any]``, which is ``Any``, apart.
-PRINTED_DIFFERENTLY = {Union[float, int, complex, str]: ("Union[, str, number]",
-                                                         "Union[str, number]"),
-                       Optional[Any]: ("Optional[Any]", "Any")}
+PRINTED_DIFFERENTLY = {
+    Union[float, int, complex, str]: ("Union[, str, number]", "Union[str, number]"),
+    Optional[Any]: ("Optional[Any]", "Any"),
+}
 
 
 def _torch(ann):
@@ -200,11 +270,34 @@ def test_printed_differently(ann):
 
 
 PAIR_TYPES = [
-    int, float, complex, bool, str, None, Any, torch.Tensor, List[int], List[Optional[int]],
-    List[Any], Tuple[int, str], Tuple[Optional[int], str], Tuple[Any, Any], Dict[str, int],
-    Dict[str, Optional[int]], Optional[int], Optional[str], Union[int, str],
-    Union[int, str, None], Union[float, int], Union[float, int, complex], Future[int],
-    Future[Optional[int]], Pair, Optional[torch.Tensor], Optional[Any], Union[int, bool],
+    int,
+    float,
+    complex,
+    bool,
+    str,
+    None,
+    Any,
+    torch.Tensor,
+    List[int],
+    List[Optional[int]],
+    List[Any],
+    Tuple[int, str],
+    Tuple[Optional[int], str],
+    Tuple[Any, Any],
+    Dict[str, int],
+    Dict[str, Optional[int]],
+    Optional[int],
+    Optional[str],
+    Union[int, str],
+    Union[int, str, None],
+    Union[float, int],
+    Union[float, int, complex],
+    Future[int],
+    Future[Optional[int]],
+    Pair,
+    Optional[torch.Tensor],
+    Optional[Any],
+    Union[int, bool],
 ]
 SUBTYPE_PAIRS = list(itertools.product(PAIR_TYPES, PAIR_TYPES))
 
@@ -218,14 +311,20 @@ def _tensor(dtype, sizes):
     return t
 
 
-TENSORS = [(torch.float32, (2, 3)), (torch.float32, (2, None)), (torch.float32, None),
-           (None, None), (torch.float64, (2, 3)), (torch.float32, (2, 3, 4)), (None, (2, 3))]
+TENSORS = [
+    (torch.float32, (2, 3)),
+    (torch.float32, (2, None)),
+    (torch.float32, None),
+    (None, None),
+    (torch.float64, (2, 3)),
+    (torch.float32, (2, 3, 4)),
+    (None, (2, 3)),
+]
 TENSOR_PAIRS = list(itertools.product(TENSORS, TENSORS))
 
 
 def _ours_tensor(dtype, sizes):
-    return T.ArrayType("torch", None if dtype is None else str(dtype).replace("torch.", ""),
-                       sizes)
+    return T.ArrayType("torch", None if dtype is None else str(dtype).replace("torch.", ""), sizes)
 
 
 @pytest.mark.parametrize("a, b", SUBTYPE_PAIRS, ids=repr)
@@ -243,8 +342,9 @@ def test_tensor_subtype_and_unify_agree(a, b):
     assert oa is from_torch(ta) and ob is from_torch(tb)
     assert T.is_subtype(oa, ob) is ta.isSubtypeOf(tb)
     _assert_unify_agrees(oa, ob, ta, tb)
-    _assert_unify_agrees(T.ListType(oa), T.ListType(ob), torch._C.ListType(ta),
-                         torch._C.ListType(tb))
+    _assert_unify_agrees(
+        T.ListType(oa), T.ListType(ob), torch._C.ListType(ta), torch._C.ListType(tb)
+    )
     _assert_unify_agrees(T.OptionalType(oa), ob, torch._C.OptionalType(ta), tb)
 
 
@@ -260,12 +360,46 @@ def _assert_unify_agrees(oa, ob, ta, tb):
 
 
 VALUES = [
-    1, 1.0, True, "a", None, 1j, [1, 2, 3], [1.0], ["a", "b"], [True], {"a": 1.0}, {1: "a"},
-    {1.0: 2}, {True: 1}, (1, "a"), (), [[1], [2]], [None], [None, 1], [1, None],
-    (1, (2, 3.0)), [(1, "a"), (2, "b")], [(1, "a"), (2, None)], [[1.0, 2.0], [3.0]],
-    {"x": [1, 2]}, {"a": (1, 2)}, [{"a": 1}], [1, "a"], [1, 1.0], [True, 1],
-    {"a": 1, "b": "x"}, [[1], []], "tensor", "tensor list", "tensor dict", "device",
-    "generator", "int64 tensor", "scalar tensor", "color",
+    1,
+    1.0,
+    True,
+    "a",
+    None,
+    1j,
+    [1, 2, 3],
+    [1.0],
+    ["a", "b"],
+    [True],
+    {"a": 1.0},
+    {1: "a"},
+    {1.0: 2},
+    {True: 1},
+    (1, "a"),
+    (),
+    [[1], [2]],
+    [None],
+    [None, 1],
+    [1, None],
+    (1, (2, 3.0)),
+    [(1, "a"), (2, "b")],
+    [(1, "a"), (2, None)],
+    [[1.0, 2.0], [3.0]],
+    {"x": [1, 2]},
+    {"a": (1, 2)},
+    [{"a": 1}],
+    [1, "a"],
+    [1, 1.0],
+    [True, 1],
+    {"a": 1, "b": "x"},
+    [[1], []],
+    "tensor",
+    "tensor list",
+    "tensor dict",
+    "device",
+    "generator",
+    "int64 tensor",
+    "scalar tensor",
+    "color",
 ]
 
 # Python's answer where TorchScript fails or drops information (docs/typelang.md).
@@ -279,10 +413,16 @@ DELIBERATE_VALUES = [
 
 
 def _value(v):
-    named = {"tensor": torch.zeros(2, 3), "tensor list": [torch.zeros(2), torch.zeros(3)],
-             "tensor dict": {"a": torch.zeros(2)}, "device": torch.device("cpu"),
-             "generator": torch.Generator(), "int64 tensor": torch.zeros(2, dtype=torch.int64),
-             "scalar tensor": torch.zeros(()), "color": Color.RED}
+    named = {
+        "tensor": torch.zeros(2, 3),
+        "tensor list": [torch.zeros(2), torch.zeros(3)],
+        "tensor dict": {"a": torch.zeros(2)},
+        "device": torch.device("cpu"),
+        "generator": torch.Generator(),
+        "int64 tensor": torch.zeros(2, dtype=torch.int64),
+        "scalar tensor": torch.zeros(()),
+        "color": Color.RED,
+    }
     return named[v] if isinstance(v, str) and v in named else v
 
 
@@ -303,7 +443,8 @@ def test_inferred_tensors_keep_dtype_and_shape():
     assert T.infer_type(torch.zeros(2, 3)) is T.ArrayType("torch", "float32", (2, 3))
     assert T.infer_type(torch.zeros((), dtype=torch.int64)).torchscript_str() == "Long()"
     assert T.infer_type([torch.zeros(2), torch.zeros(3)]) is T.ListType(
-        T.ArrayType("torch", "float32", (None,)))
+        T.ArrayType("torch", "float32", (None,))
+    )
 
 
 @pytest.mark.parametrize("value, expected", DELIBERATE_VALUES, ids=repr)

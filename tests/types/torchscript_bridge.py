@@ -13,12 +13,33 @@ import re
 
 import tensortypes.types as T
 
-_SCALARS = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
-            "Char": "int8", "Short": "int16", "Int": "int32", "Long": "int64", "Byte": "uint8",
-            "Bool": "bool", "ComplexFloat": "complex64", "ComplexDouble": "complex128"}
-_LEAVES = {"AnyType": T.ANY, "IntType": T.INT, "FloatType": T.FLOAT, "ComplexType": T.COMPLEX,
-           "BoolType": T.BOOL, "StringType": T.STR, "NoneType": T.NONE, "NumberType": T.NUMBER,
-           "DeviceObjType": T.DEVICE, "StreamObjType": T.STREAM, "GeneratorType": T.GENERATOR}
+_SCALARS = {
+    "Float": "float32",
+    "Double": "float64",
+    "Half": "float16",
+    "BFloat16": "bfloat16",
+    "Char": "int8",
+    "Short": "int16",
+    "Int": "int32",
+    "Long": "int64",
+    "Byte": "uint8",
+    "Bool": "bool",
+    "ComplexFloat": "complex64",
+    "ComplexDouble": "complex128",
+}
+_LEAVES = {
+    "AnyType": T.ANY,
+    "IntType": T.INT,
+    "FloatType": T.FLOAT,
+    "ComplexType": T.COMPLEX,
+    "BoolType": T.BOOL,
+    "StringType": T.STR,
+    "NoneType": T.NONE,
+    "NumberType": T.NUMBER,
+    "DeviceObjType": T.DEVICE,
+    "StreamObjType": T.STREAM,
+    "GeneratorType": T.GENERATOR,
+}
 
 
 def strip_mangling(text: str) -> str:
@@ -37,13 +58,15 @@ def from_torch(t, classes: dict[str, type] | None = None):
     if kind == "TensorType":
         scalar = t.scalarType()
         sizes = t.varyingSizes()
-        return T.ArrayType("torch", _SCALARS[scalar] if scalar else None,
-                           None if sizes is None else tuple(sizes))
+        return T.ArrayType(
+            "torch", _SCALARS[scalar] if scalar else None, None if sizes is None else tuple(sizes)
+        )
     if kind == "ListType":
         return T.ListType(from_torch(t.getElementType(), classes))
     if kind == "DictType":
-        return T.DictType(from_torch(t.getKeyType(), classes),
-                          from_torch(t.getValueType(), classes))
+        return T.DictType(
+            from_torch(t.getKeyType(), classes), from_torch(t.getValueType(), classes)
+        )
     if kind == "OptionalType":
         return T.UnionType([*(from_torch(x, classes) for x in t.containedTypes()), T.NONE])
     if kind == "UnionType":

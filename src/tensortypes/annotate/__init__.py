@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tensortypes.annotate._array import (AbstractArray, get_array_name_format,
-                                         is_annotation, set_array_name_format)
-from tensortypes.annotate._dtypes import (DTYPE_CLASSES, AbstractDtype,
-                                          make_numpy_struct_dtype)
+from tensortypes.annotate._array import (
+    AbstractArray,
+    get_array_name_format,
+    is_annotation,
+    set_array_name_format,
+)
+from tensortypes.annotate._dtypes import DTYPE_CLASSES, AbstractDtype, make_numpy_struct_dtype
 from tensortypes.annotate._jax import JAX_NAMES, jax_name
 from tensortypes.annotate._compile import annotation_matchers, matcher_for
 from tensortypes.annotate._match import Matcher
@@ -31,21 +34,67 @@ from tensortypes.annotate._shape import ParsedShape, Template, parse_shape
 
 if TYPE_CHECKING:
     # Static checkers read Float32[np.ndarray, "b c"] as np.ndarray.
-    from tensortypes.annotate._static import (BFloat16, Bool, Complex, Complex64, Complex128,
-                                              Float, Float8e4m3b11fnuz, Float8e4m3fn,
-                                              Float8e4m3fnuz, Float8e5m2, Float8e5m2fnuz,
-                                              Float16, Float32, Float64, Inexact, Int, Int2,
-                                              Int4, Int8, Int16, Int32, Int64, Integer, Key,
-                                              Num, Real, Shaped, UInt, UInt2, UInt4, UInt8,
-                                              UInt16, UInt32, UInt64)
+    from tensortypes.annotate._static import (
+        BFloat16,
+        Bool,
+        Complex,
+        Complex64,
+        Complex128,
+        Float,
+        Float8e4m3b11fnuz,
+        Float8e4m3fn,
+        Float8e4m3fnuz,
+        Float8e5m2,
+        Float8e5m2fnuz,
+        Float16,
+        Float32,
+        Float64,
+        Inexact,
+        Int,
+        Int2,
+        Int4,
+        Int8,
+        Int16,
+        Int32,
+        Int64,
+        Integer,
+        Key,
+        Num,
+        Real,
+        Shaped,
+        UInt,
+        UInt2,
+        UInt4,
+        UInt8,
+        UInt16,
+        UInt32,
+        UInt64,
+    )
 else:
     globals().update(DTYPE_CLASSES)
 
 __all__ = [
-    *DTYPE_CLASSES, "AbstractDtype", "AbstractArray", "make_numpy_struct_dtype",
-    "get_array_name_format", "set_array_name_format", "is_annotation", "Bindings",
-    "current", "push", "pop", "scope", "forget_frames", "SCOPE", "Matcher", "ParsedShape", "Template", "parse_shape",
-    "JAX_NAMES", "matcher_for", "annotation_matchers",
+    *DTYPE_CLASSES,
+    "AbstractDtype",
+    "AbstractArray",
+    "make_numpy_struct_dtype",
+    "get_array_name_format",
+    "set_array_name_format",
+    "is_annotation",
+    "Bindings",
+    "current",
+    "push",
+    "pop",
+    "scope",
+    "forget_frames",
+    "SCOPE",
+    "Matcher",
+    "ParsedShape",
+    "Template",
+    "parse_shape",
+    "JAX_NAMES",
+    "matcher_for",
+    "annotation_matchers",
 ]
 
 

@@ -40,8 +40,14 @@ from tensortypes.core.words import annotation_text
 from tensortypes.errors import AnnotationError, describe_raised, raised_by_value
 from tensortypes.types.arrays import ArrayType
 
-__all__ = ["AbstractArray", "get_array_name_format", "set_array_name_format", "subscript",
-           "is_annotation", "union_of"]
+__all__ = [
+    "AbstractArray",
+    "get_array_name_format",
+    "set_array_name_format",
+    "subscript",
+    "is_annotation",
+    "union_of",
+]
 
 _getframe = sys._getframe
 _FORMATS = ("dtype_and_shape", "array")
@@ -65,8 +71,9 @@ def set_array_name_format(value: str) -> None:
     """
     global _format
     if value not in _FORMATS:
-        raise ValueError(f"array name format must be one of {', '.join(map(repr, _FORMATS))}, "
-                         f"got {value!r}")
+        raise ValueError(
+            f"array name format must be one of {', '.join(map(repr, _FORMATS))}, got {value!r}"
+        )
     _format = value
 
 
@@ -100,8 +107,10 @@ class _MetaAbstractArray(type):
             raise
 
     def __call__(cls, *args: Any, **kwargs: Any) -> typing.NoReturn:
-        raise NotInstantiable(f"{annotation_text(cls)} is an annotation and cannot be "
-                              "instantiated; create the array with its library and annotate it")
+        raise NotInstantiable(
+            f"{annotation_text(cls)} is an annotation and cannot be "
+            "instantiated; create the array with its library and annotate it"
+        )
 
     def __repr__(cls) -> str:
         return cls.__name__ if "_tt_matcher" in cls.__dict__ else super().__repr__()
@@ -137,8 +146,10 @@ class AbstractArray(metaclass=_MetaAbstractArray):
         # An annotation's name has brackets no class statement can write: cloudpickle
         # rebuilds an annotation class by value, setting its attributes afterwards.
         if "_tt_matcher" not in cls.__dict__ and "[" not in cls.__name__:
-            raise TypeError("AbstractArray is not subclassed directly; write an annotation "
-                            "such as Float[np.ndarray, 'b c'] or subclass AbstractDtype")
+            raise TypeError(
+                "AbstractArray is not subclassed directly; write an annotation "
+                "such as Float[np.ndarray, 'b c'] or subclass AbstractDtype"
+            )
         super().__init_subclass__(**kwargs)
 
 
@@ -164,9 +175,13 @@ def _rebuild(dtype_cls: type, member: Any, dim_str: str, fmt: str) -> Any:
 
 # Where each library keeps its array class. jax.Array cannot be pickled by reference
 # (its qualified name is jaxlib's), so annotations pickle the kind instead.
-_LIBRARY_CLASSES = {"numpy": ("numpy", "ndarray"), "torch": ("torch", "Tensor"),
-                    "jax": ("jax", "Array"), "tensorflow": ("tensorflow", "Tensor"),
-                    "mlx": ("mlx.core", "array")}
+_LIBRARY_CLASSES = {
+    "numpy": ("numpy", "ndarray"),
+    "torch": ("torch", "Tensor"),
+    "jax": ("jax", "Array"),
+    "tensorflow": ("tensorflow", "Tensor"),
+    "mlx": ("mlx.core", "array"),
+}
 
 
 def _library_class(kind: str) -> type:
@@ -184,8 +199,11 @@ def _meta_for(base_meta: type) -> type:
     if found is None:
         if issubclass(base_meta, _MetaAbstractArray):
             return base_meta
-        found = type(f"_MetaAbstractArray_{base_meta.__name__}",
-                     (_MetaAbstractArray, base_meta), {"__module__": __name__})
+        found = type(
+            f"_MetaAbstractArray_{base_meta.__name__}",
+            (_MetaAbstractArray, base_meta),
+            {"__module__": __name__},
+        )
         copyreg.pickle(found, _reduce)
         _METAS[base_meta] = found
     return found
@@ -215,8 +233,10 @@ def subscript(dtype_cls: type, item: Any, fmt: str | None = None) -> Any:
     """
     name = dtype_cls.__name__
     if not isinstance(item, tuple) or len(item) != 2:
-        raise AnnotationError(f"{name}[...] takes an array type and a shape string, e.g. "
-                              f"{name}[np.ndarray, 'batch channels'] ('...' accepts any shape)")
+        raise AnnotationError(
+            f"{name}[...] takes an array type and a shape string, e.g. "
+            f"{name}[np.ndarray, 'batch channels'] ('...' accepts any shape)"
+        )
     array_type, dim_str = item
     parsed = parse_shape(dim_str)
     fmt = _format if fmt is None else fmt
@@ -232,18 +252,29 @@ def subscript(dtype_cls: type, item: Any, fmt: str | None = None) -> Any:
         start = len(name) + 1
         if all(m is None for m in members):
             raise AnnotationError("None is not an array type", text, start, start + len(shown))
-        never = [m for m in members if m is not None and
-                 _kinds.classify(m, is_annotation)[0] == "never"]
+        never = [
+            m for m in members if m is not None and _kinds.classify(m, is_annotation)[0] == "never"
+        ]
         if len(never) == len([m for m in members if m is not None]):
-            message = _kinds.never_message(never[0]) if len(never) == 1 else \
-                f"no member of {shown} is an array type: " + _kinds.never_message(never[0])
+            message = (
+                _kinds.never_message(never[0])
+                if len(never) == 1
+                else f"no member of {shown} is an array type: " + _kinds.never_message(never[0])
+            )
             raise AnnotationError(message, text, start, start + len(shown))
-        what = f"{shown} is a scalar type" if len(members) == 1 else \
-            f"no member of {shown} fits: a scalar type"
+        what = (
+            f"{shown} is a scalar type"
+            if len(members) == 1
+            else f"no member of {shown} fits: a scalar type"
+        )
         raise AnnotationError(
             f"{what}: it takes a shape of no fixed axes ('' or '...') and a dtype class "
             f"whose dtypes it holds (e.g. Float[float, ''], Int[int, ''], Bool[bool, ''], "
-            f"Shaped[np.generic, ''])", text, start, start + len(shown))
+            f"Shaped[np.generic, ''])",
+            text,
+            start,
+            start + len(shown),
+        )
     if len(made) == 1:
         return made[0]
     # typing.Union, as jaxtyping builds it (get_origin says Union; typeguard 2.x checks
@@ -253,6 +284,7 @@ def subscript(dtype_cls: type, item: Any, fmt: str | None = None) -> Any:
 
 _UnionAlias = getattr(typing, "_UnionGenericAlias", None)
 if _UnionAlias is not None:
+
     class _ArrayUnion(_UnionAlias, _root=True):  # type: ignore[misc, valid-type]
         """``typing.Union[...]`` of annotations whose ``isinstance`` asks each member
         about the value (``typing.Union``'s own asks ``issubclass(type(x), member)``,
@@ -299,8 +331,7 @@ def union_of(members: list, typing_form: bool = False) -> Any:
         return Union[tuple(members)]  # noqa: UP007 (built at run time from a tuple)
 
 
-def _intersect(outer_cls: type, outer: tuple | None, inner_cls: type,
-               dim_str: str) -> tuple | None:
+def _intersect(outer_cls: type, outer: tuple | None, inner_cls: type, dim_str: str) -> tuple | None:
     inner = inner_cls.dtypes
     if outer is None:
         return inner
@@ -308,8 +339,9 @@ def _intersect(outer_cls: type, outer: tuple | None, inner_cls: type,
         return outer
 
     def covered(d: Any, side: tuple) -> bool:
-        return d in side or (isinstance(d, str) and any(
-            isinstance(p, re.Pattern) and p.fullmatch(d) for p in side))
+        return d in side or (
+            isinstance(d, str) and any(isinstance(p, re.Pattern) and p.fullmatch(d) for p in side)
+        )
 
     out = [d for d in outer if covered(d, inner)]
     out += [d for d in inner if isinstance(d, str) and d not in out and covered(d, outer)]
@@ -318,7 +350,10 @@ def _intersect(outer_cls: type, outer: tuple | None, inner_cls: type,
         raise AnnotationError(
             f"no dtype is both {name} and {inner_cls.dtype.__name__} (the dtypes of "
             f"{annotation_text(inner_cls)}); use Shaped to add axes without narrowing the dtype",
-            f"{name}[{inner_cls.__name__}, {dim_str!r}]", 0, len(name))
+            f"{name}[{inner_cls.__name__}, {dim_str!r}]",
+            0,
+            len(name),
+        )
     return tuple(out)
 
 
@@ -340,7 +375,11 @@ def _make(dtype_cls: type, member: Any, parsed: ParsedShape, dim_str: str, fmt: 
             at = dim_str.find(token)
             raise AnnotationError(
                 f"at most one entry may match several axes, and both {dim_str!r} and "
-                f"{annotation_text(inner)} have one", dim_str, at, at + len(token))
+                f"{annotation_text(inner)} have one",
+                dim_str,
+                at,
+                at + len(token),
+            )
         parsed = parse_shape(" ".join(s for s in (parsed.dim_str, inner.dim_str) if s))
         kind, base = inner._tt_matcher.kind, inner.array_type
         base = None if base is Any else base
@@ -354,28 +393,45 @@ def _make(dtype_cls: type, member: Any, parsed: ParsedShape, dim_str: str, fmt: 
         with _LOCK:
             found = _CANON.get(key)
             if found is None:
-                found = _CANON[key] = _create(dtype_cls, dtypes, kind, base, parsed,
-                                               (dtype_cls, ref, dim_str, fmt))
+                found = _CANON[key] = _create(
+                    dtype_cls, dtypes, kind, base, parsed, (dtype_cls, ref, dim_str, fmt)
+                )
     return found
 
 
-def _create(dtype_cls: type, dtypes: tuple | None, kind: Any, base: type | None,
-            parsed: ParsedShape, source: tuple) -> type:
+def _create(
+    dtype_cls: type,
+    dtypes: tuple | None,
+    kind: Any,
+    base: type | None,
+    parsed: ParsedShape,
+    source: tuple,
+) -> type:
     type_str = _kinds.type_name(Any if base is None else base)
     fmt = source[3]
-    name = f"{dtype_cls.__name__}[{type_str}, '{parsed.dim_str}']" \
-        if fmt == "dtype_and_shape" else type_str
+    name = (
+        f"{dtype_cls.__name__}[{type_str}, '{parsed.dim_str}']"
+        if fmt == "dtype_and_shape"
+        else type_str
+    )
     matcher = Matcher(kind, dtypes, parsed, name, dtype_cls.__name__)
     namespace = {
         # typing prints a class as module.qualname inside a union unless its
         # module is "builtins"; beartype requires ``repr(A | B)`` to spell A as
         # ``repr(A)`` does, so the annotation reads the same in both places.
         # Pickling goes through copyreg (``_reduce``), not the module path.
-        "__module__": "builtins", "__qualname__": name, "__slots__": (),
-        "array_type": Any if base is None else base, "dtype": dtype_cls, "dtypes": dtypes,
-        "dims": parsed.dims, "index_variadic": parsed.index_variadic,
-        "dim_str": parsed.dim_str, "type": ArrayType(kind, dtypes, parsed.pattern),
-        "_tt_matcher": matcher, "_tt_match": staticmethod(matcher.match),
+        "__module__": "builtins",
+        "__qualname__": name,
+        "__slots__": (),
+        "array_type": Any if base is None else base,
+        "dtype": dtype_cls,
+        "dtypes": dtypes,
+        "dims": parsed.dims,
+        "index_variadic": parsed.index_variadic,
+        "dim_str": parsed.dim_str,
+        "type": ArrayType(kind, dtypes, parsed.pattern),
+        "_tt_matcher": matcher,
+        "_tt_match": staticmethod(matcher.match),
         "_tt_source": source,
     }
     if base is not None:

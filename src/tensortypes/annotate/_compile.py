@@ -33,13 +33,33 @@ from tensortypes.core.shapes import DimSpec
 from tensortypes.core.words import annotation_text, array_annotation_text
 from tensortypes.errors import AnnotationError
 from tensortypes.types.arrays import dtype_category
-from tensortypes.types import (AbcType, AnnotatedType, ArrayType, DictType, FrozenSetType,
-                               LatticeType, ListType, NamedTupleType, NewTypeType,
-                               OptionalType, SetType, TupleType, TypedDictType, TypeVarType,
-                               UnionType, VarTupleType)
+from tensortypes.types import (
+    AbcType,
+    AnnotatedType,
+    ArrayType,
+    DictType,
+    FrozenSetType,
+    LatticeType,
+    ListType,
+    NamedTupleType,
+    NewTypeType,
+    OptionalType,
+    SetType,
+    TupleType,
+    TypedDictType,
+    TypeVarType,
+    UnionType,
+    VarTupleType,
+)
 
-__all__ = ["matcher_for", "annotation_matchers", "type_parts", "scope_aware", "has_arrays",
-           "WALKED"]
+__all__ = [
+    "matcher_for",
+    "annotation_matchers",
+    "type_parts",
+    "scope_aware",
+    "has_arrays",
+    "WALKED",
+]
 
 _ANON = DimSpec("anon")
 _ELLIPSIS = DimSpec("anon", variadic=True)
@@ -48,9 +68,25 @@ _MATCHERS: dict[ArrayType, Matcher] = {}
 _HAS_ARRAYS: dict[Any, bool] = {}
 _MAX_DEPTH = 100
 
-WALKED = frozenset({ArrayType, UnionType, OptionalType, ListType, SetType, FrozenSetType,
-                    VarTupleType, TupleType, NamedTupleType, DictType, TypedDictType,
-                    AnnotatedType, NewTypeType, TypeVarType, AbcType})
+WALKED = frozenset(
+    {
+        ArrayType,
+        UnionType,
+        OptionalType,
+        ListType,
+        SetType,
+        FrozenSetType,
+        VarTupleType,
+        TupleType,
+        NamedTupleType,
+        DictType,
+        TypedDictType,
+        AnnotatedType,
+        NewTypeType,
+        TypeVarType,
+        AbcType,
+    }
+)
 """The type classes whose values hold values of their parts, checked in the same
 scope: an array inside one of them binds sizes like an array on its own."""
 
@@ -82,9 +118,10 @@ def matcher_for(t: Any, overrides: dict | None = None) -> Matcher:
     if t.shape is None:
         dims, index = (_ELLIPSIS,), 0
     else:
-        dims = tuple(_ANON if s.kind == "unknown" else
-                     DimSpec("var", s.expr) if s.kind == "rigid" else s
-                     for s in t.shape.specs)
+        dims = tuple(
+            _ANON if s.kind == "unknown" else DimSpec("var", s.expr) if s.kind == "rigid" else s
+            for s in t.shape.specs
+        )
         index = t.shape.variadic_index
     shape = ParsedShape(dims, index, " ".join(str(d) for d in dims))
     dtypes = None if t.dtypes is None else tuple(sorted(t.dtypes, key=_dtype_order))
@@ -133,7 +170,8 @@ def _collect(x: Any, found: dict, depth: int) -> None:
         if other is not mine and (other.templated or mine.templated):
             raise AnnotationError(
                 f"{_matcher_text(other)} and {annotation_text(x)} differ only in their {{...}} sizes; use "
-                "one of them, or name the sizes differently elsewhere")
+                "one of them, or name the sizes differently elsewhere"
+            )
         return
     if isinstance(x, (str, bytes)):
         return
@@ -167,8 +205,11 @@ def scope_aware(t: Any) -> bool:
     False
     """
     cls = type(t)
-    return not isinstance(t, LatticeType) and callable(getattr(cls, "check", None)) and \
-        callable(getattr(cls, "explain", None))
+    return (
+        not isinstance(t, LatticeType)
+        and callable(getattr(cls, "check", None))
+        and callable(getattr(cls, "explain", None))
+    )
 
 
 def has_arrays(t: Any) -> bool:

@@ -64,10 +64,12 @@ class _MetaAbstractDtype(type):
         return out
 
     def __instancecheck__(cls, obj: Any) -> NoReturn:
-        raise AnnotationError(f"isinstance(x, {cls.__name__}) is not a check: a dtype class "
-                              f"needs an array type and a shape, e.g. "
-                              f"isinstance(x, {cls.__name__}[np.ndarray, '...']) to check "
-                              f"only the dtype")
+        raise AnnotationError(
+            f"isinstance(x, {cls.__name__}) is not a check: a dtype class "
+            f"needs an array type and a shape, e.g. "
+            f"isinstance(x, {cls.__name__}[np.ndarray, '...']) to check "
+            f"only the dtype"
+        )
 
 
 class AbstractDtype(metaclass=_MetaAbstractDtype):
@@ -84,15 +86,19 @@ class AbstractDtype(metaclass=_MetaAbstractDtype):
     dtypes: tuple | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise AnnotationError(f"{type(self).__name__} cannot be instantiated; did you mean "
-                              f"{type(self).__name__}[np.ndarray, 'shape']?")
+        raise AnnotationError(
+            f"{type(self).__name__} cannot be instantiated; did you mean "
+            f"{type(self).__name__}[np.ndarray, 'shape']?"
+        )
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         raw = getattr(cls, "dtypes", _MISSING)
         if raw is _MISSING:
-            raise AnnotationError(f"custom dtype class {cls.__name__} needs a 'dtypes' class "
-                                  f"attribute: a dtype name, a regex, or a list of them")
+            raise AnnotationError(
+                f"custom dtype class {cls.__name__} needs a 'dtypes' class "
+                f"attribute: a dtype name, a regex, or a list of them"
+            )
         cls.dtypes = normalize_dtypes(raw, cls.__name__)
 
 
@@ -118,8 +124,10 @@ def normalize_dtypes(raw: Any, owner: str = "dtype class") -> tuple | None:
         if name not in out:
             out.append(name)
     if not out:
-        raise AnnotationError(f"{owner}.dtypes is empty: a dtype class accepts at least one "
-                              f"dtype (use Shaped for any dtype)")
+        raise AnnotationError(
+            f"{owner}.dtypes is empty: a dtype class accepts at least one "
+            f"dtype (use Shaped for any dtype)"
+        )
     return tuple(out)
 
 
@@ -132,8 +140,9 @@ def _caret(text: str, item: Any) -> tuple[int, int]:
 def _one(item: Any, text: str) -> str | re.Pattern:
     if isinstance(item, re.Pattern):
         if not isinstance(item.pattern, str):
-            raise AnnotationError("a dtype regex must be a str pattern, not bytes", text,
-                                  *_caret(text, item))
+            raise AnnotationError(
+                "a dtype regex must be a str pattern, not bytes", text, *_caret(text, item)
+            )
         return item
     if isinstance(item, str):
         name = _ALIASES.get(item, item)
@@ -148,23 +157,32 @@ def _one(item: Any, text: str) -> str | re.Pattern:
         except TypeError:
             spelled = None
         if spelled is not None:
-            raise AnnotationError(f"{item!r} is NumPy's spelling of {spelled}; write "
-                                  f"{spelled!r}", text, *_caret(text, item))
+            raise AnnotationError(
+                f"{item!r} is NumPy's spelling of {spelled}; write {spelled!r}",
+                text,
+                *_caret(text, item),
+            )
         close = difflib.get_close_matches(name, _CANONICAL, n=1, cutoff=0.85)
         if close:
-            raise AnnotationError(f"unknown dtype {item!r}: did you mean {close[0]!r}? (a duck "
-                                  f"array's own dtype this close to a known name must be "
-                                  f"written as a regex, re.compile({item!r}))", text,
-                                  *_caret(text, item))
+            raise AnnotationError(
+                f"unknown dtype {item!r}: did you mean {close[0]!r}? (a duck "
+                f"array's own dtype this close to a known name must be "
+                f"written as a regex, re.compile({item!r}))",
+                text,
+                *_caret(text, item),
+            )
         return name
     if isinstance(item, np.dtype) and (item.names is not None or item.subdtype is not None):
         return str(item)
     try:
         return as_dtype(item).name
     except TypeError:
-        raise AnnotationError(f"unknown dtype {item!r} ({type(item).__name__}): a dtype is a "
-                              f"name, a compiled regex or a NumPy/torch/JAX dtype", text,
-                              *_caret(text, item)) from None
+        raise AnnotationError(
+            f"unknown dtype {item!r} ({type(item).__name__}): a dtype is a "
+            f"name, a compiled regex or a NumPy/torch/JAX dtype",
+            text,
+            *_caret(text, item),
+        ) from None
 
 
 def _make_dtype(name: str, dtypes: Any, **extra: Any) -> type:
@@ -185,11 +203,13 @@ def make_numpy_struct_dtype(dtype: np.dtype, name: str) -> type:
     True
     """
     if not isinstance(dtype, np.dtype) or (dtype.names is None and dtype.subdtype is None):
-        raise AnnotationError(f"make_numpy_struct_dtype() takes a NumPy structured dtype "
-                              f"(with fields), got {dtype!r}")
+        raise AnnotationError(
+            f"make_numpy_struct_dtype() takes a NumPy structured dtype (with fields), got {dtype!r}"
+        )
     if not isinstance(name, str) or not name.isidentifier():
-        raise AnnotationError(f"make_numpy_struct_dtype() needs a class name that is an "
-                              f"identifier, got {name!r}")
+        raise AnnotationError(
+            f"make_numpy_struct_dtype() needs a class name that is an identifier, got {name!r}"
+        )
     key = (dtype, name)
     found = _STRUCTS.get(key)
     if found is None:
@@ -199,8 +219,7 @@ def make_numpy_struct_dtype(dtype: np.dtype, name: str) -> type:
 
 def _reduce_dtype(cls: type) -> Any:
     struct = cls.__dict__.get("_tt_struct")
-    return cls.__qualname__ if struct is None else (make_numpy_struct_dtype,
-                                                    (struct, cls.__name__))
+    return cls.__qualname__ if struct is None else (make_numpy_struct_dtype, (struct, cls.__name__))
 
 
 copyreg.pickle(_MetaAbstractDtype, _reduce_dtype)
@@ -213,19 +232,33 @@ def _category(name: str) -> tuple:
 
 # name -> dtypes, in jaxtyping's order: categories first, then single dtypes.
 _SPECS: dict[str, Any] = {
-    "Shaped": None, "Bool": _category("bool"), "Key": _category("key"),
-    "Num": _category("num"), "Inexact": _category("inexact"), "Float": _category("floating"),
-    "Complex": _category("complex"), "Integer": _category("integer"),
-    "UInt": _category("unsigned"), "Int": _category("signed"), "Real": _category("real"),
-    "BFloat16": ("bfloat16",), "Float16": ("float16",), "Float32": ("float32",),
-    "Float64": ("float64",), "Float8e4m3b11fnuz": ("float8_e4m3b11fnuz",),
-    "Float8e4m3fn": ("float8_e4m3fn",), "Float8e4m3fnuz": ("float8_e4m3fnuz",),
-    "Float8e5m2": ("float8_e5m2",), "Float8e5m2fnuz": ("float8_e5m2fnuz",),
-    "Complex64": ("complex64",), "Complex128": ("complex128",),
+    "Shaped": None,
+    "Bool": _category("bool"),
+    "Key": _category("key"),
+    "Num": _category("num"),
+    "Inexact": _category("inexact"),
+    "Float": _category("floating"),
+    "Complex": _category("complex"),
+    "Integer": _category("integer"),
+    "UInt": _category("unsigned"),
+    "Int": _category("signed"),
+    "Real": _category("real"),
+    "BFloat16": ("bfloat16",),
+    "Float16": ("float16",),
+    "Float32": ("float32",),
+    "Float64": ("float64",),
+    "Float8e4m3b11fnuz": ("float8_e4m3b11fnuz",),
+    "Float8e4m3fn": ("float8_e4m3fn",),
+    "Float8e4m3fnuz": ("float8_e4m3fnuz",),
+    "Float8e5m2": ("float8_e5m2",),
+    "Float8e5m2fnuz": ("float8_e5m2fnuz",),
+    "Complex64": ("complex64",),
+    "Complex128": ("complex128",),
     **{f"UInt{b}": (f"uint{b}",) for b in (2, 4, 8, 16, 32, 64)},
     **{f"Int{b}": (f"int{b}",) for b in (2, 4, 8, 16, 32, 64)},
 }
 
-DTYPE_CLASSES: dict[str, type] = {name: _make_dtype(name, dtypes)
-                                  for name, dtypes in _SPECS.items()}
+DTYPE_CLASSES: dict[str, type] = {
+    name: _make_dtype(name, dtypes) for name, dtypes in _SPECS.items()
+}
 """Every dtype class of jaxtyping's array annotations by name (``DTYPE_CLASSES["Float32"]``)."""

@@ -27,12 +27,25 @@ import numpy as np
 
 from tensortypes.core.arrays import array_info, loose_info
 
-__all__ = ["extractor", "numpy_dtype_name", "DNAMES", "DtypeTest", "duck_info",
-           "merge_variadic", "broadcast", "KIND_NAMES"]
+__all__ = [
+    "extractor",
+    "numpy_dtype_name",
+    "DNAMES",
+    "DtypeTest",
+    "duck_info",
+    "merge_variadic",
+    "broadcast",
+    "KIND_NAMES",
+]
 
-KIND_NAMES = {"numpy": "NumPy array", "torch": "torch tensor", "jax": "JAX array",
-              "tensorflow": "TensorFlow tensor", "mlx": "MLX array",
-              "any": "array (anything with .shape and .dtype)"}
+KIND_NAMES = {
+    "numpy": "NumPy array",
+    "torch": "torch tensor",
+    "jax": "JAX array",
+    "tensorflow": "TensorFlow tensor",
+    "mlx": "MLX array",
+    "any": "array (anything with .shape and .dtype)",
+}
 
 # NumPy dtype -> name, read inline by the generated matchers (one dict lookup).
 DNAMES: dict[np.dtype, str] = {}
@@ -113,8 +126,13 @@ class DtypeTest:
         self.entries = entries
         self.label = label
         if entries is None:
-            self.names, self.patterns, self.struct, self.key, self.slow = None, (), False, \
-                False, None
+            self.names, self.patterns, self.struct, self.key, self.slow = (
+                None,
+                (),
+                False,
+                False,
+                None,
+            )
             return
         self.names = frozenset(e for e in entries if isinstance(e, str))
         self.patterns = tuple(e for e in entries if isinstance(e, re.Pattern))
@@ -171,8 +189,9 @@ def broadcast(a: tuple, b: tuple) -> tuple | None:
     return tuple(out)
 
 
-def merge_variadic(prev: tuple, new: tuple, prev_flag: bool,
-                   flag: bool) -> tuple[tuple, bool] | None:
+def merge_variadic(
+    prev: tuple, new: tuple, prev_flag: bool, flag: bool
+) -> tuple[tuple, bool] | None:
     """Check ``new`` axes against the ``prev`` binding of the same ``*name``.
 
     ``prev_flag``: the binding came only from ``#*name`` entries; ``flag``: this entry

@@ -95,8 +95,10 @@ class _Walk:
         if bound is _M:
             self.bind(key, a, i, i + 1)
         elif bound != a:
-            return (f"{_axis(self.label, i)} has size {a}, but {name}={bound} was bound "
-                    f"{self.origin(key)}")
+            return (
+                f"{_axis(self.label, i)} has size {a}, but {name}={bound} was bound "
+                f"{self.origin(key)}"
+            )
         return None
 
     def variadic(self, spec: Any, start: int, seg: tuple) -> str | None:
@@ -117,13 +119,14 @@ class _Walk:
             axes = describe_where((self.label, start, start + len(seg)))
             how = "does not broadcast with" if spec.broadcast or prev_flag else "is not"
             if len(seg) != len(prev) and not (spec.broadcast or prev_flag):
-                return (f"*{name} matches {len(seg)} {'axis' if len(seg) == 1 else 'axes'} "
-                        f"here ({axes}, shape {seg}), but *{name}={prev} ({len(prev)} "
-                        f"{'axis' if len(prev) == 1 else 'axes'}) was bound "
-                        f"{self.origin(key)}")
+                return (
+                    f"*{name} matches {len(seg)} {'axis' if len(seg) == 1 else 'axes'} "
+                    f"here ({axes}, shape {seg}), but *{name}={prev} ({len(prev)} "
+                    f"{'axis' if len(prev) == 1 else 'axes'}) was bound "
+                    f"{self.origin(key)}"
+                )
             verb = "has" if len(seg) == 1 else "have"
-            return (f"{axes} {verb} shape {seg}, which {how} *{name}={prev} bound "
-                    f"{self.origin(key)}")
+            return f"{axes} {verb} shape {seg}, which {how} *{name}={prev} bound {self.origin(key)}"
         if merged != (prev, prev_flag):
             self.new[key] = merged[0]
             self.flags[key] = merged[1]
@@ -157,7 +160,8 @@ class _Walk:
                     f"cannot check {_axis(self.label, i)} against {text!r}: "
                     f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} not bound by "
                     f"any other axis. Name each size in an argument's annotation before "
-                    f"using it in an expression (usually the return annotation)")
+                    f"using it in an expression (usually the return annotation)"
+                )
             todo = rest
         return None
 
@@ -186,8 +190,10 @@ class _Walk:
         if solved is None:
             return _M
         if solved is False:
-            return (f"{_axis(self.label, i)} has size {a}, but no size {unbound[0]} makes "
-                    f"{text} equal {a}")
+            return (
+                f"{_axis(self.label, i)} has size {a}, but no size {unbound[0]} makes "
+                f"{text} equal {a}"
+            )
         for name, value in solved.items():
             self.bind(name, value, i, i + 1)
         return None
@@ -198,8 +204,12 @@ class _Walk:
         if self.label is None:
             # A bare isinstance names no value; once its sizes are in the scope, later
             # messages say what bound them ("axis 0 of a value checked with isinstance").
-            b.where.update({k: (ISINSTANCE_LABEL, w[1], w[2]) if w[0] is None else w
-                            for k, w in self.where.items()})
+            b.where.update(
+                {
+                    k: (ISINSTANCE_LABEL, w[1], w[2]) if w[0] is None else w
+                    for k, w in self.where.items()
+                }
+            )
         else:
             b.where.update(self.where)
         for key, flag in self.flags.items():
@@ -229,8 +239,7 @@ def run(m: Any, x: Any, b: Any = None, commit: bool = True) -> str | None:
         want = "a scalar (shape '')" if k == 0 else f"{k} ({m.dim_str!r})"
         return f"it has {_axes(n)} ({_shape_text(shape)}), but the annotation expects {want}"
     if v is not None and n < k - 1:
-        return (f"it has {_axes(n)} ({_shape_text(shape)}), but {m.dim_str!r} needs at "
-                f"least {k - 1}")
+        return f"it has {_axes(n)} ({_shape_text(shape)}), but {m.dim_str!r} needs at least {k - 1}"
     walk = _Walk(m, b)
     pending = []
     for j, spec in enumerate(dims):

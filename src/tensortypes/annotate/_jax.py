@@ -35,8 +35,9 @@ def jax_name(name: str) -> Any:
         import jax
         import jax.typing
     except ImportError as error:
-        raise AttributeError(f"tensortypes.{name} needs JAX, which cannot be imported "
-                             f"({error})") from None
+        raise AttributeError(
+            f"tensortypes.{name} needs JAX, which cannot be imported ({error})"
+        ) from None
     shaped, key, uint32 = (DTYPE_CLASSES[n] for n in ("Shaped", "Key", "UInt32"))
     values = {
         "Array": jax.Array,
@@ -44,8 +45,7 @@ def jax_name(name: str) -> Any:
         "DTypeLike": jax.typing.DTypeLike,
         "Scalar": shaped[jax.Array, ""],
         "ScalarLike": shaped[jax.typing.ArrayLike, ""],
-        "PRNGKeyArray": union_of([key[jax.Array, ""], uint32[jax.Array, "2"]],
-                                 typing_form=True),
+        "PRNGKeyArray": union_of([key[jax.Array, ""], uint32[jax.Array, "2"]], typing_form=True),
     }
     _LOADED.update(values)
     return values[name]

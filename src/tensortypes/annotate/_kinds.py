@@ -35,8 +35,15 @@ __all__ = ["members", "classify", "never_message", "scalar_ok", "SCALARS", "type
 _UNIONS = (Union, types.UnionType)
 
 # The scalar types of jaxtyping's scalar forms and the dtype-name prefix each holds.
-SCALARS: dict[type, str] = {bool: "bool", int: "int", float: "float", complex: "complex",
-                            np.bool_: "bool", np.generic: "", np.number: ""}
+SCALARS: dict[type, str] = {
+    bool: "bool",
+    int: "int",
+    float: "float",
+    complex: "complex",
+    np.bool_: "bool",
+    np.generic: "",
+    np.number: "",
+}
 
 
 def _is_alias(x: Any) -> bool:
@@ -52,8 +59,9 @@ def members(array_type: Any, depth: int = 0) -> list:
     [<class 'int'>, None]
     """
     if depth > 20:
-        raise AnnotationError(f"the array type {array_type!r} is nested too deeply "
-                              f"(a recursive type alias?)")
+        raise AnnotationError(
+            f"the array type {array_type!r} is nested too deeply (a recursive type alias?)"
+        )
     if isinstance(array_type, TypeVar):
         bound = array_type.__bound__
         if bound is not None:
@@ -95,6 +103,7 @@ def typing_union(array_type: Any) -> bool:
 
 def _numpy_arraylike() -> Any:
     import numpy.typing as npt  # numpy is a hard dependency; its typing module is not eager
+
     return npt.ArrayLike
 
 
@@ -133,13 +142,17 @@ def classify(member: Any, is_annotation: Any) -> tuple:
         return ("array", "any", None)
     if isinstance(member, (str, ForwardRef)):
         text = member if isinstance(member, str) else member.__forward_arg__
-        raise AnnotationError(f"the array type must be the class itself, not the string "
-                              f"{text!r}: import it (under TYPE_CHECKING if need be)")
+        raise AnnotationError(
+            f"the array type must be the class itself, not the string "
+            f"{text!r}: import it (under TYPE_CHECKING if need be)"
+        )
     if not isinstance(member, type):
-        raise AnnotationError(f"{member!r} ({type(member).__name__}) is not an array type: "
-                              f"expected an array class such as np.ndarray, torch.Tensor "
-                              f"or jax.Array, a duck-array class, typing.Any, a union, a "
-                              f"TypeVar or an existing array annotation")
+        raise AnnotationError(
+            f"{member!r} ({type(member).__name__}) is not an array type: "
+            f"expected an array class such as np.ndarray, torch.Tensor "
+            f"or jax.Array, a duck-array class, typing.Any, a union, a "
+            f"TypeVar or an existing array annotation"
+        )
     if member in SCALARS:
         return ("scalar", member)
     if is_annotation(member):
@@ -155,9 +168,11 @@ def classify(member: Any, is_annotation: Any) -> tuple:
 
 def never_message(member: type) -> str:
     """Why a builtin class that is no array (``bytes``) cannot stand alone."""
-    return (f"{member.__qualname__} is not an array type (it has no .shape and .dtype); use "
-            f"typing.Any to accept any array, or a scalar type: bool, int, float, complex, "
-            f"np.generic")
+    return (
+        f"{member.__qualname__} is not an array type (it has no .shape and .dtype); use "
+        f"typing.Any to accept any array, or a scalar type: bool, int, float, complex, "
+        f"np.generic"
+    )
 
 
 def scalar_ok(prefix: str, dtypes: tuple | None, dims: tuple) -> bool:

@@ -24,8 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from tensortypes.annotate._extract import (DNAMES, KIND_NAMES, DtypeTest, extractor,
-                                           merge_variadic, numpy_dtype_name)
+from tensortypes.annotate._extract import (
+    DNAMES,
+    KIND_NAMES,
+    DtypeTest,
+    extractor,
+    merge_variadic,
+    numpy_dtype_name,
+)
 from tensortypes.annotate._interpret import ISINSTANCE_LABEL, run
 from tensortypes.annotate._shape import ParsedShape, Template
 
@@ -57,14 +63,34 @@ class Matcher:
     (True, "it has 1 axis (shape (3,)), but the annotation expects 2 ('b c')")
     """
 
-    __slots__ = ("kind", "kind_text", "extract", "dtype", "dims", "index_variadic",
-                 "dim_str", "title", "templated", "match", "source")
+    __slots__ = (
+        "kind",
+        "kind_text",
+        "extract",
+        "dtype",
+        "dims",
+        "index_variadic",
+        "dim_str",
+        "title",
+        "templated",
+        "match",
+        "source",
+    )
 
-    def __init__(self, kind: str | type, dtypes: tuple | None, shape: ParsedShape,
-                 title: str, dtype_label: str | None = None):
+    def __init__(
+        self,
+        kind: str | type,
+        dtypes: tuple | None,
+        shape: ParsedShape,
+        title: str,
+        dtype_label: str | None = None,
+    ):
         self.kind = kind
-        self.kind_text = KIND_NAMES.get(kind) if isinstance(kind, str) else \
-            f"{kind.__module__}.{kind.__qualname__}"
+        self.kind_text = (
+            KIND_NAMES.get(kind)
+            if isinstance(kind, str)
+            else f"{kind.__module__}.{kind.__qualname__}"
+        )
         self.extract = extractor(kind)
         self.dtype = DtypeTest(dtypes, dtype_label)
         self.dims = shape.dims
@@ -72,8 +98,7 @@ class Matcher:
         self.dim_str = shape.dim_str
         self.title = title
         self.templated = any(type(d) is Template for d in shape.dims)
-        if (shape.simple and len(shape.dims) <= _GENERATED_AXES
-                and not _mixed_paths(shape.dims)):
+        if shape.simple and len(shape.dims) <= _GENERATED_AXES and not _mixed_paths(shape.dims):
             self.match, self.source = _generate(self)
         else:
             self.match, self.source = self._interpreted, None
@@ -245,10 +270,19 @@ def _generate(m: Matcher) -> tuple[Any, str]:
     src(1, "return True")
     source = "\n".join(src.lines) + "\n"
     filename = f"<tensortypes match {m.title}>"
-    namespace = {"_ndarray": np.ndarray, "_DN": DNAMES, "_dn": numpy_dtype_name,
-                 "_ex": m.extract, "_acc": test.names, "_slow": test.slow, "_M": _M,
-                 "_E": _EMPTY, "_mv": merge_variadic, "_cv": _commit_variadic,
-                 "_IL": ISINSTANCE_LABEL}
+    namespace = {
+        "_ndarray": np.ndarray,
+        "_DN": DNAMES,
+        "_dn": numpy_dtype_name,
+        "_ex": m.extract,
+        "_acc": test.names,
+        "_slow": test.slow,
+        "_M": _M,
+        "_E": _EMPTY,
+        "_mv": merge_variadic,
+        "_cv": _commit_variadic,
+        "_IL": ISINSTANCE_LABEL,
+    }
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (validated above)
     entry = (len(source), None, [line + "\n" for line in src.lines], filename)
     linecache.cache[filename] = entry

@@ -43,8 +43,18 @@ import weakref
 from contextvars import ContextVar, Token
 from typing import Any
 
-__all__ = ["Bindings", "current", "current_at", "push", "pop", "scope", "describe_where", "register",
-           "nearest_registered", "forget_frames"]
+__all__ = [
+    "Bindings",
+    "current",
+    "current_at",
+    "push",
+    "pop",
+    "scope",
+    "describe_where",
+    "register",
+    "nearest_registered",
+    "forget_frames",
+]
 
 
 class Bindings:
@@ -224,8 +234,12 @@ def nearest_registered(frame: Any) -> Any:
     else:
         answer = None
     parent = start.f_back
-    if parent is not None and parent is not known and answer is not start and \
-            not parent.f_code.co_flags & _SUSPENDING:
+    if (
+        parent is not None
+        and parent is not known
+        and answer is not start
+        and not parent.f_code.co_flags & _SUSPENDING
+    ):
         # The caller's caller is the frame most likely to be met again (a loop, or
         # the function calling a fresh helper each time).
         _memo = (parent, answer)
@@ -269,8 +283,9 @@ def current_at(frame: Any, _get: Any = _get, _frames: dict = FRAMES) -> Bindings
     return active
 
 
-def push(arguments: dict[str, Any] | None = None,
-         label: str | None = None) -> tuple[Bindings, Token]:
+def push(
+    arguments: dict[str, Any] | None = None, label: str | None = None
+) -> tuple[Bindings, Token]:
     """Open a fresh scope; returns its bindings and the token that :func:`pop` needs.
 
     >>> b, token = push({"size": 3}); current() is b
@@ -307,8 +322,7 @@ class scope:  # noqa: N801 (used like a function: ``with scope():``)
 
     __slots__ = ("bindings", "_token", "_outer")
 
-    def __init__(self, arguments: dict[str, Any] | None = None,
-                 bindings: Bindings | None = None):
+    def __init__(self, arguments: dict[str, Any] | None = None, bindings: Bindings | None = None):
         if bindings is not None and not isinstance(bindings, Bindings):
             raise TypeError(f"scope(bindings=...) takes a Bindings, got {bindings!r}")
         self.bindings = bindings if bindings is not None else Bindings(arguments)

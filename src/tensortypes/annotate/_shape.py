@@ -61,8 +61,7 @@ class Template:
 
     __slots__ = ("text", "dim", "braces", "broadcast", "doc")
 
-    def __init__(self, text: str, dim: Dim, braces: tuple, broadcast: bool,
-                 doc: str | None):
+    def __init__(self, text: str, dim: Dim, braces: tuple, broadcast: bool, doc: str | None):
         self.text = text
         self.dim = dim
         self.braces = braces
@@ -97,8 +96,9 @@ class Template:
             return self.dim.substitute(values), None
         except (AnnotationError, ArithmeticError, ValueError) as error:
             message = error.message if isinstance(error, AnnotationError) else str(error)
-            shown = ", ".join(f"{b[1]}={describe_int(values[f'{{{i}}}'])}"
-                              for i, b in enumerate(self.braces))
+            shown = ", ".join(
+                f"{b[1]}={describe_int(values[f'{{{i}}}'])}" for i, b in enumerate(self.braces)
+            )
             return None, f"cannot compute {self.text} with {shown}: {message}"
 
     def with_braces(self, replace: Callable[[Dim], Dim]) -> Dim:
@@ -109,8 +109,9 @@ class Template:
         >>> t.with_braces(lambda inner: inner.substitute({"self.k": 4}))
         Dim('4*n')
         """
-        return self.dim.substitute({f"{{{i}}}": replace(inner)
-                                    for i, (inner, _) in enumerate(self.braces)})
+        return self.dim.substitute(
+            {f"{{{i}}}": replace(inner) for i, (inner, _) in enumerate(self.braces)}
+        )
 
     def __repr__(self) -> str:
         return f"Template({self.text!r})"
@@ -119,26 +120,33 @@ class Template:
         return ("#" if self.broadcast else "") + (f"{self.doc}=" if self.doc else "") + self.text
 
 
-def _read(template: Template, path: str, shown: str,
-          arguments: dict[str, Any] | None) -> tuple[int | None, str | None]:
+def _read(
+    template: Template, path: str, shown: str, arguments: dict[str, Any] | None
+) -> tuple[int | None, str | None]:
     """The int value of the argument or attribute path ``path`` (``"self.k"``)."""
     if arguments is None:
-        raise AnnotationError(f"cannot resolve {shown} in shape {template.text!r}: braces "
-                              f"are read from a checked call's arguments, and there is no "
-                              f"checked call here")
+        raise AnnotationError(
+            f"cannot resolve {shown} in shape {template.text!r}: braces "
+            f"are read from a checked call's arguments, and there is no "
+            f"checked call here"
+        )
     names = path.split(".")
     try:
         value = arguments[names[0]]
     except KeyError:
-        raise AnnotationError(f"cannot resolve {shown} in shape {template.text!r}: the call "
-                              f"has no argument {names[0]!r} (arguments: "
-                              f"{', '.join(arguments) or 'none'})") from None
+        raise AnnotationError(
+            f"cannot resolve {shown} in shape {template.text!r}: the call "
+            f"has no argument {names[0]!r} (arguments: "
+            f"{', '.join(arguments) or 'none'})"
+        ) from None
     for depth, attr in enumerate(names[1:], 1):
         try:
             value = getattr(value, attr)
         except Exception as error:  # noqa: BLE001 (a property may raise anything)
-            return None, (f"cannot read {shown}: {'.'.join(names[:depth])} gave "
-                          f"{_type_name(error)} reading .{attr}")
+            return None, (
+                f"cannot read {shown}: {'.'.join(names[:depth])} gave "
+                f"{_type_name(error)} reading .{attr}"
+            )
     return _size(value, path, shown)
 
 
@@ -153,8 +161,10 @@ def _size(value: Any, path: str, shown: str) -> tuple[int | None, str | None]:
         except Exception:  # noqa: BLE001 (__index__ may raise anything)
             return None, f"{where} is {_describe(value)}, not an int size"
     if value.bit_length() > MAX_BITS:
-        return None, (f"{where} is an integer of {value.bit_length()} bits; sizes have at "
-                      f"most {MAX_BITS} (MAX_BITS in tensortypes.core.limits)")
+        return None, (
+            f"{where} is an integer of {value.bit_length()} bits; sizes have at "
+            f"most {MAX_BITS} (MAX_BITS in tensortypes.core.limits)"
+        )
     return value, None
 
 
@@ -192,8 +202,9 @@ class ParsedShape:
         self.index_variadic = index_variadic
         self.dim_str = dim_str
         self.pattern = ShapePattern(tuple(_ANON if type(d) is Template else d for d in dims))
-        self.simple = all(type(d) is DimSpec and (d.kind != "var" or d.expr.is_symbol)
-                          for d in dims)
+        self.simple = all(
+            type(d) is DimSpec and (d.kind != "var" or d.expr.is_symbol) for d in dims
+        )
 
     def __repr__(self) -> str:
         return f"ParsedShape({self.dim_str!r})"
@@ -210,15 +221,20 @@ def parse_shape(text: str) -> ParsedShape:
     (['*batch', '#c=3', 'h-1'], 0)
     """
     if type(text) is not str:
-        raise AnnotationError(f"a shape is a string of space-separated axes such as "
-                              f"'batch channels', got {type(text).__name__} {text!r}")
+        raise AnnotationError(
+            f"a shape is a string of space-separated axes such as "
+            f"'batch channels', got {type(text).__name__} {text!r}"
+        )
     found = _PARSED.get(text)
     if found is not None:
         return found
     if len(text) > MAX_LENGTH:
-        raise AnnotationError(over_limit(f"the shape string has {len(text)} characters",
-                                         "MAX_LENGTH", MAX_LENGTH),
-                              text, MAX_LENGTH, len(text))
+        raise AnnotationError(
+            over_limit(f"the shape string has {len(text)} characters", "MAX_LENGTH", MAX_LENGTH),
+            text,
+            MAX_LENGTH,
+            len(text),
+        )
     dims: list = []
     tokens: list = []
     index_variadic: int | None = None
@@ -229,8 +245,11 @@ def parse_shape(text: str) -> ParsedShape:
             if index_variadic is not None:
                 raise AnnotationError(
                     f"at most one entry may match several axes ('*name' or '...'); "
-                    f"{tokens[index_variadic]!r} already does", text, start,
-                    start + len(token))
+                    f"{tokens[index_variadic]!r} already does",
+                    text,
+                    start,
+                    start + len(token),
+                )
             index_variadic = len(dims)
         dims.append(entry)
         tokens.append(token)
@@ -249,25 +268,32 @@ def _entry(token: str, start: int, text: str) -> DimSpec | Template:
     end = start + len(token)
     comma = token.find(",")
     if comma >= 0 and "(" not in token:
-        raise _fail("axes are separated by spaces, not commas", text, start + comma,
-                    start + comma + 1)
+        raise _fail(
+            "axes are separated by spaces, not commas", text, start + comma, start + comma + 1
+        )
     if "..." in token:
         if token != "...":
             at = start + token.index("...")
-            raise _fail(f"'...' (any number of axes) stands on its own, got {token!r}",
-                        text, at, at + 3)
+            raise _fail(
+                f"'...' (any number of axes) stands on its own, got {token!r}", text, at, at + 3
+            )
         return _ELLIPSIS
     if len(token) > 1 and token.endswith("#") and "#" not in token[:-1]:
-        raise _fail(f"a broadcastable axis is written '#{token[:-1]}' (# first), "
-                    f"not {token!r}", text, end - 1, end)
+        raise _fail(
+            f"a broadcastable axis is written '#{token[:-1]}' (# first), not {token!r}",
+            text,
+            end - 1,
+            end,
+        )
     flags = {"#": False, "*": False, "_": False, "?": False}
     doc, i = None, 0
     while i < len(token):
         c = token[i]
         if c in flags:
             if flags[c]:
-                raise _fail(f"the modifier {c!r} appears twice in {token!r}", text,
-                            start + i, start + i + 1)
+                raise _fail(
+                    f"the modifier {c!r} appears twice in {token!r}", text, start + i, start + i + 1
+                )
             flags[c] = True
             i += 1
             continue
@@ -277,42 +303,56 @@ def _entry(token: str, start: int, text: str) -> DimSpec | Template:
         name = token[i:eq]
         if token.find("=", eq + 1) >= 0:
             at = token.find("=", eq + 1)
-            raise _fail("only one 'name=' may document an axis", text, start + at,
-                        start + at + 1)
+            raise _fail("only one 'name=' may document an axis", text, start + at, start + at + 1)
         if doc is not None or not name.isidentifier():
-            raise _fail(f"the documentation name before '=' must be one identifier, got "
-                        f"{name!r}", text, start + i, start + eq + 1)
+            raise _fail(
+                f"the documentation name before '=' must be one identifier, got {name!r}",
+                text,
+                start + i,
+                start + eq + 1,
+            )
         doc, i = name, eq + 1
     body, at = token[i:], start + i
     broadcast, variadic, anon, path = flags["#"], flags["*"], flags["_"], flags["?"]
     if not body:
         if anon and broadcast:
-            raise _fail(f"an axis cannot be both ignored (_) and broadcastable (#): "
-                        f"{token!r}", text, start, end)
+            raise _fail(
+                f"an axis cannot be both ignored (_) and broadcastable (#): {token!r}",
+                text,
+                start,
+                end,
+            )
         if anon or variadic and not broadcast and not path:
             # "*" alone is jaxtyping's anonymous variadic, as "*_" and "...".
             return _spec("anon", None, text, start, end, variadic=variadic, doc=doc)
-        raise _fail(f"{token!r} has modifiers but no size or name after them", text,
-                    start, end)
+        raise _fail(f"{token!r} has modifiers but no size or name after them", text, start, end)
     if "{" in body or "}" in body:
         _refuse(token, text, start, end, "braces", variadic=variadic, anon=anon, path=path)
         return _template(body, at, text, broadcast, doc)
     if _DIGITS.fullmatch(body):
-        _refuse(token, text, start, end, "a fixed size", variadic=variadic, anon=anon,
-                path=path)
+        _refuse(token, text, start, end, "a fixed size", variadic=variadic, anon=anon, path=path)
         if len(body) > MAX_DIGITS:
-            raise _fail(over_limit(f"the size has {len(body)} digits", "MAX_DIGITS",
-                                   MAX_DIGITS), text, at, end)
+            raise _fail(
+                over_limit(f"the size has {len(body)} digits", "MAX_DIGITS", MAX_DIGITS),
+                text,
+                at,
+                end,
+            )
         return _spec("fixed", int(body), text, at, end, broadcast=broadcast, doc=doc)
     if body.isidentifier():
         if anon:
             if broadcast:
-                raise _fail(f"an axis cannot be both ignored (_) and broadcastable (#): "
-                            f"{token!r}", text, start, end)
+                raise _fail(
+                    f"an axis cannot be both ignored (_) and broadcastable (#): {token!r}",
+                    text,
+                    start,
+                    end,
+                )
             # "_name": the name only documents the axis.
             return _spec("anon", None, text, at, end, variadic=variadic, doc=doc or body)
-        return _spec("var", body, text, at, end, broadcast=broadcast, variadic=variadic,
-                     path=path, doc=doc)
+        return _spec(
+            "var", body, text, at, end, broadcast=broadcast, variadic=variadic, path=path, doc=doc
+        )
     _refuse(token, text, start, end, "an expression", variadic=variadic, anon=anon, path=path)
     try:
         expr = parse(body)
@@ -321,12 +361,23 @@ def _entry(token: str, start: int, text: str) -> DimSpec | Template:
     return _spec("var", expr, text, at, end, broadcast=broadcast, doc=doc)
 
 
-def _refuse(token: str, text: str, start: int, end: int, what: str, *, variadic: bool,
-            anon: bool, path: bool) -> None:
+def _refuse(
+    token: str,
+    text: str,
+    start: int,
+    end: int,
+    what: str,
+    *,
+    variadic: bool,
+    anon: bool,
+    path: bool,
+) -> None:
     """Modifiers that make no sense on a fixed size, an expression or braces."""
-    for flag, modifier, meaning in ((variadic, "*", "match several axes"),
-                                    (anon, "_", "be ignored"),
-                                    (path, "?", "vary inside a PyTree")):
+    for flag, modifier, meaning in (
+        (variadic, "*", "match several axes"),
+        (anon, "_", "be ignored"),
+        (path, "?", "vary inside a PyTree"),
+    ):
         if flag:
             raise _fail(f"{what} cannot {meaning} ({modifier}): {token!r}", text, start, end)
 

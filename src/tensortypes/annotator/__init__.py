@@ -35,35 +35,67 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser = parser or argparse.ArgumentParser(prog="tensortypes annotate")
     steps = parser.add_subparsers(dest="step", metavar="STEP", required=True)
     run = steps.add_parser(
-        "run", help="run a program and record the shapes its functions see",
+        "run",
+        help="run a program and record the shapes its functions see",
         description="Run a program (-- python -m pytest ... or -- python script.py ...) in "
-                    "this process and record, for each included function, the kind, dtype "
-                    "and shape of its array arguments and return values.")
-    run.add_argument("--include", action="append", default=[], metavar="PKG",
-                     help="record functions of this package/module or path (repeatable; "
-                          "default: code under the working directory)")
-    run.add_argument("--trace", default=None, metavar="FILE",
-                     help=f"the trace file (default: $TENSORTYPES_TRACE or {DEFAULT_TRACE})")
-    run.add_argument("--cap", type=int, default=DEFAULT_CAP, metavar="N",
-                     help=f"distinct calls recorded per function (default {DEFAULT_CAP}; "
-                          f"at most 4 times as many are looked at)")
-    run.add_argument("program", nargs=argparse.REMAINDER,
-                     help="-- python -m MODULE ARGS..., or -- python SCRIPT ARGS...")
+        "this process and record, for each included function, the kind, dtype "
+        "and shape of its array arguments and return values.",
+    )
+    run.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="PKG",
+        help="record functions of this package/module or path (repeatable; "
+        "default: code under the working directory)",
+    )
+    run.add_argument(
+        "--trace",
+        default=None,
+        metavar="FILE",
+        help=f"the trace file (default: $TENSORTYPES_TRACE or {DEFAULT_TRACE})",
+    )
+    run.add_argument(
+        "--cap",
+        type=int,
+        default=DEFAULT_CAP,
+        metavar="N",
+        help=f"distinct calls recorded per function (default {DEFAULT_CAP}; "
+        f"at most 4 times as many are looked at)",
+    )
+    run.add_argument(
+        "program",
+        nargs=argparse.REMAINDER,
+        help="-- python -m MODULE ARGS..., or -- python SCRIPT ARGS...",
+    )
     apply = steps.add_parser(
-        "apply", help="write annotations inferred from the trace into the source",
+        "apply",
+        help="write annotations inferred from the trace into the source",
         description="Infer one annotation per array parameter and return value from the "
-                    "recorded calls and write it into the source (existing annotations "
-                    "are kept).")
-    apply.add_argument("paths", nargs="*", metavar="PATH",
-                       help="only files under these paths (default: every traced file)")
+        "recorded calls and write it into the source (existing annotations "
+        "are kept).",
+    )
+    apply.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="only files under these paths (default: every traced file)",
+    )
     apply.add_argument("--trace", default=None, metavar="FILE")
     apply.add_argument("--diff", action="store_true", help="print the change, write nothing")
-    apply.add_argument("--stubs", default=None, metavar="DIR",
-                       help="write .pyi stubs under DIR instead of changing the source")
-    apply.add_argument("--import-from", default="tensortypes",
-                       choices=("tensortypes", "jaxtyping"),
-                       help="where the dtype classes are imported from (a module that "
-                            "already imports jaxtyping keeps it)")
+    apply.add_argument(
+        "--stubs",
+        default=None,
+        metavar="DIR",
+        help="write .pyi stubs under DIR instead of changing the source",
+    )
+    apply.add_argument(
+        "--import-from",
+        default="tensortypes",
+        choices=("tensortypes", "jaxtyping"),
+        help="where the dtype classes are imported from (a module that "
+        "already imports jaxtyping keeps it)",
+    )
     return parser
 
 
@@ -98,8 +130,7 @@ def run(args) -> int:
     out = trace_path(args.trace)
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = argv
-    sys.path.insert(0, os.path.dirname(os.path.abspath(target)) if kind == "path" else
-                    os.getcwd())
+    sys.path.insert(0, os.path.dirname(os.path.abspath(target)) if kind == "path" else os.getcwd())
     tracer = Tracer(args.include, cap=args.cap)
     status = 0
     try:
@@ -115,9 +146,11 @@ def run(args) -> int:
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
         written = tracer.save(out)
-        sys.stderr.write(f"tensortypes annotate: recorded {written} calls of "
-                         f"{len({k for k, v in tracer.counts.items() if v})} functions "
-                         f"in {out}\n")
+        sys.stderr.write(
+            f"tensortypes annotate: recorded {written} calls of "
+            f"{len({k for k, v in tracer.counts.items() if v})} functions "
+            f"in {out}\n"
+        )
     return status
 
 
@@ -127,8 +160,7 @@ def _load(trace) -> dict:
 
     found: dict = {}
     for _module, qualname, filename, _line, a, r, s in TraceStore(trace).calls():
-        found.setdefault(os.path.abspath(filename), {}).setdefault(qualname, []).append(
-            (a, r, s))
+        found.setdefault(os.path.abspath(filename), {}).setdefault(qualname, []).append((a, r, s))
     return found
 
 
@@ -136,23 +168,28 @@ def apply(args) -> int:
     try:
         import libcst  # noqa: F401
     except ImportError:
-        sys.stderr.write("tensortypes annotate apply: writing annotations needs the "
-                         "'annotate' extra (libcst): pip install 'tensortypes[annotate]'\n")
+        sys.stderr.write(
+            "tensortypes annotate apply: writing annotations needs the "
+            "'annotate' extra (libcst): pip install 'tensortypes[annotate]'\n"
+        )
         return 2
     from .apply import annotate_source, stub_source
     from .trace import trace_path
 
     trace = trace_path(args.trace)
     if not trace.is_file():
-        sys.stderr.write(f"tensortypes annotate apply: no trace file {trace}; record one "
-                         f"with 'tensortypes annotate run -- python ...'\n")
+        sys.stderr.write(
+            f"tensortypes annotate apply: no trace file {trace}; record one "
+            f"with 'tensortypes annotate run -- python ...'\n"
+        )
         return 2
     traced = _load(trace)
     wanted = [os.path.abspath(p) for p in args.paths]
     changed = contradicted = 0
     for filename in sorted(traced):
-        if wanted and not any(filename == w or filename.startswith(w.rstrip(os.sep) + os.sep)
-                              for w in wanted):
+        if wanted and not any(
+            filename == w or filename.startswith(w.rstrip(os.sep) + os.sep) for w in wanted
+        ):
             continue
         path = Path(filename)
         if not path.is_file():
@@ -164,17 +201,24 @@ def apply(args) -> int:
             sys.stderr.write(f"{filename}: cannot parse: {error}\n")
             continue
         for line in report.contradictions:
-            sys.stderr.write(f"{filename}: {line[0]}: {line[1]}: a recorded call contradicts "
-                             f"the annotation: {line[2]}\n")
+            sys.stderr.write(
+                f"{filename}: {line[0]}: {line[1]}: a recorded call contradicts "
+                f"the annotation: {line[2]}\n"
+            )
             contradicted += 1
         if new == text:
             continue
         changed += 1
         rel = os.path.relpath(filename)
         if args.diff:
-            sys.stdout.writelines(difflib.unified_diff(
-                text.splitlines(keepends=True), new.splitlines(keepends=True),
-                f"a/{rel}", f"b/{rel}"))
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    text.splitlines(keepends=True),
+                    new.splitlines(keepends=True),
+                    f"a/{rel}",
+                    f"b/{rel}",
+                )
+            )
         elif args.stubs:
             stub = Path(args.stubs) / Path(rel).with_suffix(".pyi")
             stub.parent.mkdir(parents=True, exist_ok=True)
@@ -182,9 +226,16 @@ def apply(args) -> int:
         else:
             path.write_text(new, encoding="utf-8")
     what = "would change" if args.diff else "wrote stubs for" if args.stubs else "annotated"
-    sys.stderr.write(f"tensortypes annotate: {what} {changed} file{'s' if changed != 1 else ''}"
-                     + (f"; {contradicted} annotation{'s' if contradicted != 1 else ''} "
-                        f"contradicted by recorded calls" if contradicted else "") + "\n")
+    sys.stderr.write(
+        f"tensortypes annotate: {what} {changed} file{'s' if changed != 1 else ''}"
+        + (
+            f"; {contradicted} annotation{'s' if contradicted != 1 else ''} "
+            f"contradicted by recorded calls"
+            if contradicted
+            else ""
+        )
+        + "\n"
+    )
     return 1 if contradicted else 0
 
 

@@ -36,8 +36,10 @@ class Report:
     def lines(self) -> list:
         out = [f"{q}: {p}: {t}" for q, p, t in self.added]
         out += [f"{q}: left alone: {r}" for q, r in self.skipped]
-        out += [f"{q}: {p}: a recorded call contradicts the annotation: {m}"
-                for q, p, m in self.contradictions]
+        out += [
+            f"{q}: {p}: a recorded call contradicts the annotation: {m}"
+            for q, p, m in self.contradictions
+        ]
         return out
 
 
@@ -96,9 +98,13 @@ def _existing_contradicts(annotation: str, values) -> str | None:
             node = ast.parse(node.value, mode="eval").body  # a string annotation
     except SyntaxError:
         return None
-    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple)
-            and len(node.slice.elts) == 2 and isinstance(node.slice.elts[1], ast.Constant)
-            and isinstance(node.slice.elts[1].value, str)):
+    if not (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Tuple)
+        and len(node.slice.elts) == 2
+        and isinstance(node.slice.elts[1], ast.Constant)
+        and isinstance(node.slice.elts[1].value, str)
+    ):
         return None
     dims = node.slice.elts[1].value.split()
     arrays = [v for v in values if v and v.get("k") == "array"]
@@ -107,15 +113,33 @@ def _existing_contradicts(annotation: str, values) -> str | None:
     if not any(d.startswith("*") or d in ("...", "#") or d.startswith("*") for d in dims):
         for v in arrays:
             if len(v["shape"]) != len(dims):
-                return (f"recorded shape {tuple(v['shape'])} has rank {len(v['shape'])}, "
-                        f"the annotation {len(dims)}")
+                return (
+                    f"recorded shape {tuple(v['shape'])} has rank {len(v['shape'])}, "
+                    f"the annotation {len(dims)}"
+                )
             for axis, (d, size) in enumerate(zip(dims, v["shape"])):
                 if d.isdigit() and int(d) != size:
                     return f"recorded shape {tuple(v['shape'])}: axis {axis} is {size}, not {d}"
-    cls = node.value.id if isinstance(node.value, ast.Name) else \
-        node.value.attr if isinstance(node.value, ast.Attribute) else None
-    if cls in ("Float16", "Float32", "Float64", "Int8", "Int16", "Int32", "Int64", "Bool",
-               "UInt8", "Complex64", "Complex128"):
+    cls = (
+        node.value.id
+        if isinstance(node.value, ast.Name)
+        else node.value.attr
+        if isinstance(node.value, ast.Attribute)
+        else None
+    )
+    if cls in (
+        "Float16",
+        "Float32",
+        "Float64",
+        "Int8",
+        "Int16",
+        "Int32",
+        "Int64",
+        "Bool",
+        "UInt8",
+        "Complex64",
+        "Complex128",
+    ):
         for v in arrays:
             if dtype_class({v["dtype"]}) != cls:
                 return f"recorded dtype {v['dtype']} is not {cls}"
@@ -176,14 +200,16 @@ class _Annotator(cst.CSTTransformer):
                 # PEP 8: spaces around the = of an annotated parameter's default.
                 changes["equal"] = cst.AssignEqual(
                     whitespace_before=cst.SimpleWhitespace(" "),
-                    whitespace_after=cst.SimpleWhitespace(" "))
+                    whitespace_after=cst.SimpleWhitespace(" "),
+                )
             return param.with_changes(**changes)
 
         params = updated.params
         params = params.with_changes(
             params=[fix(p) for p in params.params],
             posonly_params=[fix(p) for p in params.posonly_params],
-            kwonly_params=[fix(p) for p in params.kwonly_params])
+            kwonly_params=[fix(p) for p in params.kwonly_params],
+        )
         updated = updated.with_changes(params=params)
         if plan.returns is not None and "[" in plan.returns.text:
             self.report.array_params += 1
@@ -195,7 +221,8 @@ class _Annotator(cst.CSTTransformer):
         elif plan.returns is not None:
             self.report.added.append((qualname, "return", plan.returns.text))
             updated = updated.with_changes(
-                returns=cst.Annotation(cst.parse_expression(plan.returns.text)))
+                returns=cst.Annotation(cst.parse_expression(plan.returns.text))
+            )
         return updated
 
 
@@ -237,9 +264,11 @@ class _Stubber(cst.CSTTransformer):
     classes, functions and annotated assignments are dropped."""
 
     def leave_FunctionDef(self, original, updated):
-        return updated.with_changes(body=cst.IndentedBlock([cst.SimpleStatementLine(
-            [cst.Expr(cst.Ellipsis())])]) if isinstance(updated.body, cst.IndentedBlock)
-            else cst.SimpleStatementSuite([cst.Expr(cst.Ellipsis())]))
+        return updated.with_changes(
+            body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(cst.Ellipsis())])])
+            if isinstance(updated.body, cst.IndentedBlock)
+            else cst.SimpleStatementSuite([cst.Expr(cst.Ellipsis())])
+        )
 
     def leave_Module(self, original, updated):
         keep = []
@@ -247,8 +276,8 @@ class _Stubber(cst.CSTTransformer):
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 keep.append(stmt)
             elif isinstance(stmt, cst.SimpleStatementLine) and all(
-                    isinstance(s, (cst.Import, cst.ImportFrom, cst.AnnAssign))
-                    for s in stmt.body):
+                isinstance(s, (cst.Import, cst.ImportFrom, cst.AnnAssign)) for s in stmt.body
+            ):
                 keep.append(stmt)
         return updated.with_changes(body=keep)
 

@@ -39,8 +39,7 @@ from dataclasses import dataclass, field
 
 __all__ = ["Proposal", "FunctionPlan", "infer_function", "dtype_class", "source_ints"]
 
-_FLOATS = {"float16": "Float16", "bfloat16": "BFloat16", "float32": "Float32",
-           "float64": "Float64"}
+_FLOATS = {"float16": "Float16", "bfloat16": "BFloat16", "float32": "Float32", "float64": "Float64"}
 _INTS = {"int8": "Int8", "int16": "Int16", "int32": "Int32", "int64": "Int64"}
 _UINTS = {"uint8": "UInt8", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
 _COMPLEX = {"complex64": "Complex64", "complex128": "Complex128"}
@@ -55,8 +54,12 @@ def dtype_class(dtypes) -> str:
     ('Float32', 'Float', 'Shaped')
     """
     dtypes = set(dtypes)
-    for table, wide in ((_FLOATS, "Float"), (_INTS, "Int"), (_UINTS, "UInt"),
-                        (_COMPLEX, "Complex")):
+    for table, wide in (
+        (_FLOATS, "Float"),
+        (_INTS, "Int"),
+        (_UINTS, "UInt"),
+        (_COMPLEX, "Complex"),
+    ):
         if dtypes <= set(table):
             return table[next(iter(dtypes))] if len(dtypes) == 1 else wide
     if dtypes == {"bool"}:
@@ -81,11 +84,38 @@ def source_ints(node) -> set:
     return found
 
 
-_SHAPE_CALLS = frozenset({
-    "view", "reshape", "expand", "repeat", "tile", "broadcast_to", "split", "chunk",
-    "unflatten", "narrow", "zeros", "ones", "empty", "full", "rand", "randn", "randint",
-    "new_zeros", "new_ones", "new_empty", "new_full", "arange", "eye", "Linear",
-    "Embedding", "Conv1d", "Conv2d", "Conv3d"})
+_SHAPE_CALLS = frozenset(
+    {
+        "view",
+        "reshape",
+        "expand",
+        "repeat",
+        "tile",
+        "broadcast_to",
+        "split",
+        "chunk",
+        "unflatten",
+        "narrow",
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "rand",
+        "randn",
+        "randint",
+        "new_zeros",
+        "new_ones",
+        "new_empty",
+        "new_full",
+        "arange",
+        "eye",
+        "Linear",
+        "Embedding",
+        "Conv1d",
+        "Conv2d",
+        "Conv3d",
+    }
+)
 
 
 def shape_ints(node) -> set:
@@ -100,22 +130,33 @@ def shape_ints(node) -> set:
     found: set = set()
 
     def is_size(expr) -> bool:
-        return any(isinstance(sub, ast.Attribute) and sub.attr in ("shape", "size")
-                   for sub in ast.walk(expr))
+        return any(
+            isinstance(sub, ast.Attribute) and sub.attr in ("shape", "size")
+            for sub in ast.walk(expr)
+        )
 
     for sub in ast.walk(node):
         parts: list = []
         if isinstance(sub, ast.Call):
-            callee = sub.func.attr if isinstance(sub.func, ast.Attribute) else \
-                sub.func.id if isinstance(sub.func, ast.Name) else None
+            callee = (
+                sub.func.attr
+                if isinstance(sub.func, ast.Attribute)
+                else sub.func.id
+                if isinstance(sub.func, ast.Name)
+                else None
+            )
             if callee in _SHAPE_CALLS:
                 parts = [*sub.args, *(k.value for k in sub.keywords)]
         elif isinstance(sub, ast.Compare) and any(
-                is_size(side) for side in (sub.left, *sub.comparators)):
+            is_size(side) for side in (sub.left, *sub.comparators)
+        ):
             parts = [sub.left, *sub.comparators]
         for part in parts:
-            found |= source_ints(part) if not isinstance(part, ast.Constant) else \
-                ({part.value} if type(part.value) is int and part.value > 1 else set())
+            found |= (
+                source_ints(part)
+                if not isinstance(part, ast.Constant)
+                else ({part.value} if type(part.value) is int and part.value > 1 else set())
+            )
     return found
 
 
@@ -125,18 +166,29 @@ def _shape_names(func) -> dict:
 
     def source_of(value):
         # x.shape, x.size(), x.shape[...] -> ("x", None) / ("x", index)
-        if isinstance(value, ast.Attribute) and value.attr == "shape" and \
-                isinstance(value.value, ast.Name):
+        if (
+            isinstance(value, ast.Attribute)
+            and value.attr == "shape"
+            and isinstance(value.value, ast.Name)
+        ):
             return value.value.id, None
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
-                value.func.attr == "size" and isinstance(value.func.value, ast.Name):
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "size"
+            and isinstance(value.func.value, ast.Name)
+        ):
             if not value.args:
                 return value.func.value.id, None
             arg = value.args[0]
             if isinstance(arg, ast.Constant) and type(arg.value) is int:
                 return value.func.value.id, arg.value
-            if isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub) and \
-                    isinstance(arg.operand, ast.Constant) and type(arg.operand.value) is int:
+            if (
+                isinstance(arg, ast.UnaryOp)
+                and isinstance(arg.op, ast.USub)
+                and isinstance(arg.operand, ast.Constant)
+                and type(arg.operand.value) is int
+            ):
                 return value.func.value.id, -arg.operand.value
         if isinstance(value, ast.Subscript):
             inner = source_of(value.value)
@@ -144,8 +196,11 @@ def _shape_names(func) -> dict:
                 index = value.slice
                 if isinstance(index, ast.Constant) and type(index.value) is int:
                     return inner[0], index.value
-                if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) and \
-                        isinstance(index.operand, ast.Constant):
+                if (
+                    isinstance(index, ast.UnaryOp)
+                    and isinstance(index.op, ast.USub)
+                    and isinstance(index.operand, ast.Constant)
+                ):
                     return inner[0], -index.operand.value
         return None
 
@@ -153,8 +208,13 @@ def _shape_names(func) -> dict:
     # on: only the reads before its first assignment describe the parameter.
     rebound: dict = {}
     for sub in ast.walk(func):
-        targets = sub.targets if isinstance(sub, ast.Assign) else \
-            [sub.target] if isinstance(sub, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
+        targets = (
+            sub.targets
+            if isinstance(sub, ast.Assign)
+            else [sub.target]
+            if isinstance(sub, (ast.AugAssign, ast.AnnAssign, ast.For))
+            else []
+        )
         for target in targets:
             for name in ast.walk(target):
                 if isinstance(name, ast.Name):
@@ -212,8 +272,11 @@ class _Libraries:
                     self.names.setdefault((node.module, a.name), a.asname or a.name)
 
     def array_type(self, lib: str) -> Proposal | None:
-        module, cls = {"torch": ("torch", "Tensor"), "numpy": ("numpy", "ndarray"),
-                       "jax": ("jax", "Array")}.get(lib, (None, None))
+        module, cls = {
+            "torch": ("torch", "Tensor"),
+            "numpy": ("numpy", "ndarray"),
+            "jax": ("jax", "Array"),
+        }.get(lib, (None, None))
         if module is None:
             return None
         if (module, cls) in self.names:
@@ -268,16 +331,32 @@ def _expression(sizes: tuple, atoms: dict, constants: set) -> str | None:
     pairs = list(itertools.combinations(usable, 2))
     steps = sorted(constants | {1})
     forms = (
-        [f"{c}*{a}" for c in sorted(constants) for a in usable
-         if fits(lambda i, a=a, c=c: c * usable[a][i])],
+        [
+            f"{c}*{a}"
+            for c in sorted(constants)
+            for a in usable
+            if fits(lambda i, a=a, c=c: c * usable[a][i])
+        ],
         [f"{a}*{b}" for a, b in pairs if fits(lambda i, a=a, b=b: usable[a][i] * usable[b][i])],
         [f"{a}+{b}" for a, b in pairs if fits(lambda i, a=a, b=b: usable[a][i] + usable[b][i])],
-        [f"{a}-{b}" for a, b in itertools.permutations(usable, 2)
-         if fits(lambda i, a=a, b=b: usable[a][i] - usable[b][i])],
-        [f"{a}{sign}{c}" for a in usable for c in steps for sign in "+-"
-         if fits(lambda i, a=a, c=c, sign=sign: usable[a][i] + (c if sign == "+" else -c))],
-        [f"{a}//{c}" for c in sorted(constants) for a in usable
-         if fits(lambda i, a=a, c=c: usable[a][i] // c)],
+        [
+            f"{a}-{b}"
+            for a, b in itertools.permutations(usable, 2)
+            if fits(lambda i, a=a, b=b: usable[a][i] - usable[b][i])
+        ],
+        [
+            f"{a}{sign}{c}"
+            for a in usable
+            for c in steps
+            for sign in "+-"
+            if fits(lambda i, a=a, c=c, sign=sign: usable[a][i] + (c if sign == "+" else -c))
+        ],
+        [
+            f"{a}//{c}"
+            for c in sorted(constants)
+            for a in usable
+            if fits(lambda i, a=a, c=c: usable[a][i] // c)
+        ],
     )
     for found in forms:
         if found:
@@ -285,8 +364,9 @@ def _expression(sizes: tuple, atoms: dict, constants: set) -> str | None:
     return None
 
 
-def infer_function(calls, func, class_node=None, module_tree=None,
-                   package: str = "tensortypes") -> FunctionPlan:
+def infer_function(
+    calls, func, class_node=None, module_tree=None, package: str = "tensortypes"
+) -> FunctionPlan:
     """Annotations for ``func`` (an ``ast.FunctionDef``) from its recorded ``calls``.
 
     ``calls``: ``(args, ret, self_ints)`` triples as the trace stores them.
@@ -305,8 +385,10 @@ def infer_function(calls, func, class_node=None, module_tree=None,
     # loss``): each item is a slot of its own, annotated like a parameter.
     returned = [c[1] for c in calls]
     width = len(returned[0].get("items", ())) if isinstance(returned[0], dict) else 0
-    if not width or any(not isinstance(r, dict) or r.get("k") != "tuple" or
-                        len(r.get("items", ())) != width for r in returned):
+    if not width or any(
+        not isinstance(r, dict) or r.get("k") != "tuple" or len(r.get("items", ())) != width
+        for r in returned
+    ):
         width = 0
     returns_slots = [f"{_RETURN}.{i}" for i in range(width)] if width else [_RETURN]
     slots = [*params, *returns_slots]
@@ -315,7 +397,7 @@ def infer_function(calls, func, class_node=None, module_tree=None,
         if slot == _RETURN:
             return call[1]
         if slot in returns_slots:
-            return call[1]["items"][int(slot[len(_RETURN) + 1:])]
+            return call[1]["items"][int(slot[len(_RETURN) + 1 :])]
         return call[0].get(slot)
 
     # -- which slots are arrays, of one library, in every call ------------------------------
@@ -355,8 +437,9 @@ def infer_function(calls, func, class_node=None, module_tree=None,
                 positions[(slot, axis)] = per_call(slot, [v["shape"][axis] for v in seen])
         else:
             low = min(ranks)
-            prefix[slot] = per_call(slot, [tuple(v["shape"][:len(v["shape"]) - low])
-                                           for v in seen])
+            prefix[slot] = per_call(
+                slot, [tuple(v["shape"][: len(v["shape"]) - low]) for v in seen]
+            )
             for back in range(low, 0, -1):
                 positions[(slot, -back)] = per_call(slot, [v["shape"][-back] for v in seen])
     code_names = _shape_names(func)
@@ -372,8 +455,9 @@ def infer_function(calls, func, class_node=None, module_tree=None,
         if None in sizes and len({x for x in sizes if x is not None}) > 1:
             # (A size that never varied agrees with too many groups to join one.)
             for full in groups:
-                if all(s is None or s == f for s, f in zip(sizes, full)) and \
-                        any(s is not None and s == f for s, f in zip(sizes, full)):
+                if all(s is None or s == f for s, f in zip(sizes, full)) and any(
+                    s is not None and s == f for s, f in zip(sizes, full)
+                ):
                     sizes = full
                     break
         groups.setdefault(sizes, []).append(pos)
@@ -412,8 +496,9 @@ def infer_function(calls, func, class_node=None, module_tree=None,
     int_params = {}
     for p in params:
         seen = [c[0].get(p) for c in calls]
-        if seen and all(v is not None and v.get("k") == "int" and v.get("v") is not None
-                        for v in seen):
+        if seen and all(
+            v is not None and v.get("k") == "int" and v.get("v") is not None for v in seen
+        ):
             int_params[p] = tuple(v["v"] for v in seen)
     self_attrs: dict = {}
     if calls and all(c[2] for c in calls):
@@ -440,8 +525,7 @@ def infer_function(calls, func, class_node=None, module_tree=None,
     deferred: list = []  # (sizes, group): no name of the code fits
     # Slots whose shape differed between calls: a size that stayed put while the others
     # moved is evidence of a constant; one call, or one shape, is not.
-    varied = {slot for slot, seen in arrays.items()
-              if len({tuple(v["shape"]) for v in seen}) > 1}
+    varied = {slot for slot, seen in arrays.items() if len({tuple(v["shape"]) for v in seen}) > 1}
     ambiguous: set = set()  # slots with a size two int parameters fit equally
     generic_labels: set = set()  # names that say nothing but "a size"
     label_sizes: dict = {}  # name -> its size per call
@@ -449,35 +533,48 @@ def infer_function(calls, func, class_node=None, module_tree=None,
     for _sizes, name, _group in named_groups:
         if name is not None:
             used.add(name)
-    for sizes, name, group in sorted(named_groups, key=lambda g: min(
-            (slots.index(p[0]), p[1] if p[1] >= 0 else 100 + p[1]) for p in g[2])):
+    for sizes, name, group in sorted(
+        named_groups,
+        key=lambda g: min((slots.index(p[0]), p[1] if p[1] >= 0 else 100 + p[1]) for p in g[2]),
+    ):
         known = [size for size in sizes if size is not None]
         constant = len(set(known)) == 1
         # Ints of the code equal to this size in every call: the function's own int
         # parameters (k), the constructor's (d_model) and the instance's attributes.
         # A size that varies with them is theirs; a size that never varies only when it
         # is no leading (batch) axis and not 1 or 2, the sizes a test picks for anything.
-        tied = not constant or (known[0] > 2 and all(pos[1] != 0 for pos in group)
-                                and any(pos[0] in varied for pos in group))
+        tied = not constant or (
+            known[0] > 2
+            and all(pos[1] != 0 for pos in group)
+            and any(pos[0] in varied for pos in group)
+        )
         candidates = [p for p, v in int_params.items() if v == sizes and tied]
         if len(candidates) > 1:
             # create_causal_mask(i, j) called with i == j: which axis is which is unknown.
             ambiguous.update(pos[0] for pos in group)
-        candidates += [a for a, v in self_attrs.items()
-                       if v == sizes and a not in candidates and tied]
+        candidates += [
+            a for a, v in self_attrs.items() if v == sizes and a not in candidates and tied
+        ]
         if len(candidates) == 1:
             label = candidates[0]
             if label not in params:
                 used.add(label)
         elif name is not None:
             label = name
-        elif constant and known[0] in sizes_written and \
-                all(pos[1] != 0 for pos in group) and any(pos[0] in varied for pos in group):
+        elif (
+            constant
+            and known[0] in sizes_written
+            and all(pos[1] != 0 for pos in group)
+            and any(pos[0] in varied for pos in group)
+        ):
             # A number the code writes, seen in several calls, never for a leading
             # (batch) axis: a test's batch of 2 is no ``2`` of the code.
             label = str(known[0])
-        elif constant and known[0] == 1 and not any(
-                pos[1] == 0 and (pos[0] in params or None in sizes) for pos in group):
+        elif (
+            constant
+            and known[0] == 1
+            and not any(pos[1] == 0 and (pos[0] in params or None in sizes) for pos in group)
+        ):
             # (A leading 1 of an argument is the tests' batch of 1; a leading 1 of a
             # result the code builds is a broadcast axis.)
             label = "1"
@@ -499,8 +596,12 @@ def infer_function(calls, func, class_node=None, module_tree=None,
         label = _expression(sizes, atoms, constants | class_constants)
         if label is None:
             first = min(group, key=lambda p: (slots.index(p[0]), p[1]))
-            if first[1] == 0 and len(set(s for s in sizes if s is not None)) > 1 and \
-                    len(arrays[first[0]][0]["shape"]) >= 2 and "batch" not in used:
+            if (
+                first[1] == 0
+                and len(set(s for s in sizes if s is not None)) > 1
+                and len(arrays[first[0]][0]["shape"]) >= 2
+                and "batch" not in used
+            ):
                 label = fresh("batch")
             else:
                 label = fresh(next(generic, "d"))
@@ -536,15 +637,17 @@ def infer_function(calls, func, class_node=None, module_tree=None,
         holders = {}
         for (slot, _axis), label in labels.items():
             holders.setdefault(label, set()).add(slot)
-        shapes_of = {slot: per_call(slot, [tuple(v["shape"]) for v in seen])
-                for slot, seen in arrays.items()}
+        shapes_of = {
+            slot: per_call(slot, [tuple(v["shape"]) for v in seen]) for slot, seen in arrays.items()
+        }
         for slot, seen in arrays.items():
             rank = len(seen[0]["shape"])
             if slot in prefix or not rank:
                 continue
             mine = [labels[(slot, axis)] for axis in range(rank)]
             if all(label in generic_labels for label in mine) and all(
-                    shapes_of[other] == shapes_of[slot] for label in mine for other in holders[label]):
+                shapes_of[other] == shapes_of[slot] for label in mine for other in holders[label]
+            ):
                 whole.add(slot)
     for slot in whole:
         prefix[slot] = per_call(slot, [tuple(v["shape"]) for v in arrays[slot]])
@@ -616,8 +719,9 @@ def infer_function(calls, func, class_node=None, module_tree=None,
     items = [proposals.pop(slot, None) for slot in returns_slots]
     returns = items[0] if not width else None
     if width and all(items):
-        returns = Proposal(f"tuple[{', '.join(p.text for p in items)}]",
-                           set().union(*(p.imports for p in items)))
+        returns = Proposal(
+            f"tuple[{', '.join(p.text for p in items)}]", set().union(*(p.imports for p in items))
+        )
     elif width:
         notes.append("return: a tuple whose items are not all arrays or simple values")
     return FunctionPlan(proposals, returns, notes)

@@ -108,14 +108,20 @@ class TraceStore:
     def __init__(self, path) -> None:
         self.path = str(path)
         with sqlite3.connect(self.path) as db:
-            db.execute("CREATE TABLE IF NOT EXISTS calls (module TEXT, qualname TEXT, "
-                       "filename TEXT, lineno INTEGER, args TEXT, ret TEXT, self_ints TEXT)")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS calls (module TEXT, qualname TEXT, "
+                "filename TEXT, lineno INTEGER, args TEXT, ret TEXT, self_ints TEXT)"
+            )
 
     def add(self, rows) -> None:
         with sqlite3.connect(self.path) as db:
-            db.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           [(m, q, f, n, json.dumps(a), json.dumps(r), json.dumps(s))
-                            for m, q, f, n, a, r, s in rows])
+            db.executemany(
+                "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (m, q, f, n, json.dumps(a), json.dumps(r), json.dumps(s))
+                    for m, q, f, n, a, r, s in rows
+                ],
+            )
 
     def calls(self):
         """Every recorded call: ``(module, qualname, filename, lineno, args, ret, self_ints)``."""
@@ -135,8 +141,11 @@ class Tracer:
 
     def __init__(self, include=(), cap: int = DEFAULT_CAP, root: str | None = None) -> None:
         self.modules = tuple(m for m in include if os.sep not in m and not m.endswith(".py"))
-        self.paths = tuple(os.path.abspath(p) for p in include
-                           if os.sep in p or p.endswith(".py") or os.path.isdir(p))
+        self.paths = tuple(
+            os.path.abspath(p)
+            for p in include
+            if os.sep in p or p.endswith(".py") or os.path.isdir(p)
+        )
         self.root = os.path.abspath(root or os.getcwd())
         self.cap = cap
         self.rows: list = []
@@ -164,14 +173,17 @@ class Tracer:
             if any(module == m or module.startswith(m + ".") for m in self.modules):
                 return True
         if self.paths:
-            return any(path == p or path.startswith(p.rstrip(os.sep) + os.sep)
-                       for p in self.paths)
+            return any(path == p or path.startswith(p.rstrip(os.sep) + os.sep) for p in self.paths)
         if self.modules:
             return False
         # Default: code under the working directory that is no installed package.
         parts = path.split(os.sep)
-        return path.startswith(self.root + os.sep) and "site-packages" not in parts and \
-            not any(p.startswith(".") for p in parts) and "dist-packages" not in parts
+        return (
+            path.startswith(self.root + os.sep)
+            and "site-packages" not in parts
+            and not any(p.startswith(".") for p in parts)
+            and "dist-packages" not in parts
+        )
 
     def _wanted(self, frame) -> bool:
         code = frame.f_code
@@ -179,8 +191,11 @@ class Tracer:
         if state is None:
             state = self.included(code, frame.f_globals.get("__name__"))
             self.wanted[code] = state
-        return state and self.counts.get(code, 0) < self.cap and \
-            self.examined.get(code, 0) < self.limit
+        return (
+            state
+            and self.counts.get(code, 0) < self.cap
+            and self.examined.get(code, 0) < self.limit
+        )
 
     # -- recording -------------------------------------------------------------------------
     def _enter(self, frame):
@@ -215,10 +230,14 @@ class Tracer:
             ints = {}
             for name, desc in args.items():
                 if desc.get("k") == "type" and name in local:
-                    ints.update({k: v for k, v in _self_ints(local[name]).items()
-                                 if k not in ints})
-            ints.update({k: v["v"] for k, v in args.items() if v.get("k") == "int"
-                         and v.get("v") is not None})
+                    ints.update({k: v for k, v in _self_ints(local[name]).items() if k not in ints})
+            ints.update(
+                {
+                    k: v["v"]
+                    for k, v in args.items()
+                    if v.get("k") == "int" and v.get("v") is not None
+                }
+            )
             if ints:
                 with self.lock:
                     if len(self.init_ints) < 65536:

@@ -65,8 +65,7 @@ from tensortypes.types import STR as STR_T
 from .shapetext import shape_pattern
 from .typelang import class_type
 
-__all__ = ["DTYPE_NAMES", "ARRAY_KINDS", "JAXTYPING_MODULES", "read_annotation",
-           "dtype_class"]
+__all__ = ["DTYPE_NAMES", "ARRAY_KINDS", "JAXTYPING_MODULES", "read_annotation", "dtype_class"]
 
 JAXTYPING_MODULES = ("jaxtyping", "tensortypes", "tensortypes.annotate")
 
@@ -84,29 +83,63 @@ _CATEGORY_SETS = {members: members for members in CATEGORIES.values()}
 # jaxtyping's dtype classes (as in jaxtyping) as dtype sets (None: any dtype), read off the
 # runtime's own table so the checker knows exactly the classes ``tensortypes.annotate`` has.
 DTYPE_NAMES: dict[str, frozenset[DType] | None] = {
-    name: _dtype_set(cls.dtypes) for name, cls in DTYPE_CLASSES.items()}
+    name: _dtype_set(cls.dtypes) for name, cls in DTYPE_CLASSES.items()
+}
 
 ARRAY_KINDS = {
-    "torch.Tensor": "torch", "torch.FloatTensor": "torch", "torch.LongTensor": "torch",
-    "numpy.ndarray": "numpy", "numpy.typing.NDArray": "numpy", "jax.Array": "jax",
-    "jax.numpy.ndarray": "jax", "jaxtyping.Array": "jax", "torch.nn.Parameter": "torch",
+    "torch.Tensor": "torch",
+    "torch.FloatTensor": "torch",
+    "torch.LongTensor": "torch",
+    "numpy.ndarray": "numpy",
+    "numpy.typing.NDArray": "numpy",
+    "jax.Array": "jax",
+    "jax.numpy.ndarray": "jax",
+    "jaxtyping.Array": "jax",
+    "torch.nn.Parameter": "torch",
 }
 _FIXED_TENSORS = {"torch.FloatTensor": "float32", "torch.LongTensor": "int64"}
 _NAMED = {
-    "builtins.int": INT_T, "builtins.float": FLOAT_T, "builtins.bool": BOOL_T,
-    "builtins.str": STR_T, "builtins.complex": COMPLEX_T, "types.NoneType": NONE,
-    "builtins.list": ListType(ANY), "builtins.dict": DictType(ANY, ANY),
-    "builtins.tuple": VarTupleType(ANY), "typing.List": ListType(ANY),
-    "typing.Dict": DictType(ANY, ANY), "torch.dtype": DTYPE, "torch.device": DEVICE,
+    "builtins.int": INT_T,
+    "builtins.float": FLOAT_T,
+    "builtins.bool": BOOL_T,
+    "builtins.str": STR_T,
+    "builtins.complex": COMPLEX_T,
+    "types.NoneType": NONE,
+    "builtins.list": ListType(ANY),
+    "builtins.dict": DictType(ANY, ANY),
+    "builtins.tuple": VarTupleType(ANY),
+    "typing.List": ListType(ANY),
+    "typing.Dict": DictType(ANY, ANY),
+    "torch.dtype": DTYPE,
+    "torch.device": DEVICE,
 }
-_ABC = {name: getattr(abc, name) for name in (
-    "Iterable", "Iterator", "Collection", "Sequence", "MutableSequence", "Mapping",
-    "MutableMapping", "Reversible", "Container", "Sized")}
+_ABC = {
+    name: getattr(abc, name)
+    for name in (
+        "Iterable",
+        "Iterator",
+        "Collection",
+        "Sequence",
+        "MutableSequence",
+        "Mapping",
+        "MutableMapping",
+        "Reversible",
+        "Container",
+        "Sized",
+    )
+}
 _OPTIONALS = frozenset({"typing.Optional", "typing_extensions.Optional"})
 _UNPACK = frozenset({"typing.Unpack", "typing_extensions.Unpack"})
-_WRAPPERS = frozenset({"typing.Annotated", "typing.Final", "typing.ClassVar",
-                       "typing_extensions.Annotated", "typing.Required",
-                       "typing.NotRequired"})
+_WRAPPERS = frozenset(
+    {
+        "typing.Annotated",
+        "typing.Final",
+        "typing.ClassVar",
+        "typing_extensions.Annotated",
+        "typing.Required",
+        "typing.NotRequired",
+    }
+)
 
 
 def dtype_class(path: str):
@@ -153,8 +186,12 @@ def read_annotation(node, module, depth: int = 0):
             return read_annotation(parsed, module, depth + 1)
         return ANY
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return UnionType([read_annotation(node.left, module, depth + 1),
-                          read_annotation(node.right, module, depth + 1)])
+        return UnionType(
+            [
+                read_annotation(node.left, module, depth + 1),
+                read_annotation(node.right, module, depth + 1),
+            ]
+        )
     if isinstance(node, ast.Subscript):
         return _subscript(node, module, depth)
     if isinstance(node, ast.Name):
@@ -210,8 +247,11 @@ def _subscript(node: ast.Subscript, module, depth: int):
     if path in ("typing.Union", "typing_extensions.Union"):
         return UnionType([read(i) for i in range(len(args))])
     if path in ("typing.Tuple", "builtins.tuple"):
-        if any(isinstance(a, ast.Starred) or (isinstance(a, ast.Subscript) and
-               module.path_of(a.value) in _UNPACK) for a in args):
+        if any(
+            isinstance(a, ast.Starred)
+            or (isinstance(a, ast.Subscript) and module.path_of(a.value) in _UNPACK)
+            for a in args
+        ):
             return ANY  # tuple[*Ts]: a variadic generic's length is not known here
         if len(args) == 2 and isinstance(args[1], ast.Constant) and args[1].value is Ellipsis:
             return VarTupleType(read(0))
@@ -226,15 +266,21 @@ def _subscript(node: ast.Subscript, module, depth: int):
         return SetType(read(0))
     if path in ("typing.FrozenSet", "builtins.frozenset"):
         return FrozenSetType(read(0))
-    if path.partition(".")[0] in ("typing", "collections") and name in _ABC and \
-            path in (f"typing.{name}", f"collections.abc.{name}"):
+    if (
+        path.partition(".")[0] in ("typing", "collections")
+        and name in _ABC
+        and path in (f"typing.{name}", f"collections.abc.{name}")
+    ):
         return AbcType(_ABC[name], [read(i) for i in range(len(args))])
     if path in _WRAPPERS:
         return read(0)
     if path in ("typing.Literal", "typing_extensions.Literal"):
         values = [a.value for a in args if isinstance(a, ast.Constant)]
-        if len(values) != len(args) or not values or \
-                not all(type(v) in (int, str, bool) for v in values):
+        if (
+            len(values) != len(args)
+            or not values
+            or not all(type(v) in (int, str, bool) for v in values)
+        ):
             return ANY
         return LiteralType(values)
     if path == "numpy.typing.NDArray":

@@ -115,10 +115,10 @@ def value_of(t, module):
         if len(t.values) == 1 and type(t.values[0]) is str:
             return StrV(t.values[0])  # Literal["scalar"]: narrowed out by == "scalar"
         kinds = {type(v) for v in t.values}
-        return {frozenset({str}): StrV(), frozenset({int}): IntV(),
-                frozenset({bool}): BoolV()}.get(frozenset(kinds), UNKNOWN)
+        return {frozenset({str}): StrV(), frozenset({int}): IntV(), frozenset({bool}): BoolV()}.get(
+            frozenset(kinds), UNKNOWN
+        )
     return UNKNOWN
 
 
-_VALUES = {INT: IntV(), FLOAT: FloatV(), BOOL: BoolV(), STR: StrV(), NONE: NONE_V,
-           ANY: UNKNOWN}
+_VALUES = {INT: IntV(), FLOAT: FloatV(), BOOL: BoolV(), STR: StrV(), NONE: NONE_V, ANY: UNKNOWN}

@@ -39,10 +39,13 @@ def write_baseline(diagnostics, file) -> int:
     file = Path(file)
     folder = file.parent
     counts = Counter(_entry(d, folder) for d in diagnostics if d.severity == "error")
-    entries = [{"path": p, "code": c, "message": m, "count": n}
-               for (p, c, m), n in sorted(counts.items())]
-    file.write_text(json.dumps({"version": BASELINE_VERSION, "errors": entries}, indent=1)
-                    + "\n", encoding="utf-8")
+    entries = [
+        {"path": p, "code": c, "message": m, "count": n} for (p, c, m), n in sorted(counts.items())
+    ]
+    file.write_text(
+        json.dumps({"version": BASELINE_VERSION, "errors": entries}, indent=1) + "\n",
+        encoding="utf-8",
+    )
     return sum(counts.values())
 
 
@@ -56,15 +59,21 @@ def read_baseline(file) -> Counter:
         data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"cannot read the baseline {file}: {error}") from None
-    if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION or \
-            not isinstance(data.get("errors"), list):
-        raise ValueError(f"{file} is not a tensortypes baseline (version {BASELINE_VERSION}); "
-                         f"write one with --write-baseline")
+    if (
+        not isinstance(data, dict)
+        or data.get("version") != BASELINE_VERSION
+        or not isinstance(data.get("errors"), list)
+    ):
+        raise ValueError(
+            f"{file} is not a tensortypes baseline (version {BASELINE_VERSION}); "
+            f"write one with --write-baseline"
+        )
     counts: Counter = Counter()
     for item in data["errors"]:
         try:
-            counts[(str(item["path"]), str(item["code"]), str(item["message"]))] += \
-                int(item.get("count", 1))
+            counts[(str(item["path"]), str(item["code"]), str(item["message"]))] += int(
+                item.get("count", 1)
+            )
         except (TypeError, KeyError, ValueError):
             raise ValueError(f"{file}: malformed entry {item!r}") from None
     return counts

@@ -112,8 +112,11 @@ class Binder:
                 deferred.append((p, a, label, axis))
                 return
             if len(unbound) == 1:
-                mapping = {n: v for n, v in self.env.items()
-                           if n in p.free_symbols and not n.startswith("*") and v is not None}
+                mapping = {
+                    n: v
+                    for n, v in self.env.items()
+                    if n in p.free_symbols and not n.startswith("*") and v is not None
+                }
                 solution = _solve(p.substitute(mapping), unbound[0], a)
                 if solution is not None:
                     self.env[unbound[0]] = solution
@@ -123,9 +126,13 @@ class Binder:
                 step = self._indivisible(known, unbound[0], a)
                 if step is not None:
                     self.env[unbound[0]] = None
-                    out.append(Mismatch(f"{label} axis {axis} has size {fmt_dim(a)}, expected "
-                                        f"{known} (a multiple of {step} for every size)",
-                                        tuple(sorted(p.free_symbols))))
+                    out.append(
+                        Mismatch(
+                            f"{label} axis {axis} has size {fmt_dim(a)}, expected "
+                            f"{known} (a multiple of {step} for every size)",
+                            tuple(sorted(p.free_symbols)),
+                        )
+                    )
                     return
             for name in unbound:
                 self.env[name] = None  # tied to sizes we cannot solve for: unknown
@@ -137,8 +144,11 @@ class Binder:
         if self.soft and p.free_symbols & self.soft and dims.eq(expected, a) is not False:
             return
         names = tuple(sorted(p.free_symbols))
-        bound = ", ".join(f"{n} = {fmt_dim(self.env[n])} from {self.where[n]}" for n in names
-                          if n in self.where and not self._self_bound(n))
+        bound = ", ".join(
+            f"{n} = {fmt_dim(self.env[n])} from {self.where[n]}"
+            for n in names
+            if n in self.where and not self._self_bound(n)
+        )
         why = "" if dims.eq(expected, a) is False else " (not provably equal for every size)"
         message = f"{label} axis {axis} has size {fmt_dim(a)}, expected {fmt_dim(expected)}"
         if not p.is_constant and str(p) != str(expected):
@@ -181,32 +191,46 @@ class Binder:
             # A pattern without a ``*rest`` meets the shape's last axes at its own end.
             tail_p = len(pattern) - (rest_p + 1 if rest_p is not None else 0)
             if rest_p is None and rest_a + tail_a > len(pattern):
-                out.append(Mismatch(f"{label} has rank at least {rest_a + tail_a} "
-                                    f"{fmt_shape(shape)}, expected rank {len(pattern)} "
-                                    f"{fmt_shape(pattern)}"))
+                out.append(
+                    Mismatch(
+                        f"{label} has rank at least {rest_a + tail_a} "
+                        f"{fmt_shape(shape)}, expected rank {len(pattern)} "
+                        f"{fmt_shape(pattern)}"
+                    )
+                )
                 return out
             tail = min(tail_a, tail_p)
             pairs = [(i, pattern[i], shape[i]) for i in range(head)]
-            pairs += [(-k, pattern[len(pattern) - k], shape[len(shape) - k])
-                      for k in range(1, tail + 1)]
+            pairs += [
+                (-k, pattern[len(pattern) - k], shape[len(shape) - k]) for k in range(1, tail + 1)
+            ]
             if rest_p is not None and pattern[rest_p].name is not None:
                 self.env.setdefault("*" + pattern[rest_p].name, None)
         elif rest_p is None:
             if len(pattern) != len(shape):
-                out.append(Mismatch(f"{_with_shape(label, shape)} has rank {len(shape)}, "
-                                    f"expected rank {len(pattern)} {fmt_shape(pattern)}"))
+                out.append(
+                    Mismatch(
+                        f"{_with_shape(label, shape)} has rank {len(shape)}, "
+                        f"expected rank {len(pattern)} {fmt_shape(pattern)}"
+                    )
+                )
                 return out
             pairs = list(zip(range(len(shape)), pattern, shape))
         else:
             fixed = len(pattern) - 1
             if len(shape) < fixed:
-                out.append(Mismatch(f"{_with_shape(label, shape)} has rank {len(shape)}, "
-                                    f"expected at least {fixed} {fmt_shape(pattern)}"))
+                out.append(
+                    Mismatch(
+                        f"{_with_shape(label, shape)} has rank {len(shape)}, "
+                        f"expected at least {fixed} {fmt_shape(pattern)}"
+                    )
+                )
                 return out
             stop = len(shape) - (fixed - rest_p)
             pairs = [(i, pattern[i], shape[i]) for i in range(rest_p)]
-            pairs += [(stop + k, pattern[rest_p + 1 + k], shape[stop + k])
-                      for k in range(fixed - rest_p)]
+            pairs += [
+                (stop + k, pattern[rest_p + 1 + k], shape[stop + k]) for k in range(fixed - rest_p)
+            ]
             self._rest(pattern[rest_p], tuple(shape[rest_p:stop]), label, out)
         return self._pairs([(axis, p, a, label) for axis, p, a in pairs], out)
 
@@ -214,8 +238,9 @@ class Binder:
         """Match ``(axis, pattern entry, actual entry, label)`` pairs into ``out``."""
         deferred: list = []
         # Bare names first, so that expressions meet their names already bound.
-        for axis, p, a, label in sorted(pairs, key=lambda t: not (type(t[1]) is Dim
-                                                                  and t[1].is_symbol)):
+        for axis, p, a, label in sorted(
+            pairs, key=lambda t: not (type(t[1]) is Dim and t[1].is_symbol)
+        ):
             self._axis(p, a, label, axis, deferred, out)
         for p, a, lab, axis in deferred:
             self._axis(p, a, lab, axis, None, out)
@@ -239,39 +264,54 @@ class Binder:
         if bound is None and name not in self.env:
             if head_p > rest_a or tail_p > tail_a:
                 return None
-            self.env[name] = tuple(shape[head_p:len(shape) - tail_p])
+            self.env[name] = tuple(shape[head_p : len(shape) - tail_p])
             self.where[name] = label
             pairs = [(i, pattern[i], shape[i], label) for i in range(head_p)]
-            pairs += [(k - tail_p, pattern[len(pattern) - tail_p + k], shape[len(shape)
-                                                                                  - tail_p + k],
-                       label) for k in range(tail_p)]
+            pairs += [
+                (
+                    k - tail_p,
+                    pattern[len(pattern) - tail_p + k],
+                    shape[len(shape) - tail_p + k],
+                    label,
+                )
+                for k in range(tail_p)
+            ]
             return pairs
         cut = next((i for i, d in enumerate(bound or ()) if type(d) is Rest), None)
         if cut is None or bound[cut] is not shape[rest_a] or bound[cut].name is None:
             return None
-        before, after = bound[:cut], bound[cut + 1:]
+        before, after = bound[:cut], bound[cut + 1 :]
         want_head, want_tail = head_p + len(before), tail_p + len(after)
         if want_head != rest_a or want_tail != tail_a:
             rest = shape[rest_a]
             rest = shape[rest_a]
-            want = fmt_shape((*pattern[:rest_p], *bound, *pattern[rest_p + 1:]))
-            where = (f"{_axes(tail_a)} after {rest!r}, expected {want_tail}"
-                     if want_tail != tail_a else
-                     f"{_axes(rest_a)} before {rest!r}, expected {want_head}")
+            want = fmt_shape((*pattern[:rest_p], *bound, *pattern[rest_p + 1 :]))
+            where = (
+                f"{_axes(tail_a)} after {rest!r}, expected {want_tail}"
+                if want_tail != tail_a
+                else f"{_axes(rest_a)} before {rest!r}, expected {want_head}"
+            )
             out.append(Mismatch(f"{label}: {where} as in {want}, whatever {rest!r} is"))
             return []
-        for x, y in zip((*before, *after),
-                        (*shape[head_p:rest_a], *shape[rest_a + 1:rest_a + 1 + len(after)])):
+        for x, y in zip(
+            (*before, *after), (*shape[head_p:rest_a], *shape[rest_a + 1 : rest_a + 1 + len(after)])
+        ):
             x = x.dim if type(x) is Bcast else x
             y = y.dim if type(y) is Bcast else y
             if type(x) is Dim and type(y) is Dim and not same_size(x, y, self.facts):
-                out.append(Mismatch(f"{label}: {name} holds {fmt_shape(bound)} (from "
-                                    f"{self.where.get(name, 'the function')}), but the shape "
-                                    f"{fmt_shape(shape)} has {fmt_dim(y)} there"))
+                out.append(
+                    Mismatch(
+                        f"{label}: {name} holds {fmt_shape(bound)} (from "
+                        f"{self.where.get(name, 'the function')}), but the shape "
+                        f"{fmt_shape(shape)} has {fmt_dim(y)} there"
+                    )
+                )
                 return []
         pairs = [(i, pattern[i], shape[i], label) for i in range(head_p)]
-        pairs += [(k - tail_p, pattern[len(pattern) - tail_p + k], shape[len(shape) - tail_p + k],
-                   label) for k in range(tail_p)]
+        pairs += [
+            (k - tail_p, pattern[len(pattern) - tail_p + k], shape[len(shape) - tail_p + k], label)
+            for k in range(tail_p)
+        ]
         return pairs
 
     def _rest(self, spec: Rest, entries: tuple, label: str, out: list) -> None:
@@ -286,14 +326,22 @@ class Binder:
         if bound is None:
             return
         if len(bound) != len(entries):
-            out.append(Mismatch(f"{label}: *{spec.name} has {len(entries)} axes "
-                                f"{fmt_shape(entries)}, but {self.where[key]} bound it to "
-                                f"{len(bound)} axes {fmt_shape(bound)}"))
+            out.append(
+                Mismatch(
+                    f"{label}: *{spec.name} has {len(entries)} axes "
+                    f"{fmt_shape(entries)}, but {self.where[key]} bound it to "
+                    f"{len(bound)} axes {fmt_shape(bound)}"
+                )
+            )
             return
         for i, (x, y) in enumerate(zip(bound, entries)):
             if type(x) is Dim and type(y) is Dim and not dims.eq(x, y):
-                out.append(Mismatch(f"{label}: *{spec.name} axis {i} is {fmt_dim(y)}, but "
-                                    f"{self.where[key]} bound it to {fmt_dim(x)}"))
+                out.append(
+                    Mismatch(
+                        f"{label}: *{spec.name} axis {i} is {fmt_dim(y)}, but "
+                        f"{self.where[key]} bound it to {fmt_dim(x)}"
+                    )
+                )
 
     # -- results ---------------------------------------------------------------------------
     def substitute(self, entries):
@@ -319,9 +367,11 @@ class Binder:
 
     def bound_notes(self, names) -> list:
         """``n = 128 (from x axis 1)`` for each of ``names`` bound to another size."""
-        return [f"{n} = {fmt_dim(self.env[n])} (bound by {self.where[n]})"
-                for n in names if n in self.where and self.env.get(n) is not None
-                and not self._self_bound(n)]
+        return [
+            f"{n} = {fmt_dim(self.env[n])} (bound by {self.where[n]})"
+            for n in names
+            if n in self.where and self.env.get(n) is not None and not self._self_bound(n)
+        ]
 
     def _self_bound(self, name: str) -> bool:
         """``n`` bound to the symbol ``n`` itself: the function's own size, no news."""

@@ -101,8 +101,7 @@ class ResultCache:
         try:
             base.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise CacheError(f"cannot create the check cache directory {base}: {error}") \
-                from None
+            raise CacheError(f"cannot create the check cache directory {base}: {error}") from None
         if not os.access(base, os.W_OK):
             raise CacheError(f"the check cache directory {base} is not writable")
         self.directory = base
@@ -115,8 +114,7 @@ class ResultCache:
     def get_meta(self, key: str):
         """``(interface hash, imported module names)`` stored under a content key, or None."""
         try:
-            data = json.loads((self.directory / "meta" / f"{key}.json").read_text(
-                encoding="utf-8"))
+            data = json.loads((self.directory / "meta" / f"{key}.json").read_text(encoding="utf-8"))
             found = (str(data["interface"]), [str(m) for m in data["imports"]])
         except (OSError, ValueError, KeyError, TypeError):
             return None

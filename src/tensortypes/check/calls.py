@@ -55,23 +55,29 @@ from .symbolic import (
 __all__ = ["CallMixin"]
 
 _LIBRARY_ROOTS = ("torch", "numpy", "jax")
-_LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
-                            "reverse"})
+_LIST_MUTATORS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"}
+)
 
 
 class CallMixin:
     """Call evaluation for the walker."""
 
-    def call_info(self, name: str, node, kind=None, args=(), kwargs=None, labels=None,
-                  star=False) -> Call:
+    def call_info(
+        self, name: str, node, kind=None, args=(), kwargs=None, labels=None, star=False
+    ) -> Call:
         call = Call(name, list(args), kwargs or {}, labels or {}, kind, star)
         return call
 
     def e_Call(self, node, frame):
         if self.is_reveal(node.func, frame) and len(node.args) == 1:
             value = self.eval(node.args[0], frame)
-            self.report(node, "reveal", f"revealed: {label_of(node.args[0])} is "
-                                        f"{value.describe()}", severity="note")
+            self.report(
+                node,
+                "reveal",
+                f"revealed: {label_of(node.args[0])} is {value.describe()}",
+                severity="note",
+            )
             return value
         callee = self.eval(node.func, frame)
         args, kwargs, star = [], {}, False
@@ -103,8 +109,11 @@ class CallMixin:
             forget_none_attributes(frame)
         if not _pure(callee):
             for arg_node in label_nodes.values():
-                key = attr_key(arg_node) if isinstance(arg_node, ast.Attribute) else \
-                    getattr(arg_node, "id", None)
+                key = (
+                    attr_key(arg_node)
+                    if isinstance(arg_node, ast.Attribute)
+                    else getattr(arg_node, "id", None)
+                )
                 found = frame.vars.get(key) if key is not None else None
                 if type(found) is ListV and found.items is not None:
                     # The callee may fill the list (dist.broadcast_object_list(objs)).
@@ -117,8 +126,7 @@ class CallMixin:
         """Whether ``func`` is mypy's ``reveal_type`` (bare, or from typing)."""
         if isinstance(func, ast.Name) and func.id == "reveal_type":
             return func.id not in frame.vars and func.id not in self.module.functions
-        return self.module.path_of(func) in ("typing.reveal_type",
-                                             "typing_extensions.reveal_type")
+        return self.module.path_of(func) in ("typing.reveal_type", "typing_extensions.reveal_type")
 
     def invoke(self, callee, args, kwargs, node, frame, labels, star=False):
         t = type(callee)
@@ -163,8 +171,15 @@ class CallMixin:
         first = labels.nodes.get(0) if labels is not None else None
 
         def invoke(callee, values):
-            return self.invoke(callee, list(values), {}, node, frame,
-                               Labels({0: first} if first is not None else {}))
+            return self.invoke(
+                callee,
+                list(values),
+                {},
+                node,
+                frame,
+                Labels({0: first} if first is not None else {}),
+            )
+
         return invoke
 
     # -- library functions ------------------------------------------------------------------
@@ -179,8 +194,18 @@ class CallMixin:
             return self.call_builtin(path[9:], args, kwargs, node, frame)
         if path.startswith("math."):
             name = path[5:]
-            if name in ("ceil", "floor", "trunc", "gcd", "lcm", "comb", "perm", "isqrt",
-                        "factorial", "prod"):
+            if name in (
+                "ceil",
+                "floor",
+                "trunc",
+                "gcd",
+                "lcm",
+                "comb",
+                "perm",
+                "isqrt",
+                "factorial",
+                "prod",
+            ):
                 return IntV()
             return BoolV() if name.startswith("is") else FloatV()
         found = function_rule(path)
@@ -192,10 +217,10 @@ class CallMixin:
         if loss is not None:
             if path.startswith("torch.nn.functional."):
                 call = Call(loss.name, args, kwargs, labels, "torch", star)
-                operands = [(labels.nodes.get(i), v) for i, v in enumerate(args)
-                            if type(v) is Arr]
-                return self.with_notes(lambda: apply_loss(loss, call, kwargs.get("reduction")),
-                                       operands, frame)
+                operands = [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is Arr]
+                return self.with_notes(
+                    lambda: apply_loss(loss, call, kwargs.get("reduction")), operands, frame
+                )
             return LayerV(loss, dict(kwargs), f"{loss.name}(...) at line {node.lineno}", None)
         rule = layer_rule(path)
         if rule is not None:
@@ -208,8 +233,11 @@ class CallMixin:
         if path.partition(".")[0] in _LIBRARY_ROOTS:
             self.gave_up(node, f"no rule for {path}: its result is unknown")
         else:
-            self.gave_up(node, f"call of {path}, a function or class the checker has no "
-                               f"rule or signature for: its result is unknown")
+            self.gave_up(
+                node,
+                f"call of {path}, a function or class the checker has no "
+                f"rule or signature for: its result is unknown",
+            )
         return UNKNOWN
 
     def build_layer(self, rule, args, kwargs, node, frame, labels, star):
@@ -225,12 +253,20 @@ class CallMixin:
         if rule.kind == "seq":
             bound = {"layers": tuple(args)}
         site = f"{label_of(node)} at line {node.lineno}"
-        return LayerV(rule, bound, site, layer_dtype(bound) if rule.weighted or
-                      rule.kind == "embedding" else None)
+        return LayerV(
+            rule,
+            bound,
+            site,
+            layer_dtype(bound) if rule.weighted or rule.kind == "embedding" else None,
+        )
 
     def as_size_arg(self, value, node, frame):
-        if type(value) is Unknown and isinstance(node, ast.Name) and frame.func is not None \
-                and any(p[0] == node.id for p in frame.func.params):
+        if (
+            type(value) is Unknown
+            and isinstance(node, ast.Name)
+            and frame.func is not None
+            and any(p[0] == node.id for p in frame.func.params)
+        ):
             found = size_symbol(node.id)
             return IntV(found) if found is not None else value
         return value
@@ -281,13 +317,13 @@ class CallMixin:
                     fn = dims.dmax if name == "max" else dims.dmin
                     return IntV(fn(*(a.dim for a in args)))
                 return IntV()
-            return join_all(args) if all(type(a) in (IntV, FloatV, BoolV) for a in args) \
-                else UNKNOWN
+            return (
+                join_all(args) if all(type(a) in (IntV, FloatV, BoolV) for a in args) else UNKNOWN
+            )
         if len(args) >= 1 and type(args[0]) in (ListV, TupleV):
             found = element_of(args[0])
             if name == "sum":
-                return {IntV: IntV(), BoolV: IntV(), FloatV: FloatV()}.get(type(found),
-                                                                           UNKNOWN)
+                return {IntV: IntV(), BoolV: IntV(), FloatV: FloatV()}.get(type(found), UNKNOWN)
             return found
         return UNKNOWN
 
@@ -298,29 +334,59 @@ class CallMixin:
         if t is Arr:
             rule = method_rule(receiver.kind, name)
             if rule is None:
-                self.gave_up(node, f"no rule for the array method .{name}(): its result is "
-                                   f"unknown")
+                self.gave_up(node, f"no rule for the array method .{name}(): its result is unknown")
                 return UNKNOWN
-            shifted = Labels({(k + 1 if type(k) is int else k): v
-                              for k, v in labels.nodes.items()})
-            shifted.nodes[0] = node.func.value if isinstance(node.func, ast.Attribute) \
-                else node.func
-            return self._rule_call(rule, f".{name}", [receiver, *args], kwargs, node, frame,
-                                   shifted, receiver.kind, star)
+            shifted = Labels({(k + 1 if type(k) is int else k): v for k, v in labels.nodes.items()})
+            shifted.nodes[0] = (
+                node.func.value if isinstance(node.func, ast.Attribute) else node.func
+            )
+            return self._rule_call(
+                rule,
+                f".{name}",
+                [receiver, *args],
+                kwargs,
+                node,
+                frame,
+                shifted,
+                receiver.kind,
+                star,
+            )
         if t is InstV:
             info = receiver.info
             self.ensure_schema(info)
             found = self.find_method(info, name)
             if found is not None:
-                return self.call_function(found, args, kwargs, node, frame, labels,
-                                          None if found.is_static else receiver, star)
-            if info.is_module and name in ("to", "double", "float", "half", "cuda", "cpu",
-                                           "train", "eval", "requires_grad_"):
+                return self.call_function(
+                    found,
+                    args,
+                    kwargs,
+                    node,
+                    frame,
+                    labels,
+                    None if found.is_static else receiver,
+                    star,
+                )
+            if info.is_module and name in (
+                "to",
+                "double",
+                "float",
+                "half",
+                "cuda",
+                "cpu",
+                "train",
+                "eval",
+                "requires_grad_",
+            ):
                 return receiver
-            if name in REGISTERS and len(args) >= 2 and type(args[0]) is StrV and \
-                    args[0].value is not None and info is frame.building and \
-                    isinstance(node.func, ast.Attribute) and \
-                    isinstance(node.func.value, ast.Name):
+            if (
+                name in REGISTERS
+                and len(args) >= 2
+                and type(args[0]) is StrV
+                and args[0].value is not None
+                and info is frame.building
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+            ):
                 # self.register_buffer("mask", t) makes the attribute self.mask
                 frame.vars[f"{node.func.value.id}.{args[0].value}"] = args[1]
                 info.attrs[args[0].value] = args[1]
@@ -333,14 +399,25 @@ class CallMixin:
                 from tensortypes.core.dtypes import float16, float32, float64
 
                 from .rules.base import dtype_arg
+
                 target = {"double": float64, "float": float32, "half": float16}.get(name)
                 if name == "to":
-                    target = next((dtype_arg(a) for a in [*args, kwargs.get("dtype")]
-                                   if a is not None and dtype_arg(a) is not None), None)
+                    target = next(
+                        (
+                            dtype_arg(a)
+                            for a in [*args, kwargs.get("dtype")]
+                            if a is not None and dtype_arg(a) is not None
+                        ),
+                        None,
+                    )
                     if target is None:
                         return receiver
-                return LayerV(receiver.rule, receiver.args, receiver.site,
-                              target if receiver.dtype is not None else None)
+                return LayerV(
+                    receiver.rule,
+                    receiver.args,
+                    receiver.site,
+                    target if receiver.dtype is not None else None,
+                )
             if name in ("train", "eval", "cuda", "cpu", "requires_grad_"):
                 return receiver
             return UNKNOWN
@@ -349,8 +426,11 @@ class CallMixin:
         if t is DTypeV and name == "is_floating_point":
             return BoolV()
         if t is StrV:
-            return StrV() if name in ("format", "upper", "lower", "strip", "join",
-                                      "replace") else UNKNOWN
+            return (
+                StrV()
+                if name in ("format", "upper", "lower", "strip", "join", "replace")
+                else UNKNOWN
+            )
         if t is ListV:
             return self.list_method(receiver, name, args, node, frame)
         if t is DictV:
@@ -361,14 +441,18 @@ class CallMixin:
         """``d.get(k)``, ``d.values()``...; any other method may change the dict, which
         then forgets its known items."""
         items = receiver.items
-        if name == "get" and args and type(args[0]) is StrV and items is not None and \
-                args[0].value in items:
+        if (
+            name == "get"
+            and args
+            and type(args[0]) is StrV
+            and items is not None
+            and args[0].value in items
+        ):
             return items[args[0].value]
         if name in ("values", "items", "keys", "get", "copy"):
             return UNKNOWN
         owner = getattr(node.func, "value", None)
-        key = attr_key(owner) if isinstance(owner, ast.Attribute) else \
-            getattr(owner, "id", None)
+        key = attr_key(owner) if isinstance(owner, ast.Attribute) else getattr(owner, "id", None)
         if key is not None and key in frame.vars:
             frame.vars[key] = DictV(None)
         return UNKNOWN
@@ -380,11 +464,15 @@ class CallMixin:
             added = args[-1] if name in ("append", "insert") and args else None
             if name == "extend" and args:
                 added = element_of(args[0])
-            grown = element if added is None else (
-                added if receiver.items == () else join_values(element, added))
+            grown = (
+                element
+                if added is None
+                else (added if receiver.items == () else join_values(element, added))
+            )
             owner = getattr(node.func, "value", None)  # None: the method was stored first
-            key = attr_key(owner) if isinstance(owner, ast.Attribute) else \
-                getattr(owner, "id", None)
+            key = (
+                attr_key(owner) if isinstance(owner, ast.Attribute) else getattr(owner, "id", None)
+            )
             if key is not None:
                 frame.vars[key] = ListV(None, grown)
             return element if name == "pop" else NONE
@@ -412,8 +500,8 @@ class CallMixin:
             call = Call(layer.rule.name, args, kwargs, labels, "torch")
             operands = [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is Arr]
             return self.with_notes(
-                lambda: apply_loss(layer.rule, call, layer.args.get("reduction")),
-                operands, frame)
+                lambda: apply_loss(layer.rule, call, layer.args.get("reduction")), operands, frame
+            )
         call = Call(layer.rule.name, args, kwargs, labels, "torch")
         call.invoke = self._invoker(node, frame, labels)
         call.facts = frame.facts
@@ -437,8 +525,18 @@ def _pure(callee) -> bool:
 # Array methods that set attributes of other values: ``loss.backward()`` fills the
 # ``.grad`` of every leaf it reaches.
 _ATTRIBUTE_SETTING_METHODS = frozenset({"backward", "register_hook", "retain_grad"})
-_PURE_ROOTS = ("builtins.", "math.", "torch.", "numpy.", "jax.", "einops.", "typing.",
-               "operator.", "itertools.", "functools.")
+_PURE_ROOTS = (
+    "builtins.",
+    "math.",
+    "torch.",
+    "numpy.",
+    "jax.",
+    "einops.",
+    "typing.",
+    "operator.",
+    "itertools.",
+    "functools.",
+)
 
 
 def _keeps_attributes(callee) -> bool:
@@ -486,8 +584,11 @@ def _short_path(path: str) -> str:
     >>> _short_path("jax.numpy.concatenate"), _short_path("numpy.linalg.norm")
     ('jnp.concatenate', 'np.linalg.norm')
     """
-    for prefix, short in (("torch.nn.functional.", "F."), ("jax.numpy.", "jnp."),
-                          ("numpy.", "np.")):
+    for prefix, short in (
+        ("torch.nn.functional.", "F."),
+        ("jax.numpy.", "jnp."),
+        ("numpy.", "np."),
+    ):
         if path.startswith(prefix):
-            return short + path[len(prefix):]
+            return short + path[len(prefix) :]
     return path

@@ -27,18 +27,44 @@ from pathlib import Path
 
 __all__ = ["CheckConfig", "load_config", "find_pyproject", "is_excluded"]
 
-_KEYS = {"paths": list, "exclude": list, "strict": bool, "jobs": int, "cache": bool,
-         "disable_codes": list, "baseline": str}
+_KEYS = {
+    "paths": list,
+    "exclude": list,
+    "strict": bool,
+    "jobs": int,
+    "cache": bool,
+    "disable_codes": list,
+    "baseline": str,
+}
 
 
 class CheckConfig:
     """The settings of one run (defaults, then the file, then the command line)."""
 
-    __slots__ = ("paths", "exclude", "strict", "jobs", "cache", "root", "warnings",
-                 "disable_codes", "baseline")
+    __slots__ = (
+        "paths",
+        "exclude",
+        "strict",
+        "jobs",
+        "cache",
+        "root",
+        "warnings",
+        "disable_codes",
+        "baseline",
+    )
 
-    def __init__(self, paths=(), exclude=(), strict=False, jobs=0, cache=True, root=None,
-                 warnings=(), disable_codes=(), baseline=None):
+    def __init__(
+        self,
+        paths=(),
+        exclude=(),
+        strict=False,
+        jobs=0,
+        cache=True,
+        root=None,
+        warnings=(),
+        disable_codes=(),
+        baseline=None,
+    ):
         self.paths = list(paths)
         self.disable_codes = list(disable_codes)
         self.baseline = baseline
@@ -50,8 +76,10 @@ class CheckConfig:
         self.warnings = list(warnings)
 
     def __repr__(self) -> str:
-        return (f"CheckConfig(paths={self.paths}, exclude={self.exclude}, strict={self.strict}, "
-                f"jobs={self.jobs}, cache={self.cache})")
+        return (
+            f"CheckConfig(paths={self.paths}, exclude={self.exclude}, strict={self.strict}, "
+            f"jobs={self.jobs}, cache={self.cache})"
+        )
 
 
 def find_pyproject(start: Path | None = None) -> Path | None:
@@ -86,13 +114,15 @@ def load_config(pyproject: Path | None = None) -> CheckConfig:
         kind = _KEYS.get(key)
         if kind is None:
             close = difflib.get_close_matches(key, _KEYS, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else \
-                f" (known keys: {', '.join(_KEYS)})"
+            hint = (
+                f" (did you mean {close[0]!r}?)" if close else f" (known keys: {', '.join(_KEYS)})"
+            )
             warnings.append(f"{path}: [tool.tensortypes] unknown key {key!r} is ignored{hint}")
             continue
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise ValueError(f"{path}: [tool.tensortypes] {key} must be a {kind.__name__}, "
-                             f"got {value!r}")
+            raise ValueError(
+                f"{path}: [tool.tensortypes] {key} must be a {kind.__name__}, got {value!r}"
+            )
         if kind is list and not all(isinstance(v, str) for v in value):
             raise ValueError(f"{path}: [tool.tensortypes] {key} must be a list of strings")
         values[key] = value

@@ -15,36 +15,123 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["FunctionInfo", "ClassInfo", "ClassFacts", "MODULE_ATTRS", "SIGNATURE_KEEPING",
-           "RESULT_CHANGING", "define", "decorator_name"]
+__all__ = [
+    "FunctionInfo",
+    "ClassInfo",
+    "ClassFacts",
+    "MODULE_ATTRS",
+    "SIGNATURE_KEEPING",
+    "RESULT_CHANGING",
+    "define",
+    "decorator_name",
+]
 
 # Attributes every torch.nn.Module has, so that using them is never an ``attr`` error.
-MODULE_ATTRS = frozenset({
-    "training", "forward", "parameters", "named_parameters", "buffers", "named_buffers",
-    "children", "named_children", "modules", "named_modules", "train", "eval", "to", "cpu",
-    "cuda", "double", "float", "half", "bfloat16", "zero_grad", "state_dict",
-    "load_state_dict", "register_buffer", "register_parameter", "add_module", "apply",
-    "requires_grad_", "register_forward_hook", "register_forward_pre_hook",
-    "register_full_backward_hook", "register_module", "get_submodule", "get_parameter",
-    "get_buffer", "extra_repr", "type", "share_memory", "__call__", "__class__", "__dict__",
-    "__init__", "_modules", "_parameters", "_buffers", "__repr__", "__str__", "__eq__",
-    "__hash__", "__module__", "__doc__", "__name__", "__qualname__", "__setattr__",
-    "__getattr__", "__getattribute__", "compile", "set_extra_state", "get_extra_state",
-    "register_backward_hook", "register_full_backward_pre_hook", "register_state_dict_hook",
-    "register_state_dict_pre_hook", "register_load_state_dict_pre_hook",
-    "register_load_state_dict_post_hook", "_register_state_dict_hook",
-    "_register_load_state_dict_pre_hook", "_apply", "_get_name", "_version",
-    "_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_non_persistent_buffers_set",
-    "_save_to_state_dict", "_load_from_state_dict", "_named_members", "_call_impl",
-    "to_empty", "ipu", "xpu", "mtia", "dump_patches", "call_super_init",
-})
+MODULE_ATTRS = frozenset(
+    {
+        "training",
+        "forward",
+        "parameters",
+        "named_parameters",
+        "buffers",
+        "named_buffers",
+        "children",
+        "named_children",
+        "modules",
+        "named_modules",
+        "train",
+        "eval",
+        "to",
+        "cpu",
+        "cuda",
+        "double",
+        "float",
+        "half",
+        "bfloat16",
+        "zero_grad",
+        "state_dict",
+        "load_state_dict",
+        "register_buffer",
+        "register_parameter",
+        "add_module",
+        "apply",
+        "requires_grad_",
+        "register_forward_hook",
+        "register_forward_pre_hook",
+        "register_full_backward_hook",
+        "register_module",
+        "get_submodule",
+        "get_parameter",
+        "get_buffer",
+        "extra_repr",
+        "type",
+        "share_memory",
+        "__call__",
+        "__class__",
+        "__dict__",
+        "__init__",
+        "_modules",
+        "_parameters",
+        "_buffers",
+        "__repr__",
+        "__str__",
+        "__eq__",
+        "__hash__",
+        "__module__",
+        "__doc__",
+        "__name__",
+        "__qualname__",
+        "__setattr__",
+        "__getattr__",
+        "__getattribute__",
+        "compile",
+        "set_extra_state",
+        "get_extra_state",
+        "register_backward_hook",
+        "register_full_backward_pre_hook",
+        "register_state_dict_hook",
+        "register_state_dict_pre_hook",
+        "register_load_state_dict_pre_hook",
+        "register_load_state_dict_post_hook",
+        "_register_state_dict_hook",
+        "_register_load_state_dict_pre_hook",
+        "_apply",
+        "_get_name",
+        "_version",
+        "_forward_hooks",
+        "_forward_pre_hooks",
+        "_backward_hooks",
+        "_non_persistent_buffers_set",
+        "_save_to_state_dict",
+        "_load_from_state_dict",
+        "_named_members",
+        "_call_impl",
+        "to_empty",
+        "ipu",
+        "xpu",
+        "mtia",
+        "dump_patches",
+        "call_super_init",
+    }
+)
 
 
 class FunctionInfo:
     """One ``def``: its node, parameters with their annotation nodes, and decorators."""
 
-    __slots__ = ("name", "node", "params", "returns", "cls", "decorators", "inferred",
-                 "checking", "qualname", "overloaded", "overloads")
+    __slots__ = (
+        "name",
+        "node",
+        "params",
+        "returns",
+        "cls",
+        "decorators",
+        "inferred",
+        "checking",
+        "qualname",
+        "overloaded",
+        "overloads",
+    )
 
     def __init__(self, node, cls=None):
         self.name = node.name
@@ -54,17 +141,17 @@ class FunctionInfo:
         a = node.args
         positional = a.posonlyargs + a.args
         defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
-        self.params = [(p.arg, p.annotation, d, "positional") for p, d in
-                       zip(positional, defaults)]
+        self.params = [(p.arg, p.annotation, d, "positional") for p, d in zip(positional, defaults)]
         if a.vararg is not None:
             self.params.append((a.vararg.arg, None, None, "star"))
-        self.params += [(p.arg, p.annotation, d, "keyword") for p, d in
-                        zip(a.kwonlyargs, a.kw_defaults)]
+        self.params += [
+            (p.arg, p.annotation, d, "keyword") for p, d in zip(a.kwonlyargs, a.kw_defaults)
+        ]
         if a.kwarg is not None:
             self.params.append((a.kwarg.arg, None, None, "starstar"))
         self.returns = node.returns
         self.decorators = [decorator_name(d) for d in node.decorator_list]
-        self.inferred = None   # the return value found by walking the body (memo)
+        self.inferred = None  # the return value found by walking the body (memo)
         self.checking = False  # guards recursion while the body is being walked
         self.overloaded = False  # @overload variants precede it: its result depends on them
         self.overloads: tuple = ()  # the return annotations of those variants
@@ -90,8 +177,17 @@ class FunctionInfo:
 
 
 # Library bases that add no attributes an instance's schema would miss.
-_PLAIN_BASES = frozenset({"torch.nn.Module", "builtins.object", "object", "abc.ABC",
-                          "typing.Generic", "typing_extensions.Generic"})
+_PLAIN_BASES = frozenset(
+    {
+        "torch.nn.Module",
+        "builtins.object",
+        "object",
+        "abc.ABC",
+        "typing.Generic",
+        "typing_extensions.Generic",
+    }
+)
+
 
 class ClassFacts:
     """What the scan learns about one class: attributes assigned, and where."""
@@ -113,8 +209,13 @@ def _slot_names(node) -> list:
     """The names a ``__slots__`` value lists (a string, or a tuple/list/dict of them)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
-    items = node.keys if isinstance(node, ast.Dict) else \
-        node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else []
+    items = (
+        node.keys
+        if isinstance(node, ast.Dict)
+        else node.elts
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set))
+        else []
+    )
     return [i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)]
 
 
@@ -131,15 +232,43 @@ def _names_bound(stmt) -> set:
 
 # Decorators that leave a function's parameters as written, and those that keep the
 # parameters but change what a call returns.
-SIGNATURE_KEEPING = frozenset({
-    "staticmethod", "classmethod", "property", "cached_property", "setter", "getter",
-    "deleter", "abstractmethod", "override", "final", "no_grad", "inference_mode",
-    "enable_grad", "cache", "lru_cache", "jit", "script", "ignore", "unused", "export",
-    "overload", "wraps", "compile", "checkpoint", "jaxtyped", "typechecked", "beartype",
-    "total_ordering", "unique", "pytest.mark",
-})
-RESULT_CHANGING = frozenset({"contextmanager", "asynccontextmanager", "vmap", "grad",
-                             "value_and_grad"})
+SIGNATURE_KEEPING = frozenset(
+    {
+        "staticmethod",
+        "classmethod",
+        "property",
+        "cached_property",
+        "setter",
+        "getter",
+        "deleter",
+        "abstractmethod",
+        "override",
+        "final",
+        "no_grad",
+        "inference_mode",
+        "enable_grad",
+        "cache",
+        "lru_cache",
+        "jit",
+        "script",
+        "ignore",
+        "unused",
+        "export",
+        "overload",
+        "wraps",
+        "compile",
+        "checkpoint",
+        "jaxtyped",
+        "typechecked",
+        "beartype",
+        "total_ordering",
+        "unique",
+        "pytest.mark",
+    }
+)
+RESULT_CHANGING = frozenset(
+    {"contextmanager", "asynccontextmanager", "vmap", "grad", "value_and_grad"}
+)
 
 
 def define(table: dict, info: FunctionInfo) -> None:
@@ -158,8 +287,12 @@ def decorator_name(node) -> str:
     while isinstance(node, ast.Call):
         node = node.func
     inner = node.value if isinstance(node, ast.Attribute) else None
-    if isinstance(inner, ast.Attribute) and inner.attr == "mark" and \
-            isinstance(inner.value, ast.Name) and inner.value.id == "pytest":
+    if (
+        isinstance(inner, ast.Attribute)
+        and inner.attr == "mark"
+        and isinstance(inner.value, ast.Name)
+        and inner.value.id == "pytest"
+    ):
         return "pytest.mark"
     if isinstance(node, ast.Attribute):
         return node.attr
@@ -179,16 +312,36 @@ class ClassInfo:
     know only their kind, not the value ``__init__`` gave them.
     """
 
-    __slots__ = ("name", "node", "bases", "methods", "attrs", "assigned", "is_module",
-                 "is_dataclass", "open", "fields", "ready", "class_attrs", "facts", "lattice",
-                 "declared", "mutated", "kw_only", "guards", "walker", "chains")
+    __slots__ = (
+        "name",
+        "node",
+        "bases",
+        "methods",
+        "attrs",
+        "assigned",
+        "is_module",
+        "is_dataclass",
+        "open",
+        "fields",
+        "ready",
+        "class_attrs",
+        "facts",
+        "lattice",
+        "declared",
+        "mutated",
+        "kw_only",
+        "guards",
+        "walker",
+        "chains",
+    )
 
     def __init__(self, node, module):
         self.name = node.name
         self.node = node
         heads = [b.value if isinstance(b, ast.Subscript) else b for b in node.bases]
-        self.bases = [module.path_of(b) or (b.id if isinstance(b, ast.Name) else "?")
-                      for b in heads]
+        self.bases = [
+            module.path_of(b) or (b.id if isinstance(b, ast.Name) else "?") for b in heads
+        ]
         self.methods = {}
         self.attrs: dict = {}
         self.assigned: set = set()
@@ -208,11 +361,17 @@ class ClassInfo:
         self.chains: set = set()
         decorators = [decorator_name(d) for d in node.decorator_list]
         self.is_dataclass = "dataclass" in decorators
-        self.kw_only = any(isinstance(d, ast.Call) and any(
-            k.arg == "kw_only" and isinstance(k.value, ast.Constant) and k.value.value is True
-            for k in d.keywords) for d in node.decorator_list)
-        self.is_module = any(b in ("torch.nn.Module", "flax.linen.Module", "equinox.Module")
-                             for b in self.bases)
+        self.kw_only = any(
+            isinstance(d, ast.Call)
+            and any(
+                k.arg == "kw_only" and isinstance(k.value, ast.Constant) and k.value.value is True
+                for k in d.keywords
+            )
+            for d in node.decorator_list
+        )
+        self.is_module = any(
+            b in ("torch.nn.Module", "flax.linen.Module", "equinox.Module") for b in self.bases
+        )
         self.open = False
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -234,8 +393,12 @@ class ClassInfo:
         self.assigned |= scanned.assigned
         self.mutated = scanned.mutated
         # A mixin's methods use attributes of the classes it is mixed into.
-        self.open = scanned.open or "__getattr__" in self.methods or \
-            "__getattribute__" in self.methods or self.name.endswith("Mixin")
+        self.open = (
+            scanned.open
+            or "__getattr__" in self.methods
+            or "__getattribute__" in self.methods
+            or self.name.endswith("Mixin")
+        )
 
     def init_fields(self, module) -> tuple:
         """A dataclass ``__init__``'s parameters: ``(positional names or None, all names)``.
@@ -274,9 +437,14 @@ class ClassInfo:
                 keyword_only = True
                 continue
             value = f.value
-            init = not (isinstance(value, ast.Call) and decorator_name(value.func) == "field"
-                        and any(k.arg == "init" and isinstance(k.value, ast.Constant) and
-                                k.value.value is False for k in value.keywords))
+            init = not (
+                isinstance(value, ast.Call)
+                and decorator_name(value.func) == "field"
+                and any(
+                    k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False
+                    for k in value.keywords
+                )
+            )
             table[f.target.id] = (init, keyword_only)
         return table, known
 
@@ -294,16 +462,24 @@ class ClassInfo:
         if not self.constructed(module) or name in module.set_by_name:
             return None  # set from outside by name: net.add_module("head", m)
         for other in module.classes.values():
-            if other is not self and self.name in other.ancestors(module) and \
-                    other._own_attr(name, module) is not False:
+            if (
+                other is not self
+                and self.name in other.ancestors(module)
+                and other._own_attr(name, module) is not False
+            ):
                 return None
         return False
 
     def _own_attr(self, name: str, module) -> bool | None:
         if self.open:
             return None
-        if name in self.methods or name in self.attrs or name in self.assigned \
-                or name in self.class_attrs or name in self.declared:
+        if (
+            name in self.methods
+            or name in self.attrs
+            or name in self.assigned
+            or name in self.class_attrs
+            or name in self.declared
+        ):
             return True
         if self.is_module and name in MODULE_ATTRS:
             return True
@@ -322,8 +498,11 @@ class ClassInfo:
         """Whether this class or a checked base defines the constructor (or is a dataclass)."""
         if "__init__" in self.methods or self.is_dataclass:
             return True
-        return any(module.classes[b].constructed(module) for b in self.bases
-                   if b in module.classes and module.classes[b] is not self)
+        return any(
+            module.classes[b].constructed(module)
+            for b in self.bases
+            if b in module.classes and module.classes[b] is not self
+        )
 
     def ancestors(self, module) -> set:
         """The names of this class's checked base classes, transitively."""

@@ -43,9 +43,9 @@ CODES: dict[str, str] = {
     "unchecked": "(--strict) the checker gave up on a value here",
     "reveal": "(a note) reveal_type(x): what the checker knows about x",
     "skipped": "(a note) a path that is not a source file to read: a FIFO, a device, or a "
-               "file over the size limit",
+    "file over the size limit",
     "internal": "the checker itself failed on this file (a bug of tensortypes): the rest of "
-                "the file is unchecked",
+    "the file is unchecked",
 }
 
 
@@ -71,12 +71,30 @@ class Diagnostic:
     m.py:3:5: note: a: (2, 3)
     """
 
-    __slots__ = ("path", "line", "col", "code", "message", "notes", "severity", "end_line",
-                 "end_col")
+    __slots__ = (
+        "path",
+        "line",
+        "col",
+        "code",
+        "message",
+        "notes",
+        "severity",
+        "end_line",
+        "end_col",
+    )
 
-    def __init__(self, path: str, line: int, col: int, code: str, message: str,
-                 notes: tuple | list = (), severity: str = "error",
-                 end_line: int | None = None, end_col: int | None = None):
+    def __init__(
+        self,
+        path: str,
+        line: int,
+        col: int,
+        code: str,
+        message: str,
+        notes: tuple | list = (),
+        severity: str = "error",
+        end_line: int | None = None,
+        end_col: int | None = None,
+    ):
         if code not in CODES:
             raise ValueError(f"unknown diagnostic code {code!r}")
         if severity not in ("error", "note"):
@@ -95,8 +113,12 @@ class Diagnostic:
         return (self.path, self.line, self.col, self.code, self.message)
 
     def __eq__(self, other):
-        return isinstance(other, Diagnostic) and self.key() == other.key() \
-            and self.notes == other.notes and self.severity == other.severity
+        return (
+            isinstance(other, Diagnostic)
+            and self.key() == other.key()
+            and self.notes == other.notes
+            and self.severity == other.severity
+        )
 
     def __hash__(self):
         return hash(self.key())
@@ -113,17 +135,32 @@ class Diagnostic:
 
     def to_dict(self) -> dict:
         """A JSON-ready dict with every field."""
-        return {"path": self.path, "line": self.line, "column": self.col,
-                "end_line": self.end_line, "end_column": self.end_col,
-                "severity": self.severity, "code": self.code, "message": self.message,
-                "notes": list(self.notes)}
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.col,
+            "end_line": self.end_line,
+            "end_column": self.end_col,
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+            "notes": list(self.notes),
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> Diagnostic:
         """The inverse of :meth:`to_dict` (used by the cache)."""
-        return cls(data["path"], data["line"], data["column"], data["code"],
-                   data["message"], tuple(data.get("notes", ())), data.get("severity", "error"),
-                   data.get("end_line"), data.get("end_column"))
+        return cls(
+            data["path"],
+            data["line"],
+            data["column"],
+            data["code"],
+            data["message"],
+            tuple(data.get("notes", ())),
+            data.get("severity", "error"),
+            data.get("end_line"),
+            data.get("end_column"),
+        )
 
 
 def format_text(diagnostics, summary: bool = True, files: int | None = None) -> str:
@@ -135,14 +172,18 @@ def format_text(diagnostics, summary: bool = True, files: int | None = None) -> 
     lines = [d.to_text() for d in diagnostics]
     if summary:
         errors = sum(d.severity == "error" for d in diagnostics)
-        where = f" in {files} source file{'s' if files != 1 else ''}" if files is not None \
-            else ""
+        where = f" in {files} source file{'s' if files != 1 else ''}" if files is not None else ""
         if errors:
             bad = len({d.path for d in diagnostics if d.severity == "error"})
-            lines.append(f"Found {errors} error{'s' if errors != 1 else ''} in {bad} "
-                         f"file{'s' if bad != 1 else ''}"
-                         + (f" (checked {files} source file{'s' if files != 1 else ''})"
-                            if files is not None else ""))
+            lines.append(
+                f"Found {errors} error{'s' if errors != 1 else ''} in {bad} "
+                f"file{'s' if bad != 1 else ''}"
+                + (
+                    f" (checked {files} source file{'s' if files != 1 else ''})"
+                    if files is not None
+                    else ""
+                )
+            )
         else:
             lines.append(f"Success: no issues found{where}")
     return "\n".join(lines)
@@ -156,8 +197,13 @@ def to_json(diagnostics, files: int | None = None) -> str:
     0
     """
     errors = sum(d.severity == "error" for d in diagnostics)
-    return json.dumps({"diagnostics": [d.to_dict() for d in diagnostics],
-                       "summary": {"errors": errors, "files": files}}, indent=2)
+    return json.dumps(
+        {
+            "diagnostics": [d.to_dict() for d in diagnostics],
+            "summary": {"errors": errors, "files": files},
+        },
+        indent=2,
+    )
 
 
 def from_json(text: str) -> list:

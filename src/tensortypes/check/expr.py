@@ -50,9 +50,20 @@ from .symbolic import (
 __all__ = ["ExprMixin", "Labels", "ELLIPSIS", "label_of", "attr_key", "read_keys"]
 
 ELLIPSIS = Ref("builtins.Ellipsis")
-_ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
-          ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
-          ast.LShift: "<<", ast.RShift: ">>"}
+_ARITH = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+}
 
 
 class Labels:
@@ -67,8 +78,11 @@ class Labels:
     def item(self, key, i: int) -> str | None:
         """The source text of item ``i`` of a list or tuple literal argument, else None."""
         node = self.nodes.get(key)
-        if isinstance(node, (ast.List, ast.Tuple)) and i < len(node.elts) and \
-                not isinstance(node.elts[i], ast.Starred):
+        if (
+            isinstance(node, (ast.List, ast.Tuple))
+            and i < len(node.elts)
+            and not isinstance(node.elts[i], ast.Starred)
+        ):
             return label_of(node.elts[i])
         return None
 
@@ -105,7 +119,7 @@ def _int_dim(value: IntV, op: str, other: IntV):
         if op == "%":
             return None if b.is_constant and b.value == 0 else a % b
         if op == "**" and b.is_constant and 0 <= b.value <= 8:
-            return a ** b.value
+            return a**b.value
     except (ValueError, ArithmeticError, TypeError):
         return None
     return None
@@ -184,8 +198,9 @@ class ExprMixin:
     def e_List(self, node, frame):
         if any(isinstance(e, ast.Starred) for e in node.elts):
             items = self.starred_items(node.elts, frame)
-            return ListV(items) if type(items) is tuple else \
-                ListV(None) if items is UNKNOWN else items
+            return (
+                ListV(items) if type(items) is tuple else ListV(None) if items is UNKNOWN else items
+            )
         return ListV(tuple(self.eval(e, frame) for e in node.elts))
 
     def starred_items(self, elts, frame):
@@ -217,8 +232,11 @@ class ExprMixin:
             v = self.eval(value, frame)
             if key is not None:
                 self.eval(key, frame)  # for its diagnostics; the constant key is read below
-            const = key.value if isinstance(key, ast.Constant) and \
-                type(key.value) in (str, int) else None
+            const = (
+                key.value
+                if isinstance(key, ast.Constant) and type(key.value) in (str, int)
+                else None
+            )
             if const is None or items is None:
                 items = None  # ``**other`` or a key only known at run time
             else:
@@ -302,8 +320,11 @@ class ExprMixin:
             # ``self.config.path``, which __init__ left not None (``if ... is None:
             # self.config.path = "x"``) and no other method assigns.
             me = frame.vars.get(key.partition(".")[0])
-            if type(me) is InstV and key.partition(".")[2] in me.info.chains and \
-                    not self.is_mutated(me.info, key.split(".")[1]):
+            if (
+                type(me) is InstV
+                and key.partition(".")[2] in me.info.chains
+                and not self.is_mutated(me.info, key.split(".")[1])
+            ):
                 found = strip_none(found)
         return found
 
@@ -315,9 +336,23 @@ class ExprMixin:
                 return found
         if t is Ref:
             path = f"{receiver.path}.{attr}"
-            if path in ("math.pi", "math.e", "math.tau", "math.inf", "math.nan", "numpy.pi",
-                        "numpy.e", "numpy.inf", "numpy.nan", "jax.numpy.pi", "jax.numpy.inf",
-                        "torch.pi", "torch.e", "torch.inf", "torch.nan"):
+            if path in (
+                "math.pi",
+                "math.e",
+                "math.tau",
+                "math.inf",
+                "math.nan",
+                "numpy.pi",
+                "numpy.e",
+                "numpy.inf",
+                "numpy.nan",
+                "jax.numpy.pi",
+                "jax.numpy.inf",
+                "torch.pi",
+                "torch.e",
+                "torch.inf",
+                "torch.nan",
+            ):
                 return FloatV()
             if path in ("numpy.newaxis", "jax.numpy.newaxis"):
                 return NONE
@@ -346,13 +381,16 @@ class ExprMixin:
         """``Color.RED.value`` of an ``Enum`` of the project whose member is a literal
         number (``RED = 1``), or None."""
         found = None
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
-                node.value.id in self.module.classes:
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in self.module.classes
+        ):
             found = self.module.enum_values.get(f"{node.value.id}.{node.attr}")
         elif type(member) is Ref and self.project is not None:
-            found = self.project.enum_value(self.project.canonical(member.path,
-                                                                   self.module.local),
-                                            self.module.local)
+            found = self.project.enum_value(
+                self.project.canonical(member.path, self.module.local), self.module.local
+            )
         if type(found) is int:
             return IntV(dims.const(found))
         return FloatV() if type(found) is float else None
@@ -363,16 +401,14 @@ class ExprMixin:
         if attr in ("T", "mT", "H", "mH"):
             if attr == "T" and x.rank is not None:
                 if x.kind == "torch" and x.rank > 2:
-                    return x.with_(shape=tuple(reversed(x.shape)), origin=None,
-                                   contiguous=False)
-                return x.with_(shape=tuple(reversed(x.shape)), origin=None,
-                               contiguous=x.rank < 2)
+                    return x.with_(shape=tuple(reversed(x.shape)), origin=None, contiguous=False)
+                return x.with_(shape=tuple(reversed(x.shape)), origin=None, contiguous=x.rank < 2)
             if attr in ("mT", "mH") and x.rank is not None:
                 if x.rank < 2:
-                    raise CheckFailure("rank", f".{attr} needs rank >= 2, got "
-                                               f"{fmt_shape(x.shape)}")
-                return x.with_(shape=(*x.shape[:-2], x.shape[-1], x.shape[-2]), origin=None,
-                               contiguous=False)
+                    raise CheckFailure("rank", f".{attr} needs rank >= 2, got {fmt_shape(x.shape)}")
+                return x.with_(
+                    shape=(*x.shape[:-2], x.shape[-1], x.shape[-2]), origin=None, contiguous=False
+                )
             return x.with_(shape=None, origin=None)
         if attr == "ndim":
             return IntV(dims.const(x.rank)) if x.rank is not None else IntV()
@@ -382,8 +418,19 @@ class ExprMixin:
             return IntV(sf.product(x.shape)) if x.rank is not None else IntV()
         if attr in ("data", "grad", "real"):
             return x.with_(origin=None)
-        if attr in ("device", "is_cuda", "requires_grad", "itemsize", "nbytes", "strides",
-                    "layout", "imag", "flat", "at", "names"):
+        if attr in (
+            "device",
+            "is_cuda",
+            "requires_grad",
+            "itemsize",
+            "nbytes",
+            "strides",
+            "layout",
+            "imag",
+            "flat",
+            "at",
+            "names",
+        ):
             return UNKNOWN
         return MethodV(x, attr)
 
@@ -404,9 +451,17 @@ class ExprMixin:
         left = self.check_optional(self.eval(node.left, frame), node.left, frame)
         right = self.check_optional(self.eval(node.right, frame), node.right, frame)
         if isinstance(node.op, ast.MatMult):
-            return self.with_notes(lambda: matmul(self.call_info("@", node), left, right,
-                                                  label_of(node.left), label_of(node.right)),
-                                   [(node.left, left), (node.right, right)], frame)
+            return self.with_notes(
+                lambda: matmul(
+                    self.call_info("@", node),
+                    left,
+                    right,
+                    label_of(node.left),
+                    label_of(node.right),
+                ),
+                [(node.left, left), (node.right, right)],
+                frame,
+            )
         return self.arith(node, type(node.op), left, right, frame)
 
     def arith(self, node, op_type, left, right, frame, nodes=None):
@@ -420,9 +475,11 @@ class ExprMixin:
                 result = "float" if op == "/" else "promote"
             call = self.call_info(op, node, kind)
             ln, rn = nodes if nodes is not None else (node.left, node.right)
-            value = self.with_notes(lambda: binary(call, left, right, result,
-                                                   label_of(ln), label_of(rn)),
-                                    [(ln, left), (rn, right)], frame)
+            value = self.with_notes(
+                lambda: binary(call, left, right, result, label_of(ln), label_of(rn)),
+                [(ln, left), (rn, right)],
+                frame,
+            )
             self.unsure_notes(call, node)
             return value
         if tl is IntV and tr is IntV:
@@ -435,10 +492,13 @@ class ExprMixin:
             return FloatV() if FloatV in (tl, tr) or op == "/" else IntV()
         if tl is TupleV and tr is TupleV and op == "+":
             return TupleV(left.items + right.items)
-        if op == "+" and ShapeV in (tl, tr) and tl in (TupleV, ShapeV) and \
-                tr in (TupleV, ShapeV):
-            return sizes_value([*(left.items if tl is TupleV else (left,)),
-                                *(right.items if tr is TupleV else (right,))])
+        if op == "+" and ShapeV in (tl, tr) and tl in (TupleV, ShapeV) and tr in (TupleV, ShapeV):
+            return sizes_value(
+                [
+                    *(left.items if tl is TupleV else (left,)),
+                    *(right.items if tr is TupleV else (right,)),
+                ]
+            )
         if tl is TupleV and tr is IntV and op == "*" and int_const(right) is not None:
             return TupleV(left.items * max(int_const(right), 0))
         if tl is ListV and tr is ListV and op == "+":
@@ -473,9 +533,12 @@ class ExprMixin:
             kind = a.kind if type(a) is Arr else b.kind
             call = self.call_info("comparison", node, kind)
             # The lambda is called at once by with_notes, inside this iteration.
-            out = self.with_notes(lambda: binary(call, a, b, "bool", label_of(nodes[i]),  # noqa: B023
-                                                 label_of(nodes[i + 1])),  # noqa: B023
-                                  [(nodes[i], a), (nodes[i + 1], b)], frame)
+            left, right = label_of(nodes[i]), label_of(nodes[i + 1])
+            out = self.with_notes(
+                lambda: binary(call, a, b, "bool", left, right),  # noqa: B023
+                [(nodes[i], a), (nodes[i + 1], b)],
+                frame,
+            )
         return out if out is not None else BoolV()
 
 
@@ -508,8 +571,13 @@ def read_keys(node) -> frozenset:
     todo = [node]
     while todo:
         n = todo.pop()
-        key = n.id if isinstance(n, ast.Name) else \
-            attr_key(n) if isinstance(n, ast.Attribute) else None
+        key = (
+            n.id
+            if isinstance(n, ast.Name)
+            else attr_key(n)
+            if isinstance(n, ast.Attribute)
+            else None
+        )
         if key is not None:
             keys.add(key)
             continue

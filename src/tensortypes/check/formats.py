@@ -28,8 +28,9 @@ _SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVEL = {"error": "error", "note": "note"}
 
 
-def render(diagnostics, fmt: str = "text", files: int | None = None,
-           show_codes: bool = True) -> str:
+def render(
+    diagnostics, fmt: str = "text", files: int | None = None, show_codes: bool = True
+) -> str:
     """The run's ``diagnostics`` in the output format ``fmt`` (one of ``FORMATS``).
 
     >>> from tensortypes.check.diagnostics import Diagnostic
@@ -40,8 +41,9 @@ def render(diagnostics, fmt: str = "text", files: int | None = None,
     if fmt == "text":
         text = format_text(diagnostics, files=files)
         if not show_codes:
-            text = "\n".join(_drop_code(line, d) for line, d in _lines_with_owner(
-                text, diagnostics))
+            text = "\n".join(
+                _drop_code(line, d) for line, d in _lines_with_owner(text, diagnostics)
+            )
         return text
     if fmt == "json":
         return to_json(diagnostics, files=files)
@@ -86,12 +88,16 @@ def to_github(diagnostics) -> str:
     out = []
     for d in diagnostics:
         kind = "error" if d.severity == "error" else "notice"
-        where = (f"file={_escape_property(d.path)},line={d.line},col={d.col}"
-                 + (f",endLine={d.end_line}" if getattr(d, "end_line", None) else "")
-                 + (f",endColumn={d.end_col}" if getattr(d, "end_col", None) else ""))
+        where = (
+            f"file={_escape_property(d.path)},line={d.line},col={d.col}"
+            + (f",endLine={d.end_line}" if getattr(d, "end_line", None) else "")
+            + (f",endColumn={d.end_col}" if getattr(d, "end_col", None) else "")
+        )
         body = "\n".join((d.message, *d.notes))
-        out.append(f"::{kind} {where},title={_escape_property(f'tensortypes [{d.code}]')}::"
-                   f"{_escape_data(body)}")
+        out.append(
+            f"::{kind} {where},title={_escape_property(f'tensortypes [{d.code}]')}::"
+            f"{_escape_data(body)}"
+        )
     return "\n".join(out)
 
 
@@ -117,8 +123,7 @@ def to_sarif(diagnostics) -> dict:
         tool_version = "0"
 
     used = sorted({d.code for d in diagnostics})
-    rules = [{"id": code, "name": code, "shortDescription": {"text": CODES[code]}}
-             for code in used]
+    rules = [{"id": code, "name": code, "shortDescription": {"text": CODES[code]}} for code in used]
     index = {code: i for i, code in enumerate(used)}
     results = []
     for d in diagnostics:
@@ -127,24 +132,42 @@ def to_sarif(diagnostics) -> dict:
             region["endLine"] = d.end_line
             if getattr(d, "end_col", None):
                 region["endColumn"] = d.end_col
-        location = {"physicalLocation": {"artifactLocation": {"uri": _uri(d.path)},
-                                         "region": region}}
-        result = {"ruleId": d.code, "ruleIndex": index[d.code],
-                  "level": _SARIF_LEVEL[d.severity],
-                  "message": {"text": "\n".join((d.message, *d.notes))},
-                  "locations": [location]}
+        location = {
+            "physicalLocation": {"artifactLocation": {"uri": _uri(d.path)}, "region": region}
+        }
+        result = {
+            "ruleId": d.code,
+            "ruleIndex": index[d.code],
+            "level": _SARIF_LEVEL[d.severity],
+            "message": {"text": "\n".join((d.message, *d.notes))},
+            "locations": [location],
+        }
         related = []
         for i, note in enumerate(d.notes):
             line = note_line(note)
             if line is not None:
-                related.append({"id": i, "message": {"text": note},
-                                "physicalLocation": {
-                                    "artifactLocation": {"uri": _uri(d.path)},
-                                    "region": {"startLine": line}}})
+                related.append(
+                    {
+                        "id": i,
+                        "message": {"text": note},
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": _uri(d.path)},
+                            "region": {"startLine": line},
+                        },
+                    }
+                )
         if related:
             result["relatedLocations"] = related
         results.append(result)
-    return {"$schema": _SARIF_SCHEMA, "version": "2.1.0",
-            "runs": [{"tool": {"driver": {"name": "tensortypes", "version": tool_version,
-                                          "rules": rules}},
-                      "results": results}]}
+    return {
+        "$schema": _SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {"name": "tensortypes", "version": tool_version, "rules": rules}
+                },
+                "results": results,
+            }
+        ],
+    }

@@ -26,8 +26,21 @@ class Frame:
     (False, True)
     """
 
-    __slots__ = ("vars", "where", "func", "returns", "globals", "terminated", "building",
-                 "facts", "declared", "sizes", "guards", "aliases", "flags")
+    __slots__ = (
+        "vars",
+        "where",
+        "func",
+        "returns",
+        "globals",
+        "terminated",
+        "building",
+        "facts",
+        "declared",
+        "sizes",
+        "guards",
+        "aliases",
+        "flags",
+    )
 
     def __init__(self, func=None, building=None):
         self.vars: dict = {}
@@ -108,8 +121,9 @@ def forget_guards(frame: Frame, key: str) -> None:
     """``key`` was assigned: drop the correlations and named conditions that read it."""
     if frame.guards:
         for var, (obj, conds) in list(frame.guards.items()):
-            kept = frozenset(c for c in conds if c[0] != key and
-                             not c[0].startswith((key + ".", key + "==")))
+            kept = frozenset(
+                c for c in conds if c[0] != key and not c[0].startswith((key + ".", key + "=="))
+            )
             if kept != conds:
                 if kept:
                     frame.guards[var] = (obj, kept)

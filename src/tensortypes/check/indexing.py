@@ -58,8 +58,11 @@ class IndexMixin:
         t = type(receiver)
         if t is Arr:
             index = self.eval_index(node.slice, frame)
-            return self.with_notes(lambda: index_array(receiver, index, label_of(node.value)),
-                                   [(node.value, receiver)], frame)
+            return self.with_notes(
+                lambda: index_array(receiver, index, label_of(node.value)),
+                [(node.value, receiver)],
+                frame,
+            )
         if t is ShapeV:
             return self.open_shape_index(receiver, node, frame)
         if t is DictV:
@@ -69,10 +72,14 @@ class IndexMixin:
         if t is TupleV or (t is ListV and receiver.items is not None):
             items = receiver.items
             if isinstance(node.slice, ast.Slice):
-                bounds = [int_const(self.eval(b, frame)) if b is not None else None
-                          for b in (node.slice.lower, node.slice.upper, node.slice.step)]
-                if all(b is not None or n is None for b, n in
-                       zip(bounds, (node.slice.lower, node.slice.upper, node.slice.step))):
+                bounds = [
+                    int_const(self.eval(b, frame)) if b is not None else None
+                    for b in (node.slice.lower, node.slice.upper, node.slice.step)
+                ]
+                if all(
+                    b is not None or n is None
+                    for b, n in zip(bounds, (node.slice.lower, node.slice.upper, node.slice.step))
+                ):
                     part = items[slice(*bounds)]
                     return TupleV(part) if t is TupleV else ListV(part)
                 return UNKNOWN
@@ -82,8 +89,11 @@ class IndexMixin:
             if not -len(items) <= i < len(items):
                 if t is ListV:
                     return UNKNOWN  # a list may have grown since its literal
-                raise CheckFailure("index", f"tuple index {i} out of range for "
-                                            f"{label_of(node.value)} of length {len(items)}")
+                raise CheckFailure(
+                    "index",
+                    f"tuple index {i} out of range for "
+                    f"{label_of(node.value)} of length {len(items)}",
+                )
             return items[i]
         if t is ListV:
             self.eval(node.slice, frame)
@@ -102,8 +112,10 @@ class IndexMixin:
         if isinstance(node.slice, ast.Slice):
             parts = (node.slice.lower, node.slice.upper, node.slice.step)
             bounds = [int_const(self.eval(b, frame)) if b is not None else None for b in parts]
-            if any(b is None and n is not None for b, n in zip(bounds, parts)) or \
-                    parts[2] is not None:
+            if (
+                any(b is None and n is not None for b, n in zip(bounds, parts))
+                or parts[2] is not None
+            ):
                 return UNKNOWN
             return shape_slice(shape.entries, bounds[0], bounds[1])
         i = int_const(self.eval(node.slice, frame))
@@ -114,8 +126,15 @@ class IndexMixin:
         out = []
         for part in parts:
             if isinstance(part, ast.Slice):
-                out.append(("slice", [self.eval(p, frame) if p is not None else None
-                                      for p in (part.lower, part.upper, part.step)]))
+                out.append(
+                    (
+                        "slice",
+                        [
+                            self.eval(p, frame) if p is not None else None
+                            for p in (part.lower, part.upper, part.step)
+                        ],
+                    )
+                )
             else:
                 out.append(("item", self.eval(part, frame)))
         return out
@@ -132,9 +151,14 @@ def _slice_size(n, bounds):
     if step is not None and (type(step) is not int or step <= 0):
         return None
     step = step or 1
-    if type(n) is Dim and n.is_constant and all(
+    if (
+        type(n) is Dim
+        and n.is_constant
+        and all(
             type(b) is int or (b is None and (raw is None or type(raw) is NoneV))
-            for b, raw in zip((start, stop), bounds)):
+            for b, raw in zip((start, stop), bounds)
+        )
+    ):
         return dims.const(len(range(n.value)[slice(start, stop, step)]))
     if type(n) is not Dim:
         return None
@@ -155,10 +179,15 @@ def _slice_size(n, bounds):
             return n + symbolic
         return symbolic if dims.ge(shifted, 0) is True else None
 
-    lo = position(start, sym[0] if start is None and bounds[0] is not None else None,
-                  dims.const(0), _given(bounds[0]))
-    hi = position(stop, sym[1] if stop is None and bounds[1] is not None else None, n,
-                  _given(bounds[1]))
+    lo = position(
+        start,
+        sym[0] if start is None and bounds[0] is not None else None,
+        dims.const(0),
+        _given(bounds[0]),
+    )
+    hi = position(
+        stop, sym[1] if stop is None and bounds[1] is not None else None, n, _given(bounds[1])
+    )
     if lo is None or hi is None:
         return None
     if type(hi) is not Dim:
@@ -177,16 +206,15 @@ def _slice_size(n, bounds):
 def _index_open(x: Arr, index: list, label: str):
     """``x[index]`` for a shape with ``*rest``: ``...`` splits the index at the rest."""
     marks = [i for i, (kind, v) in enumerate(index) if v is ELLIPSIS]
-    basic = all(kind == "slice" or type(v) in (IntV, NoneV) or v is ELLIPSIS
-                for kind, v in index)
+    basic = all(kind == "slice" or type(v) in (IntV, NoneV) or v is ELLIPSIS for kind, v in index)
     if len(marks) != 1 or not basic:
         return x.with_(shape=None, origin=None)
     cut = next(i for i, d in enumerate(x.shape) if type(d) is Rest)
-    before, after = index[:marks[0]], index[marks[0] + 1:]
+    before, after = index[: marks[0]], index[marks[0] + 1 :]
     if _consumed(before) > cut or _consumed(after) > len(x.shape) - cut - 1:
         return x.with_(shape=None, origin=None)  # the index reaches into the *rest
     head = index_array(x.with_(shape=x.shape[:cut]), [*before, ("item", ELLIPSIS)], label)
-    tail = index_array(x.with_(shape=x.shape[cut + 1:]), [("item", ELLIPSIS), *after], label)
+    tail = index_array(x.with_(shape=x.shape[cut + 1 :]), [("item", ELLIPSIS), *after], label)
     if head.shape is None or tail.shape is None:
         return x.with_(shape=None, origin=None)
     return x.with_(shape=(*head.shape, x.shape[cut], *tail.shape), origin=None)
@@ -219,20 +247,26 @@ def index_array(x: Arr, index: list, label: str):
         elif v is not NONE and v is not ELLIPSIS:
             consuming += 1
     if consuming > len(shape):
-        raise CheckFailure("index", f"too many indices for {label}: it has rank {len(shape)} "
-                                    f"{fmt_shape(shape)} but {consuming} were given")
+        raise CheckFailure(
+            "index",
+            f"too many indices for {label}: it has rank {len(shape)} "
+            f"{fmt_shape(shape)} but {consuming} were given",
+        )
     out: list = []
     axis = 0
     advanced: list | None = None
     separated = False
     last_kind = None
     for kind, v in index:
-        if advanced is not None and last_kind == "array" and not (
-                type(v) in (Arr, IntV) and kind != "slice"):
+        if (
+            advanced is not None
+            and last_kind == "array"
+            and not (type(v) in (Arr, IntV) and kind != "slice")
+        ):
             last_kind = "other"  # a slice, None or ... after the index arrays
         if v is ELLIPSIS:
             skip = len(shape) - consuming
-            out.extend(shape[axis:axis + skip])
+            out.extend(shape[axis : axis + skip])
             axis += skip
             continue
         if kind == "slice":
@@ -245,26 +279,38 @@ def index_array(x: Arr, index: list, label: str):
         if type(v) is IntV:
             size = shape[axis]
             i = int_const(v)
-            if i is not None and type(size) is Dim and size.is_constant and \
-                    not -size.value <= i < size.value:
-                raise CheckFailure("index", f"index {i} is out of bounds for axis {axis} of "
-                                            f"{label} with size {size.value}")
+            if (
+                i is not None
+                and type(size) is Dim
+                and size.is_constant
+                and not -size.value <= i < size.value
+            ):
+                raise CheckFailure(
+                    "index",
+                    f"index {i} is out of bounds for axis {axis} of {label} with size {size.value}",
+                )
             axis += 1
             continue
         if type(v) is Arr:
             if v.dtypes is not None and is_float(v.dtypes):
-                raise CheckFailure("dtype", f"indices of {label} must be integers or bools, "
-                                            f"got an array of dtype {fmt_dtypes(v.dtypes)}")
+                raise CheckFailure(
+                    "dtype",
+                    f"indices of {label} must be integers or bools, "
+                    f"got an array of dtype {fmt_dtypes(v.dtypes)}",
+                )
             if v.dtypes is not None and all(d.kind == "b" for d in v.dtypes):
                 r = v.rank if v.rank is not None else 1
                 if v.shape is not None and v.rank is not None:
-                    for k, (m, s) in enumerate(zip(v.shape, shape[axis:axis + r])):
+                    for k, (m, s) in enumerate(zip(v.shape, shape[axis : axis + r])):
                         if type(m) is Dim and type(s) is Dim and not same_size(m, s):
-                            raise CheckFailure("index", f"boolean mask of shape "
-                                                        f"{fmt_shape(v.shape)} does not match "
-                                                        f"axis {axis + k} of {label} "
-                                                        f"{fmt_shape(shape)} ({fmt_dim(m)} vs "
-                                                        f"{fmt_dim(s)})")
+                            raise CheckFailure(
+                                "index",
+                                f"boolean mask of shape "
+                                f"{fmt_shape(v.shape)} does not match "
+                                f"axis {axis + k} of {label} "
+                                f"{fmt_shape(shape)} ({fmt_dim(m)} vs "
+                                f"{fmt_dim(s)})",
+                            )
                 out.append(None)
                 axis += r
                 continue
@@ -282,8 +328,9 @@ def index_array(x: Arr, index: list, label: str):
             axis += 1
             continue
         if type(v) is FloatV:
-            raise CheckFailure("dtype", f"indices of {label} must be integers, slices or "
-                                        f"arrays, not a float")
+            raise CheckFailure(
+                "dtype", f"indices of {label} must be integers, slices or arrays, not a float"
+            )
         if type(v) in (ListV, TupleV) and v.items is not None:
             out.append(dims.const(len(v.items)))
             axis += 1
@@ -292,11 +339,13 @@ def index_array(x: Arr, index: list, label: str):
     out.extend(shape[axis:])
     if advanced is not None:
         cut = out.index(_ADVANCED)
-        joined = sf.broadcast(advanced, [f"index {i} of {label}" for i in
-                                         range(len(advanced))]) \
-            if len(advanced) > 1 else advanced[0]
+        joined = (
+            sf.broadcast(advanced, [f"index {i} of {label}" for i in range(len(advanced))])
+            if len(advanced) > 1
+            else advanced[0]
+        )
         if joined is None:
             return x.with_(shape=None, origin=None)
-        rest = out[:cut] + out[cut + 1:]
-        out = [*joined, *rest] if separated else [*out[:cut], *joined, *out[cut + 1:]]
+        rest = out[:cut] + out[cut + 1 :]
+        out = [*joined, *rest] if separated else [*out[:cut], *joined, *out[cut + 1 :]]
     return x.with_(shape=tuple(out), origin=None)

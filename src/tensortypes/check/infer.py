@@ -66,8 +66,9 @@ __all__ = ["Checker"]
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
-class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, SignatureMixin,
-              SchemaMixin):
+class Checker(
+    StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, SignatureMixin, SchemaMixin
+):
     """Check one module's source; :meth:`run` returns the diagnostics.
 
     >>> src = "import torch\\nx = torch.zeros(3, 4)\\ny = x @ torch.ones(5, 2)\\n"
@@ -75,15 +76,21 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
     ['matmul']
     """
 
-    def __init__(self, source: str, path: str = "<string>", strict: bool = False,
-                 record: dict | None = None, project=None):
+    def __init__(
+        self,
+        source: str,
+        path: str = "<string>",
+        strict: bool = False,
+        record: dict | None = None,
+        project=None,
+    ):
         self.source = source
         # When a dict: every evaluated expression node -> its value (the editor's hover).
         self.record = record
         self.tree = None
         self.path = path
         self.strict = strict
-        self.project = project   # check.project.Project: imports followed across modules
+        self.project = project  # check.project.Project: imports followed across modules
         # id of another module's annotation node -> its ModuleInfo (shared by the project)
         self.owners: dict = project.owners if project is not None else {}
         if project is not None and project.reader is None:
@@ -103,8 +110,17 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         col = getattr(node, "col_offset", 0) + 1
         end_line = getattr(node, "end_lineno", None)
         end_col = getattr(node, "end_col_offset", None)
-        d = Diagnostic(self.path, line, col, code, message, notes, severity, end_line,
-                       None if end_col is None else end_col + 1)
+        d = Diagnostic(
+            self.path,
+            line,
+            col,
+            code,
+            message,
+            notes,
+            severity,
+            end_line,
+            None if end_col is None else end_col + 1,
+        )
         self.diagnostics.setdefault(d.key(), d)
 
     def fail(self, node, failure: CheckFailure, frame) -> None:
@@ -116,8 +132,9 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
 
     def symbol_notes(self, text: str, frame) -> str:
         words = set(_IDENTIFIER.findall(text))
-        found = [f"{name} from {frame.where[name]}" for name in sorted(words)
-                 if name in frame.where]
+        found = [
+            f"{name} from {frame.where[name]}" for name in sorted(words) if name in frame.where
+        ]
         return ("sizes bound by: " + "; ".join(found)) if found else ""
 
     def with_notes(self, compute, operands, frame):
@@ -143,14 +160,25 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         """A value that may be None used where None fails: report, then use the rest."""
         if type(value) is UnionV and any(type(v) is NoneV for v in value.items):
             rest = strip_none(value)
-            if type(rest) is not Unknown and frame is not None and frame.flags and \
-                    not read_keys(node) & frame.flags:
-                self.gave_up(node, f"{label_of(node)} may be None, unless a condition on "
-                                   f"this path rules it out (not followed): not reported")
+            if (
+                type(rest) is not Unknown
+                and frame is not None
+                and frame.flags
+                and not read_keys(node) & frame.flags
+            ):
+                self.gave_up(
+                    node,
+                    f"{label_of(node)} may be None, unless a condition on "
+                    f"this path rules it out (not followed): not reported",
+                )
             elif type(rest) is not Unknown:
-                self.report(node, "optional", f"{label_of(node)} may be None here "
-                                              f"({describe(value)}); check 'is not None' "
-                                              f"first")
+                self.report(
+                    node,
+                    "optional",
+                    f"{label_of(node)} may be None here "
+                    f"({describe(value)}); check 'is not None' "
+                    f"first",
+                )
             return rest
         return value
 
@@ -165,26 +193,39 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
                 warnings.simplefilter("ignore", DeprecationWarning)
                 tree = ast.parse(source, filename=self.path)
         except SyntaxError as error:
-            self.report(_Pos(error.lineno or 1, (error.offset or 1) - 1), "syntax",
-                        error.msg if error.msg.startswith("invalid syntax")
-                        else f"invalid syntax: {error.msg}")
+            self.report(
+                _Pos(error.lineno or 1, (error.offset or 1) - 1),
+                "syntax",
+                error.msg
+                if error.msg.startswith("invalid syntax")
+                else f"invalid syntax: {error.msg}",
+            )
             return self.result()
         except (RecursionError, MemoryError) as error:
             # Python's own parser gives up on it too: the module cannot be compiled.
-            self.report(_Pos(1, 0), "syntax", f"Python cannot parse this module: it is nested "
-                                              f"too deeply ({type(error).__name__})")
+            self.report(
+                _Pos(1, 0),
+                "syntax",
+                f"Python cannot parse this module: it is nested "
+                f"too deeply ({type(error).__name__})",
+            )
             return self.result()
         except ValueError as error:  # NUL bytes on some Python versions
             self.report(_Pos(1, 0), "syntax", f"invalid source: {error}")
             return self.result()
         for line, col in dict(prune_deep(tree)).items():  # one note per line
-            self.gave_up(_Pos(line, col), f"expression nested more than {MAX_DEPTH} levels "
-                                          f"deep: the rest of it is not checked")
+            self.gave_up(
+                _Pos(line, col),
+                f"expression nested more than {MAX_DEPTH} levels "
+                f"deep: the rest of it is not checked",
+            )
         self.tree = tree
         self.module = ModuleInfo(tree, self.project, self.path if self.project else None)
         for line, name in self.module.unresolved:
-            self.gave_up(_Pos(line, 0), f"import of {name} not resolved in the project: "
-                                        f"the names it gives are unknown")
+            self.gave_up(
+                _Pos(line, 0),
+                f"import of {name} not resolved in the project: the names it gives are unknown",
+            )
         for info in self.module.classes.values():
             class_type(info, self.module)
         for info in self.module.classes.values():
@@ -195,9 +236,13 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         for info in self.module.functions.values():
             self.check_function(info)
         frame = Frame()
-        body = [s for s in tree.body if not isinstance(
-            s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import,
-                ast.ImportFrom))]
+        body = [
+            s
+            for s in tree.body
+            if not isinstance(
+                s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+            )
+        ]
         self.exec_block(body, frame)
         return self.result()
 
@@ -214,8 +259,12 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
                 found = read_annotation(node, self.owners.get(id(node), self.module))
             except AnnotationError as error:
                 notes = str(error).split("\n")[1:] if error.text is not None else []
-                self.report(node, "annotation", f"bad annotation: {error.message}",
-                            [line for line in notes if line.strip()])
+                self.report(
+                    node,
+                    "annotation",
+                    f"bad annotation: {error.message}",
+                    [line for line in notes if line.strip()],
+                )
                 found = ANY
             except (ValueError, ArithmeticError, RecursionError) as error:
                 # A limit of the parser under the annotation (digits, nesting): the
@@ -227,14 +276,23 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
                 while isinstance(head, ast.Subscript):
                     head = head.value
                 owner = self.owners.get(id(node), self.module)
-                if isinstance(head, ast.Name) and owner.path_of(head) is None and \
-                        head.id not in owner.classes and \
-                        owner.alias_annotation(head.id) is None:
-                    self.gave_up(node, f"annotation {label_of(node)} names {head.id}, which "
-                                       f"is not resolved; values of this type are unchecked")
+                if (
+                    isinstance(head, ast.Name)
+                    and owner.path_of(head) is None
+                    and head.id not in owner.classes
+                    and owner.alias_annotation(head.id) is None
+                ):
+                    self.gave_up(
+                        node,
+                        f"annotation {label_of(node)} names {head.id}, which "
+                        f"is not resolved; values of this type are unchecked",
+                    )
                 else:
-                    self.gave_up(node, f"annotation {label_of(node)} is not understood; "
-                                       f"values of this type are unchecked")
+                    self.gave_up(
+                        node,
+                        f"annotation {label_of(node)} is not understood; "
+                        f"values of this type are unchecked",
+                    )
             self.ann_types[id(node)] = found
         return found
 
@@ -291,8 +349,9 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         """
         if self.project is None:
             return None
-        found = self.project.function(self.project.canonical(path, self.module.local),
-                                      self.module.local)
+        found = self.project.function(
+            self.project.canonical(path, self.module.local), self.module.local
+        )
         if found is None:
             return None
         info, owner = found
@@ -309,8 +368,9 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
         (``check.project.Project.foreign_class``)."""
         if self.project is None:
             return None
-        return self.project.foreign_class(self.project.canonical(path, self.module.local),
-                                          self.module.local)
+        return self.project.foreign_class(
+            self.project.canonical(path, self.module.local), self.module.local
+        )
 
     @classmethod
     def reader(cls, file, project, module, classes):
@@ -335,11 +395,13 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
     def bind_params(self, info, frame: Frame) -> None:
         line = info.node.lineno
         for index, (name, ann, default, kind) in enumerate(info.params):
-            if index == 0 and info.cls is not None and not info.is_static and \
-                    kind == "positional":
+            if index == 0 and info.cls is not None and not info.is_static and kind == "positional":
                 implicit = info.name in ("__new__", "__init_subclass__", "__class_getitem__")
-                frame.vars[name] = ClassV(info.cls) if "classmethod" in info.decorators or \
-                    implicit else InstV(info.cls)
+                frame.vars[name] = (
+                    ClassV(info.cls)
+                    if "classmethod" in info.decorators or implicit
+                    else InstV(info.cls)
+                )
                 continue
             if kind in ("star", "starstar"):
                 frame.vars[name] = UNKNOWN
@@ -367,8 +429,11 @@ class Checker(StatementMixin, RefineMixin, ExprMixin, IndexMixin, CallMixin, Sig
                         frame.where.setdefault("*" + d.name, f"{name} (line {line})")
             if type(value) is Arr:
                 value = value.with_(origin=f"parameter at line {line}")
-            if isinstance(default, ast.Constant) and default.value is None and \
-                    type(value) not in (UnionV, NoneV):
+            if (
+                isinstance(default, ast.Constant)
+                and default.value is None
+                and type(value) not in (UnionV, NoneV)
+            ):
                 value = UnionV((NONE, value))
             frame.vars[name] = value
 

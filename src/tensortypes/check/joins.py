@@ -67,8 +67,10 @@ def join_shapes(a, b):
         return a
     if a is None or b is None:
         return None
-    if len(a) == len(b) and all((type(x) is Rest) == (type(y) is Rest) and
-                                (type(x) is not Rest or x is y) for x, y in zip(a, b)):
+    if len(a) == len(b) and all(
+        (type(x) is Rest) == (type(y) is Rest) and (type(x) is not Rest or x is y)
+        for x, y in zip(a, b)
+    ):
         return tuple(_join_axis(x, y) for x, y in zip(a, b))
     # Different ranks (``c2w`` of ``(..., 4, 4)`` in one branch, ``c2w[None]`` of a
     # ``(4, 4)`` in the other): the last axes both have, after any number of others.
@@ -76,15 +78,17 @@ def join_shapes(a, b):
     common = min(len(ta), len(tb))
     if common == 0:
         return None
-    return (Rest(None), *(_join_axis(x, y) for x, y in zip(ta[len(ta) - common:],
-                                                           tb[len(tb) - common:])))
+    return (
+        Rest(None),
+        *(_join_axis(x, y) for x, y in zip(ta[len(ta) - common :], tb[len(tb) - common :])),
+    )
 
 
 def _tail(shape) -> tuple:
     """The axes after the ``*rest`` of a shape (all of them when it has none)."""
     for i, d in enumerate(shape):
         if type(d) is Rest:
-            return shape[i + 1:]
+            return shape[i + 1 :]
     return shape
 
 
@@ -96,15 +100,18 @@ def _join_axis(x, y):
     for one, other in ((x, y), (y, x)):
         if is_one(one) or type(one) is Bcast:
             size = other.dim if type(other) is Bcast else other
-            if type(size) is Dim and not is_one(size) and \
-                    (type(one) is not Bcast or dims.eq(one.dim, size)):
+            if (
+                type(size) is Dim
+                and not is_one(size)
+                and (type(one) is not Bcast or dims.eq(one.dim, size))
+            ):
                 return Bcast(size)
     return None
 
 
 def _union_items(a: Value, b: Value) -> tuple:
     items = list(a.items) if type(a) is UnionV else [a]
-    for v in (b.items if type(b) is UnionV else (b,)):
+    for v in b.items if type(b) is UnionV else (b,):
         for i, have in enumerate(items):
             if type(have) is type(v):
                 items[i] = join_values(have, v)
@@ -142,10 +149,17 @@ def join_values(a: Value, b: Value) -> Value:
         return join_kinds(a, b)
     if ta is Arr:
         dtypes = None if a.dtypes is None or b.dtypes is None else a.dtypes | b.dtypes
-        return Arr(a.kind if a.kind == b.kind else None, dtypes, join_shapes(a.shape, b.shape),
-                   a.origin if a.origin == b.origin else None,
-                   a.contiguous if a.contiguous == b.contiguous else
-                   None if a.contiguous is None or b.contiguous is None else False)
+        return Arr(
+            a.kind if a.kind == b.kind else None,
+            dtypes,
+            join_shapes(a.shape, b.shape),
+            a.origin if a.origin == b.origin else None,
+            a.contiguous
+            if a.contiguous == b.contiguous
+            else None
+            if a.contiguous is None or b.contiguous is None
+            else False,
+        )
     if ta is IntV:
         if a.dim is not None and b.dim is not None and dims.eq(a.dim, b.dim):
             return a

@@ -34,11 +34,39 @@ _BUILTINS = frozenset(dir(builtins))
 # Nodes with nothing below them that the scan looks for, and each node class's fields
 # that can hold nodes (``ctx`` and plain values left out): the scan is the one walk over
 # every node of a module, so it avoids ``ast.iter_child_nodes``'s generic generators.
-_LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.alias,
-                     ast.Pass, ast.Break, ast.Continue})
-_PLAIN_FIELDS = frozenset({"ctx", "id", "attr", "name", "arg", "value_str", "level",
-                           "module", "names", "type_comment", "kind", "conversion",
-                           "is_async", "lineno", "simple", "op"})
+_LEAVES = frozenset(
+    {
+        ast.Name,
+        ast.Constant,
+        ast.Load,
+        ast.Store,
+        ast.Del,
+        ast.alias,
+        ast.Pass,
+        ast.Break,
+        ast.Continue,
+    }
+)
+_PLAIN_FIELDS = frozenset(
+    {
+        "ctx",
+        "id",
+        "attr",
+        "name",
+        "arg",
+        "value_str",
+        "level",
+        "module",
+        "names",
+        "type_comment",
+        "kind",
+        "conversion",
+        "is_async",
+        "lineno",
+        "simple",
+        "op",
+    }
+)
 _CHILD_FIELDS: dict = {}
 
 
@@ -48,8 +76,7 @@ def _child_fields(t) -> tuple:
     return found
 
 
-REGISTERS = frozenset({"register_buffer", "register_parameter", "add_module",
-                       "register_module"})
+REGISTERS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})
 
 
 def _registered_name(call: ast.Call) -> str | None:
@@ -71,8 +98,11 @@ def _set_by_call(call: ast.Call) -> tuple | None:
     if type(func) is ast.Attribute and func.attr in REGISTERS:
         owner, name_node = func.value, args[0] if args else None
     elif (type(func) is ast.Name and func.id == "setattr") or (
-            type(func) is ast.Attribute and func.attr == "__setattr__" and
-            type(func.value) is ast.Name and func.value.id == "object"):
+        type(func) is ast.Attribute
+        and func.attr == "__setattr__"
+        and type(func.value) is ast.Name
+        and func.value.id == "object"
+    ):
         if len(args) < 2:
             return None
         owner, name_node = args[0], args[1]
@@ -90,36 +120,57 @@ _ENUMS = ("enum.Enum", "enum.IntEnum")
 class ModuleInfo:
     """Imports, constants, aliases, functions and classes of one module (first pass)."""
 
-    __slots__ = ("aliases", "constants", "annotation_aliases", "functions", "classes",
-                 "generators", "class_facts", "by_type", "shadowed", "set_by_name", "project",
-                 "name", "package", "local", "stars", "all", "defined", "imported_modules",
-                 "unresolved", "bodies", "_star_names", "_imports", "typevars",
-                 "enum_values")
+    __slots__ = (
+        "aliases",
+        "constants",
+        "annotation_aliases",
+        "functions",
+        "classes",
+        "generators",
+        "class_facts",
+        "by_type",
+        "shadowed",
+        "set_by_name",
+        "project",
+        "name",
+        "package",
+        "local",
+        "stars",
+        "all",
+        "defined",
+        "imported_modules",
+        "unresolved",
+        "bodies",
+        "_star_names",
+        "_imports",
+        "typevars",
+        "enum_values",
+    )
 
     def __init__(self, tree: ast.Module, project=None, file=None):
-        self.project = project         # check.project.Project, or None (one file alone)
+        self.project = project  # check.project.Project, or None (one file alone)
         self.name = self.package = self.local = None
         if project is not None and file is not None:
             self.name, self.package, self.local = project.locate(file)
-        self.stars: list = []          # modules of ``from m import *``, in order
-        self.all = None                # the names ``__all__`` lists, if it is a literal
-        self.defined: set = set()      # names bound at the top level other than by import
+        self.stars: list = []  # modules of ``from m import *``, in order
+        self.all = None  # the names ``__all__`` lists, if it is a literal
+        self.defined: set = set()  # names bound at the top level other than by import
         self.imported_modules: list = []  # absolute names of the modules imported
-        self.unresolved: list = []     # (line, module) of project imports not found
-        self.bodies: list = []         # (first, last) lines of function bodies but __init__'s
+        self.unresolved: list = []  # (line, module) of project imports not found
+        self.bodies: list = []  # (first, last) lines of function bodies but __init__'s
         self._star_names: dict = {}
-        self._imports: list = []       # the import statements, for ``unresolved``
+        self._imports: list = []  # the import statements, for ``unresolved``
         self.aliases: dict = {}
         self.constants: dict = {}
         self.annotation_aliases: dict = {}
-        self.typevars: set = set()     # top-level names of ``T = TypeVar("T")``
-        self.enum_values: dict = {}    # "Color.RED" -> 1 of an Enum class's literal members
+        self.typevars: set = set()  # top-level names of ``T = TypeVar("T")``
+        self.enum_values: dict = {}  # "Color.RED" -> 1 of an Enum class's literal members
         self.functions: dict = {}
         self.classes: dict = {}
-        self.generators: set = set()   # ids of the def nodes that contain a yield
-        self.class_facts: dict = {}    # id of a class node -> its ClassFacts
-        self.by_type: dict = {}        # types.ClassType of a checked class -> its ClassInfo
-        self.shadowed: set = set()     # builtins the module rebinds (``map = safe_map``)
+        self.generators: set = set()  # ids of the def nodes that contain a yield
+        self.class_facts: dict = {}  # id of a class node -> its ClassFacts
+        self.by_type: dict = {}  # types.ClassType of a checked class -> its ClassInfo
+        self.shadowed: set = set()  # builtins the module rebinds (``map = safe_map``)
         # Attribute names set by name on some object other than ``self`` anywhere in the
         # module (``net.add_module("head", m)``, ``setattr(cfg, "lr", 0.1)``): any
         # instance may have them, since the walker cannot tell which class ``net`` is.
@@ -141,7 +192,8 @@ class ModuleInfo:
             changed = False
             for info in self.classes.values():
                 if not info.is_module and any(
-                        b in self.classes and self.classes[b].is_module for b in info.bases):
+                    b in self.classes and self.classes[b].is_module for b in info.bases
+                ):
                     info.is_module = changed = True
 
     def _scan(self, tree) -> None:
@@ -183,8 +235,11 @@ class ModuleInfo:
                 continue
             if t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.Lambda:
                 func = id(node)
-                if t is not ast.Lambda and node.name != "__init__" and \
-                        node.body[0].lineno > node.lineno:
+                if (
+                    t is not ast.Lambda
+                    and node.name != "__init__"
+                    and node.body[0].lineno > node.lineno
+                ):
                     self.bodies.append((node.body[0].lineno, node.end_lineno))
                 if cls is not None and method is None and t is not ast.Lambda:
                     method = node.name
@@ -200,14 +255,20 @@ class ModuleInfo:
                     facts[cls].note(found[1], method)
                 elif found is not None:
                     self.set_by_name.add(found[1])
-                elif cls is not None and type(node.func) is ast.Name and \
-                        node.func.id in ("setattr", "vars"):
+                elif (
+                    cls is not None
+                    and type(node.func) is ast.Name
+                    and node.func.id in ("setattr", "vars")
+                ):
                     facts[cls].open = True  # a name the scan cannot read
             elif cls is not None and t is ast.Attribute:
                 if node.attr == "__dict__":
                     facts[cls].open = True
-                elif type(node.ctx) is store and type(node.value) is ast.Name and \
-                        node.value.id == "self":
+                elif (
+                    type(node.ctx) is store
+                    and type(node.value) is ast.Name
+                    and node.value.id == "self"
+                ):
                     facts[cls].note(node.attr, method)
             for name in _CHILD_FIELDS.get(t) or _child_fields(t):
                 value = getattr(node, name, None)
@@ -246,7 +307,7 @@ class ModuleInfo:
         parts = self.package.split(".") if self.package else []
         if node.level - 1 > len(parts):
             return None
-        parts = parts[:len(parts) - (node.level - 1)]
+        parts = parts[: len(parts) - (node.level - 1)]
         if node.module:
             parts.append(node.module)
         return ".".join(parts) or None
@@ -258,30 +319,38 @@ class ModuleInfo:
             if isinstance(stmt, ast.ImportFrom):
                 base = self._absolute(stmt)
                 if base is None:
-                    self.unresolved.append((stmt.lineno, "." * stmt.level +
-                                            (stmt.module or "")))
-                elif (stmt.level > 0 or project.has_head(base.partition(".")[0], self.local)) \
-                        and project.find(base, self.local) is None:
+                    self.unresolved.append((stmt.lineno, "." * stmt.level + (stmt.module or "")))
+                elif (
+                    stmt.level > 0 or project.has_head(base.partition(".")[0], self.local)
+                ) and project.find(base, self.local) is None:
                     self.unresolved.append((stmt.lineno, base))
             elif isinstance(stmt, ast.Import):
                 for alias in stmt.names:
-                    if project.has_head(alias.name.partition(".")[0], self.local) and \
-                            project.find(alias.name, self.local) is None:
+                    if (
+                        project.has_head(alias.name.partition(".")[0], self.local)
+                        and project.find(alias.name, self.local) is None
+                    ):
                         self.unresolved.append((stmt.lineno, alias.name))
 
     def _top(self, stmt, assigned=None) -> None:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
-                self.shadowed.update(n.id for n in ast.walk(target)
-                                     if isinstance(n, ast.Name) and n.id in _BUILTINS)
+            for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                self.shadowed.update(
+                    n.id for n in ast.walk(target) if isinstance(n, ast.Name) and n.id in _BUILTINS
+                )
                 self.defined.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self.defined.add(stmt.name)
         self._read_all(stmt)
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and assigned and \
-                isinstance(stmt.targets[0], ast.Name) and \
-                isinstance(stmt.value, (ast.Name, ast.Attribute)) and \
-                assigned.get(stmt.targets[0].id) == 1 and stmt.targets[0].id not in self.aliases:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and assigned
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, (ast.Name, ast.Attribute))
+            and assigned.get(stmt.targets[0].id) == 1
+            and stmt.targets[0].id not in self.aliases
+        ):
             # ``Tensor = torch.Tensor``: another name for an imported thing
             path = self.path_of(stmt.value)
             if path is not None and not path.startswith("builtins."):
@@ -293,13 +362,19 @@ class ModuleInfo:
             self.classes[stmt.name] = ClassInfo(stmt, self)
             if any(self.path_of(b) in _ENUMS for b in stmt.bases):
                 for sub in stmt.body:
-                    if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and \
-                            isinstance(sub.targets[0], ast.Name) and \
-                            isinstance(sub.value, ast.Constant) and \
-                            type(sub.value.value) in (int, float):
+                    if (
+                        isinstance(sub, ast.Assign)
+                        and len(sub.targets) == 1
+                        and isinstance(sub.targets[0], ast.Name)
+                        and isinstance(sub.value, ast.Constant)
+                        and type(sub.value.value) in (int, float)
+                    ):
                         self.enum_values[f"{stmt.name}.{sub.targets[0].id}"] = sub.value.value
-        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], ast.Name):
+        elif (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
             name, value = stmt.targets[0].id, stmt.value
             if isinstance(value, ast.Subscript) and self._is_annotation(value):
                 self.annotation_aliases[name] = value
@@ -307,9 +382,13 @@ class ModuleInfo:
                 self.constants[name] = value.value
             elif isinstance(value, ast.Call) and self.path_of(value.func) in _TYPEVAR:
                 self.typevars.add(name)
-        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and \
-                stmt.value is not None and isinstance(stmt.value, ast.Subscript) and \
-                self.path_of(stmt.annotation) in ("typing.TypeAlias",):
+        elif (
+            isinstance(stmt, ast.AnnAssign)
+            and isinstance(stmt.target, ast.Name)
+            and stmt.value is not None
+            and isinstance(stmt.value, ast.Subscript)
+            and self.path_of(stmt.annotation) in ("typing.TypeAlias",)
+        ):
             self.annotation_aliases[stmt.target.id] = stmt.value
         elif isinstance(stmt, ast.If):
             for sub in stmt.body + stmt.orelse:
@@ -331,7 +410,8 @@ class ModuleInfo:
             return
         names = None
         if isinstance(value, (ast.List, ast.Tuple)) and all(
-                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts):
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
+        ):
             names = {e.value for e in value.elts}
         if names is None:
             self.all = None if not add else self.all
@@ -353,8 +433,9 @@ class ModuleInfo:
         """The canonical path of a top-level ``name`` that this module imports, or None."""
         raw = self.aliases.get(name)
         if raw is not None:
-            return self.project.canonical(raw, self.local, depth) \
-                if self.project is not None else raw
+            return (
+                self.project.canonical(raw, self.local, depth) if self.project is not None else raw
+            )
         if name in self.defined:
             return None
         return self._star(name, depth)
@@ -383,8 +464,9 @@ class ModuleInfo:
         if isinstance(node, ast.Name):
             found = self.aliases.get(node.id)
             if found is not None:
-                return self.project.canonical(found, self.local) \
-                    if self.project is not None else found
+                return (
+                    self.project.canonical(found, self.local) if self.project is not None else found
+                )
             if self.stars and node.id not in self.defined:
                 found = self._star(node.id)
                 if found is not None:
@@ -412,10 +494,20 @@ def _returns_its_argument(info) -> bool:
     if len(positional) != 1:
         return False
     name, ann = positional[0][0], positional[0][1]
-    if isinstance(ann, ast.Name) and isinstance(info.returns, ast.Name) and \
-            ann.id == info.returns.id:
+    if (
+        isinstance(ann, ast.Name)
+        and isinstance(info.returns, ast.Name)
+        and ann.id == info.returns.id
+    ):
         return True
-    body = [s for s in info.node.body if not (isinstance(s, ast.Expr) and
-                                              isinstance(s.value, ast.Constant))]
-    return len(body) == 1 and isinstance(body[0], ast.Return) and \
-        isinstance(body[0].value, ast.Name) and body[0].value.id == name
+    body = [
+        s
+        for s in info.node.body
+        if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+    return (
+        len(body) == 1
+        and isinstance(body[0], ast.Return)
+        and isinstance(body[0].value, ast.Name)
+        and body[0].value.id == name
+    )

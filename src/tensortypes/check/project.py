@@ -74,7 +74,7 @@ def interface_hash(source: str, bodies) -> str:
     lines = source.splitlines()
     hidden = bytearray(len(lines) + 2)
     for first, last in bodies:
-        hidden[first:last + 1] = b"\1" * (min(last, len(lines) + 1) + 1 - first)
+        hidden[first : last + 1] = b"\1" * (min(last, len(lines) + 1) + 1 - first)
     h = hashlib.sha1(usedforsecurity=False)
     for number, line in enumerate(lines, 1):
         if not hidden[number]:
@@ -93,18 +93,18 @@ class Project:
 
     def __init__(self, files=(), folders=()):
         self.roots: list = []
-        self.names: dict = {}      # resolved file -> its dotted module name
-        self._files: dict = {}     # (module name, local folder) -> file or None
-        self._infos: dict = {}     # file -> ModuleInfo (or None: unreadable)
-        self._heads: dict = {}     # (head, local folder) -> whether the project has it
-        self._canon: dict = {}     # (path, local folder) -> canonical path
+        self.names: dict = {}  # resolved file -> its dotted module name
+        self._files: dict = {}  # (module name, local folder) -> file or None
+        self._infos: dict = {}  # file -> ModuleInfo (or None: unreadable)
+        self._heads: dict = {}  # (head, local folder) -> whether the project has it
+        self._canon: dict = {}  # (path, local folder) -> canonical path
         self._active: set = set()  # star exports being followed (a cycle guard)
         self.class_names: dict = {}  # file -> the names of its classes
-        self.walkers: dict = {}    # file -> the checker that reads its classes (or None)
-        self._file_of: dict = {}   # id of a ModuleInfo read here -> its file
-        self._classes: dict = {}   # file -> (its ModuleInfo, the classes taken out of it)
-        self.owners: dict = {}     # id of an annotation node of a module read here -> module
-        self.reader = None         # file -> a quiet checker of it (set by check.infer)
+        self.walkers: dict = {}  # file -> the checker that reads its classes (or None)
+        self._file_of: dict = {}  # id of a ModuleInfo read here -> its file
+        self._classes: dict = {}  # file -> (its ModuleInfo, the classes taken out of it)
+        self.owners: dict = {}  # id of an annotation node of a module read here -> module
+        self.reader = None  # file -> a quiet checker of it (set by check.infer)
         for folder in folders:
             self._add_root(Path(folder).resolve())
         for f in files:
@@ -138,8 +138,10 @@ class Project:
         found = None
         rel = Path(*name.split("."))
         for root in ([local] if local is not None else []) + self.roots:
-            for candidate in (root / rel.with_suffix(".py") if rel.name else None,
-                              root / rel / "__init__.py"):
+            for candidate in (
+                root / rel.with_suffix(".py") if rel.name else None,
+                root / rel / "__init__.py",
+            ):
                 if candidate is not None and candidate.is_file():
                     found = candidate.resolve()
                     break
@@ -198,7 +200,7 @@ class Project:
         for i in range(len(parts) - 1, 0, -1):
             info = self.info(".".join(parts[:i]), local)
             if info is not None:
-                return info, parts[i], parts[i + 1:]
+                return info, parts[i], parts[i + 1 :]
         return None
 
     def canonical(self, path: str, local, depth: int = 0) -> str:

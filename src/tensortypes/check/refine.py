@@ -89,12 +89,22 @@ class RefineMixin:
             return self.narrow_flag(key, test, frame, positive)
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             return self.narrow_compare(test, frame, positive)
-        if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and \
-                test.func.id == "isinstance" and len(test.args) == 2:
+        if (
+            isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Name)
+            and test.func.id == "isinstance"
+            and len(test.args) == 2
+        ):
             return self.narrow_isinstance(test, frame, positive)
-        if positive and isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and \
-                test.func.id == "hasattr" and len(test.args) == 2 and \
-                isinstance(test.args[1], ast.Constant) and type(test.args[1].value) is str:
+        if (
+            positive
+            and isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Name)
+            and test.func.id == "hasattr"
+            and len(test.args) == 2
+            and isinstance(test.args[1], ast.Constant)
+            and type(test.args[1].value) is str
+        ):
             key = _key(test.args[0])
             if key is not None:  # hasattr(x, "a"): x.a exists here, of a kind not known
                 frame = frame.copy()
@@ -110,24 +120,33 @@ class RefineMixin:
         ``self.bias = ... if use_bias else None`` with ``self.use_bias = use_bias``
         makes ``self.bias`` not None under ``if self.use_bias:`` in every method.
         """
-        hits = [var for var, (obj, conds) in frame.guards.items()
-                if (key, positive) in conds and frame.vars.get(var) is obj]
+        hits = [
+            var
+            for var, (obj, conds) in frame.guards.items()
+            if (key, positive) in conds and frame.vars.get(var) is obj
+        ]
         root, _, attr = key.partition(".")
         inst = frame.vars.get(root) if attr and "." not in attr and "==" not in key else None
         if type(inst) is InstV and inst.info.guards:
             for name, conds in inst.info.guards.items():
                 var = f"{root}.{name}"
-                if (attr, positive) in conds and var not in frame.vars and \
-                        not self.is_mutated(inst.info, name):
+                if (
+                    (attr, positive) in conds
+                    and var not in frame.vars
+                    and not self.is_mutated(inst.info, name)
+                ):
                     hits.append(var)
         if hits:
             frame = frame.copy()
             for var in hits:
                 value = frame.vars.get(var)
                 if value is None:
-                    value = self.eval(ast.Attribute(ast.Name(root, ast.Load()),
-                                                    var.partition(".")[2], ast.Load()),
-                                      frame)
+                    value = self.eval(
+                        ast.Attribute(
+                            ast.Name(root, ast.Load()), var.partition(".")[2], ast.Load()
+                        ),
+                        frame,
+                    )
                 frame.vars[var] = strip_none(value)
         alias = frame.aliases.get(key)
         if alias is not None and all(frame.vars.get(n) is v for n, v in alias[1]):
@@ -141,14 +160,23 @@ class RefineMixin:
         op, left, right = test.ops[0], test.left, test.comparators[0]
         if isinstance(op, (ast.In, ast.NotIn)) and isinstance(op, ast.In) == positive:
             return self.narrow_member(left, right, frame)
-        if isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and \
-                isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and \
-                left.func.id == "type" and len(left.args) == 1 and not left.keywords:
+        if (
+            isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
+            and isinstance(left, ast.Call)
+            and isinstance(left.func, ast.Name)
+            and left.func.id == "type"
+            and len(left.args) == 1
+            and not left.keywords
+        ):
             same = isinstance(op, (ast.Is, ast.Eq)) == positive
-            return self.narrow_isinstance(ast.Call(left.func, [left.args[0], right], []),
-                                          frame, same, exact=True)
-        if isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and \
-                isinstance(right, ast.Constant) and right.value is None:
+            return self.narrow_isinstance(
+                ast.Call(left.func, [left.args[0], right], []), frame, same, exact=True
+            )
+        if (
+            isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
+            and isinstance(right, ast.Constant)
+            and right.value is None
+        ):
             key = _key(left)
             if key is None:
                 return frame
@@ -159,41 +187,68 @@ class RefineMixin:
             frame = frame.copy()
             # `x is not None` where x is None: this branch cannot run; nor can `x is None`
             # where x is an array (a defensive check of a non-Optional parameter).
-            frame.terminated = (not is_none and type(current) is NoneV) or \
-                (is_none and type(current) is Arr)
+            frame.terminated = (not is_none and type(current) is NoneV) or (
+                is_none and type(current) is Arr
+            )
             frame.vars[key] = NONE if is_none else strip_none(current)
             return frame
-        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) != positive and \
-                isinstance(right, ast.Constant) and type(right.value) is str:
+        if (
+            isinstance(op, (ast.Eq, ast.NotEq))
+            and isinstance(op, ast.Eq) != positive
+            and isinstance(right, ast.Constant)
+            and type(right.value) is str
+        ):
             key = _key(left)  # x != "scalar" of an int | Literal["scalar"]: an int
             current = frame.vars.get(key) if key is not None else None
             if type(current) is UnionV:
-                items = tuple(v for v in current.items
-                              if not (type(v) is StrV and v.value == right.value))
+                items = tuple(
+                    v for v in current.items if not (type(v) is StrV and v.value == right.value)
+                )
                 if len(items) < len(current.items):
                     frame = frame.copy()
                     frame.vars[key] = items[0] if len(items) == 1 else UnionV(items)
-        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) == positive and \
-                _literal(right):
+        if (
+            isinstance(op, (ast.Eq, ast.NotEq))
+            and isinstance(op, ast.Eq) == positive
+            and _literal(right)
+        ):
             key = _key(left)  # dim == -1: an equal value is not None
             if key is not None and type(frame.vars.get(key)) is UnionV:
                 frame = frame.copy()
                 frame.vars[key] = strip_none(frame.vars[key])
-        if isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) and \
-                isinstance(left, ast.Attribute) and left.attr == "dtype":
-            return self.narrow_dtype(left.value, right, frame,
-                                     isinstance(op, (ast.Eq, ast.Is)) == positive)
-        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) == positive and \
-                isinstance(right, ast.Constant) and type(right.value) is int:
+        if (
+            isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot))
+            and isinstance(left, ast.Attribute)
+            and left.attr == "dtype"
+        ):
+            return self.narrow_dtype(
+                left.value, right, frame, isinstance(op, (ast.Eq, ast.Is)) == positive
+            )
+        if (
+            isinstance(op, (ast.Eq, ast.NotEq))
+            and isinstance(op, ast.Eq) == positive
+            and isinstance(right, ast.Constant)
+            and type(right.value) is int
+        ):
             target = _rank_of(left)
             if target is not None:
                 return self.narrow_rank(target, right.value, frame)
-        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(op, ast.Eq) == positive and \
-                isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mod) and \
-                isinstance(right, ast.Constant) and right.value == 0:
+        if (
+            isinstance(op, (ast.Eq, ast.NotEq))
+            and isinstance(op, ast.Eq) == positive
+            and isinstance(left, ast.BinOp)
+            and isinstance(left.op, ast.Mod)
+            and isinstance(right, ast.Constant)
+            and right.value == 0
+        ):
             a, k = self.peek(left.left, frame), self.peek(left.right, frame)
-            if type(a) is IntV and type(k) is IntV and a.dim is not None and a.dim.is_symbol \
-                    and k.dim is not None:
+            if (
+                type(a) is IntV
+                and type(k) is IntV
+                and a.dim is not None
+                and a.dim.is_symbol
+                and k.dim is not None
+            ):
                 frame = frame.copy()
                 frame.facts = frame.facts + ((a.dim.name, k.dim),)
             return frame
@@ -203,8 +258,11 @@ class RefineMixin:
             if type(a) is IntV and type(b) is IntV:
                 pairs = [(a.dim, b.dim)]
             elif type(a) is TupleV and type(b) is TupleV and len(a.items) == len(b.items):
-                pairs = [(x.dim, y.dim) for x, y in zip(a.items, b.items)
-                         if type(x) is IntV and type(y) is IntV]
+                pairs = [
+                    (x.dim, y.dim)
+                    for x, y in zip(a.items, b.items)
+                    if type(x) is IntV and type(y) is IntV
+                ]
             for x, y in pairs:
                 if x is not None and y is not None:
                     frame = assume_equal(frame, x, y, test.lineno)
@@ -236,7 +294,8 @@ class RefineMixin:
         if type(current) is not UnionV or not any(type(v) is NoneV for v in current.items):
             return frame
         if isinstance(right, (ast.Tuple, ast.List, ast.Set)) and any(
-                isinstance(e, ast.Constant) and e.value is None for e in right.elts):
+            isinstance(e, ast.Constant) and e.value is None for e in right.elts
+        ):
             return frame
         frame = frame.copy()
         frame.vars[key] = strip_none(current)
@@ -259,9 +318,12 @@ class RefineMixin:
         count = rank - len(shape) + 1
         # A named ``*b`` is shared with other arrays that this test does not narrow:
         # its axes stay unknown sizes.
-        axes = tuple(anonymous_axis(key, j) for j in range(i, i + count)) \
-            if shape[i].name is None else (None,) * count
-        frame.vars[key] = value.with_(shape=(*shape[:i], *axes, *shape[i + 1:]))
+        axes = (
+            tuple(anonymous_axis(key, j) for j in range(i, i + count))
+            if shape[i].name is None
+            else (None,) * count
+        )
+        frame.vars[key] = value.with_(shape=(*shape[:i], *axes, *shape[i + 1 :]))
         return frame
 
     def narrow_dtype(self, target, dtype_node, frame, same: bool):
@@ -292,9 +354,12 @@ class RefineMixin:
         if key is None:
             return frame
         current = self.current(key, subject, frame)
-        targets = [self.class_target(node) for node in
-                   (test.args[1].elts if isinstance(test.args[1], ast.Tuple)
-                    else [test.args[1]])]
+        targets = [
+            self.class_target(node)
+            for node in (
+                test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+            )
+        ]
         items = current.items if type(current) is UnionV else (current,)
         kept = []
         for item in items:
@@ -304,8 +369,7 @@ class RefineMixin:
                     kept.append(item)
                 elif any(f is None for f in found):
                     local = [t for t in targets if type(t) is not str]
-                    kept.append(InstV(local[0]) if len(local) == len(targets) == 1
-                                else UNKNOWN)
+                    kept.append(InstV(local[0]) if len(local) == len(targets) == 1 else UNKNOWN)
             elif exact or not any(f is True for f in found):
                 kept.append(item)
         frame = frame.copy()
@@ -327,10 +391,14 @@ class RefineMixin:
             return self.module.classes[node.id]
         path = self.module.path_of(node) or ""
         if path.endswith(("Tensor", "ndarray", "Array")) or path == "torch.nn.Parameter":
-            return {"torch": "torch", "numpy": "numpy", "jax": "jax",
-                    "jaxtyping": "jax"}.get(path.partition(".")[0], "array")
-        if path.rpartition(".")[0] in ("typing", "collections.abc") and \
-                path.rpartition(".")[2] in ("Iterable", "Sequence", "Collection"):
+            return {"torch": "torch", "numpy": "numpy", "jax": "jax", "jaxtyping": "jax"}.get(
+                path.partition(".")[0], "array"
+            )
+        if path.rpartition(".")[0] in ("typing", "collections.abc") and path.rpartition(".")[2] in (
+            "Iterable",
+            "Sequence",
+            "Collection",
+        ):
             return "iterable"
         if path.startswith("builtins.") and path[9:] in _BUILTIN_KINDS:
             return path[9:]
@@ -341,8 +409,15 @@ class RefineMixin:
 
 # The values each builtin class has among the checker's values.
 _ARRAY_TARGETS = frozenset({"array", "torch", "numpy", "jax"})
-_BUILTIN_KINDS = {"int": (IntV, BoolV), "float": (FloatV,), "bool": (BoolV,), "str": (StrV,),
-                  "tuple": (TupleV,), "list": (ListV,), "NoneType": (NoneV,)}
+_BUILTIN_KINDS = {
+    "int": (IntV, BoolV),
+    "float": (FloatV,),
+    "bool": (BoolV,),
+    "str": (StrV,),
+    "tuple": (TupleV,),
+    "list": (ListV,),
+    "NoneType": (NoneV,),
+}
 
 
 def _matches(value, target) -> bool | None:
@@ -374,12 +449,22 @@ def _rank_of(node):
     """``x`` of ``x.ndim``, ``x.dim()``, ``x.ndimension()`` or ``len(x.shape)``, else None."""
     if isinstance(node, ast.Attribute) and node.attr == "ndim":
         return node.value
-    if isinstance(node, ast.Call) and not node.args and not node.keywords and \
-            isinstance(node.func, ast.Attribute) and node.func.attr in ("dim", "ndimension"):
+    if (
+        isinstance(node, ast.Call)
+        and not node.args
+        and not node.keywords
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("dim", "ndimension")
+    ):
         return node.func.value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-            node.func.id == "len" and len(node.args) == 1 and \
-            isinstance(node.args[0], ast.Attribute) and node.args[0].attr == "shape":
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "len"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Attribute)
+        and node.args[0].attr == "shape"
+    ):
         return node.args[0].value
     return None
 
@@ -464,18 +549,21 @@ def flag_of(test):
         key = _key(test)
         if key is not None:
             return key, truth
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
-            isinstance(test.ops[0], (ast.Eq, ast.NotEq)) and \
-            isinstance(test.comparators[0], ast.Constant) and \
-            type(test.comparators[0].value) in (str, int, bool) and \
-            isinstance(test.left, (ast.Name, ast.Attribute)):
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], (ast.Eq, ast.NotEq))
+        and isinstance(test.comparators[0], ast.Constant)
+        and type(test.comparators[0].value) in (str, int, bool)
+        and isinstance(test.left, (ast.Name, ast.Attribute))
+    ):
         key = _key(test.left)  # ``mode == "lidar"``: a flag of its own
         if key is not None:
-            return f"{key}=={test.comparators[0].value!r}", \
-                truth == isinstance(test.ops[0], ast.Eq)
+            return f"{key}=={test.comparators[0].value!r}", truth == isinstance(test.ops[0], ast.Eq)
     return None
 
 
 def may_be_none(value) -> bool:
-    return type(value) is NoneV or (type(value) is UnionV and
-                                    any(type(v) is NoneV for v in value.items))
+    return type(value) is NoneV or (
+        type(value) is UnionV and any(type(v) is NoneV for v in value.items)
+    )

@@ -37,8 +37,15 @@ from .project import Project, interface_hash
 from .sources import read_source
 from .summary import unchecked_summary
 
-__all__ = ["check_source", "check_paths", "collect_files", "internal_error", "read_checked",
-           "select_codes", "main"]
+__all__ = [
+    "check_source",
+    "check_paths",
+    "collect_files",
+    "internal_error",
+    "read_checked",
+    "select_codes",
+    "main",
+]
 
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist"})
 _PARALLEL_MIN_FILES = 8
@@ -51,12 +58,16 @@ def _can_fork() -> bool:
     spawning would re-run an unguarded ``__main__``; with other threads about,
     the files are checked in this process instead (the same results, serially).
     """
-    return (threading.active_count() == 1 and "jax" not in sys.modules
-            and "fork" in multiprocessing.get_all_start_methods())
+    return (
+        threading.active_count() == 1
+        and "jax" not in sys.modules
+        and "fork" in multiprocessing.get_all_start_methods()
+    )
 
 
-def check_source(text: str, path: str = "<string>", strict: bool = False,
-                 debug: bool = False, project=None) -> list:
+def check_source(
+    text: str, path: str = "<string>", strict: bool = False, debug: bool = False, project=None
+) -> list:
     """The diagnostics of one module's source text, sorted by position.
 
     Never raises for any text: a failure of the checker itself is one
@@ -102,11 +113,15 @@ def internal_error(path: str, error: BaseException, debug: bool = False) -> Diag
     message = f"internal error of the checker: {type(error).__name__}: {error}"
     if len(message) > 300:
         message = message[:297] + "..."
-    notes = ["the rest of this file was not checked; this is a bug of tensortypes, please "
-             "report it" + ("" if debug else " (--debug shows the traceback)")]
+    notes = [
+        "the rest of this file was not checked; this is a bug of tensortypes, please "
+        "report it" + ("" if debug else " (--debug shows the traceback)")
+    ]
     if debug:
-        notes.extend(line.rstrip("\n") for line in
-                     traceback.format_exception(type(error), error, error.__traceback__))
+        notes.extend(
+            line.rstrip("\n")
+            for line in traceback.format_exception(type(error), error, error.__traceback__)
+        )
     return Diagnostic(path, line, col, "internal", message, notes)
 
 
@@ -126,10 +141,14 @@ def collect_files(paths, exclude=(), root: Path | None = None) -> list:
             found.append(p)  # a file, or what read_source reports or skips with a note
             continue
         for folder, subdirs, files in os.walk(p):
-            subdirs[:] = sorted(d for d in subdirs if not d.startswith(".")
-                                and d not in _SKIP_DIRS and not
-                                (Path(folder, d) / "pyvenv.cfg").exists()
-                                and not is_excluded(Path(folder, d), exclude, root))
+            subdirs[:] = sorted(
+                d
+                for d in subdirs
+                if not d.startswith(".")
+                and d not in _SKIP_DIRS
+                and not (Path(folder, d) / "pyvenv.cfg").exists()
+                and not is_excluded(Path(folder, d), exclude, root)
+            )
             for name in sorted(files):
                 candidate = Path(folder, name)
                 if name.endswith(".py") and not is_excluded(candidate, exclude, root):
@@ -143,8 +162,7 @@ def read_checked(path) -> tuple:
     if source.text is not None:
         return source.text, []
     if source.skipped is not None:
-        return None, [Diagnostic(str(path), 1, 1, "skipped", source.skipped, (),
-                                 severity="note")]
+        return None, [Diagnostic(str(path), 1, 1, "skipped", source.skipped, (), severity="note")]
     return None, [Diagnostic(str(path), 1, 1, "syntax", source.error)]
 
 
@@ -167,8 +185,12 @@ def _check_file(job: tuple) -> tuple:
         found = _run_checker(checker, debug)
         if any(d.code == "internal" for d in found):
             return path, None, [d.to_dict() for d in found], None
-        return path, content_key(text), [d.to_dict() for d in found], \
-            _meta(text, checker.tree, checker.module)
+        return (
+            path,
+            content_key(text),
+            [d.to_dict() for d in found],
+            _meta(text, checker.tree, checker.module),
+        )
     except Exception as error:  # noqa: BLE001 (reading or serialising: still one file's fault)
         return path, None, [internal_error(path, error, debug).to_dict()], None
 
@@ -180,8 +202,16 @@ def _meta(text: str, tree, module) -> tuple:
     return interface_hash(text, module.bodies), sorted(set(module.imported_modules))
 
 
-def check_paths(paths, strict: bool = False, jobs: int = 0, cache=True, exclude=(),
-                root: Path | None = None, debug: bool = False, follow: bool = True) -> list:
+def check_paths(
+    paths,
+    strict: bool = False,
+    jobs: int = 0,
+    cache=True,
+    exclude=(),
+    root: Path | None = None,
+    debug: bool = False,
+    follow: bool = True,
+) -> list:
     """The diagnostics of every ``.py`` file under ``paths``.
 
     ``cache``: True (the default directory), False, a directory, or a
@@ -194,8 +224,9 @@ def check_paths(paths, strict: bool = False, jobs: int = 0, cache=True, exclude=
     []
     """
     folders = [p for p in paths if Path(p).is_dir()]
-    return _check_files(collect_files(paths, exclude, root), strict, jobs, cache, debug,
-                        folders if follow else None)
+    return _check_files(
+        collect_files(paths, exclude, root), strict, jobs, cache, debug, folders if follow else None
+    )
 
 
 class _Run:
@@ -203,9 +234,9 @@ class _Run:
 
     def __init__(self, store, project, strict):
         self.store, self.project, self.strict = store, project, strict
-        self.content: dict = {}   # resolved file -> content key
-        self.metas: dict = {}     # resolved file -> (interface hash, imported modules)
-        self.deps: dict = {}      # resolved file -> the project files it imports
+        self.content: dict = {}  # resolved file -> content key
+        self.metas: dict = {}  # resolved file -> (interface hash, imported modules)
+        self.deps: dict = {}  # resolved file -> the project files it imports
 
     def read(self, file: Path) -> str | None:
         try:
@@ -255,8 +286,9 @@ class _Run:
             if found is None:
                 modules = self.meta_of(current)[1]
                 _, _, local = self.project.locate(current)
-                found = sorted({f for f in (self.project.find(m, local) for m in modules)
-                                if f is not None})
+                found = sorted(
+                    {f for f in (self.project.find(m, local) for m in modules) if f is not None}
+                )
                 self.deps[current] = found
             for dep in found:
                 if dep not in seen:
@@ -279,8 +311,9 @@ def _run_checks(names: list, strict: bool, jobs: int, debug: bool) -> list:
     return [_check_file(job) for job in jobs_list]
 
 
-def _check_files(files: list, strict: bool, jobs: int, cache, debug: bool = False,
-                 folders=()) -> list:
+def _check_files(
+    files: list, strict: bool, jobs: int, cache, debug: bool = False, folders=()
+) -> list:
     """The diagnostics of the collected ``files`` (see :func:`check_paths`).
 
     ``folders``: the checked folders (package roots besides the files' own);
@@ -356,8 +389,9 @@ def _in_workers(jobs_list: list, workers: int) -> list:
     done: dict = {}
     chunk = max(1, len(jobs_list) // (workers * 4))
     try:
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs_list)),
-                                 mp_context=context) as pool:
+        with ProcessPoolExecutor(
+            max_workers=min(workers, len(jobs_list)), mp_context=context
+        ) as pool:
             for result in pool.map(_check_file, jobs_list, chunksize=chunk):
                 done[result[0]] = result
     except BrokenProcessPool:
@@ -413,8 +447,9 @@ def main(args) -> int:
     """
     try:
         settings = load_config()
-        disabled = _codes(list(settings.disable_codes) + list(getattr(args, "disable_code", None)
-                                                              or ()))
+        disabled = _codes(
+            list(settings.disable_codes) + list(getattr(args, "disable_code", None) or ())
+        )
         enabled = _codes(getattr(args, "enable_code", None))
     except ValueError as error:
         sys.stderr.write(f"tensortypes check: {error}\n")
@@ -430,12 +465,14 @@ def main(args) -> int:
     jobs = args.jobs if args.jobs is not None else settings.jobs
     cache = False if args.no_cache or not settings.cache else (args.cache_dir or True)
     debug = bool(getattr(args, "debug", False))
-    fmt = getattr(args, "output_format", None) or ("json" if getattr(args, "json", False)
-                                                   else "text")
+    fmt = getattr(args, "output_format", None) or (
+        "json" if getattr(args, "json", False) else "text"
+    )
     try:
         files = collect_files(paths, settings.exclude, settings.root)
-        diagnostics = _check_files(files, strict, jobs, cache, debug,
-                                   [p for p in paths if Path(p).is_dir()])
+        diagnostics = _check_files(
+            files, strict, jobs, cache, debug, [p for p in paths if Path(p).is_dir()]
+        )
     except OSError as error:  # a missing path, an unusable cache directory
         sys.stderr.write(f"tensortypes check: {error}\n")
         return 2
@@ -447,8 +484,9 @@ def main(args) -> int:
         except OSError as error:
             sys.stderr.write(f"tensortypes check: cannot write the baseline: {error}\n")
             return 2
-        sys.stderr.write(f"tensortypes check: recorded {count} error"
-                         f"{'s' if count != 1 else ''} in {write_to}\n")
+        sys.stderr.write(
+            f"tensortypes check: recorded {count} error{'s' if count != 1 else ''} in {write_to}\n"
+        )
         return 0
     baseline = getattr(args, "baseline", None) or settings.baseline
     if baseline:
@@ -460,8 +498,10 @@ def main(args) -> int:
             sys.stderr.write(f"tensortypes check: {error}\n")
             return 2
         if dropped and fmt == "text":
-            sys.stderr.write(f"tensortypes check: {dropped} error{'s' if dropped != 1 else ''} "
-                             f"recorded in the baseline {baseline} not shown\n")
+            sys.stderr.write(
+                f"tensortypes check: {dropped} error{'s' if dropped != 1 else ''} "
+                f"recorded in the baseline {baseline} not shown\n"
+            )
     show_codes = getattr(args, "show_error_codes", True)
     out = render(diagnostics, fmt, files=len(files), show_codes=show_codes is not False)
     if out:

@@ -72,11 +72,14 @@ class SchemaMixin:
         prefix = me + "."
         for key, value in end.vars.items():
             if key.startswith(prefix) and key.count(".") == 1:
-                info.attrs[key[len(prefix):]] = value
-            elif key.startswith(prefix) and key.count(".") == 2 and type(value) is not NoneV \
-                    and not (type(value) is UnionV and any(type(v) is NoneV
-                                                            for v in value.items)):
-                info.chains.add(key[len(prefix):])
+                info.attrs[key[len(prefix) :]] = value
+            elif (
+                key.startswith(prefix)
+                and key.count(".") == 2
+                and type(value) is not NoneV
+                and not (type(value) is UnionV and any(type(v) is NoneV for v in value.items))
+            ):
+                info.chains.add(key[len(prefix) :])
         if not end.guards:
             return
         # A flag that __init__ stores unchanged (``self.use_bias = use_bias``) names the
@@ -85,18 +88,23 @@ class SchemaMixin:
         for key, value in end.vars.items():
             if key.startswith(prefix) and key.count(".") == 1:
                 for name, held in end.vars.items():
-                    if "." not in name and held is value and type(value) is not NoneV and \
-                            _assigned_from(info, key[len(prefix):], name):
-                        stored[name] = key[len(prefix):]
+                    if (
+                        "." not in name
+                        and held is value
+                        and type(value) is not NoneV
+                        and _assigned_from(info, key[len(prefix) :], name)
+                    ):
+                        stored[name] = key[len(prefix) :]
         for key in end.guards:
             if not (key.startswith(prefix) and key.count(".") == 1):
                 continue
-            conds = frozenset((cond[len(prefix):] if cond.startswith(prefix) else
-                               stored.get(cond), truth)
-                              for cond, truth in valid_guard(end, key))
+            conds = frozenset(
+                (cond[len(prefix) :] if cond.startswith(prefix) else stored.get(cond), truth)
+                for cond, truth in valid_guard(end, key)
+            )
             conds = frozenset(c for c in conds if c[0] is not None and "." not in c[0])
             if conds:
-                info.guards[key[len(prefix):]] = conds
+                info.guards[key[len(prefix) :]] = conds
 
     def instance_attribute(self, inst: InstV, attr: str, node, frame):
         """``inst.attr``: its declared type, its schema value, a method, or an ``attr`` error."""
@@ -119,8 +127,7 @@ class SchemaMixin:
         method = self.find_method(info, attr)
         if method is not None:
             if method.is_property:
-                return self.call_function(method, [], {}, node, frame, Labels({}), inst,
-                                          False)
+                return self.call_function(method, [], {}, node, frame, Labels({}), inst, False)
             return MethodV(inst, attr)
         if attr in info.class_attrs:
             return self.eval(info.class_attrs[attr], Frame())
@@ -129,8 +136,12 @@ class SchemaMixin:
         known = info.has_attr(attr, self.module)
         if known is False:
             names = ", ".join(sorted(info.attrs)[:8])
-            self.report(node, "attr", f"{info.name} has no attribute {attr!r}",
-                        [f"attributes set in __init__: {names}"] if names else [])
+            self.report(
+                node,
+                "attr",
+                f"{info.name} has no attribute {attr!r}",
+                [f"attributes set in __init__: {names}"] if names else [],
+            )
         return UNKNOWN
 
     def is_mutated(self, info, attr: str) -> bool:
@@ -139,8 +150,11 @@ class SchemaMixin:
             return True
         if info.walker is not None and info.walker is not self:
             return info.walker.is_mutated(info, attr)
-        return any(self.is_mutated(self.module.classes[b], attr) for b in info.bases
-                   if b in self.module.classes and self.module.classes[b] is not info)
+        return any(
+            self.is_mutated(self.module.classes[b], attr)
+            for b in info.bases
+            if b in self.module.classes and self.module.classes[b] is not info
+        )
 
     @staticmethod
     def env_value(inst: InstV, value):
@@ -178,10 +192,14 @@ def _assigned_from(info, attr: str, name: str) -> bool:
     if init is None:
         return False
     for node in ast.walk(init.node):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], ast.Attribute) and \
-                node.targets[0].attr == attr and isinstance(node.value, ast.Name) and \
-                node.value.id == name:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Attribute)
+            and node.targets[0].attr == attr
+            and isinstance(node.value, ast.Name)
+            and node.value.id == name
+        ):
             return True
     return False
 

@@ -49,8 +49,9 @@ def _brace_name(path: tuple) -> str:
 
 def _named(inner: dims.Dim) -> dims.Dim:
     """A brace's expression over sizes named by its paths (``self.d_in`` -> ``d_in``)."""
-    return inner.substitute({path: dims.symbol(_brace_name(tuple(path.split("."))))
-                             for path in inner.free_symbols})
+    return inner.substitute(
+        {path: dims.symbol(_brace_name(tuple(path.split(".")))) for path in inner.free_symbols}
+    )
 
 
 def _template_spec(template: Template) -> DimSpec:
@@ -59,8 +60,11 @@ def _template_spec(template: Template) -> DimSpec:
     except AnnotationError:
         return _ANON  # a size the checker cannot name or compute
     kind = "fixed" if expr.is_constant else "var"
-    return DimSpec(kind, expr.value if expr.is_constant else expr,
-                   broadcast=template.broadcast and kind == "var")
+    return DimSpec(
+        kind,
+        expr.value if expr.is_constant else expr,
+        broadcast=template.broadcast and kind == "var",
+    )
 
 
 def shape_pattern(text: str) -> ShapePattern:
@@ -76,8 +80,9 @@ def shape_pattern(text: str) -> ShapePattern:
         return found
     parsed = parse_shape_text(text)
     if any(type(d) is Template for d in parsed.dims):
-        found = ShapePattern(tuple(_template_spec(d) if type(d) is Template else d
-                                   for d in parsed.dims))
+        found = ShapePattern(
+            tuple(_template_spec(d) if type(d) is Template else d for d in parsed.dims)
+        )
     else:
         found = parsed.pattern
     if len(_PATTERNS) < _CACHE_LIMIT:

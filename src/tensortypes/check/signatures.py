@@ -133,15 +133,21 @@ class SignatureMixin:
                 self.check_layers(info, env, node, frame)
                 self.check_init_facts(info, env, node, frame)
         elif info.is_dataclass:
-            positional, names = info.init_fields(self.module if info.walker is None
-                                                 else info.walker.module)
+            positional, names = info.init_fields(
+                self.module if info.walker is None else info.walker.module
+            )
             bound = dict(zip(positional, args)) if positional is not None and not star else {}
             bound.update((k, v) for k, v in kwargs.items() if k in names)
             for name, got in bound.items():
                 node_of = self.declared_attribute(info, name)
                 if node_of is not None and not self.check_binding(
-                        self.annotation_type(node_of), got, f"field {name} of {info.name}",
-                        Binder(facts=frame.facts), node, frame):
+                    self.annotation_type(node_of),
+                    got,
+                    f"field {name} of {info.name}",
+                    Binder(facts=frame.facts),
+                    node,
+                    frame,
+                ):
                     break
         return InstV(info, env)
 
@@ -159,9 +165,15 @@ class SignatureMixin:
                 validate_layer(layer.rule, layer.args, env)
             except CheckFailure as failure:
                 sizes = ", ".join(f"{k}={v}" for k, v in sorted(env.items()) if type(v) is Dim)
-                self.fail(node, CheckFailure(failure.code, failure.message,
-                                             [f"layer: {layer.site}, built by "
-                                              f"{info.name}.__init__ with {sizes}"]), frame)
+                self.fail(
+                    node,
+                    CheckFailure(
+                        failure.code,
+                        failure.message,
+                        [f"layer: {layer.site}, built by {info.name}.__init__ with {sizes}"],
+                    ),
+                    frame,
+                )
                 return
 
     def check_init_facts(self, info, env: dict, node, frame) -> None:
@@ -175,13 +187,18 @@ class SignatureMixin:
             divisor = k.substitute(mapping) if mapping else k
             if not divisor.is_constant or divisor.value <= 0 or n.value % divisor.value == 0:
                 continue
-            given = ", ".join(f"{m}={env[m]}" for m in sorted({name, *k.free_symbols})
-                              if type(env.get(m)) is Dim)
-            self.fail(node, CheckFailure(
-                "layer" if info.is_module else "call",
-                f"{info.name}(...) with {given}: {info.name}.__init__ requires "
-                f"{name} % {k} == 0, but {n.value} is not a multiple of {divisor.value}"),
-                frame)
+            given = ", ".join(
+                f"{m}={env[m]}" for m in sorted({name, *k.free_symbols}) if type(env.get(m)) is Dim
+            )
+            self.fail(
+                node,
+                CheckFailure(
+                    "layer" if info.is_module else "call",
+                    f"{info.name}(...) with {given}: {info.name}.__init__ requires "
+                    f"{name} % {k} == 0, but {n.value} is not a multiple of {divisor.value}",
+                ),
+                frame,
+            )
             return
 
     def call_function(self, info, args, kwargs, node, frame, labels, self_value, star):
@@ -199,13 +216,15 @@ class SignatureMixin:
             return generic
         if info.returns is not None:
             ret = self.annotation_value(info.returns)
-            if any(isinstance(p[2], ast.Constant) and type(p[2].value) is bool
-                   for p in info.params):
+            if any(
+                isinstance(p[2], ast.Constant) and type(p[2].value) is bool for p in info.params
+            ):
                 # f(x, compute_covar=True) -> Tuple[Optional[Tensor], ...]: the flags
                 # (given or defaulted) decide which parts are None, out of sight here.
                 ret = _none_dropped(ret)
-            elif type(ret) is UnionV and self._passes_optional_through(info, args, kwargs,
-                                                                       self_value):
+            elif type(ret) is UnionV and self._passes_optional_through(
+                info, args, kwargs, self_value
+            ):
                 ret = strip_none(ret)
         else:
             ret = self.inferred_return(info)
@@ -220,9 +239,11 @@ class SignatureMixin:
         None: the result is taken as not None (None in, None out, as a TypeVar would)."""
         ret = ast.dump(info.returns)
         params = list(info.params)
-        if params and (self_value is not None or (info.cls is not None and
-                                                  not info.is_static)) \
-                and params[0][3] == "positional":
+        if (
+            params
+            and (self_value is not None or (info.cls is not None and not info.is_static))
+            and params[0][3] == "positional"
+        ):
             params = params[1:]
         positional = [p for p in params if p[3] == "positional"]
         given = {p[0]: value for p, value in zip(positional, args)}
@@ -238,9 +259,12 @@ class SignatureMixin:
         when every variant is annotated as returning the same array type (``-> Tensor``),
         else unknown (which variant matches is not decided)."""
         returns = info.overloads
-        if not returns or any(r is None for r in returns) or \
-                len({ast.dump(r) for r in returns}) != 1 or \
-                any(d in RESULT_CHANGING for d in info.decorators):
+        if (
+            not returns
+            or any(r is None for r in returns)
+            or len({ast.dump(r) for r in returns}) != 1
+            or any(d in RESULT_CHANGING for d in info.decorators)
+        ):
             return UNKNOWN
         value = self.annotation_value(returns[0])
         return value if type(value) is Arr and value.shape is None else UNKNOWN
@@ -254,8 +278,11 @@ class SignatureMixin:
         if not isinstance(ret, ast.Name) or ret.id not in owner.typevars:
             return None
         params = list(info.params)
-        if params and (self_value is not None or (info.cls is not None and not info.is_static)) \
-                and params[0][3] == "positional":
+        if (
+            params
+            and (self_value is not None or (info.cls is not None and not info.is_static))
+            and params[0][3] == "positional"
+        ):
             params = params[1:]
         positional = [p for p in params if p[3] == "positional"]
         given = {p[0]: value for p, value in zip(positional, args)}
@@ -264,7 +291,8 @@ class SignatureMixin:
         for name, ann, _default, _kind in params:
             optional = _optional_of(ann)
             if name not in given or not (
-                    isinstance(ann, ast.Name) and ann.id == ret.id or optional == ret.id):
+                isinstance(ann, ast.Name) and ann.id == ret.id or optional == ret.id
+            ):
                 continue
             value = given[name]
             if optional is not None and type(value) is NoneV:
@@ -283,28 +311,47 @@ class SignatureMixin:
         has_star = any(p[3] == "star" for p in params)
         has_kw = any(p[3] == "starstar" for p in params)
         if len(args) > len(positional) and not has_star and not star:
-            self.fail(node, CheckFailure("call", f"{info.qualname}() takes {len(positional)} "
-                                                 f"positional arguments but {len(args)} were "
-                                                 f"given"), frame)
+            self.fail(
+                node,
+                CheckFailure(
+                    "call",
+                    f"{info.qualname}() takes {len(positional)} "
+                    f"positional arguments but {len(args)} were "
+                    f"given",
+                ),
+                frame,
+            )
         given = {}
         for p, value, i in zip(positional, args, range(len(args))):
             given[p[0]] = (value, labels.nodes.get(i))
         names = {p[0] for p in params}
         for key, value in kwargs.items():
             if key not in names and not has_kw:
-                self.fail(node, CheckFailure("call", f"{info.qualname}() got an unexpected "
-                                                     f"keyword argument {key!r}"), frame)
+                self.fail(
+                    node,
+                    CheckFailure(
+                        "call", f"{info.qualname}() got an unexpected keyword argument {key!r}"
+                    ),
+                    frame,
+                )
                 continue
             given[key] = (value, labels.nodes.get(key))
         if not star:
-            missing = [p[0] for p in params if p[3] in ("positional", "keyword")
-                       and p[2] is None and p[0] not in given]
+            missing = [
+                p[0]
+                for p in params
+                if p[3] in ("positional", "keyword") and p[2] is None and p[0] not in given
+            ]
             if missing:
-                self.fail(node, CheckFailure("call", f"{info.qualname}() is missing "
-                                                     f"argument {missing[0]!r}"), frame)
+                self.fail(
+                    node,
+                    CheckFailure("call", f"{info.qualname}() is missing argument {missing[0]!r}"),
+                    frame,
+                )
         # Arrays first: their axes bind the size names that int arguments then meet.
-        ordered = sorted(params, key=lambda p: p[1] is None or
-                         array_member(self.annotation_type(p[1])) is None)
+        ordered = sorted(
+            params, key=lambda p: p[1] is None or array_member(self.annotation_type(p[1])) is None
+        )
         for name, ann, default, _kind in ordered:
             if name not in given or ann is None:
                 continue
@@ -313,8 +360,15 @@ class SignatureMixin:
             if want is INT and type(value) is IntV:
                 ok = self.bind_int(binder, name, value, arg_node or node, info, frame)
             else:
-                ok = self.check_binding(want, value, f"argument {name!r} of {info.qualname}()",
-                                        binder, arg_node or node, frame, default)
+                ok = self.check_binding(
+                    want,
+                    value,
+                    f"argument {name!r} of {info.qualname}()",
+                    binder,
+                    arg_node or node,
+                    frame,
+                    default,
+                )
             if not ok:
                 binder.failed = True
                 break  # the bindings are now off: one error per call, not a cascade
@@ -331,14 +385,21 @@ class SignatureMixin:
             return True
         if dims.eq(bound, value.dim):
             return True
-        self.fail(node, CheckFailure(
-            "arg-type", f"argument {name!r} of {info.qualname}() is {value.dim}, but "
-                        f"{binder.where.get(name, 'another argument')} makes {name} = "
-                        f"{bound}"), frame)
+        self.fail(
+            node,
+            CheckFailure(
+                "arg-type",
+                f"argument {name!r} of {info.qualname}() is {value.dim}, but "
+                f"{binder.where.get(name, 'another argument')} makes {name} = "
+                f"{bound}",
+            ),
+            frame,
+        )
         return False
 
-    def check_binding(self, want, got, what, binder, node, frame, default=None,
-                      code="arg-type") -> bool:
+    def check_binding(
+        self, want, got, what, binder, node, frame, default=None, code="arg-type"
+    ) -> bool:
         """Parameter binding and assignment (as in TorchScript): does ``got`` fit type ``want``?
 
         Reports what does not fit (at ``node``, with ``code``) and returns False
@@ -346,51 +407,75 @@ class SignatureMixin:
         """
         if want is ANY or type(got) is Unknown:
             return True
-        if type(got) is UnionV and not allows_none(want) and \
-                any(type(v) is NoneV for v in got.items):
+        if (
+            type(got) is UnionV
+            and not allows_none(want)
+            and any(type(v) is NoneV for v in got.items)
+        ):
             if _none_default(default) or any(type(v) is Unknown for v in got.items):
                 return True  # None, or a value nothing is known about: it may be fine
             if frame is not None and frame.flags and not read_keys(node) & frame.flags:
-                self.gave_up(node, f"{what} may be None, unless a condition on this path "
-                                   f"rules it out (not followed): not reported")
+                self.gave_up(
+                    node,
+                    f"{what} may be None, unless a condition on this path "
+                    f"rules it out (not followed): not reported",
+                )
                 return True
-            return self._mismatch(node, "optional", f"{what} may be None ({describe(got)}), "
-                                                    f"but its type {annotation_text(want)} does not allow "
-                                                    f"None", frame)
+            return self._mismatch(
+                node,
+                "optional",
+                f"{what} may be None ({describe(got)}), "
+                f"but its type {annotation_text(want)} does not allow "
+                f"None",
+                frame,
+            )
         if type(got) is NoneV and not allows_none(want):
-            return self._mismatch(node, code, f"{what} is None, expected {annotation_text(want)}",
-                                  frame)
+            return self._mismatch(
+                node, code, f"{what} is None, expected {annotation_text(want)}", frame
+            )
         wanted = array_member(want)
         got_arr = _array_part(got)
         if wanted is not None and got_arr is not None:
             if got_arr.numpy_scalar and array_value(wanted).kind == "numpy":
                 return self._mismatch(
-                    node, code, f"{what} is a NumPy scalar ({short_dtypes(got_arr.dtypes)}), "
+                    node,
+                    code,
+                    f"{what} is a NumPy scalar ({short_dtypes(got_arr.dtypes)}), "
                     f"not an np.ndarray, as {annotation_text(want)} requires: annotate a scalar result as "
                     "Float[np.number, ''] (or Shaped[np.generic, '']), or return "
-                    "np.asarray(...)", frame)
-            if not self.bind_array(array_value(wanted), got_arr, what, binder, node, frame,
-                                   code):
+                    "np.asarray(...)",
+                    frame,
+                )
+            if not self.bind_array(array_value(wanted), got_arr, what, binder, node, frame, code):
                 return False
             if fits(got, want) is False:  # a NumPy array where a torch.Tensor is expected
-                return self._mismatch(node, code, f"{what} is {describe(got)}, expected "
-                                                  f"{annotation_text(want)}", frame)
+                return self._mismatch(
+                    node,
+                    code,
+                    f"{what} is {describe(got)}, expected {annotation_text(want)}",
+                    frame,
+                )
             return True
-        if type(got) is TupleV and type(want) is TupleType and \
-                len(want.elements) == len(got.items):
-            return all(self.check_binding(w, g, f"item {i} of {what}", binder, node, frame,
-                                          code=code)
-                       for i, (w, g) in enumerate(zip(want.elements, got.items)))
+        if type(got) is TupleV and type(want) is TupleType and len(want.elements) == len(got.items):
+            return all(
+                self.check_binding(w, g, f"item {i} of {what}", binder, node, frame, code=code)
+                for i, (w, g) in enumerate(zip(want.elements, got.items))
+            )
         if fits(got, want) is False:
-            return self._mismatch(node, code, f"{what} is {describe(got)}, expected "
-                                              f"{annotation_text(want)}", frame)
+            return self._mismatch(
+                node, code, f"{what} is {describe(got)}, expected {annotation_text(want)}", frame
+            )
         return True
 
     def bind_array(self, want: Arr, got: Arr, what, binder, node, frame, code) -> bool:
         """Dtypes must overlap; the shape binds the annotation's size names."""
         if dtype_problem(want.dtypes, got.dtypes):
-            return self._mismatch(node, code, f"{what} has dtype {fmt_dtypes(got.dtypes)}, "
-                                              f"expected {fmt_dtypes(want.dtypes)}", frame)
+            return self._mismatch(
+                node,
+                code,
+                f"{what} has dtype {fmt_dtypes(got.dtypes)}, expected {fmt_dtypes(want.dtypes)}",
+                frame,
+            )
         problems = binder.match(want.shape, got.shape, f"{what} {fmt_shape(got.shape)}")
         if problems:
             notes = binder.bound_notes(problems[0].names)

@@ -71,8 +71,7 @@ def equal_under_facts(a: Dim, b: Dim, facts) -> bool:
             if name in env or name not in names:
                 continue
             try:
-                kv = k.evaluate({n: env.setdefault(n, rng.randint(2, 97))
-                                 for n in k.free_symbols})
+                kv = k.evaluate({n: env.setdefault(n, rng.randint(2, 97)) for n in k.free_symbols})
             except (KeyError, ArithmeticError, ValueError):
                 return False
             env[name] = kv * rng.randint(1, 97)
@@ -99,16 +98,20 @@ def indivisible_example(total: Dim, divisor: Dim, facts=(), positive=()) -> dict
     >>> indivisible_example(n * (n + 1), dims.const(2)) is None
     True
     """
-    names = sorted(total.free_symbols | divisor.free_symbols |
-                   {n for d in positive for n in d.free_symbols})
+    names = sorted(
+        total.free_symbols | divisor.free_symbols | {n for d in positive for n in d.free_symbols}
+    )
     divisors = dict(facts)
     rng = random.Random(0x51DE)
     small = [1, 2, 3, 5, 7]
     for attempt in range(48):
         env: dict = {}
         for i, name in enumerate(names):
-            env[name] = small[(attempt // (len(small) ** i)) % len(small)] if attempt < 25 \
+            env[name] = (
+                small[(attempt // (len(small) ** i)) % len(small)]
+                if attempt < 25
                 else rng.randint(1, 64)
+            )
         try:
             for name, k in divisors.items():
                 if name in env:

@@ -34,8 +34,9 @@ class Source:
 
     __slots__ = ("text", "skipped", "error")
 
-    def __init__(self, text: str | None = None, skipped: str | None = None,
-                 error: str | None = None):
+    def __init__(
+        self, text: str | None = None, skipped: str | None = None, error: str | None = None
+    ):
         self.text = text
         self.skipped = skipped
         self.error = error
@@ -82,8 +83,7 @@ def read_source(path, limit: int | None = None) -> Source:
         if not stat.S_ISREG(info.st_mode):
             return Source(skipped=f"not a regular file ({_kind(info.st_mode)}): skipped")
         if info.st_size > limit:
-            return Source(skipped=f"{info.st_size} bytes, over the limit of {limit} bytes: "
-                                  f"skipped")
+            return Source(skipped=f"{info.st_size} bytes, over the limit of {limit} bytes: skipped")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         chunks, size = [], 0
@@ -109,9 +109,13 @@ def read_source(path, limit: int | None = None) -> Source:
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISDIR, "a directory")):
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+    ):
         if test(mode):
             return name
     return "a special file"

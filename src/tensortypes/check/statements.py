@@ -109,8 +109,13 @@ class StatementMixin:
 
     def correlate(self, target, node, frame) -> None:
         """Record what ``target = node`` ties to a flag or names as a condition."""
-        key = target.id if isinstance(target, ast.Name) else \
-            attr_key(target) if isinstance(target, ast.Attribute) else None
+        key = (
+            target.id
+            if isinstance(target, ast.Name)
+            else attr_key(target)
+            if isinstance(target, ast.Attribute)
+            else None
+        )
         if key is None:
             return
         branches = self.last_ifexp
@@ -118,18 +123,27 @@ class StatementMixin:
             flag = flag_of(node.test)
             value = frame.vars.get(key)
             if flag is not None and may_be_none(value):
-                conds = frozenset((flag[0], truth == flag[1]) for truth, v in
-                                  ((True, branches[1]), (False, branches[2]))
-                                  if not may_be_none(v))
+                conds = frozenset(
+                    (flag[0], truth == flag[1])
+                    for truth, v in ((True, branches[1]), (False, branches[2]))
+                    if not may_be_none(v)
+                )
                 if conds:
                     frame.guards[key] = (value, conds)
         elif isinstance(target, ast.Name) and (
-                isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and
-                                                  isinstance(node.op, ast.Not)) or
-                (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and
-                 node.func.id == "isinstance")):
-            deps = tuple((n.id, frame.vars.get(n.id)) for n in ast.walk(node)
-                         if isinstance(n, ast.Name) and n.id != "isinstance")
+            isinstance(node, ast.Compare)
+            or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))
+            or (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "isinstance"
+            )
+        ):
+            deps = tuple(
+                (n.id, frame.vars.get(n.id))
+                for n in ast.walk(node)
+                if isinstance(n, ast.Name) and n.id != "isinstance"
+            )
             if all(n != key for n, _ in deps):
                 frame.aliases[key] = (node, deps)
 
@@ -140,24 +154,36 @@ class StatementMixin:
             # A bare declaration (``y: T`` then ``y = ...`` in each branch) holds every
             # value assigned to the name; an annotated assignment holds its own value.
             frame.declared[target.id] = (want, stmt.value is None)
-        elif frame.building is not None and isinstance(target, ast.Attribute) and \
-                isinstance(target.value, ast.Name) and target.value.id == "self":
+        elif (
+            frame.building is not None
+            and isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+        ):
             frame.building.declared.setdefault(target.attr, stmt.annotation)
         binder = self.local_binder(frame)
         got = self.eval(stmt.value, frame) if stmt.value is not None else UNKNOWN
         if stmt.value is not None:
-            self.check_binding(want, got, f"value assigned to {label_of(target)}",
-                               binder, stmt.value, frame, code="assign")
+            self.check_binding(
+                want,
+                got,
+                f"value assigned to {label_of(target)}",
+                binder,
+                stmt.value,
+                frame,
+                code="assign",
+            )
         # Size names the function's signature does not have are introduced here: each
         # stands for the size it met (``Nr`` for ``B*H*W``), or for an unknown size when
         # the value is unknown, in every later annotation of this function.
         for name in _pattern_names(self.annotation_value(stmt.annotation)):
             if name not in frame.where and name not in frame.sizes:
-                frame.sizes[name] = (binder.env.get(name),
-                                     binder.where.get(name, f"line {stmt.lineno}"))
+                frame.sizes[name] = (
+                    binder.env.get(name),
+                    binder.where.get(name, f"line {stmt.lineno}"),
+                )
         if got is UNKNOWN:
-            got = _substituted(self.annotation_value(stmt.annotation),
-                               self.local_binder(frame))
+            got = _substituted(self.annotation_value(stmt.annotation), self.local_binder(frame))
         if stmt.value is None:
             key = attr_key(target) if not isinstance(target, ast.Name) else target.id
             if key is not None:
@@ -170,17 +196,27 @@ class StatementMixin:
         old = self.eval(stmt.target, frame)
         value = self.eval(stmt.value, frame)
         if type(old) is Arr:
-            new = self.arith(stmt, type(stmt.op), old, value, frame,
-                             (stmt.target, stmt.value)) \
-                if not isinstance(stmt.op, ast.MatMult) else UNKNOWN
+            new = (
+                self.arith(stmt, type(stmt.op), old, value, frame, (stmt.target, stmt.value))
+                if not isinstance(stmt.op, ast.MatMult)
+                else UNKNOWN
+            )
             if type(new) is Arr:
                 self.check_inplace(stmt, old, new, frame)
-                if old.shape is None and new.shape is not None and \
-                        not isinstance(stmt.target, ast.Subscript):
+                if (
+                    old.shape is None
+                    and new.shape is not None
+                    and not isinstance(stmt.target, ast.Subscript)
+                ):
                     # ``x &= y`` of an ``x`` of unknown rank: ``x`` has the broadcast
                     # shape (an in-place result keeps it), its dtype stays.
-                    self.assign(stmt.target, old.with_(shape=new.shape, origin=None), frame,
-                                stmt, declared=False)
+                    self.assign(
+                        stmt.target,
+                        old.with_(shape=new.shape, origin=None),
+                        frame,
+                        stmt,
+                        declared=False,
+                    )
             return frame
         if isinstance(stmt.target, ast.Subscript):
             return frame
@@ -191,44 +227,67 @@ class StatementMixin:
     def check_inplace(self, stmt, old: Arr, new: Arr, frame) -> None:
         target = label_of(stmt.target)
         old_shape, new_shape = old.shape, new.shape
-        if new_shape is not None and sf.split_rest(new_shape)[1] is not None and \
-                old_shape is not None:
+        if (
+            new_shape is not None
+            and sf.split_rest(new_shape)[1] is not None
+            and old_shape is not None
+        ):
             # ``(..., n, 3)``: only the last axes are known; compare those
             _, old_rest, _ = sf.split_rest(old_shape)
             tail = sf.split_rest(new_shape)[2]
             old_tail = sf.split_rest(old_shape)[2] if old_rest is not None else old_shape
             if old_rest is not None or len(tail) <= len(old_tail):
                 count = min(len(tail), len(old_tail))
-                old_shape = old_tail[len(old_tail) - count:]
-                new_shape = tail[len(tail) - count:]
-        if old_shape is not None and new_shape is not None and (
-                len(new_shape) != len(old_shape) or any(
+                old_shape = old_tail[len(old_tail) - count :]
+                new_shape = tail[len(tail) - count :]
+        if (
+            old_shape is not None
+            and new_shape is not None
+            and (
+                len(new_shape) != len(old_shape)
+                or any(
                     type(a) is Dim and type(b) is Dim and not dims.eq(a, b)
-                    for a, b in zip(old_shape, new_shape))):
-            self.report(stmt, "broadcast", f"in-place update of {target} {fmt_shape(old.shape)} "
-                                           f"would need shape {fmt_shape(new.shape)}: the "
-                                           f"result of an in-place operation keeps the "
-                                           f"target's shape")
+                    for a, b in zip(old_shape, new_shape)
+                )
+            )
+        ):
+            self.report(
+                stmt,
+                "broadcast",
+                f"in-place update of {target} {fmt_shape(old.shape)} "
+                f"would need shape {fmt_shape(new.shape)}: the "
+                f"result of an in-place operation keeps the "
+                f"target's shape",
+            )
             return
         if is_int(old.dtypes) and new.dtypes is not None and is_float(new.dtypes):
-            self.report(stmt, "dtype", f"in-place update of {target} ({fmt_dtypes(old.dtypes)}) "
-                                       f"with a {fmt_dtypes(new.dtypes)} result: the float "
-                                       f"result cannot be cast back to the integer array "
-                                       f"(cast {target} to float first)")
+            self.report(
+                stmt,
+                "dtype",
+                f"in-place update of {target} ({fmt_dtypes(old.dtypes)}) "
+                f"with a {fmt_dtypes(new.dtypes)} result: the float "
+                f"result cannot be cast back to the integer array "
+                f"(cast {target} to float first)",
+            )
 
     # -- assignment -----------------------------------------------------------------------
     def assign(self, target, value, frame, stmt, declared: bool = True) -> None:
         """Bind ``value`` to ``target``; ``declared``: check it against a declared type."""
         if isinstance(target, ast.Name):
-            want, bare = frame.declared.get(target.id, (None, False)) if declared else \
-                (None, False)
+            want, bare = frame.declared.get(target.id, (None, False)) if declared else (None, False)
             if want is not None:
                 # The shape and dtype of ``y: T = v`` describe ``v`` (as jaxtyping checks
                 # it); a later value is held to the rest (an array of that library, None
                 # only if allowed), as mypy reads ``Float[Tensor, "b n"]``.
-                self.check_binding(want if bare else _kind_only(want), value,
-                                   f"value assigned to {target.id}",
-                                   self.local_binder(frame), stmt, frame, code="assign")
+                self.check_binding(
+                    want if bare else _kind_only(want),
+                    value,
+                    f"value assigned to {target.id}",
+                    self.local_binder(frame),
+                    stmt,
+                    frame,
+                    code="assign",
+                )
             if type(value) is Arr and value.origin is None:
                 value = value.with_(origin=f"assigned at line {stmt.lineno}")
             frame.vars[target.id] = value
@@ -252,13 +311,20 @@ class StatementMixin:
 
     def unpack(self, target, value, frame, stmt) -> None:
         starred = any(isinstance(e, ast.Starred) for e in target.elts)
-        items = value.items if type(value) is TupleV or (
-            type(value) is ListV and value.items is not None) else None
+        items = (
+            value.items
+            if type(value) is TupleV or (type(value) is ListV and value.items is not None)
+            else None
+        )
         if starred:
             items = None
         if items is not None and len(items) != len(target.elts):
-            self.report(stmt, "rank", f"cannot unpack {label_of(stmt.value)} of length "
-                                      f"{len(items)} into {len(target.elts)} names")
+            self.report(
+                stmt,
+                "rank",
+                f"cannot unpack {label_of(stmt.value)} of length "
+                f"{len(items)} into {len(target.elts)} names",
+            )
             items = None
         for i, element in enumerate(target.elts):
             element = element.value if isinstance(element, ast.Starred) else element
@@ -272,16 +338,22 @@ class StatementMixin:
         if declared and type(owner) is InstV:
             node = self.declared_attribute(owner.info, target.attr)
             if node is not None:
-                self.check_binding(self.annotation_type(node), value,
-                                   f"value assigned to {label_of(target)}",
-                                   self.own_binder(frame), stmt, frame, code="assign")
+                self.check_binding(
+                    self.annotation_type(node),
+                    value,
+                    f"value assigned to {label_of(target)}",
+                    self.own_binder(frame),
+                    stmt,
+                    frame,
+                    code="assign",
+                )
         if key is not None:
             frame.vars[key] = value
-        if frame.building is not None and type(owner) is InstV and \
-                owner.info is frame.building:
+        if frame.building is not None and type(owner) is InstV and owner.info is frame.building:
             attrs = frame.building.attrs
-            attrs[target.attr] = value if target.attr not in attrs else \
-                join_values(attrs[target.attr], value)
+            attrs[target.attr] = (
+                value if target.attr not in attrs else join_values(attrs[target.attr], value)
+            )
 
     def declared_attribute(self, info, attr: str):
         """The annotation node declaring ``attr`` in ``info`` or a checked base, or None."""
@@ -301,12 +373,18 @@ class StatementMixin:
     def assign_item(self, target, value, frame, stmt) -> None:
         receiver = self.eval(target.value, frame)
         if type(receiver) is DictV:
-            key = attr_key(target.value) if isinstance(target.value, ast.Attribute) else \
-                getattr(target.value, "id", None)
+            key = (
+                attr_key(target.value)
+                if isinstance(target.value, ast.Attribute)
+                else getattr(target.value, "id", None)
+            )
             const = target.slice.value if isinstance(target.slice, ast.Constant) else None
             if key is not None and key in frame.vars:
-                items = dict(receiver.items) if receiver.items is not None and \
-                    type(const) in (str, int) else None
+                items = (
+                    dict(receiver.items)
+                    if receiver.items is not None and type(const) in (str, int)
+                    else None
+                )
                 if items is not None:
                     items[const] = value
                 frame.vars[key] = DictV(items)  # d["k"] = v: known from here on
@@ -319,14 +397,22 @@ class StatementMixin:
             shape = shape[1:]  # NumPy and PyTorch drop leading 1s of an assigned value
         try:
             region = index_array(receiver, index, label_of(target.value))
-            joined = sf.broadcast([region.shape, shape],
-                                  [f"{label_of(target)}", label_of(stmt.value)])
-            if region.shape is not None and shape is not None and joined is not None and \
-                    not any(type(d) is Rest and d.name is None for d in shape) and \
-                    len(joined) != len(region.shape):
-                raise CheckFailure("broadcast", f"cannot assign {label_of(stmt.value)} "
-                                                f"{fmt_shape(value.shape)} to {label_of(target)} "
-                                                f"{fmt_shape(region.shape)}")
+            joined = sf.broadcast(
+                [region.shape, shape], [f"{label_of(target)}", label_of(stmt.value)]
+            )
+            if (
+                region.shape is not None
+                and shape is not None
+                and joined is not None
+                and not any(type(d) is Rest and d.name is None for d in shape)
+                and len(joined) != len(region.shape)
+            ):
+                raise CheckFailure(
+                    "broadcast",
+                    f"cannot assign {label_of(stmt.value)} "
+                    f"{fmt_shape(value.shape)} to {label_of(target)} "
+                    f"{fmt_shape(region.shape)}",
+                )
         except CheckFailure as failure:
             self.fail(stmt, failure, frame)
 
@@ -335,11 +421,22 @@ class StatementMixin:
         value = self.eval(stmt.value, frame) if stmt.value is not None else NONE
         frame.returns.append((value, stmt))
         info = frame.func
-        if info is not None and info.returns is not None and info.name != "__init__" and \
-                id(info.node) not in self.module.generators:
+        if (
+            info is not None
+            and info.returns is not None
+            and info.name != "__init__"
+            and id(info.node) not in self.module.generators
+        ):
             want = self.annotation_type(info.returns)
-            self.check_binding(want, value, f"return value of {info.qualname}()",
-                               self.own_binder(frame), stmt.value or stmt, frame, code="return")
+            self.check_binding(
+                want,
+                value,
+                f"return value of {info.qualname}()",
+                self.own_binder(frame),
+                stmt.value or stmt,
+                frame,
+                code="return",
+            )
         frame.terminated = True
         return frame
 
@@ -449,13 +546,18 @@ class StatementMixin:
             for var, value in out.vars.items():
                 if var == key or not may_be_none(value):
                     continue
-                conds = frozenset((key, t == truth) for t, branch in ((True, yes), (False, no))
-                                  if not may_be_none(branch.vars.get(var, NONE)) or
-                                  (key, t == truth) in valid_guard(branch, var))
+                conds = frozenset(
+                    (key, t == truth)
+                    for t, branch in ((True, yes), (False, no))
+                    if not may_be_none(branch.vars.get(var, NONE))
+                    or (key, t == truth) in valid_guard(branch, var)
+                )
                 if conds:
                     old = out.guards.get(var)
-                    out.guards[var] = (value, conds | (old[1] if old is not None and
-                                                       old[0] is value else frozenset()))
+                    out.guards[var] = (
+                        value,
+                        conds | (old[1] if old is not None and old[0] is value else frozenset()),
+                    )
         return out
 
     def s_With(self, stmt, frame):
@@ -464,8 +566,9 @@ class StatementMixin:
             value = self.eval(item.context_expr, frame)
             expects_error |= _raises(item.context_expr)
             if item.optional_vars is not None:
-                self.assign(item.optional_vars, UNKNOWN if type(value) is not Arr else value,
-                            frame, stmt)
+                self.assign(
+                    item.optional_vars, UNKNOWN if type(value) is not Arr else value, frame, stmt
+                )
         if not expects_error:
             return self.exec_block(stmt.body, frame)
         self.quiet += 1  # ``with pytest.raises(...)``: the body is meant to fail
@@ -539,8 +642,16 @@ class StatementMixin:
         return out
 
 
-_RAISES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assert_raises",
-                     "assert_raises_regex", "raises_regex"})
+_RAISES = frozenset(
+    {
+        "raises",
+        "assertRaises",
+        "assertRaisesRegex",
+        "assert_raises",
+        "assert_raises_regex",
+        "raises_regex",
+    }
+)
 
 
 def _raises(node) -> bool:
@@ -553,7 +664,7 @@ def _raises(node) -> bool:
 def _pattern_names(value) -> list:
     """The size names (``n``, ``*b``) in the array shapes of an annotation's value."""
     out: list = []
-    for item in (value.items if type(value) in (UnionV, TupleV) else (value,)):
+    for item in value.items if type(value) in (UnionV, TupleV) else (value,):
         if type(item) is not Arr or item.shape is None:
             continue
         for d in item.shape:
@@ -589,7 +700,10 @@ def _none_check(test) -> bool:
         test = test.operand
     if isinstance(test, ast.BoolOp):
         return all(_none_check(v) for v in test.values)
-    return isinstance(test, ast.Compare) and len(test.ops) == 1 and \
-        isinstance(test.ops[0], (ast.Is, ast.IsNot)) and \
-        isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
-
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    )

@@ -23,10 +23,16 @@ CAUSES = (
     ("unresolved imports", "unresolved import", "import of "),
     ("annotations with unresolved names", "annotation with an unresolved name", _UNRESOLVED),
     ("annotations not understood", "annotation not understood", "annotation "),
-    ("calls of array methods with no rule", "call of an array method with no rule",
-     "no rule for the array method"),
-    ("calls of library functions with no rule", "call of a library function with no rule",
-     "no rule for "),
+    (
+        "calls of array methods with no rule",
+        "call of an array method with no rule",
+        "no rule for the array method",
+    ),
+    (
+        "calls of library functions with no rule",
+        "call of a library function with no rule",
+        "no rule for ",
+    ),
     ("calls of unknown functions", "call of an unknown function", "call of "),
     ("expressions nested too deeply", "expression nested too deeply", "expression nested "),
 )

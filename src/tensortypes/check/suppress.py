@@ -23,8 +23,10 @@ __all__ = ["ignores_file", "ignored_lines", "unsuppressed"]
 
 _IGNORE = re.compile(r"#\s*(type|tensortypes|pyright|pyrefly)\s*:\s*ignore\s*(?:\[([^\]]*)\])?")
 
-_FILE_IGNORE = re.compile(r"#\s*(mypy:\s*ignore-errors|tensortypes:\s*ignore-errors|"
-                          r"pyre-ignore-all-errors|type:\s*ignore\s*$)")
+_FILE_IGNORE = re.compile(
+    r"#\s*(mypy:\s*ignore-errors|tensortypes:\s*ignore-errors|"
+    r"pyre-ignore-all-errors|type:\s*ignore\s*$)"
+)
 
 
 def ignores_file(source: str) -> bool:
@@ -90,5 +92,10 @@ def unsuppressed(diagnostics, source: str) -> list:
     if ignores_file(source):
         return [d for d in diagnostics if d.severity != "error" or d.code == "internal"]
     ignored = ignored_lines(source)
-    return [d for d in diagnostics if d.severity != "error" or d.code == "internal" or not (
-        d.line in ignored and (ignored[d.line] is None or d.code in ignored[d.line]))]
+    return [
+        d
+        for d in diagnostics
+        if d.severity != "error"
+        or d.code == "internal"
+        or not (d.line in ignored and (ignored[d.line] is None or d.code in ignored[d.line]))
+    ]

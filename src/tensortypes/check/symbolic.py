@@ -29,11 +29,40 @@ from tensortypes.core.dtypes import DType
 from tensortypes.core.words import array_text, short_dtype
 
 __all__ = [
-    "Value", "Unknown", "UNKNOWN", "Arr", "IntV", "FloatV", "BoolV", "StrV", "NoneV", "NONE",
-    "TupleV", "ListV", "DTypeV", "Ref", "LayerV", "FuncV", "ClassV", "InstV", "MethodV",
-    "UnionV", "ShapeV", "DictV", "Bcast", "Rest", "fmt_shape", "fmt_dim", "fmt_dtypes", "fmt_value",
-    "short_dtypes", "is_one",
-    "ONE", "anonymous_axis", "is_anonymous", "unrelated",
+    "Value",
+    "Unknown",
+    "UNKNOWN",
+    "Arr",
+    "IntV",
+    "FloatV",
+    "BoolV",
+    "StrV",
+    "NoneV",
+    "NONE",
+    "TupleV",
+    "ListV",
+    "DTypeV",
+    "Ref",
+    "LayerV",
+    "FuncV",
+    "ClassV",
+    "InstV",
+    "MethodV",
+    "UnionV",
+    "ShapeV",
+    "DictV",
+    "Bcast",
+    "Rest",
+    "fmt_shape",
+    "fmt_dim",
+    "fmt_dtypes",
+    "fmt_value",
+    "short_dtypes",
+    "is_one",
+    "ONE",
+    "anonymous_axis",
+    "is_anonymous",
+    "unrelated",
 ]
 
 ONE = dims.const(1)
@@ -131,14 +160,24 @@ def fmt_dtypes(dtypes) -> str:
     names = sorted(d.name for d in dtypes)
     if len(names) > 3:
         kinds = {d.kind for d in dtypes}
-        return {frozenset("f"): "floating", frozenset("iu"): "integer", frozenset("i"): "int",
-                frozenset("u"): "uint", frozenset("b"): "bool"}.get(frozenset(kinds),
-                                                                   "/".join(sorted(kinds)))
+        return {
+            frozenset("f"): "floating",
+            frozenset("iu"): "integer",
+            frozenset("i"): "int",
+            frozenset("u"): "uint",
+            frozenset("b"): "bool",
+        }.get(frozenset(kinds), "/".join(sorted(kinds)))
     return "|".join(names)
 
 
-_KIND_WORDS = {frozenset("f"): "float", frozenset("iu"): "int|uint", frozenset("i"): "int",
-               frozenset("u"): "uint", frozenset("b"): "bool", frozenset("c"): "complex"}
+_KIND_WORDS = {
+    frozenset("f"): "float",
+    frozenset("iu"): "int|uint",
+    frozenset("i"): "int",
+    frozenset("u"): "uint",
+    frozenset("b"): "bool",
+    frozenset("c"): "complex",
+}
 
 
 def short_dtypes(dtypes) -> str:
@@ -184,8 +223,15 @@ class Arr(Value):
 
     __slots__ = ("kind", "dtypes", "shape", "contiguous", "origin", "numpy_scalar")
 
-    def __init__(self, kind, dtypes, shape, origin: str | None = None,
-                 contiguous: bool | tuple | None = True, numpy_scalar: bool = False):
+    def __init__(
+        self,
+        kind,
+        dtypes,
+        shape,
+        origin: str | None = None,
+        contiguous: bool | tuple | None = True,
+        numpy_scalar: bool = False,
+    ):
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "dtypes", dtypes)
         object.__setattr__(self, "shape", shape)
@@ -196,9 +242,14 @@ class Arr(Value):
     def with_(self, **changes) -> Arr:
         """A copy with some fields changed (the origin is kept unless given; a NumPy
         scalar stays one only when nothing but the origin changes)."""
-        fields = {"kind": self.kind, "dtypes": self.dtypes, "shape": self.shape,
-                  "origin": self.origin, "contiguous": self.contiguous,
-                  "numpy_scalar": self.numpy_scalar and set(changes) <= {"origin"}}
+        fields = {
+            "kind": self.kind,
+            "dtypes": self.dtypes,
+            "shape": self.shape,
+            "origin": self.origin,
+            "contiguous": self.contiguous,
+            "numpy_scalar": self.numpy_scalar and set(changes) <= {"origin"},
+        }
         fields.update(changes)
         return Arr(**fields)
 
@@ -462,13 +513,33 @@ def _frozen(self, name, value):
     raise AttributeError(f"{type(self).__name__} is immutable")
 
 
-for _cls in (Arr, IntV, FloatV, BoolV, StrV, NoneV, TupleV, ListV, DTypeV, Ref, LayerV, FuncV,
-             ClassV, InstV, MethodV, UnionV, ShapeV, DictV, Unknown):
+for _cls in (
+    Arr,
+    IntV,
+    FloatV,
+    BoolV,
+    StrV,
+    NoneV,
+    TupleV,
+    ListV,
+    DTypeV,
+    Ref,
+    LayerV,
+    FuncV,
+    ClassV,
+    InstV,
+    MethodV,
+    UnionV,
+    ShapeV,
+    DictV,
+    Unknown,
+):
     _cls.__setattr__ = _frozen  # every value is immutable once built
 del _cls
 
 
 # -- sizes ---------------------------------------------------------------------------
+
 
 def is_one(d) -> bool:
     """Whether an axis entry is provably 1.
@@ -509,5 +580,9 @@ def is_anonymous(d) -> bool:
 def unrelated(a, b) -> bool:
     """Two sizes that are never compared: one involves an axis of a ``...``, and the
     other is not a constant."""
-    return type(a) is Dim and type(b) is Dim and (is_anonymous(a) or is_anonymous(b)) and \
-        not (a.is_constant or b.is_constant)
+    return (
+        type(a) is Dim
+        and type(b) is Dim
+        and (is_anonymous(a) or is_anonymous(b))
+        and not (a.is_constant or b.is_constant)
+    )

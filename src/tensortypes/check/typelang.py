@@ -73,18 +73,34 @@ from .symbolic import (
     Unknown,
 )
 
-__all__ = ["type_of", "fits", "class_type", "join_kinds", "describe", "allows_none",
-           "NOMINAL_BASES"]
+__all__ = [
+    "type_of",
+    "fits",
+    "class_type",
+    "join_kinds",
+    "describe",
+    "allows_none",
+    "NOMINAL_BASES",
+]
 
 # Library bases that leave a class a plain nominal type; any other library base
 # (a protocol, an enum, a named tuple, torch.Tensor, a Dataset...) makes it Any.
-NOMINAL_BASES = frozenset({
-    "torch.nn.Module", "abc.ABC", "typing.Generic", "typing_extensions.Generic",
-    "flax.linen.Module", "equinox.Module",
-})
+NOMINAL_BASES = frozenset(
+    {
+        "torch.nn.Module",
+        "abc.ABC",
+        "typing.Generic",
+        "typing_extensions.Generic",
+        "flax.linen.Module",
+        "equinox.Module",
+    }
+)
 _NUMERIC = (INT, FLOAT, COMPLEX, NUMBER)
-_TOWER = {BOOL: (INT, FLOAT, COMPLEX, NUMBER), INT: (FLOAT, COMPLEX, NUMBER),
-          FLOAT: (COMPLEX, NUMBER)}
+_TOWER = {
+    BOOL: (INT, FLOAT, COMPLEX, NUMBER),
+    INT: (FLOAT, COMPLEX, NUMBER),
+    FLOAT: (COMPLEX, NUMBER),
+}
 ITERABLE = frozenset({abc.Iterable, abc.Collection, abc.Sequence, abc.Reversible})
 _CONTAINERS = {"iterator": abc.Iterator, "range": abc.Sequence}
 _PLAIN = {IntV: INT, FloatV: FLOAT, BoolV: BOOL, StrV: STR, NoneV: NONE, DTypeV: DTYPE}
@@ -93,6 +109,7 @@ _STAND_IN_LIMIT = 1 << 12
 
 
 # -- checked classes -----------------------------------------------------------------
+
 
 def class_type(info, module):
     """The lattice type of the instances of checked class ``info`` (memoised on it).
@@ -137,8 +154,9 @@ def class_type(info, module):
     stand_in = _STAND_INS.get(key)
     if stand_in is None:
         try:
-            stand_in = type(info.name, tuple(bases), {"__module__": "<checked>",
-                                                      "__qualname__": info.name})
+            stand_in = type(
+                info.name, tuple(bases), {"__module__": "<checked>", "__qualname__": info.name}
+            )
         except TypeError:  # bases whose layouts conflict: leave the class unchecked
             return ANY
         if len(_STAND_INS) < _STAND_IN_LIMIT:
@@ -150,6 +168,7 @@ def class_type(info, module):
 
 
 # -- values to types -----------------------------------------------------------------
+
 
 def _members(t) -> tuple:
     return t.members if type(t) in (UnionType, OptionalType) else (t,)
@@ -194,8 +213,13 @@ def _plain(value):
             return AbcType(_CONTAINERS[value.kind], [type_of(value.elem)])
         if items is None:
             return ListType(type_of(value.elem))
-        return ListType(join(*(type_of(v) for v in items)) if len(items) > 1 else
-                        type_of(items[0]) if items else ANY)
+        return ListType(
+            join(*(type_of(v) for v in items))
+            if len(items) > 1
+            else type_of(items[0])
+            if items
+            else ANY
+        )
     if t is InstV:
         return value.info.lattice if value.info.lattice is not None else ANY
     if t is Arr:
@@ -216,8 +240,11 @@ def _against(value, want):
     if t is ListV:
         return _list_against(value, want)
     if type(want) is LiteralType and t in (StrV, IntV, BoolV):
-        literal = value.value if t is not IntV else (
-            value.dim.value if value.dim is not None and value.dim.is_constant else None)
+        literal = (
+            value.value
+            if t is not IntV
+            else (value.dim.value if value.dim is not None and value.dim.is_constant else None)
+        )
         return want if literal is None else LiteralType([literal])
     found = _plain(value)
     if found is None or found is ANY:
@@ -267,8 +294,13 @@ def _builtin_against(found: ClassType, want):
 def _array_against(value: Arr, want):
     tw = type(want)
     if tw is ArrayType:
-        if value.kind is not None and isinstance(want.kind, str) and want.kind != "any" \
-                and "torch" in (value.kind, want.kind) and value.kind != want.kind:
+        if (
+            value.kind is not None
+            and isinstance(want.kind, str)
+            and want.kind != "any"
+            and "torch" in (value.kind, want.kind)
+            and value.kind != want.kind
+        ):
             return ArrayType(value.kind)  # a NumPy/JAX array is no torch.Tensor
         return want
     if want in _NUMERIC or want is BOOL:
@@ -300,8 +332,9 @@ def _list_against(value: ListV, want):
         if tw is AbcType and want.args and fits(value.elem, want.args[0]) is not False:
             return AbcType(_CONTAINERS[value.kind], [want.args[0]])
         return _plain(value)
-    element = want.element if tw is ListType else (
-        want.args[0] if tw is AbcType and want.args else None)
+    element = (
+        want.element if tw is ListType else (want.args[0] if tw is AbcType and want.args else None)
+    )
     if element is None:
         return _plain(value)
     if value.items is None:
@@ -348,6 +381,7 @@ def describe(value) -> str:
 
 
 # -- joins -------------------------------------------------------------------------------
+
 
 def join_kinds(a, b):
     """The join of two non-array values of different kinds, through the lattice.

@@ -62,13 +62,13 @@ def atom(op: str, args) -> Atom:
         return found
     depth = 0
     if op != "sym":
-        depth = 1 + max((a.depth for d in args for mono, _ in d._terms for a, _ in mono),
-                        default=0)
+        depth = 1 + max((a.depth for d in args for mono, _ in d._terms for a, _ in mono), default=0)
         if depth > MAX_NESTING:
             raise AnnotationError(
                 f"the normal form nests opaque terms (//, %, min, max, **) more than "
                 f"{MAX_NESTING} deep; the limit is {MAX_NESTING} (MAX_NESTING in "
-                f"tensortypes.core.limits)")
+                f"tensortypes.core.limits)"
+            )
     made = object.__new__(Atom)
     made.op = op
     made.args = args

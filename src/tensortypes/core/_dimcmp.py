@@ -38,7 +38,7 @@ def _interval_mul(a: tuple, b: tuple) -> tuple:
 
 def _ipow(x, e: int):
     if x in (_INF, -_INF) or abs(x) <= 1 or (abs(x).bit_length() - 1) * e <= _HUGE_BITS:
-        return x ** e
+        return x**e
     return _INF if x > 0 or e % 2 == 0 else -_INF
 
 
@@ -296,8 +296,12 @@ def split_linear(d: Dim, name: str) -> tuple[int, Dim] | None:
     c = 0
     rest = []
     for mono, coeff in d._terms:
-        if len(mono) == 1 and mono[0][1] == 1 and mono[0][0].op == "sym" \
-                and mono[0][0].args == name:
+        if (
+            len(mono) == 1
+            and mono[0][1] == 1
+            and mono[0][0].op == "sym"
+            and mono[0][0].args == name
+        ):
             c = coeff
         else:
             rest.append((mono, coeff))

@@ -31,8 +31,7 @@ def _lookup(name: str, bindings, where) -> int:
     if type(value) is int:
         return value
     if isinstance(value, bool) or not isinstance(value, _INTS):
-        raise TypeError(f"symbol {name!r} is bound to a {type(value).__name__}; sizes are "
-                        f"ints")
+        raise TypeError(f"symbol {name!r} is bound to a {type(value).__name__}; sizes are ints")
     return int(value)
 
 
@@ -45,15 +44,19 @@ def _power(a: int, b: int, where) -> int:
     if a == -1:
         return -1 if b & 1 else 1
     if (abs(a).bit_length() - 1) * b > MAX_BITS:  # |a|**b >= 2**((bits-1)*b)
-        raise OverflowError(f"{describe_int(a)}**{describe_int(b)} is too large evaluating "
-                            f"{where} (over MAX_BITS={MAX_BITS} bits)")
-    return _checked(a ** b, where)
+        raise OverflowError(
+            f"{describe_int(a)}**{describe_int(b)} is too large evaluating "
+            f"{where} (over MAX_BITS={MAX_BITS} bits)"
+        )
+    return _checked(a**b, where)
 
 
 def _checked(value: int, where) -> int:
     if value.bit_length() > MAX_BITS:
-        raise OverflowError(f"a value of {value.bit_length()} bits is too large evaluating "
-                            f"{where} (over MAX_BITS={MAX_BITS} bits)")
+        raise OverflowError(
+            f"a value of {value.bit_length()} bits is too large evaluating "
+            f"{where} (over MAX_BITS={MAX_BITS} bits)"
+        )
     return value
 
 

@@ -27,8 +27,22 @@ from ._dimeval import _INTS, evaluate
 from ._dimfmt import format_dim
 from .limits import MAX_BITS, MAX_TERMS, describe_int
 
-__all__ = ["Dim", "const", "symbol_dim", "atom_dim", "add", "sub", "mul", "neg", "floordiv",
-           "mod", "power", "minmax", "coerce_operand", "add_all"]
+__all__ = [
+    "Dim",
+    "const",
+    "symbol_dim",
+    "atom_dim",
+    "add",
+    "sub",
+    "mul",
+    "neg",
+    "floordiv",
+    "mod",
+    "power",
+    "minmax",
+    "coerce_operand",
+    "add_all",
+]
 
 _MAX_EXPANDED_POWER = 64  # (p+q+...)**k is expanded only for exponents up to this
 _CACHE_LIMIT = 1 << 16
@@ -46,8 +60,17 @@ class Dim:
     ``symbol``, ``const``, ``parse`` or arithmetic on them.
     """
 
-    __slots__ = ("_terms", "_key", "_hash", "_value", "_name", "_symbols", "_text",
-                 "_bounds", "__weakref__")
+    __slots__ = (
+        "_terms",
+        "_key",
+        "_hash",
+        "_value",
+        "_name",
+        "_symbols",
+        "_text",
+        "_bounds",
+        "__weakref__",
+    )
     _bounds: Any
     _name: Any
     _symbols: Any
@@ -81,6 +104,7 @@ class Dim:
         def __mod__(self, other: Dim | int) -> Dim: ...
         def __rmod__(self, other: Dim | int) -> Dim: ...
         def __rpow__(self, other: Dim | int) -> Dim: ...
+
     __array_ufunc__ = None  # let NumPy integers defer to our reflected operators
 
     # -- identity --------------------------------------------------------------------
@@ -99,8 +123,10 @@ class Dim:
         return self._hash
 
     def __bool__(self):
-        raise TypeError("the truth value of a Dim is ambiguous; use dims.eq()/ne() for "
-                        "tri-state comparison or .is_constant/.value")
+        raise TypeError(
+            "the truth value of a Dim is ambiguous; use dims.eq()/ne() for "
+            "tri-state comparison or .is_constant/.value"
+        )
 
     def __reduce__(self):
         return (_from_terms, (self._terms,))
@@ -272,19 +298,25 @@ def _from_terms(terms: tuple) -> Dim:
 def _check_size(terms: tuple) -> None:
     """Refuse a normal form over the limits: too many terms, or an integer too large."""
     if len(terms) > MAX_TERMS:
-        raise AnnotationError(f"the normal form has {len(terms)} terms; the limit is "
-                              f"{MAX_TERMS} (MAX_TERMS in {_LIMITS})")
+        raise AnnotationError(
+            f"the normal form has {len(terms)} terms; the limit is "
+            f"{MAX_TERMS} (MAX_TERMS in {_LIMITS})"
+        )
     for mono, coeff in terms:
         if coeff.bit_length() > MAX_BITS:
             what = "constant" if not mono else "coefficient"
-            raise AnnotationError(f"a {what} of {coeff.bit_length()} bits is too large to "
-                                  f"be a dimension size; the limit is {MAX_BITS} bits "
-                                  f"(MAX_BITS in {_LIMITS})")
+            raise AnnotationError(
+                f"a {what} of {coeff.bit_length()} bits is too large to "
+                f"be a dimension size; the limit is {MAX_BITS} bits "
+                f"(MAX_BITS in {_LIMITS})"
+            )
         for _, exp in mono:
             if exp.bit_length() > MAX_BITS:
-                raise AnnotationError(f"an exponent of {exp.bit_length()} bits is too "
-                                      f"large; the limit is {MAX_BITS} bits (MAX_BITS in "
-                                      f"{_LIMITS})")
+                raise AnnotationError(
+                    f"an exponent of {exp.bit_length()} bits is too "
+                    f"large; the limit is {MAX_BITS} bits (MAX_BITS in "
+                    f"{_LIMITS})"
+                )
 
 
 def _make(acc: dict) -> Dim:
@@ -311,9 +343,11 @@ def const(value: int) -> Dim:
         raise TypeError(f"const() takes an int, got {type(value).__name__} {value!r}")
     value = int(value)
     if value.bit_length() > MAX_BITS:
-        raise AnnotationError(f"a constant of {value.bit_length()} bits is too large to "
-                              f"be a dimension size; the limit is {MAX_BITS} bits (MAX_BITS "
-                              f"in {_LIMITS})")
+        raise AnnotationError(
+            f"a constant of {value.bit_length()} bits is too large to "
+            f"be a dimension size; the limit is {MAX_BITS} bits (MAX_BITS "
+            f"in {_LIMITS})"
+        )
     d = _from_terms((((), value),) if value else ())
     if len(_CONSTS) < _CACHE_LIMIT:
         _CONSTS[value] = d
@@ -396,8 +430,10 @@ def add_all(parts) -> Dim:
         for mono, coeff in d._terms:
             acc[mono] = acc.get(mono, 0) + sign * coeff
         if len(acc) > 4 * MAX_TERMS:  # terms may still cancel, but not without bound
-            raise AnnotationError(f"the sum has more than {4 * MAX_TERMS} distinct terms; "
-                                  f"the limit is {MAX_TERMS} (MAX_TERMS in {_LIMITS})")
+            raise AnnotationError(
+                f"the sum has more than {4 * MAX_TERMS} distinct terms; "
+                f"the limit is {MAX_TERMS} (MAX_TERMS in {_LIMITS})"
+            )
     return _make(acc)
 
 
@@ -461,9 +497,11 @@ def mul(a: Dim, b: Dim) -> Dim:
     if not a._terms or not b._terms:
         return _ZERO
     if len(a._terms) * len(b._terms) > MAX_TERMS:
-        raise AnnotationError(f"expanding this product would give up to "
-                              f"{len(a._terms) * len(b._terms)} terms; the limit is "
-                              f"{MAX_TERMS} (MAX_TERMS in {_LIMITS})")
+        raise AnnotationError(
+            f"expanding this product would give up to "
+            f"{len(a._terms) * len(b._terms)} terms; the limit is "
+            f"{MAX_TERMS} (MAX_TERMS in {_LIMITS})"
+        )
     return _cached("*", a, b, _mul)
 
 
@@ -563,18 +601,22 @@ def _power(base: Dim, exp: Dim) -> Dim:
     if base._value is not None:
         b = base._value
         if abs(b) > 1 and (abs(b).bit_length() - 1) * k > MAX_BITS:
-            raise AnnotationError(f"{describe_int(b)}**{describe_int(k)} is too large to be "
-                                  f"a dimension size; the limit is {MAX_BITS} bits "
-                                  f"(MAX_BITS in {_LIMITS})")
-        return const(b ** k)
+            raise AnnotationError(
+                f"{describe_int(b)}**{describe_int(k)} is too large to be "
+                f"a dimension size; the limit is {MAX_BITS} bits "
+                f"(MAX_BITS in {_LIMITS})"
+            )
+        return const(b**k)
     terms = base._terms
     if len(terms) == 1:
         mono, coeff = terms[0]
         if abs(coeff) > 1 and (abs(coeff).bit_length() - 1) * k > MAX_BITS:
-            raise AnnotationError(f"the coefficient {describe_int(coeff)}**{describe_int(k)}"
-                                  f" is too large; the limit is {MAX_BITS} bits (MAX_BITS "
-                                  f"in {_LIMITS})")
-        return _from_terms(((tuple((a, e * k) for a, e in mono), coeff ** k),))
+            raise AnnotationError(
+                f"the coefficient {describe_int(coeff)}**{describe_int(k)}"
+                f" is too large; the limit is {MAX_BITS} bits (MAX_BITS "
+                f"in {_LIMITS})"
+            )
+        return _from_terms(((tuple((a, e * k) for a, e in mono), coeff**k),))
     if k > _MAX_EXPANDED_POWER or math.comb(k + len(terms) - 1, len(terms) - 1) > MAX_TERMS:
         return atom_dim(make_atom("**", (base, exp)))  # kept opaque: expansion too large
     return _expand_power(terms, k)
@@ -586,9 +628,11 @@ def _expand_power(terms: tuple, k: int) -> Dim:
     sums of up to that many terms pairwise."""
     for _, coeff in terms:
         if abs(coeff) > 1 and (abs(coeff).bit_length() - 1) * k > MAX_BITS:
-            raise AnnotationError(f"the coefficient {describe_int(coeff)}**{k} is too "
-                                  f"large; the limit is {MAX_BITS} bits (MAX_BITS in "
-                                  f"{_LIMITS})")
+            raise AnnotationError(
+                f"the coefficient {describe_int(coeff)}**{k} is too "
+                f"large; the limit is {MAX_BITS} bits (MAX_BITS in "
+                f"{_LIMITS})"
+            )
     top = math.factorial(k)
     acc: dict = {}
     for chosen in itertools.combinations_with_replacement(range(len(terms)), k):
@@ -601,7 +645,7 @@ def _expand_power(terms: tuple, k: int) -> Dim:
         factors: dict = {}
         for i, count in counts.items():
             mono, c = terms[i]
-            coeff *= c ** count
+            coeff *= c**count
             for atom, e in mono:
                 factors[atom] = factors.get(atom, 0) + e * count
         mono = tuple(sorted(factors.items(), key=factor_order))
@@ -616,8 +660,10 @@ def power(base: Dim, exp: Dim) -> Dim:
     '2**n'
     """
     if exp._value is not None and exp._value < 0:
-        raise AnnotationError(f"negative exponent {exp._value}: a dimension size must be "
-                              f"an integer, and n**{exp._value} is not")
+        raise AnnotationError(
+            f"negative exponent {exp._value}: a dimension size must be "
+            f"an integer, and n**{exp._value} is not"
+        )
     return _cached("**", base, exp, _power)
 
 
@@ -637,8 +683,13 @@ def minmax(op: str, args) -> Dim:
     flat: list[Dim] = []
     for a in args:
         terms = a._terms
-        if (len(terms) == 1 and terms[0][1] == 1 and len(terms[0][0]) == 1
-                and terms[0][0][0][1] == 1 and terms[0][0][0][0].op == op):
+        if (
+            len(terms) == 1
+            and terms[0][1] == 1
+            and len(terms[0][0]) == 1
+            and terms[0][0][0][1] == 1
+            and terms[0][0][0][0].op == op
+        ):
             flat.extend(terms[0][0][0][0].args)
         else:
             flat.append(a)
@@ -659,8 +710,10 @@ def minmax(op: str, args) -> Dim:
     if len(kept) == 1:
         return kept[0]
     if len(kept) > MAX_TERMS:
-        raise AnnotationError(f"{op}() has {len(kept)} distinct arguments; the limit is "
-                              f"{MAX_TERMS} (MAX_TERMS in {_LIMITS})")
+        raise AnnotationError(
+            f"{op}() has {len(kept)} distinct arguments; the limit is "
+            f"{MAX_TERMS} (MAX_TERMS in {_LIMITS})"
+        )
     kept.sort(key=lambda d: d._key)
     return atom_dim(make_atom(op, tuple(kept)))
 
@@ -680,10 +733,13 @@ def _substitute(d: Dim, mapping: dict) -> Dim:
                 if factor is None:
                     factor = atom_dim(atom)
             else:
-                args = tuple(_substitute(a, mapping) if not mapping.keys().isdisjoint(
-                    a.free_symbols) else a for a in atom.args)
-                factor = (minmax(atom.op, args) if atom.op in ("min", "max")
-                          else _REBUILD[atom.op](*args))
+                args = tuple(
+                    _substitute(a, mapping) if not mapping.keys().isdisjoint(a.free_symbols) else a
+                    for a in atom.args
+                )
+                factor = (
+                    minmax(atom.op, args) if atom.op in ("min", "max") else _REBUILD[atom.op](*args)
+                )
             term = mul(term, power(factor, const(exp)))
         total = add(total, term)
     return total
@@ -696,18 +752,27 @@ _ONE = const(1)
 def _operator(fn, reflected: bool):
     """A binary operator method of Dim computing ``fn`` (ints and NumPy ints coerced)."""
     if reflected:
+
         def method(self, other):
             other = _operand(other)
             return NotImplemented if other is None else fn(other, self)
     else:
+
         def method(self, other):
             other = _operand(other)
             return NotImplemented if other is None else fn(self, other)
+
     return method
 
 
-for _name, _fn in (("add", add), ("sub", sub), ("mul", mul), ("floordiv", floordiv),
-                   ("mod", mod), ("pow", power)):
+for _name, _fn in (
+    ("add", add),
+    ("sub", sub),
+    ("mul", mul),
+    ("floordiv", floordiv),
+    ("mod", mod),
+    ("pow", power),
+):
     if _name != "pow":
         setattr(Dim, f"__{_name}__", _operator(_fn, False))
     setattr(Dim, f"__r{_name}__", _operator(_fn, True))

@@ -58,12 +58,16 @@ def _format_atom(atom) -> str:
         return f"{op}({','.join(format_dim(a) for a in atom.args)})"
     left, right = atom.args
     if op == "**":
-        return f"{_wrap(format_dim(left), _is_primary(left))}**" \
-               f"{_wrap(format_dim(right), _is_operand_of_power(right))}"
+        return (
+            f"{_wrap(format_dim(left), _is_primary(left))}**"
+            f"{_wrap(format_dim(right), _is_operand_of_power(right))}"
+        )
     # a//b and a%b: a sum on the left needs parentheses, a single term does not
     # (a*b//c is (a*b)//c); on the right anything below ** needs them.
-    return f"{_wrap(format_dim(left), len(left._terms) <= 1)}{op}" \
-           f"{_wrap(format_dim(right), _is_operand_of_power(right))}"
+    return (
+        f"{_wrap(format_dim(left), len(left._terms) <= 1)}{op}"
+        f"{_wrap(format_dim(right), _is_operand_of_power(right))}"
+    )
 
 
 def _format_factor(atom, exp: int, bare_division: bool) -> str:
@@ -82,8 +86,9 @@ def _format_term(mono: tuple, magnitude: int, leading_unary: bool) -> str:
     if not mono:
         return str(magnitude)
     plain_start = magnitude == 1 and not leading_unary
-    factors = [_format_factor(atom, exp, plain_start and i == 0)
-               for i, (atom, exp) in enumerate(mono)]
+    factors = [
+        _format_factor(atom, exp, plain_start and i == 0) for i, (atom, exp) in enumerate(mono)
+    ]
     body = "*".join(factors)
     return body if magnitude == 1 else f"{magnitude}*{body}"
 

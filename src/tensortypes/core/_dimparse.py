@@ -57,8 +57,14 @@ _ATTRIBUTE = re.compile(r"\.([^\W\d]\w*)")
 
 # Binding powers of the binary operators: (left power, right power). The right
 # power of ** is lower than its left one, which makes it right associative.
-_BINARY = {"+": (10, 11), "-": (10, 11), "*": (20, 21), "//": (20, 21), "%": (20, 21),
-           "**": (40, 39)}
+_BINARY = {
+    "+": (10, 11),
+    "-": (10, 11),
+    "*": (20, 21),
+    "//": (20, 21),
+    "%": (20, 21),
+    "**": (40, 39),
+}
 _UNARY_POWER = 30  # tighter than * but looser than **: -n**2 is -(n**2)
 
 _END = "end"
@@ -102,17 +108,29 @@ def _tokenize(text: str, braces: bool) -> list[tuple]:
                 raise AnnotationError(
                     f"invalid number {text[start:stop]!r}: write multiplication "
                     f"explicitly, e.g. {digits + '*' + text[end:stop]!r}",
-                    text, start, stop)
+                    text,
+                    start,
+                    stop,
+                )
             if end < size and text[end] == ".":
                 stop = end + 1
                 while stop < size and text[stop].isdigit():
                     stop += 1
-                raise AnnotationError("float literals are not allowed in a dimension "
-                                      "expression: sizes are integers", text, start, stop)
+                raise AnnotationError(
+                    "float literals are not allowed in a dimension expression: sizes are integers",
+                    text,
+                    start,
+                    stop,
+                )
             if end - start > MAX_DIGITS:
-                raise AnnotationError(over_limit(f"an integer literal has {end - start} "
-                                                 f"digits", "MAX_DIGITS", MAX_DIGITS),
-                                      text, start, end)
+                raise AnnotationError(
+                    over_limit(
+                        f"an integer literal has {end - start} digits", "MAX_DIGITS", MAX_DIGITS
+                    ),
+                    text,
+                    start,
+                    end,
+                )
             tokens.append(("int", int(digits), start, end))
         elif name is not None:
             if not name.isidentifier():
@@ -125,8 +143,12 @@ def _tokenize(text: str, braces: bool) -> list[tuple]:
             tokens.append(("op", op, start, end))
         elif braces and other == "{":
             if brace is not None:
-                raise AnnotationError("braces do not nest: a brace holds a dimension "
-                                      "expression over arguments", text, start, end)
+                raise AnnotationError(
+                    "braces do not nest: a brace holds a dimension expression over arguments",
+                    text,
+                    start,
+                    end,
+                )
             brace = ("op", "{", start, end)
             tokens.append(brace)
         elif braces and other == "}":
@@ -139,16 +161,23 @@ def _tokenize(text: str, braces: bool) -> list[tuple]:
         if digits is not None or name is not None:
             operands += 1
             if operands > MAX_OPERANDS:
-                raise AnnotationError(over_limit(f"the expression has more than "
-                                                 f"{MAX_OPERANDS} numbers and names",
-                                                 "MAX_OPERANDS", MAX_OPERANDS),
-                                      text, start, end)
+                raise AnnotationError(
+                    over_limit(
+                        f"the expression has more than {MAX_OPERANDS} numbers and names",
+                        "MAX_OPERANDS",
+                        MAX_OPERANDS,
+                    ),
+                    text,
+                    start,
+                    end,
+                )
         pos = end
         if pos >= size:
             break
     if brace is not None:
-        raise AnnotationError("unbalanced '{': a brace closes before the end of its axis",
-                              text, brace[2], brace[3])
+        raise AnnotationError(
+            "unbalanced '{': a brace closes before the end of its axis", text, brace[2], brace[3]
+        )
     tokens.append((_END, None, size, size))
     return tokens
 
@@ -161,17 +190,16 @@ def _path_end(text: str, start: int, end: int) -> int:
     while True:
         word = text[start:end]
         if word.startswith("__") and word.endswith("__"):
-            raise AnnotationError(f"{word!r}: dunder names are not allowed in braces",
-                                  text, start, end)
+            raise AnnotationError(
+                f"{word!r}: dunder names are not allowed in braces", text, start, end
+            )
         m = _ATTRIBUTE.match(text, end)
         if m is None:
             if end < len(text) and text[end] == ".":
-                raise AnnotationError("expected an attribute name after '.'", text, end,
-                                      end + 1)
+                raise AnnotationError("expected an attribute name after '.'", text, end, end + 1)
             return end
         if not m.group(1).isidentifier():
-            raise AnnotationError(f"{m.group(1)!r} is not a valid name", text, m.start(1),
-                                  m.end())
+            raise AnnotationError(f"{m.group(1)!r} is not a valid name", text, m.start(1), m.end())
         start, end = m.start(1), m.end()
 
 
@@ -183,8 +211,10 @@ def _unexpected_character(char: str, text: str, start: int) -> str:
     if char in "[]":
         return f"unexpected {char!r}: only parentheses group a dimension expression"
     if char in "{}":
-        return f"unexpected {char!r}: braces belong in a shape string, around a size read " \
-               f"from a checked call's arguments"
+        return (
+            f"unexpected {char!r}: braces belong in a shape string, around a size read "
+            f"from a checked call's arguments"
+        )
     return f"unexpected character {char!r} in a dimension expression"
 
 
@@ -206,8 +236,14 @@ class _Parser:
         """One level deeper (a parenthesis, sign, ``**``, call or brace) at ``token``."""
         self.depth += 1
         if self.depth > MAX_NESTING:
-            raise self.fail(over_limit(f"the expression is nested more than {MAX_NESTING} "
-                                       f"levels deep", "MAX_NESTING", MAX_NESTING), token)
+            raise self.fail(
+                over_limit(
+                    f"the expression is nested more than {MAX_NESTING} levels deep",
+                    "MAX_NESTING",
+                    MAX_NESTING,
+                ),
+                token,
+            )
 
     def expression(self, min_power: int = 0) -> tuple:
         left = self.unary()
@@ -250,12 +286,17 @@ class _Parser:
             is_call = following[0] == "op" and following[1] == "("
             if value in FUNCTIONS:
                 if not is_call:
-                    raise self.fail(f"{value!r} is a function, not a dimension name; "
-                                    f"call it as {value}(a, b)", token)
+                    raise self.fail(
+                        f"{value!r} is a function, not a dimension name; call it as {value}(a, b)",
+                        token,
+                    )
                 return self.call(token)
             if is_call:
-                raise self.fail(f"unknown function {value!r}: only min(...) and max(...) "
-                                f"may be called in a dimension expression", token)
+                raise self.fail(
+                    f"unknown function {value!r}: only min(...) and max(...) "
+                    f"may be called in a dimension expression",
+                    token,
+                )
             return ("name", token[2], token[3], value)
         if kind == "op" and value == "(":
             self.i += 1
@@ -266,8 +307,7 @@ class _Parser:
             if closing[0] != "op" or closing[1] != ")":
                 if closing[0] == _END:
                     raise self.fail("'(' was never closed", token)
-                raise self.fail(f"expected ')' or an operator, found {_describe(closing)}",
-                                closing)
+                raise self.fail(f"expected ')' or an operator, found {_describe(closing)}", closing)
             self.i += 1
             # The span covers the parentheses so that errors point at the group.
             return (*inner[:1], token[2], closing[3], *inner[3:])
@@ -278,19 +318,22 @@ class _Parser:
             self.depth -= 1
             closing = self.tokens[self.i]
             if closing[0] != "op" or closing[1] != "}":  # the tokenizer saw it balanced
-                raise self.fail(f"expected '}}' or an operator, found {_describe(closing)}",
-                                closing)
+                raise self.fail(
+                    f"expected '}}' or an operator, found {_describe(closing)}", closing
+                )
             self.i += 1
             return ("brace", token[2], closing[3], inner)
         if kind == _END:
             previous = self.tokens[self.i - 1] if self.i else None
             if previous is None:
                 raise self.fail("expected a dimension expression, found nothing", token)
-            raise self.fail(f"expected an operand after {previous[1]!r}, "
-                            f"found the end of the expression", token)
+            raise self.fail(
+                f"expected an operand after {previous[1]!r}, found the end of the expression", token
+            )
         if value == ")":
-            raise self.fail("unmatched ')'" if self.i == 0 else
-                            "expected an operand, found ')'", token)
+            raise self.fail(
+                "unmatched ')'" if self.i == 0 else "expected an operand, found ')'", token
+            )
         raise self.fail(f"expected an operand, found {_describe(token)}", token)
 
     def call(self, name_token: tuple) -> tuple:
@@ -308,12 +351,17 @@ class _Parser:
                 break
             if token[0] == _END:
                 raise self.fail(f"{name_token[1]}( was never closed", name_token)
-            raise self.fail(f"expected ',' or ')' in {name_token[1]}(...), "
-                            f"found {_describe(token)}", token)
+            raise self.fail(
+                f"expected ',' or ')' in {name_token[1]}(...), found {_describe(token)}", token
+            )
         self.depth -= 1
         if len(args) < 2:
-            raise AnnotationError(f"{name_token[1]}() needs at least 2 arguments, "
-                                  f"got {len(args)}", self.text, name_token[2], token[3])
+            raise AnnotationError(
+                f"{name_token[1]}() needs at least 2 arguments, got {len(args)}",
+                self.text,
+                name_token[2],
+                token[3],
+            )
         return ("call", name_token[2], token[3], name_token[1], tuple(args))
 
 
@@ -328,9 +376,12 @@ def parse_tree(text: str, braces: bool = False) -> tuple:
     if not isinstance(text, str):
         raise TypeError(f"a dimension expression must be a str, got {type(text).__name__}")
     if len(text) > MAX_LENGTH:
-        raise AnnotationError(over_limit(f"the expression has {len(text)} characters",
-                                         "MAX_LENGTH", MAX_LENGTH),
-                              text, MAX_LENGTH, len(text))
+        raise AnnotationError(
+            over_limit(f"the expression has {len(text)} characters", "MAX_LENGTH", MAX_LENGTH),
+            text,
+            MAX_LENGTH,
+            len(text),
+        )
     parser = _Parser(text, _tokenize(text, braces))
     tree = parser.expression()
     token = parser.tokens[parser.i]
@@ -339,13 +390,20 @@ def parse_tree(text: str, braces: bool = False) -> tuple:
             raise parser.fail("unmatched ')'", token)
         previous = parser.tokens[parser.i - 1]
         if (token[0] == "op" and token[1] == "{") or (
-                previous[:2] == ("op", "}") and token[0] in ("int", "name")):
-            raise parser.fail("a brace is a whole operand: write an operator between it "
-                              "and what precedes it (nothing is pasted together as text)",
-                              token)
+            previous[:2] == ("op", "}") and token[0] in ("int", "name")
+        ):
+            raise parser.fail(
+                "a brace is a whole operand: write an operator between it "
+                "and what precedes it (nothing is pasted together as text)",
+                token,
+            )
         if token[0] == "op" and token[1] == ",":
-            raise parser.fail("unexpected ',': only min(...) and max(...) take several "
-                              "arguments (axes are separated by spaces elsewhere)", token)
-        raise parser.fail(f"expected an operator or the end of the expression, "
-                          f"found {_describe(token)}", token)
+            raise parser.fail(
+                "unexpected ',': only min(...) and max(...) take several "
+                "arguments (axes are separated by spaces elsewhere)",
+                token,
+            )
+        raise parser.fail(
+            f"expected an operator or the end of the expression, found {_describe(token)}", token
+        )
     return tree

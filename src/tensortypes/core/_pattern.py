@@ -42,13 +42,18 @@ def _flag(value, name: str) -> bool:
 def _canonical(kind, expr, broadcast, variadic, path, doc) -> tuple:
     """Validate one entry and return its canonical key (AnnotationError/TypeError if bad)."""
     if kind not in KINDS:
-        raise AnnotationError(f"unknown dimension kind {kind!r}; expected one of "
-                              f"{', '.join(KINDS)}")
-    broadcast, variadic, path = (_flag(broadcast, "broadcast"), _flag(variadic, "variadic"),
-                                 _flag(path, "path"))
+        raise AnnotationError(
+            f"unknown dimension kind {kind!r}; expected one of {', '.join(KINDS)}"
+        )
+    broadcast, variadic, path = (
+        _flag(broadcast, "broadcast"),
+        _flag(variadic, "variadic"),
+        _flag(path, "path"),
+    )
     if doc is not None and (not isinstance(doc, str) or not doc.isidentifier()):
-        raise AnnotationError(f"a dimension's documentation name must be an identifier, "
-                              f"got {doc!r}")
+        raise AnnotationError(
+            f"a dimension's documentation name must be an identifier, got {doc!r}"
+        )
     if kind in ("unknown", "anon"):
         if expr is not None:
             raise AnnotationError(f"a {kind!r} dimension has no expression, got {expr!r}")
@@ -56,8 +61,7 @@ def _canonical(kind, expr, broadcast, variadic, path, doc) -> tuple:
         value = expr.value if type(expr) is Dim else expr
         if type(expr) is str:
             value = as_dim(expr).value
-        if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
-                or value < 0):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise AnnotationError(f"a fixed dimension is an int >= 0, got {expr!r}")
         expr = int(value)
     else:
@@ -71,10 +75,12 @@ def _canonical(kind, expr, broadcast, variadic, path, doc) -> tuple:
             kind, expr = "fixed", expr.value
     if kind in ("unknown", "rigid") and (broadcast or variadic or path or doc is not None):
         raise AnnotationError(f"a {kind!r} (graph) dimension takes no modifiers")
-    if variadic and not (kind == "anon" or (kind == "var" and type(expr) is Dim and
-                                            expr.is_symbol)):
-        raise AnnotationError(f"only a name or '_' can match several axes (*name); "
-                              f"got {kind} {expr}")
+    if variadic and not (
+        kind == "anon" or (kind == "var" and type(expr) is Dim and expr.is_symbol)
+    ):
+        raise AnnotationError(
+            f"only a name or '_' can match several axes (*name); got {kind} {expr}"
+        )
     if path and kind != "var":
         raise AnnotationError("only a named dimension can be path-dependent (?name)")
     return (kind, expr, broadcast, variadic, path, doc)
@@ -103,8 +109,16 @@ class DimSpec:
     path: Any
     variadic: Any
 
-    def __new__(cls, kind: str, expr=None, *, broadcast: bool = False, variadic: bool = False,
-                path: bool = False, doc: str | None = None):
+    def __new__(
+        cls,
+        kind: str,
+        expr=None,
+        *,
+        broadcast: bool = False,
+        variadic: bool = False,
+        path: bool = False,
+        doc: str | None = None,
+    ):
         raw = (kind, expr, broadcast, variadic, path, doc)
         if type(expr) in _FAST_EXPR:
             found = _SPECS.get(raw)
@@ -128,8 +142,7 @@ class DimSpec:
         raise AttributeError("DimSpec is immutable")
 
     def __reduce__(self):
-        return (_spec, (self.kind, self.expr, self.broadcast, self.variadic, self.path,
-                        self.doc))
+        return (_spec, (self.kind, self.expr, self.broadcast, self.variadic, self.path, self.doc))
 
     def __copy__(self):
         return self
@@ -153,8 +166,12 @@ class DimSpec:
     def __str__(self) -> str:
         if self.kind == "anon" and self.variadic and not (self.broadcast or self.doc):
             return "..."
-        prefix = ("*" if self.variadic else "") + ("#" if self.broadcast else "") + \
-                 ("?" if self.path else "") + (f"{self.doc}=" if self.doc else "")
+        prefix = (
+            ("*" if self.variadic else "")
+            + ("#" if self.broadcast else "")
+            + ("?" if self.path else "")
+            + (f"{self.doc}=" if self.doc else "")
+        )
         kind = self.kind
         if kind == "unknown":
             body = "?"
@@ -198,8 +215,9 @@ class ShapePattern:
     def __new__(cls, specs=()):
         if type(specs) is not tuple:
             if isinstance(specs, (str, bytes)) or not hasattr(specs, "__iter__"):
-                raise TypeError(f"ShapePattern takes an iterable of DimSpec, "
-                                f"got {type(specs).__name__}")
+                raise TypeError(
+                    f"ShapePattern takes an iterable of DimSpec, got {type(specs).__name__}"
+                )
             specs = tuple(specs)
         found = _PATTERNS.get(specs)
         if found is not None:
@@ -207,13 +225,16 @@ class ShapePattern:
         variadic_index = None
         for index, spec in enumerate(specs):
             if type(spec) is not DimSpec:
-                raise TypeError(f"ShapePattern entry {index} is {type(spec).__name__} "
-                                f"{spec!r}, not a DimSpec")
+                raise TypeError(
+                    f"ShapePattern entry {index} is {type(spec).__name__} {spec!r}, not a DimSpec"
+                )
             if spec.variadic:
                 if variadic_index is not None:
-                    raise AnnotationError(f"at most one entry may match several axes; "
-                                          f"entries {variadic_index} ({specs[variadic_index]})"
-                                          f" and {index} ({spec}) both do")
+                    raise AnnotationError(
+                        f"at most one entry may match several axes; "
+                        f"entries {variadic_index} ({specs[variadic_index]})"
+                        f" and {index} ({spec}) both do"
+                    )
                 variadic_index = index
         pattern = object.__new__(cls)
         object.__setattr__(pattern, "specs", specs)
@@ -257,8 +278,10 @@ class ShapePattern:
         (2, None)
         """
         if not self.is_static:
-            raise ValueError(f"shape pattern {str(self)!r} has pattern entries; only fixed, "
-                             f"unknown and rigid entries form a static shape")
+            raise ValueError(
+                f"shape pattern {str(self)!r} has pattern entries; only fixed, "
+                f"unknown and rigid entries form a static shape"
+            )
         return tuple(None if s.kind == "unknown" else s.expr for s in self.specs)
 
     @property

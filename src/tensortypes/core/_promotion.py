@@ -43,8 +43,13 @@ __all__ = [
     "upper_bounds",
 ]
 
-FLOAT8_NAMES = ("float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
-                "float8_e5m2", "float8_e5m2fnuz")
+FLOAT8_NAMES = (
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+)
 
 # (name, kind, bits, itemsize in bytes or None, NumPy has it natively), in the
 # order of ``ALL_DTYPES``. ``bits`` is the storage width (bool is stored in a
@@ -157,8 +162,9 @@ def upper_bounds(edges: Mapping[str, Iterable[str]]) -> dict[str, frozenset[str]
     return result
 
 
-def least_upper_bound(names: Iterable[str], ubs: Mapping[str, frozenset[str]],
-                      kinds: Mapping[str, str]) -> str | None:
+def least_upper_bound(
+    names: Iterable[str], ubs: Mapping[str, frozenset[str]], kinds: Mapping[str, str]
+) -> str | None:
     """Return the promoted name of ``names``, or None when they have no common bound.
 
     The inputs' upper-bound sets are intersected; of the minimal elements, those of
@@ -179,8 +185,9 @@ def least_upper_bound(names: Iterable[str], ubs: Mapping[str, frozenset[str]],
         raise PromotionTableError(f"promoting {sorted(names)}: {error}") from None
 
 
-def choose(common: frozenset[str], rank: int, ubs: Mapping[str, frozenset[str]],
-           kinds: Mapping[str, str]) -> str | None:
+def choose(
+    common: frozenset[str], rank: int, ubs: Mapping[str, frozenset[str]], kinds: Mapping[str, str]
+) -> str | None:
     """The one element of ``common`` a join returns, given the inputs' highest kind rank.
 
     This is the second half of ``least_upper_bound``: the result depends only on
@@ -205,12 +212,14 @@ def choose(common: frozenset[str], rank: int, ubs: Mapping[str, frozenset[str]],
         if chosen:
             raise PromotionTableError(f"ambiguous: {sorted(chosen)} are all minimal")
         rank += 1
-    raise PromotionTableError(f"no minimal candidate of the inputs' kind or above: "
-                              f"{sorted(minimal)}")
+    raise PromotionTableError(
+        f"no minimal candidate of the inputs' kind or above: {sorted(minimal)}"
+    )
 
 
-def castable(src: str, dst: str, casting: str, ubs: Mapping[str, frozenset[str]],
-             kinds: Mapping[str, str]) -> bool:
+def castable(
+    src: str, dst: str, casting: str, ubs: Mapping[str, frozenset[str]], kinds: Mapping[str, str]
+) -> bool:
     """Whether ``src`` casts to ``dst`` under NumPy's ``casting`` mode.
 
     ``"no"`` and ``"equiv"`` allow only the same dtype (interned dtypes carry no
@@ -223,8 +232,9 @@ def castable(src: str, dst: str, casting: str, ubs: Mapping[str, frozenset[str]]
     True
     """
     if casting not in CASTINGS:
-        raise ValueError(f"casting must be one of {', '.join(map(repr, CASTINGS))}, "
-                         f"got {casting!r}")
+        raise ValueError(
+            f"casting must be one of {', '.join(map(repr, CASTINGS))}, got {casting!r}"
+        )
     if src == dst:
         return True
     if kinds[src] == "key" or kinds[dst] == "key" or casting in ("no", "equiv"):

@@ -17,9 +17,17 @@ import numpy as np
 from ..errors import AnnotationError
 from .dims import Dim, eq, parse
 
-__all__ = ["MAX_NDIM", "normalize_static_shape", "format_static_shape", "dim_is_super",
-           "shape_is_super", "merge_dims", "merge_shapes", "broadcast_static_shapes",
-           "broadcast_compatible"]
+__all__ = [
+    "MAX_NDIM",
+    "normalize_static_shape",
+    "format_static_shape",
+    "dim_is_super",
+    "shape_is_super",
+    "merge_dims",
+    "merge_shapes",
+    "broadcast_static_shapes",
+    "broadcast_compatible",
+]
 
 MAX_NDIM = 64  # NumPy's limit on the number of dimensions
 
@@ -42,8 +50,9 @@ def _entry(x, axis: int):
         try:
             x = parse(x)
         except AnnotationError as error:
-            raise AnnotationError(f"axis {axis}: {error.message}", error.text,
-                                  error.position) from None
+            raise AnnotationError(
+                f"axis {axis}: {error.message}", error.text, error.position
+            ) from None
         t = Dim
     if t is Dim:
         value = x.value
@@ -52,8 +61,10 @@ def _entry(x, axis: int):
         if value < 0:
             raise ValueError(f"axis {axis}: size {value} is negative; sizes are >= 0")
         return value
-    raise ValueError(f"axis {axis}: a static shape entry is a non-negative int, None or a "
-                     f"dimension expression, got {t.__name__} {x!r}")
+    raise ValueError(
+        f"axis {axis}: a static shape entry is a non-negative int, None or a "
+        f"dimension expression, got {t.__name__} {x!r}"
+    )
 
 
 def normalize_static_shape(shape) -> tuple:
@@ -70,14 +81,18 @@ def normalize_static_shape(shape) -> tuple:
     """
     if type(shape) is not tuple:
         if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
-            raise TypeError(f"a static shape is a tuple of sizes, got "
-                            f"{type(shape).__name__} {shape!r}")
+            raise TypeError(
+                f"a static shape is a tuple of sizes, got {type(shape).__name__} {shape!r}"
+            )
         shape = tuple(shape)
     if len(shape) > MAX_NDIM:
         raise ValueError(f"a shape has at most {MAX_NDIM} dimensions, got {len(shape)}")
     for x in shape:  # an already normalised shape is returned as is
-        if x is not None and (type(x) is not int or x < 0) and (
-                type(x) is not Dim or x.value is not None):
+        if (
+            x is not None
+            and (type(x) is not int or x < 0)
+            and (type(x) is not Dim or x.value is not None)
+        ):
             break
     else:
         return shape
@@ -188,13 +203,16 @@ def merge_shapes(a, b) -> tuple:
     if a is b or a == b:
         return a
     if len(a) != len(b):
-        raise ValueError(f"cannot merge shapes of different ranks: {format_static_shape(a)} "
-                         f"has {len(a)} dimensions, {format_static_shape(b)} has {len(b)}")
+        raise ValueError(
+            f"cannot merge shapes of different ranks: {format_static_shape(a)} "
+            f"has {len(a)} dimensions, {format_static_shape(b)} has {len(b)}"
+        )
     try:
         return tuple([merge_dims(x, y, axis) for axis, (x, y) in enumerate(zip(a, b))])
     except ValueError as error:
-        raise ValueError(f"cannot merge shapes {format_static_shape(a)} and "
-                         f"{format_static_shape(b)}: {error}") from None
+        raise ValueError(
+            f"cannot merge shapes {format_static_shape(a)} and {format_static_shape(b)}: {error}"
+        ) from None
 
 
 class _Mismatch(Exception):
@@ -328,11 +346,14 @@ def _explain_mismatch(norm: list) -> ValueError:
                     f"shapes cannot be broadcast: arg {source} with shape "
                     f"{format_static_shape(norm[source])} and arg {index} with shape "
                     f"{format_static_shape(shape)} have sizes {acc} and {entry} at axis "
-                    f"{axis} (counted from the right)")
+                    f"{axis} (counted from the right)"
+                )
             if merged is not acc:
                 acc, source = merged, index
-    return ValueError(f"shapes cannot be broadcast: "  # pragma: no cover - defensive
-                      f"{', '.join(format_static_shape(s) for s in norm)}")
+    return ValueError(
+        f"shapes cannot be broadcast: "  # pragma: no cover - defensive
+        f"{', '.join(format_static_shape(s) for s in norm)}"
+    )
 
 
 def broadcast_compatible(a, b) -> bool | None:

@@ -49,8 +49,18 @@ import numpy as np
 from tensortypes.core._staticshape import MAX_NDIM
 from tensortypes.core.dtypes import DType, as_dtype, dtype_from_name, key
 
-__all__ = ["ARRAY_KINDS", "MAX_SIZE", "array_info", "array_kind", "class_kind", "dtype_of",
-           "loose_info", "memory_info", "native_kind", "ArrayRepr"]
+__all__ = [
+    "ARRAY_KINDS",
+    "MAX_SIZE",
+    "array_info",
+    "array_kind",
+    "class_kind",
+    "dtype_of",
+    "loose_info",
+    "memory_info",
+    "native_kind",
+    "ArrayRepr",
+]
 
 ARRAY_KINDS = ("numpy", "torch", "jax", "tensorflow", "mlx", "duck")
 
@@ -76,7 +86,7 @@ def _raw_name(dt: Any) -> str:
     text = str(dt)
     for prefix in ("torch.", "mlx.core."):
         if text.startswith(prefix):
-            return text[len(prefix):]
+            return text[len(prefix) :]
     return text
 
 
@@ -129,9 +139,15 @@ def _sizes(shape: Any, kind: str) -> tuple[Any, ...] | None:
     """
     try:
         if type(shape) is not tuple:
-            if isinstance(shape, tuple) or (kind == "mlx" and isinstance(shape, list)) or (
-                    kind == "tensorflow" and not isinstance(shape, (str, bytes, dict))
-                    and iter(shape) is not shape):
+            if (
+                isinstance(shape, tuple)
+                or (kind == "mlx" and isinstance(shape, list))
+                or (
+                    kind == "tensorflow"
+                    and not isinstance(shape, (str, bytes, dict))
+                    and iter(shape) is not shape
+                )
+            ):
                 shape = tuple(shape)
             else:
                 return None
@@ -169,6 +185,7 @@ def _guarded_info(kind: str) -> Callable[[Any], ArrayInfo | None]:
     generator or an unhashable object. Anything that is not a real shape and dtype
     makes the value not an array (None), never an exception.
     """
+
     def info(x: Any) -> ArrayInfo | None:
         try:
             shape = x.shape
@@ -301,8 +318,9 @@ def class_kind(cls: Any) -> str | None:
             return "numpy"
         if root == "torch" and name == "Tensor":
             return "torch"
-        if root in ("jax", "jaxlib") and (name in ("Array", "ArrayImpl", "PRNGKeyArray")
-                                          or name.endswith("Tracer")):
+        if root in ("jax", "jaxlib") and (
+            name in ("Array", "ArrayImpl", "PRNGKeyArray") or name.endswith("Tracer")
+        ):
             return "jax"
         if root == "tensorflow" and name == "Tensor":
             return "tensorflow"
@@ -407,8 +425,10 @@ def native_kind(cls: type) -> str | None:
     found = None
     if kind in _ROOTS and cls.__getattribute__ is object.__getattribute__:
         try:
-            if all(_library_code(inspect.getattr_static(cls, name), kind)
-                   for name in ("shape", "dtype")):
+            if all(
+                _library_code(inspect.getattr_static(cls, name), kind)
+                for name in ("shape", "dtype")
+            ):
                 found = kind
         except AttributeError:
             pass

@@ -26,12 +26,42 @@ from __future__ import annotations
 from ..errors import AnnotationError
 from ._dimcmp import bounds, eq, ge, gt, le, lt, ne, solve_linear
 from ._dimcmp import split_linear as _split_linear
-from ._dimexpr import (_INTS, Dim, add, add_all, const, floordiv, minmax, mod, mul, neg,
-                       power, sub, symbol_dim)
+from ._dimexpr import (
+    _INTS,
+    Dim,
+    add,
+    add_all,
+    const,
+    floordiv,
+    minmax,
+    mod,
+    mul,
+    neg,
+    power,
+    sub,
+    symbol_dim,
+)
 from ._dimparse import FUNCTIONS, parse_tree
 
-__all__ = ["Dim", "const", "symbol", "as_dim", "parse", "parse_braced", "dmin", "dmax",
-           "eq", "ne", "lt", "le", "gt", "ge", "solve_linear", "split_linear", "bounds"]
+__all__ = [
+    "Dim",
+    "const",
+    "symbol",
+    "as_dim",
+    "parse",
+    "parse_braced",
+    "dmin",
+    "dmax",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "solve_linear",
+    "split_linear",
+    "bounds",
+]
 
 _PARSED: dict[str, Dim] = {}
 _PARSE_CACHE_LIMIT = 1 << 14
@@ -51,11 +81,16 @@ def symbol(name: str) -> Dim:
     if not isinstance(name, str):
         raise TypeError(f"symbol() takes a str, got {type(name).__name__} {name!r}")
     if not name.isidentifier():
-        raise AnnotationError(f"{name!r} is not a valid dimension name (it must be a "
-                              f"Python identifier)", name, 0, len(name))
+        raise AnnotationError(
+            f"{name!r} is not a valid dimension name (it must be a Python identifier)",
+            name,
+            0,
+            len(name),
+        )
     if name in FUNCTIONS:
-        raise AnnotationError(f"{name!r} is reserved and cannot name a dimension",
-                              name, 0, len(name))
+        raise AnnotationError(
+            f"{name!r} is reserved and cannot name a dimension", name, 0, len(name)
+        )
     return symbol_dim(name)
 
 
@@ -88,7 +123,7 @@ def _build(node: tuple, text: str, braces: list | None = None) -> Dim:
         if kind == "brace":
             if braces is None:  # a brace inside a brace, or braces where none may be
                 raise AnnotationError("a brace cannot stand here")
-            braces.append((_build(node[3], text, None), text[node[1]:node[2]]))
+            braces.append((_build(node[3], text, None), text[node[1] : node[2]]))
             return symbol_dim(f"{{{len(braces) - 1}}}")
         if kind == "call":
             return minmax(node[3], [_build(arg, text, braces) for arg in node[4]])
@@ -99,8 +134,7 @@ def _build(node: tuple, text: str, braces: list | None = None) -> Dim:
             parts += [(1 if o == "+" else -1, _build(r, text, braces)) for o, r in rest]
             return add_all(parts)
         if op == "**":
-            return _binary(op, _build(node[4], text, braces), node[1], node[5], text,
-                           braces)
+            return _binary(op, _build(node[4], text, braces), node[1], node[5], text, braces)
         first, rest = _spine(node, ("*", "//", "%"))
         result = _build(first, text, braces)
         for o, right in rest:
@@ -112,16 +146,20 @@ def _build(node: tuple, text: str, braces: list | None = None) -> Dim:
         raise AnnotationError(error.message, text, node[1], node[2]) from None
 
 
-def _binary(op: str, a: Dim, start: int, right: tuple, text: str,
-            braces: list | None) -> Dim:
+def _binary(op: str, a: Dim, start: int, right: tuple, text: str, braces: list | None) -> Dim:
     """``a op right``, where ``a`` is the Dim of ``text[start:right's start]``."""
     b = _build(right, text, braces)
     if op in ("//", "%") and b._value == 0:
-        raise AnnotationError(f"division by zero: the divisor of {op} is 0",
-                              text, right[1], right[2])
+        raise AnnotationError(
+            f"division by zero: the divisor of {op} is 0", text, right[1], right[2]
+        )
     if op == "**" and b._value is not None and b._value < 0:
-        raise AnnotationError(f"negative exponent {b._value}: a dimension size must be "
-                              f"an integer", text, right[1], right[2])
+        raise AnnotationError(
+            f"negative exponent {b._value}: a dimension size must be an integer",
+            text,
+            right[1],
+            right[2],
+        )
     try:
         return _BINARY[op](a, b)
     except AnnotationError as error:  # a limit: point at the operation that hit it
@@ -146,8 +184,9 @@ def parse(text: str) -> Dim:
     try:
         result = _build(parse_tree(text), text)
     except RecursionError:  # the limits keep well inside Python's; kept as a guard
-        raise AnnotationError("dimension expression is nested too deeply",
-                              text, 0, len(text)) from None
+        raise AnnotationError(
+            "dimension expression is nested too deeply", text, 0, len(text)
+        ) from None
     if len(_PARSED) >= _PARSE_CACHE_LIMIT:
         _PARSED.clear()
     _PARSED[text] = result
@@ -171,8 +210,9 @@ def parse_braced(text: str) -> tuple[Dim, tuple]:
     try:
         result = _build(parse_tree(text, braces=True), text, braces)
     except RecursionError:
-        raise AnnotationError("dimension expression is nested too deeply",
-                              text, 0, len(text)) from None
+        raise AnnotationError(
+            "dimension expression is nested too deeply", text, 0, len(text)
+        ) from None
     return result, tuple(braces)
 
 
@@ -188,8 +228,9 @@ def as_dim(x) -> Dim:
         return parse(x)
     if type(x) is int or (isinstance(x, _INTS) and not isinstance(x, bool)):
         return const(int(x))
-    raise TypeError(f"a dimension is an int, a str expression or a Dim, "
-                    f"got {type(x).__name__} {x!r}")
+    raise TypeError(
+        f"a dimension is an int, a str expression or a Dim, got {type(x).__name__} {x!r}"
+    )
 
 
 def dmin(a, b, *more) -> Dim:
@@ -224,6 +265,8 @@ def split_linear(d, name: str) -> tuple[int, Dim] | None:
     (True, True)
     """
     if type(name) is not str:
-        raise TypeError(f"split_linear: the symbol is given by its name (a str), "
-                        f"got {type(name).__name__} {name!r}")
+        raise TypeError(
+            f"split_linear: the symbol is given by its name (a str), "
+            f"got {type(name).__name__} {name!r}"
+        )
     return _split_linear(as_dim(d), name)

@@ -40,13 +40,52 @@ import numpy as np
 from tensortypes.core import _promotion
 
 __all__ = [
-    "ALL_DTYPES", "ANY", "BOOL", "CATEGORIES", "COMPLEX", "DType", "FLOATING", "INEXACT",
-    "INTEGER", "KEY", "NUM", "NUMPY_DTYPES", "REAL", "SIGNED", "UNSIGNED",
-    "as_dtype", "bfloat16", "bool_", "can_cast", "category", "complex64", "complex128",
-    "dtype_from_name", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
-    "float8_e5m2", "float8_e5m2fnuz", "float16", "float32", "float64", "int2", "int4",
-    "int8", "int16", "int32", "int64", "key", "matches", "result_type", "uint2", "uint4",
-    "uint8", "uint16", "uint32", "uint64",
+    "ALL_DTYPES",
+    "ANY",
+    "BOOL",
+    "CATEGORIES",
+    "COMPLEX",
+    "DType",
+    "FLOATING",
+    "INEXACT",
+    "INTEGER",
+    "KEY",
+    "NUM",
+    "NUMPY_DTYPES",
+    "REAL",
+    "SIGNED",
+    "UNSIGNED",
+    "as_dtype",
+    "bfloat16",
+    "bool_",
+    "can_cast",
+    "category",
+    "complex64",
+    "complex128",
+    "dtype_from_name",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float16",
+    "float32",
+    "float64",
+    "int2",
+    "int4",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "key",
+    "matches",
+    "result_type",
+    "uint2",
+    "uint4",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
 ]
 
 _INTERNED: dict[str, DType] = {}
@@ -79,8 +118,10 @@ class DType:
         try:
             return _INTERNED[name]
         except (KeyError, TypeError):
-            raise TypeError(f"DType({name!r}): not a canonical dtype name; use as_dtype() "
-                            f"to convert other spellings") from None
+            raise TypeError(
+                f"DType({name!r}): not a canonical dtype name; use as_dtype() "
+                f"to convert other spellings"
+            ) from None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         raise TypeError("DType is final; dtypes are interned values, not a base class")
@@ -119,24 +160,56 @@ class DType:
         return self.name
 
 
-def _intern(index: int, name: str, kind: str, bits: int, itemsize: int | None,
-            is_numpy: bool) -> DType:
+def _intern(
+    index: int, name: str, kind: str, bits: int, itemsize: int | None, is_numpy: bool
+) -> DType:
     d = object.__new__(DType)
-    for attr, value in (("name", name), ("kind", kind), ("bits", bits),
-                        ("itemsize", itemsize), ("is_numpy", is_numpy),
-                        ("_numpy", np.dtype(name) if is_numpy else None), ("_index", index)):
+    for attr, value in (
+        ("name", name),
+        ("kind", kind),
+        ("bits", bits),
+        ("itemsize", itemsize),
+        ("is_numpy", is_numpy),
+        ("_numpy", np.dtype(name) if is_numpy else None),
+        ("_index", index),
+    ):
         object.__setattr__(d, attr, value)
     _INTERNED[name] = d
     return d
 
 
 ALL_DTYPES: tuple[DType, ...] = tuple(
-    _intern(i, *facts) for i, facts in enumerate(_promotion.DTYPE_FACTS))
+    _intern(i, *facts) for i, facts in enumerate(_promotion.DTYPE_FACTS)
+)
 NUMPY_DTYPES: tuple[DType, ...] = tuple(d for d in ALL_DTYPES if d.is_numpy)
 
-(bool_, int2, int4, int8, int16, int32, int64, uint2, uint4, uint8, uint16, uint32, uint64,
- bfloat16, float16, float32, float64, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz,
- float8_e5m2, float8_e5m2fnuz, complex64, complex128, key) = ALL_DTYPES
+(
+    bool_,
+    int2,
+    int4,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint2,
+    uint4,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    bfloat16,
+    float16,
+    float32,
+    float64,
+    float8_e4m3b11fnuz,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    complex64,
+    complex128,
+    key,
+) = ALL_DTYPES
 
 
 def _of_kind(*kinds: str) -> frozenset[DType]:
@@ -156,9 +229,17 @@ REAL = _of_kind("i", "u", "f")
 KEY = _of_kind("key")
 
 CATEGORIES: dict[str, frozenset[DType]] = {
-    "any": ANY, "bool": BOOL, "num": NUM, "inexact": INEXACT, "floating": FLOATING,
-    "complex": COMPLEX, "integer": INTEGER, "unsigned": UNSIGNED, "signed": SIGNED,
-    "real": REAL, "key": KEY,
+    "any": ANY,
+    "bool": BOOL,
+    "num": NUM,
+    "inexact": INEXACT,
+    "floating": FLOATING,
+    "complex": COMPLEX,
+    "integer": INTEGER,
+    "unsigned": UNSIGNED,
+    "signed": SIGNED,
+    "real": REAL,
+    "key": KEY,
 }
 
 
@@ -173,8 +254,9 @@ def category(name: str) -> frozenset[DType]:
     try:
         return CATEGORIES[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown dtype category {name!r}; "
-                         f"known: {', '.join(CATEGORIES)}") from None
+        raise ValueError(
+            f"unknown dtype category {name!r}; known: {', '.join(CATEGORIES)}"
+        ) from None
 
 
 def dtype_from_name(name: str) -> DType | None:
@@ -200,8 +282,7 @@ def dtype_from_name(name: str) -> DType | None:
 # spellings met most; bounded so a stream of distinct objects cannot grow it.
 _CACHE: dict[Any, DType] = {}
 _CACHE_LIMIT = 4096
-_PYTHON_TYPES: dict[type, DType] = {bool: bool_, int: int64, float: float64,
-                                    complex: complex128}
+_PYTHON_TYPES: dict[type, DType] = {bool: bool_, int: int64, float: float64, complex: complex128}
 
 
 def _from_numpy(dt: np.dtype) -> DType | None:
@@ -274,10 +355,12 @@ def _not_a_dtype(x: Any) -> TypeError:
     foreign = None if isinstance(x, (str, type, np.dtype)) else _foreign_name(x)
     if foreign is not None:
         shown += f", named {foreign!r}"
-    return TypeError(f"cannot interpret {shown}) as a dtype: expected a dtype name, a "
-                     f"NumPy dtype or scalar type, a Python bool/int/float/complex, or a "
-                     f"torch/JAX/TensorFlow/MLX dtype of one of "
-                     f"{', '.join(d.name for d in ALL_DTYPES)}")
+    return TypeError(
+        f"cannot interpret {shown}) as a dtype: expected a dtype name, a "
+        f"NumPy dtype or scalar type, a Python bool/int/float/complex, or a "
+        f"torch/JAX/TensorFlow/MLX dtype of one of "
+        f"{', '.join(d.name for d in ALL_DTYPES)}"
+    )
 
 
 def as_dtype(x: Any, *, floatX: str | None = None) -> DType:  # noqa: N803
@@ -303,8 +386,10 @@ def as_dtype(x: Any, *, floatX: str | None = None) -> DType:  # noqa: N803
         hashable = False
     if isinstance(x, str) and x == "floatX":
         if floatX is None:
-            raise TypeError("as_dtype('floatX'): resolve 'floatX' first, e.g. "
-                            "as_dtype('floatX', floatX=tensortypes.config.floatX)")
+            raise TypeError(
+                "as_dtype('floatX'): resolve 'floatX' first, e.g. "
+                "as_dtype('floatX', floatX=tensortypes.config.floatX)"
+            )
         if floatX == "floatX":
             raise TypeError("as_dtype('floatX', floatX='floatX'): floatX must name a dtype")
         return as_dtype(floatX)
@@ -357,19 +442,24 @@ def _lub(dtypes: frozenset[DType]) -> DType | None:
 # _PAIR[a._index][b._index] is the promoted dtype (None: no promotion); building
 # it runs the algorithm on every pair, so an ambiguous table fails at import.
 _PAIR: tuple[tuple[DType | None, ...], ...] = tuple(
-    tuple(_lub(frozenset((a, b))) for b in ALL_DTYPES) for a in ALL_DTYPES)
+    tuple(_lub(frozenset((a, b))) for b in ALL_DTYPES) for a in ALL_DTYPES
+)
 _MANY: dict[frozenset[DType], DType | None] = {}
 
 _CAST: dict[str, tuple[tuple[bool, ...], ...]] = {
-    casting: tuple(tuple(_promotion.castable(a, b, casting, _UBS, _promotion.KINDS)
-                         for b in _NAMES) for a in _NAMES)
+    casting: tuple(
+        tuple(_promotion.castable(a, b, casting, _UBS, _promotion.KINDS) for b in _NAMES)
+        for a in _NAMES
+    )
     for casting in _promotion.CASTINGS
 }
 
 
 def _no_promotion(dtypes: tuple[DType, ...]) -> TypeError:
-    return TypeError(f"no common dtype for {', '.join(d.name for d in dtypes)}: "
-                     f"the key dtype promotes only with itself")
+    return TypeError(
+        f"no common dtype for {', '.join(d.name for d in dtypes)}: "
+        f"the key dtype promotes only with itself"
+    )
 
 
 def result_type(*dtypes: Any) -> DType:
@@ -423,6 +513,7 @@ def can_cast(src: Any, dst: Any, casting: str = "safe") -> bool:
     try:
         table = _CAST[casting]
     except (KeyError, TypeError):
-        raise ValueError(f"casting must be one of {', '.join(map(repr, _promotion.CASTINGS))}, "
-                         f"got {casting!r}") from None
+        raise ValueError(
+            f"casting must be one of {', '.join(map(repr, _promotion.CASTINGS))}, got {casting!r}"
+        ) from None
     return table[src._index][dst._index]

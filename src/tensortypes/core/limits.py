@@ -18,8 +18,15 @@ input within them is accepted or refused in milliseconds.
 
 from __future__ import annotations
 
-__all__ = ["MAX_LENGTH", "MAX_OPERANDS", "MAX_NESTING", "MAX_BITS", "MAX_DIGITS",
-           "MAX_TERMS", "describe_int"]
+__all__ = [
+    "MAX_LENGTH",
+    "MAX_OPERANDS",
+    "MAX_NESTING",
+    "MAX_BITS",
+    "MAX_DIGITS",
+    "MAX_TERMS",
+    "describe_int",
+]
 
 MAX_LENGTH = 1000
 """Characters in one shape string or dimension expression."""

@@ -31,16 +31,38 @@ from typing import Any
 from ._dimcmp import split_linear
 from ._dimexpr import symbol_dim
 from ._pattern import KINDS, DimSpec, ShapePattern
-from ._staticshape import (MAX_NDIM, _is_one, broadcast_compatible, broadcast_static_shapes,
-                           dim_is_super, format_static_shape, merge_dims, merge_shapes,
-                           normalize_static_shape, normalized_shape_is_super,
-                           shape_is_super)
+from ._staticshape import (
+    MAX_NDIM,
+    _is_one,
+    broadcast_compatible,
+    broadcast_static_shapes,
+    dim_is_super,
+    format_static_shape,
+    merge_dims,
+    merge_shapes,
+    normalize_static_shape,
+    normalized_shape_is_super,
+    shape_is_super,
+)
 from .dims import Dim, const, eq, ge
 
-__all__ = ["MAX_NDIM", "normalize_static_shape", "format_static_shape", "dim_is_super",
-           "shape_is_super", "normalized_shape_is_super", "merge_dims", "merge_shapes", "broadcast_static_shapes",
-           "broadcast_compatible", "KINDS", "DimSpec", "ShapePattern", "pattern_is_super",
-           "match_static"]
+__all__ = [
+    "MAX_NDIM",
+    "normalize_static_shape",
+    "format_static_shape",
+    "dim_is_super",
+    "shape_is_super",
+    "normalized_shape_is_super",
+    "merge_dims",
+    "merge_shapes",
+    "broadcast_static_shapes",
+    "broadcast_compatible",
+    "KINDS",
+    "DimSpec",
+    "ShapePattern",
+    "pattern_is_super",
+    "match_static",
+]
 
 # A placeholder for the variable being solved for; not an identifier, so it
 # cannot clash with a rigid symbol that a binding brought into the expression.
@@ -71,8 +93,11 @@ def _compare(expected, actual, broadcast: bool) -> bool | None:
         return None
     if expected is actual:
         return True
-    same = expected == actual if type(expected) is int and type(actual) is int \
+    same = (
+        expected == actual
+        if type(expected) is int and type(actual) is int
         else eq(expected, actual)
+    )
     if same or not broadcast:
         return same
     one = _is_one(actual)
@@ -127,7 +152,7 @@ def _solve(expr: Dim, name: str, env: dict, target):
     if solution.is_constant:
         return (solution.value, True) if (solution.value or 0) >= 0 else False
     nonneg = ge(solution, 0)
-    return (False if nonneg is False else (solution, nonneg))
+    return False if nonneg is False else (solution, nonneg)
 
 
 def _try_entry(spec: DimSpec, actual, env: dict):
@@ -176,8 +201,11 @@ def _resolve(pending: list, env: dict):
         # Nothing is forced any more: settle the first entry by choice.
         spec, actual = pending.pop(0)
         expr = spec.expr
-        alone = not any(expr.name in other.expr.free_symbols for other, _ in pending) \
-            if expr.is_symbol else False
+        alone = (
+            not any(expr.name in other.expr.free_symbols for other, _ in pending)
+            if expr.is_symbol
+            else False
+        )
         if alone:
             env[expr.name] = actual  # its only occurrence: the variable is this size
         else:
@@ -260,7 +288,7 @@ def match_static(pattern: ShapePattern, shape, bindings=None) -> tuple:
         if n < fixed:
             return False, env
         stop = n - (fixed - v)
-        pairs = [*zip(specs[:v], shape[:v]), *zip(specs[v + 1:], shape[stop:])]
+        pairs = [*zip(specs[:v], shape[:v]), *zip(specs[v + 1 :], shape[stop:])]
         result = _match_variadic(specs[v], shape[v:stop], env)
         if result is False:
             return False, env

@@ -24,8 +24,17 @@ from typing import Any
 
 from tensortypes.core.arrays import array_info, memory_info
 
-__all__ = ["short_dtype", "value_text", "array_text", "shape_text", "kind_text",
-           "array_annotation_text", "annotation_text", "kind_mismatch", "KIND_TEXT"]
+__all__ = [
+    "short_dtype",
+    "value_text",
+    "array_text",
+    "shape_text",
+    "kind_text",
+    "array_annotation_text",
+    "annotation_text",
+    "kind_mismatch",
+    "KIND_TEXT",
+]
 
 
 class _Repr(reprlib.Repr):
@@ -58,8 +67,14 @@ _PREFIX = {"float": "f", "int": "i", "uint": "u", "complex": "c", "bfloat": "bf"
 _SIZED = re.compile(r"^(bfloat|float|uint|int|complex)(\d+)_?(.*)$")
 _SHORT: dict[str, str] = {}
 
-KIND_TEXT = {"any": "Any", "numpy": "np.ndarray", "torch": "torch.Tensor", "jax": "jax.Array",
-             "tensorflow": "tf.Tensor", "mlx": "mx.array"}
+KIND_TEXT = {
+    "any": "Any",
+    "numpy": "np.ndarray",
+    "torch": "torch.Tensor",
+    "jax": "jax.Array",
+    "tensorflow": "tf.Tensor",
+    "mlx": "mx.array",
+}
 """How each array library's class is written in an annotation."""
 
 
@@ -90,7 +105,8 @@ def shape_text(shape: Any) -> str:
 def _is_numpy_scalar(value: Any) -> bool:
     cls = type(value)
     return cls.__module__ == "numpy" and any(
-        c.__name__ == "generic" and c.__module__ == "numpy" for c in cls.__mro__)
+        c.__name__ == "generic" and c.__module__ == "numpy" for c in cls.__mro__
+    )
 
 
 def array_text(dtype: str, axes: Any, library: str | None = None) -> str:
@@ -260,7 +276,9 @@ def kind_mismatch(expected: str, value: Any, shape: str = "") -> str:
     """
     text = f"expected a {expected}, got "
     if _is_numpy_scalar(value) and "NumPy" in expected:
-        return (text + f"the NumPy scalar {value_text(value)}, which is not an array: annotate "
-                "a scalar result as Float[np.number, ''] (or Shaped[np.generic, '']), or "
-                "return np.asarray(...)")
+        return (
+            text + f"the NumPy scalar {value_text(value)}, which is not an array: annotate "
+            "a scalar result as Float[np.number, ''] (or Shaped[np.generic, '']), or "
+            "return np.asarray(...)"
+        )
     return text + value_text(value)

@@ -63,18 +63,23 @@ class Variable:
 
     def __init__(self, type, owner=None, index=None, name=None):
         if isinstance(type, builtins.type):
-            raise TypeError(f"Variable type must be a Type instance, got the class "
-                            f"{type.__name__}; did you mean {type.__name__}()?")
+            raise TypeError(
+                f"Variable type must be a Type instance, got the class "
+                f"{type.__name__}; did you mean {type.__name__}()?"
+            )
         if not callable(getattr(type, "filter", None)):
-            raise TypeError(f"Variable type must be a Type (an object with a filter method), "
-                            f"got {type!r}")
+            raise TypeError(
+                f"Variable type must be a Type (an object with a filter method), got {type!r}"
+            )
         if owner is not None and not isinstance(owner, Apply):
             raise TypeError(f"Variable owner must be an Apply node or None, got {owner!r}")
         if index is not None and not _is_int(index):
             raise TypeError(f"Variable index must be an int or None, got {index!r}")
         if owner is not None and index is None:
-            raise TypeError("a Variable with an owner needs the int index of its position "
-                            "among the owner's outputs")
+            raise TypeError(
+                "a Variable with an owner needs the int index of its position "
+                "among the owner's outputs"
+            )
         if name is not None and not isinstance(name, str):
             raise TypeError(f"Variable name must be a str or None, got {name!r}")
         self.type = type
@@ -127,12 +132,15 @@ class Variable:
         if inputs_to_values is None:
             inputs_to_values = {}
         elif not isinstance(inputs_to_values, Mapping):
-            raise TypeError(f"eval takes a mapping from Variables to values, "
-                            f"got {type(inputs_to_values).__name__}")
+            raise TypeError(
+                f"eval takes a mapping from Variables to values, "
+                f"got {type(inputs_to_values).__name__}"
+            )
         for key in inputs_to_values:
             if not isinstance(key, Variable):
-                raise TypeError(f"eval: every key must be a Variable, got "
-                                f"{type(key).__name__} {key!r}")
+                raise TypeError(
+                    f"eval: every key must be a Variable, got {type(key).__name__} {key!r}"
+                )
         # Sorted by id, so the same Variables given in another order reuse the compilation.
         inputs = tuple(sorted(inputs_to_values, key=id))
         cache = self._fn_cache
@@ -213,10 +221,13 @@ class Constant(Variable):
 
     @data.setter
     def data(self, value):
-        raise AttributeError(f"the data of Constant {self} is read-only; "
-                             "make a new Constant instead")
+        raise AttributeError(
+            f"the data of Constant {self} is read-only; make a new Constant instead"
+        )
 
-    value = property(lambda self: self._data, doc="The constant's value (read-only, Theano's type interface).")
+    value = property(
+        lambda self: self._data, doc="The constant's value (read-only, Theano's type interface)."
+    )
 
     def signature(self) -> tuple:
         """Return ``(type, data)``, equal to another signature when types and values are.
@@ -273,18 +284,23 @@ class Apply:
         outputs = list(outputs)
         for i, var in enumerate(inputs):
             if not isinstance(var, Variable):
-                raise TypeError(f"input {i} of {op} must be a Variable, got "
-                                f"{type(var).__name__} {var!r}")
+                raise TypeError(
+                    f"input {i} of {op} must be a Variable, got {type(var).__name__} {var!r}"
+                )
         for i, var in enumerate(outputs):
             if not isinstance(var, Variable):
-                raise TypeError(f"output {i} of {op} must be a Variable, got "
-                                f"{type(var).__name__} {var!r}")
+                raise TypeError(
+                    f"output {i} of {op} must be a Variable, got {type(var).__name__} {var!r}"
+                )
             if isinstance(var, Constant):
-                raise ValueError(f"output {i} of {op} is the Constant {var}, which cannot "
-                                 "have an owner")
+                raise ValueError(
+                    f"output {i} of {op} is the Constant {var}, which cannot have an owner"
+                )
             if var.owner is not None and not (var.owner is self and var.index == i):
-                raise ValueError(f"output {i} of {op}, {var}, is already the output of "
-                                 f"another node ({var.owner})")
+                raise ValueError(
+                    f"output {i} of {op}, {var}, is already the output of "
+                    f"another node ({var.owner})"
+                )
         self.op = op
         self.inputs = inputs
         self.outputs = outputs
@@ -312,11 +328,15 @@ class Apply:
         if do is None:
             if len(self.outputs) == 1:
                 return self.outputs[0]
-            raise ValueError(f"{self.op} has {len(self.outputs)} outputs and no "
-                             "default_output; pick one from node.outputs")
+            raise ValueError(
+                f"{self.op} has {len(self.outputs)} outputs and no "
+                "default_output; pick one from node.outputs"
+            )
         if not _is_int(do) or not -len(self.outputs) <= do < len(self.outputs):
-            raise ValueError(f"{self.op}.default_output is {do!r}, not the index of one of "
-                             f"its {len(self.outputs)} outputs")
+            raise ValueError(
+                f"{self.op}.default_output is {do!r}, not the index of one of "
+                f"its {len(self.outputs)} outputs"
+            )
         return self.outputs[do]
 
     out = property(default_output, doc="Alias of ``default_output()``.")
@@ -343,8 +363,9 @@ class Apply:
             if convert is not None:
                 new = inputs[i] = convert(new)
             elif not isinstance(new, Variable):
-                raise TypeError(f"new input {i} must be a Variable, got "
-                                f"{type(new).__name__} {new!r}")
+                raise TypeError(
+                    f"new input {i} must be a Variable, got {type(new).__name__} {new!r}"
+                )
             if old.type != new.type:
                 remake = True
         if remake:

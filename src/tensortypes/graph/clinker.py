@@ -19,13 +19,21 @@ import threading
 
 from tensortypes.errors import MethodNotDefined
 
-__all__ = ["CLinkerObject", "CLinkerType", "CLinkerOp", "CRegistered",
-           "register_c_implementation", "c_implementation"]
+__all__ = [
+    "CLinkerObject",
+    "CLinkerType",
+    "CLinkerOp",
+    "CRegistered",
+    "register_c_implementation",
+    "c_implementation",
+]
 
 
 def _undefined(obj, method: str):
-    return MethodNotDefined(f"{type(obj).__name__} does not define {method}(); "
-                            "a C implementation must provide it (as in Theano)")
+    return MethodNotDefined(
+        f"{type(obj).__name__} does not define {method}(); "
+        "a C implementation must provide it (as in Theano)"
+    )
 
 
 class CLinkerObject:
@@ -111,8 +119,10 @@ class CLinkerType(CLinkerObject):
 
         The default runs ``c_init`` for ``Py_None`` and ``c_extract`` otherwise.
         """
-        return (f"\nif (py_{name} == Py_None)\n{{\n{self.c_init(name, sub)}\n}}\n"
-                f"else\n{{\n{self.c_extract(name, sub, check_input)}\n}}\n")
+        return (
+            f"\nif (py_{name} == Py_None)\n{{\n{self.c_init(name, sub)}\n}}\n"
+            f"else\n{{\n{self.c_extract(name, sub, check_input)}\n}}\n"
+        )
 
     def c_sync(self, name, sub) -> str:
         """Required: C code packing the C variables back into ``py_%(name)s``.
@@ -212,7 +222,8 @@ _UNRESOLVED = object()
 _lock = threading.RLock()
 
 _C_METHODS = tuple(
-    name for name in (*vars(CLinkerObject), *vars(CLinkerType)) if name.startswith("c_"))
+    name for name in (*vars(CLinkerObject), *vars(CLinkerType)) if name.startswith("c_")
+)
 
 
 def register_c_implementation(type_class: type, impl):
@@ -236,11 +247,15 @@ def register_c_implementation(type_class: type, impl):
     if not isinstance(type_class, type):
         raise TypeError(f"register_c_implementation needs a class, got {type_class!r}")
     if isinstance(impl, type) and issubclass(impl, CRegistered):
-        raise TypeError(f"the C implementation of {type_class.__name__} cannot itself be a "
-                        f"CRegistered class ({impl.__name__}): its methods would delegate back")
+        raise TypeError(
+            f"the C implementation of {type_class.__name__} cannot itself be a "
+            f"CRegistered class ({impl.__name__}): its methods would delegate back"
+        )
     if impl is None or not any(callable(getattr(impl, m, None)) for m in _C_METHODS):
-        raise TypeError(f"the C implementation of {type_class.__name__} must define at least "
-                        f"one of {', '.join(_C_METHODS)}; got {impl!r}")
+        raise TypeError(
+            f"the C implementation of {type_class.__name__} must define at least "
+            f"one of {', '.join(_C_METHODS)}; got {impl!r}"
+        )
     with _lock:
         _registry[type_class] = impl
         _resolved.clear()
@@ -306,9 +321,11 @@ def _delegating(method: str):
     def delegate(self, *args, **kwargs):
         impl = c_implementation(type(self))
         if impl is None:
-            raise MethodNotDefined(f"no C implementation is registered for "
-                                   f"{type(self).__name__}, so {method}() is not available "
-                                   "(tensortypes.link.c registers the built-in types)")
+            raise MethodNotDefined(
+                f"no C implementation is registered for "
+                f"{type(self).__name__}, so {method}() is not available "
+                "(tensortypes.link.c registers the built-in types)"
+            )
         func = getattr(impl, method, None)
         if func is None:
             # The implementation leaves this method to the interface's default.

@@ -37,14 +37,18 @@ class MissingInputError(ValueError):
 
 def missing_input_message(var, where: str) -> str:
     """The message of a ``MissingInputError`` for ``var``, needed by ``where``."""
-    return (f"{where} needs the value of {var} (a root Variable of type {var.type}), "
-            f"but it is not among the inputs and is not a Constant; add {var} to the inputs")
+    return (
+        f"{where} needs the value of {var} (a root Variable of type {var.type}), "
+        f"but it is not among the inputs and is not a Constant; add {var} to the inputs"
+    )
 
 
 def empty_output_error(node, index: int) -> RuntimeError:
     """The error for an ``Op.perform`` that left output ``index`` of ``node`` unset."""
-    return RuntimeError(f"{node.op}.perform left output {index} of {node} empty: it must "
-                        f"store a value in output_storage[{index}][0]")
+    return RuntimeError(
+        f"{node.op}.perform left output {index} of {node} empty: it must "
+        f"store a value in output_storage[{index}][0]"
+    )
 
 
 class CompiledGraph:
@@ -54,8 +58,16 @@ class CompiledGraph:
     returns the list of output values.
     """
 
-    __slots__ = ("inputs", "outputs", "nodes", "_types", "_template", "_shared", "_steps",
-                 "_out_slots")
+    __slots__ = (
+        "inputs",
+        "outputs",
+        "nodes",
+        "_types",
+        "_template",
+        "_shared",
+        "_steps",
+        "_out_slots",
+    )
 
     def __init__(self, inputs, outputs, nodes, template, shared, steps, out_slots):
         self.inputs = tuple(inputs)
@@ -70,15 +82,18 @@ class CompiledGraph:
     def __call__(self, *values) -> list:
         types = self._types
         if len(values) != len(types):
-            raise TypeError(f"this graph takes {len(types)} input value(s) "
-                            f"({', '.join(map(str, self.inputs))}), got {len(values)}")
+            raise TypeError(
+                f"this graph takes {len(types)} input value(s) "
+                f"({', '.join(map(str, self.inputs))}), got {len(values)}"
+            )
         storage = list(self._template)
         for i, (t, value) in enumerate(zip(types, values)):
             try:
                 storage[i] = t.filter(value)
             except (TypeError, ValueError) as exc:
                 raise TypeCheckError(
-                    f"bad value for input {i} ({self.inputs[i]}) of type {t}: {exc}") from exc
+                    f"bad value for input {i} ({self.inputs[i]}) of type {t}: {exc}"
+                ) from exc
         for s, var in self._shared:
             storage[s] = var.get_value(borrow=True)
         for perform, node, in_slots, out_slots in self._steps:
@@ -144,5 +159,6 @@ def compile_graph(inputs, outputs) -> CompiledGraph:
             out_slots.append(slots[v])
         steps.append((node.op.perform, node, in_slots, tuple(out_slots)))
     final_slots = tuple(slots[v] if v in slots else slot_of_root(v) for v in outputs)
-    return CompiledGraph(inputs, outputs, nodes, tuple(template), tuple(shared),
-                         tuple(steps), final_slots)
+    return CompiledGraph(
+        inputs, outputs, nodes, tuple(template), tuple(shared), tuple(steps), final_slots
+    )

@@ -63,8 +63,16 @@ class FunctionGraph:
     [('output', 0)]
     """
 
-    __slots__ = ("inputs", "outputs", "apply_nodes", "variables", "clients",
-                 "_input_set", "_order", "__weakref__")
+    __slots__ = (
+        "inputs",
+        "outputs",
+        "apply_nodes",
+        "variables",
+        "clients",
+        "_input_set",
+        "_order",
+        "__weakref__",
+    )
 
     def __init__(self, inputs, outputs, clone=False):
         inputs = as_variable_list(inputs, "inputs")
@@ -118,10 +126,12 @@ class FunctionGraph:
         new_nodes = io_toposort(self.variables, node.outputs)
         for new in new_nodes:
             for var in new.inputs:
-                if (var not in self.variables and self._is_root(var)
-                        and not (var in self._input_set or isinstance(var, Constant))):
-                    raise MissingInputError(
-                        missing_input_message(var, "the FunctionGraph"), var)
+                if (
+                    var not in self.variables
+                    and self._is_root(var)
+                    and not (var in self._input_set or isinstance(var, Constant))
+                ):
+                    raise MissingInputError(missing_input_message(var, "the FunctionGraph"), var)
         for new in new_nodes:
             self.apply_nodes.add(new)
             for out in new.outputs:
@@ -169,8 +179,10 @@ class FunctionGraph:
         if old is new_var:
             return
         if old.type.is_super(new_var.type) is not True:
-            raise TypeError(f"cannot replace {old} of type {old.type} by {new_var} of type "
-                            f"{new_var.type}: the new type must be a subtype of the old one")
+            raise TypeError(
+                f"cannot replace {old} of type {old.type} by {new_var} of type "
+                f"{new_var.type}: the new type must be a subtype of the old one"
+            )
         self.import_var(new_var)
         if node == "output":
             self.outputs[i] = new_var
@@ -213,12 +225,16 @@ class FunctionGraph:
         """Raise RuntimeError if the bookkeeping disagrees with the graph itself."""
         nodes = set(io_toposort(self.inputs, self.outputs))
         if nodes != self.apply_nodes:
-            raise RuntimeError(f"apply_nodes is out of date: missing {nodes - self.apply_nodes}, "
-                               f"extra {self.apply_nodes - nodes}")
+            raise RuntimeError(
+                f"apply_nodes is out of date: missing {nodes - self.apply_nodes}, "
+                f"extra {self.apply_nodes - nodes}"
+            )
         reachable = set(variables(self.inputs, self.outputs)) | set(self.inputs)
         if reachable != self.variables:
-            raise RuntimeError(f"variables is out of date: missing {reachable - self.variables}, "
-                               f"extra {self.variables - reachable}")
+            raise RuntimeError(
+                f"variables is out of date: missing {reachable - self.variables}, "
+                f"extra {self.variables - reachable}"
+            )
         expected: dict = {v: [] for v in reachable}
         for node in nodes:
             for i, var in enumerate(node.inputs):
@@ -230,8 +246,10 @@ class FunctionGraph:
             if got != sorted(expected[var], key=_client_key):
                 raise RuntimeError(f"the clients of {var} are {got}, expected {expected[var]}")
         if set(self.clients) != reachable:
-            raise RuntimeError("clients has entries for Variables outside the graph: "
-                               f"{set(self.clients) - reachable}")
+            raise RuntimeError(
+                "clients has entries for Variables outside the graph: "
+                f"{set(self.clients) - reachable}"
+            )
 
     def clone_get_equiv(self) -> tuple[FunctionGraph, dict]:
         """A copy of this graph on cloned Variables and nodes, and the ``{old: new}`` map."""
@@ -247,8 +265,10 @@ class FunctionGraph:
         return obj in self.variables or obj in self.apply_nodes
 
     def __str__(self) -> str:
-        return (f"FunctionGraph([{', '.join(map(str, self.inputs))}] -> "
-                f"[{', '.join(map(str, self.outputs))}])")
+        return (
+            f"FunctionGraph([{', '.join(map(str, self.inputs))}] -> "
+            f"[{', '.join(map(str, self.outputs))}])"
+        )
 
     __repr__ = __str__
 

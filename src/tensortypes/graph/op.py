@@ -44,8 +44,9 @@ class Op:
         if props is None:
             return
         if not isinstance(props, tuple) or not all(isinstance(p, str) for p in props):
-            raise TypeError(f"{cls.__name__}.__props__ must be a tuple of attribute names "
-                            f"(str), got {props!r}")
+            raise TypeError(
+                f"{cls.__name__}.__props__ must be a tuple of attribute names (str), got {props!r}"
+            )
         if len(set(props)) != len(props):
             raise TypeError(f"{cls.__name__}.__props__ names an attribute twice: {props!r}")
 
@@ -53,8 +54,9 @@ class Op:
         try:
             return tuple(getattr(self, p) for p in self.__props__)
         except AttributeError as exc:
-            raise AttributeError(f"{type(self).__name__} lists {exc.name!r} in __props__ "
-                                 "but has no such attribute") from None
+            raise AttributeError(
+                f"{type(self).__name__} lists {exc.name!r} in __props__ but has no such attribute"
+            ) from None
 
     def __eq__(self, other):
         if self is other:
@@ -84,8 +86,9 @@ class Op:
         """
         node = self.make_node(*inputs, **kwargs)
         if not isinstance(node, Apply):
-            raise TypeError(f"{self}.make_node must return an Apply, got "
-                            f"{type(node).__name__} {node!r}")
+            raise TypeError(
+                f"{self}.make_node must return an Apply, got {type(node).__name__} {node!r}"
+            )
         outputs = node.outputs
         if self.default_output is not None:
             return node.default_output()

@@ -53,14 +53,18 @@ def _targets(obj) -> tuple[list, frozenset]:
         stop: set = set()
         for item in obj:
             if isinstance(item, (list, tuple)):
-                raise TypeError("dprint takes a list of Variables, Apply nodes or "
-                                "FunctionGraphs, not nested lists")
+                raise TypeError(
+                    "dprint takes a list of Variables, Apply nodes or "
+                    "FunctionGraphs, not nested lists"
+                )
             more, more_stop = _targets(item)
             found.extend(more)
             stop |= more_stop
         return found, frozenset(stop)
-    raise TypeError(f"dprint cannot print {type(obj).__name__} {obj!r}: give a Variable, "
-                    "an Apply, a FunctionGraph or a list of them")
+    raise TypeError(
+        f"dprint cannot print {type(obj).__name__} {obj!r}: give a Variable, "
+        "an Apply, a FunctionGraph or a list of them"
+    )
 
 
 def dprint(obj, print_type=False, file=None, depth=-1) -> str:

@@ -27,9 +27,18 @@ import warnings
 from tensortypes.graph.basic import Constant, Variable
 from tensortypes.graph.fg import FunctionGraph
 
-__all__ = ["RewriteRefused", "NodeRewriter", "node_rewriter", "RuleTable", "GraphRewriter",
-           "EquilibriumRewriter", "MergeRewriter", "SequenceRewriter", "fold_constants",
-           "apply_replacements"]
+__all__ = [
+    "RewriteRefused",
+    "NodeRewriter",
+    "node_rewriter",
+    "RuleTable",
+    "GraphRewriter",
+    "EquilibriumRewriter",
+    "MergeRewriter",
+    "SequenceRewriter",
+    "fold_constants",
+    "apply_replacements",
+]
 
 
 class RewriteRefused(TypeError):
@@ -77,8 +86,10 @@ def node_rewriter(tracks=None, name: str | None = None):
     >>> keep.name
     'keep'
     """
+
     def wrap(fn) -> NodeRewriter:
         return NodeRewriter(name or fn.__name__, fn, tracks)
+
     return wrap
 
 
@@ -121,9 +132,15 @@ class RuleTable:
             return self._cache[op]
         except (KeyError, TypeError):
             pass
-        found = tuple(r for r in self._rules if r.tracks is None or any(
-            (isinstance(t, type) and isinstance(op, t)) or (not isinstance(t, type) and t == op)
-            for t in r.tracks))
+        found = tuple(
+            r
+            for r in self._rules
+            if r.tracks is None
+            or any(
+                (isinstance(t, type) and isinstance(op, t)) or (not isinstance(t, type) and t == op)
+                for t in r.tracks
+            )
+        )
         try:
             self._cache[op] = found
         except TypeError:  # an unhashable op: answer without caching
@@ -131,8 +148,9 @@ class RuleTable:
         return found
 
 
-def apply_replacements(fgraph: FunctionGraph, node, proposed, rule: str,
-                       on_refused: str = "raise") -> int:
+def apply_replacements(
+    fgraph: FunctionGraph, node, proposed, rule: str, on_refused: str = "raise"
+) -> int:
     """Apply a rule's answer for ``node`` through ``fgraph.replace``; the number made.
 
     ``proposed`` is what a rule returned: None, a list (one entry per output of
@@ -152,8 +170,10 @@ def apply_replacements(fgraph: FunctionGraph, node, proposed, rule: str,
     else:
         proposed = list(proposed)
         if len(proposed) != len(node.outputs):
-            raise ValueError(f"rule {rule} returned {len(proposed)} replacement(s) for the "
-                             f"{len(node.outputs)} output(s) of {node}")
+            raise ValueError(
+                f"rule {rule} returned {len(proposed)} replacement(s) for the "
+                f"{len(node.outputs)} output(s) of {node}"
+            )
         pairs = [(old, new) for old, new in zip(node.outputs, proposed) if new is not None]
     done = 0
     for old, new in pairs:
@@ -166,9 +186,11 @@ def apply_replacements(fgraph: FunctionGraph, node, proposed, rule: str,
         except TypeError as exc:
             if on_refused == "skip":
                 continue
-            raise RewriteRefused(f"rule {rule} would replace {old} of type {old.type} by "
-                                 f"{new} of type {new.type}, which the type refuses: {exc}",
-                                 rule) from exc
+            raise RewriteRefused(
+                f"rule {rule} would replace {old} of type {old.type} by "
+                f"{new} of type {new.type}, which the type refuses: {exc}",
+                rule,
+            ) from exc
         # A new node that recomputes exactly what was there is no change (a rule
         # dropping a check that filter_variable restores), not progress.
         if converted not in fgraph.variables and _same_computation(old, converted):
@@ -182,9 +204,14 @@ def _same_computation(a, b) -> bool:
     if a is b:
         return True
     na, nb = a.owner, b.owner
-    return (na is not None and nb is not None and a.index == b.index and na.op == nb.op
-            and len(na.inputs) == len(nb.inputs)
-            and all(x is y for x, y in zip(na.inputs, nb.inputs)))
+    return (
+        na is not None
+        and nb is not None
+        and a.index == b.index
+        and na.op == nb.op
+        and len(na.inputs) == len(nb.inputs)
+        and all(x is y for x, y in zip(na.inputs, nb.inputs))
+    )
 
 
 class GraphRewriter(abc.ABC):
@@ -231,8 +258,9 @@ class EquilibriumRewriter(GraphRewriter):
                 if node not in fgraph.apply_nodes:
                     continue  # removed by an earlier replacement of this sweep
                 for rule in self.table.rules_for(node.op):
-                    made = apply_replacements(fgraph, node, rule.transform(fgraph, node),
-                                              rule.name, self.on_refused)
+                    made = apply_replacements(
+                        fgraph, node, rule.transform(fgraph, node), rule.name, self.on_refused
+                    )
                     if made:
                         _count(fired, rule.name, made)
                         break
@@ -240,8 +268,10 @@ class EquilibriumRewriter(GraphRewriter):
                 return counts
             for name, n in fired.items():
                 _count(counts, name, n)
-        raise RuntimeError(f"rewriting did not converge in {self.max_passes} passes; still "
-                           f"firing: {', '.join(sorted(fired))}")
+        raise RuntimeError(
+            f"rewriting did not converge in {self.max_passes} passes; still "
+            f"firing: {', '.join(sorted(fired))}"
+        )
 
 
 class MergeRewriter(GraphRewriter):
@@ -261,8 +291,11 @@ class MergeRewriter(GraphRewriter):
             if isinstance(var, Constant) and var in fgraph.variables:
                 first = seen_constants.setdefault(var.signature(), var)
                 if first is not var:
-                    _count(counts, "merge_constants",
-                           apply_replacements(fgraph, None, {var: first}, "merge_constants"))
+                    _count(
+                        counts,
+                        "merge_constants",
+                        apply_replacements(fgraph, None, {var: first}, "merge_constants"),
+                    )
         seen_nodes: dict = {}
         for node in order:
             if node not in fgraph.apply_nodes:
@@ -273,8 +306,13 @@ class MergeRewriter(GraphRewriter):
             except TypeError:  # an unhashable op is never merged
                 continue
             if first is not node:
-                _count(counts, "merge_nodes", apply_replacements(
-                    fgraph, node, dict(zip(node.outputs, first.outputs)), "merge_nodes"))
+                _count(
+                    counts,
+                    "merge_nodes",
+                    apply_replacements(
+                        fgraph, node, dict(zip(node.outputs, first.outputs)), "merge_nodes"
+                    ),
+                )
         return counts
 
 

@@ -140,7 +140,8 @@ class Type(abc.ABC):
         if other.type != self:
             raise TypeError(
                 f"Cannot convert Type {other.type} (of Variable {other}) into Type {self}. "
-                f"You can try to manually convert {other} into a {self}.")
+                f"You can try to manually convert {other} into a {self}."
+            )
         return other
 
     def make_variable(self, name=None):

@@ -27,8 +27,10 @@ def as_variable_list(graphs, what: str = "graph") -> list:
     if _is_variable(graphs):
         return [graphs]
     if isinstance(graphs, (str, bytes)) or not isinstance(graphs, Iterable):
-        raise TypeError(f"{what} must be a Variable or an iterable of Variables, "
-                        f"got {type(graphs).__name__} {graphs!r}")
+        raise TypeError(
+            f"{what} must be a Variable or an iterable of Variables, "
+            f"got {type(graphs).__name__} {graphs!r}"
+        )
     out = list(graphs)
     for i, v in enumerate(out):
         if not _is_variable(v):

@@ -67,7 +67,8 @@ def _roots(inputs: list, outputs: list) -> list:
             raise MissingInputError(
                 f"function: output {j} ({out}) needs the value of {var} (a root Variable of "
                 f"type {var.type}), which is not among the inputs; add {var} to the inputs",
-                var)
+                var,
+            )
     return shared
 
 
@@ -90,11 +91,13 @@ class _SymbolPlan:
                 continue
             shape = var.type.shape
             if any(isinstance(d, Dim) and d.is_symbol for d in shape):
-                bare.append((i, tuple(d if isinstance(d, Dim) and d.is_symbol else None
-                                      for d in shape)))
+                bare.append(
+                    (i, tuple(d if isinstance(d, Dim) and d.is_symbol else None for d in shape))
+                )
             if any(isinstance(d, Dim) and not d.is_symbol for d in shape):
-                exprs.append((i, tuple(d if isinstance(d, Dim) and not d.is_symbol else None
-                                       for d in shape)))
+                exprs.append(
+                    (i, tuple(d if isinstance(d, Dim) and not d.is_symbol else None for d in shape))
+                )
         self.steps = tuple(bare + exprs)
 
     def __bool__(self) -> bool:
@@ -118,11 +121,24 @@ class Function:
     at each call) and ``source`` (the generated Python of the call path).
     """
 
-    __slots__ = ("inputs", "outputs", "fgraph", "mode", "shared", "source", "_call",
-                 "_types", "_labels", "_single", "_rewrite", "_allow_downcast")
+    __slots__ = (
+        "inputs",
+        "outputs",
+        "fgraph",
+        "mode",
+        "shared",
+        "source",
+        "_call",
+        "_types",
+        "_labels",
+        "_single",
+        "_rewrite",
+        "_allow_downcast",
+    )
 
-    def __init__(self, inputs, outputs, single, fgraph, mode, shared, fn, rewrite=True,
-                 allow_downcast=None):
+    def __init__(
+        self, inputs, outputs, single, fgraph, mode, shared, fn, rewrite=True, allow_downcast=None
+    ):
         self._single = bool(single)
         self._rewrite = bool(rewrite)
         self._allow_downcast = allow_downcast
@@ -139,11 +155,14 @@ class Function:
     def _generate(self, single: bool, fn):
         """Straight-line Python for one call: filter, bind symbols, run, return."""
         n = len(self.inputs)
-        ns: dict = {"ndarray": np.ndarray, "_filter": self._filter, "_arity": self._arity,
-                    "_copy": np.array}
+        ns: dict = {
+            "ndarray": np.ndarray,
+            "_filter": self._filter,
+            "_arity": self._arity,
+            "_copy": np.array,
+        }
         args = [f"a{i}" for i in range(n)]
-        lines = ["def call(*args):",
-                 f"    if len(args) != {n}: _arity(args)"]
+        lines = ["def call(*args):", f"    if len(args) != {n}: _arity(args)"]
         if n:
             lines.append(f"    {', '.join(args)}{',' if n == 1 else ''} = args")
         for i, t in enumerate(self._types):
@@ -154,8 +173,11 @@ class Function:
             # Accept at once an ndarray that is exactly right (dtype, rank, fixed sizes,
             # alignment): what filter would return unchanged. Anything else: filter.
             ns[f"nd{i}"] = t.numpy_dtype
-            tests = [f"type({a}) is not ndarray", f"{a}.dtype is not nd{i}",
-                     f"{a}.ndim != {t.ndim}"]
+            tests = [
+                f"type({a}) is not ndarray",
+                f"{a}.dtype is not nd{i}",
+                f"{a}.ndim != {t.ndim}",
+            ]
             tests += [f"{a}.shape[{k}] != {s}" for k, s in enumerate(t.shape) if type(s) is int]
             tests.append(f"not {a}.flags.aligned")
             lines.append(f"    if {' or '.join(tests)}: {a} = _filter({i}, {a})")
@@ -206,12 +228,14 @@ class Function:
                 raise TypeCheckError(f"{self._labels[i]}: {_text(exc)}") from exc
             raise TypeCheckError(
                 f"{self._labels[i]}: expected {t}, got a {_type_name(value)} that could not be "
-                f"read as one ({_text(exc, with_class=True)})") from exc
+                f"read as one ({_text(exc, with_class=True)})"
+            ) from exc
 
     def _arity(self, args):
         names = ", ".join(str(v) for v in self.inputs)
-        raise TypeError(f"this function takes {len(self.inputs)} argument(s) ({names}), "
-                        f"got {len(args)}")
+        raise TypeError(
+            f"this function takes {len(self.inputs)} argument(s) ({names}), got {len(args)}"
+        )
 
     def __call__(self, *args):
         return self._call(*args)
@@ -226,14 +250,17 @@ class Function:
         return self  # nothing in a Function changes after it is built
 
     def __repr__(self) -> str:
-        return (f"Function([{', '.join(map(str, self.inputs))}] -> "
-                f"[{', '.join(map(str, self.outputs))}], mode={self.mode!r})")
+        return (
+            f"Function([{', '.join(map(str, self.inputs))}] -> "
+            f"[{', '.join(map(str, self.outputs))}], mode={self.mode!r})"
+        )
 
 
 def _type_name(value) -> str:
     cls = type(value)
-    return f"{cls.__module__}.{cls.__qualname__}" if cls.__module__ != "builtins" else \
-        cls.__qualname__
+    return (
+        f"{cls.__module__}.{cls.__qualname__}" if cls.__module__ != "builtins" else cls.__qualname__
+    )
 
 
 def _text(exc: BaseException, with_class: bool = False, limit: int = 300) -> str:
@@ -254,8 +281,10 @@ def _plain_array(value):
         return value
     ma = sys.modules.get("numpy.ma")
     if ma is not None and issubclass(cls, ma.MaskedArray):
-        raise TypeCheckError(f"got a masked array ({_type_name(value)}): compiled code would "
-                             "ignore its mask; pass value.filled(fill_value) or value.data")
+        raise TypeCheckError(
+            f"got a masked array ({_type_name(value)}): compiled code would "
+            "ignore its mask; pass value.filled(fill_value) or value.data"
+        )
     return np.asarray(value)
 
 
@@ -265,14 +294,17 @@ def _linker(mode: str):
     try:
         from tensortypes.link.c import CLinker
     except ImportError as exc:
-        raise ImportError(f"function(mode='c') needs the C backend tensortypes.link.c, which "
-                          f"could not be imported ({exc}); use mode='py' for the Python "
-                          "linker") from exc
+        raise ImportError(
+            f"function(mode='c') needs the C backend tensortypes.link.c, which "
+            f"could not be imported ({exc}); use mode='py' for the Python "
+            "linker"
+        ) from exc
     return CLinker()
 
 
-def function(inputs, outputs, mode: str = "c", rewrite: bool = True,
-             allow_downcast: bool | None = None) -> Function:
+def function(
+    inputs, outputs, mode: str = "c", rewrite: bool = True, allow_downcast: bool | None = None
+) -> Function:
     """Compile the graph from ``inputs`` to ``outputs`` into a callable ``Function``.
 
     ``outputs`` is one Variable (the call returns one array) or a list (the call
@@ -290,15 +322,17 @@ def function(inputs, outputs, mode: str = "c", rewrite: bool = True,
     array([4., 9.])
     """
     if mode not in MODES:
-        raise ValueError(f"function: mode must be one of {', '.join(map(repr, MODES))}, "
-                         f"got {mode!r}")
+        raise ValueError(
+            f"function: mode must be one of {', '.join(map(repr, MODES))}, got {mode!r}"
+        )
     if isinstance(inputs, Variable) or not isinstance(inputs, (list, tuple)):
         raise TypeError(f"function: inputs must be a list of Variables, got {inputs!r}")
     single = isinstance(outputs, Variable)
     outputs = [outputs] if single else outputs
     if not isinstance(outputs, (list, tuple)):
-        raise TypeError(f"function: outputs must be a Variable or a list of Variables, "
-                        f"got {outputs!r}")
+        raise TypeError(
+            f"function: outputs must be a Variable or a list of Variables, got {outputs!r}"
+        )
     for j, out in enumerate(outputs):
         if not isinstance(out, Variable):
             raise TypeError(f"function: output {j} is {out!r}, not a Variable")
@@ -306,11 +340,15 @@ def function(inputs, outputs, mode: str = "c", rewrite: bool = True,
         if not isinstance(var, Variable):
             raise TypeError(f"function: input {i} is {var!r}, not a Variable")
         if isinstance(var, Constant):
-            raise TypeError(f"function: input {i} is the Constant {var}; a Constant has a "
-                            "fixed value and cannot be an input (remove it from the inputs)")
+            raise TypeError(
+                f"function: input {i} is the Constant {var}; a Constant has a "
+                "fixed value and cannot be an input (remove it from the inputs)"
+            )
         if _is_shared(var):
-            raise TypeError(f"function: input {i} is the shared variable {var}; shared "
-                            "variables are read at each call and cannot be inputs")
+            raise TypeError(
+                f"function: input {i} is the shared variable {var}; shared "
+                "variables are read at each call and cannot be inputs"
+            )
         if var in inputs[:i]:
             raise ValueError(f"function: input {var} is listed twice")
     shared = _roots(list(inputs), list(outputs))

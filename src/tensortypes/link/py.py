@@ -51,8 +51,7 @@ class PyFunction:
 
     def __call__(self, values) -> list:
         if len(values) != self._nin:
-            raise TypeError(f"this function takes {self._nin} input value(s), "
-                            f"got {len(values)}")
+            raise TypeError(f"this function takes {self._nin} input value(s), got {len(values)}")
         return self.run(*values)
 
     def __repr__(self) -> str:
@@ -103,8 +102,13 @@ class PyLinker:
             for var, name in zip(node.outputs, outs):
                 names[var] = name
             body.extend(self._step(k, node, args, outs, namespace))
-            dead = sorted({names[v] for v in node.inputs
-                           if last_use.get(v) == k and v not in keep and v.owner is not None})
+            dead = sorted(
+                {
+                    names[v]
+                    for v in node.inputs
+                    if last_use.get(v) == k and v not in keep and v.owner is not None
+                }
+            )
             if dead:
                 body.append(f"    del {', '.join(dead)}")
         results = []
@@ -114,8 +118,11 @@ class PyLinker:
                 namespace[names[var]] = var.data
             results.append(names[var])
         filename = f"<tensortypes graph {next(_COUNTER)}>"
-        source = (f"def run({', '.join(params)}):\n" + "".join(line + "\n" for line in body)
-                  + f"    return [{', '.join(results)}]\n")
+        source = (
+            f"def run({', '.join(params)}):\n"
+            + "".join(line + "\n" for line in body)
+            + f"    return [{', '.join(results)}]\n"
+        )
         exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (our own source)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         return PyFunction(fgraph, source, filename, namespace["run"])
@@ -131,8 +138,7 @@ class PyLinker:
         namespace[f"p{k}"] = node.op.perform
         namespace[f"n{k}"] = node
         cells = ", ".join("[None]" for _ in outs)
-        lines = [f"    c = [{cells}]",
-                 f"    p{k}(n{k}, [{call_args}], c)  # {_comment(node)}"]
+        lines = [f"    c = [{cells}]", f"    p{k}(n{k}, [{call_args}], c)  # {_comment(node)}"]
         for j, out in enumerate(outs):
             lines.append(f"    {out} = c[{j}][0]")
             lines.append(f"    if {out} is None: _empty_output(n{k}, {j})")

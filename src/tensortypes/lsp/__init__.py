@@ -18,7 +18,9 @@ def main() -> int:
         from tensortypes.lsp.server import main as serve
     except ImportError as error:
         missing = getattr(error, "name", None) or str(error)
-        sys.stderr.write(f"tensortypes lsp: the language server needs the 'lsp' extra "
-                         f"({missing} is not installed): pip install 'tensortypes[lsp]'\n")
+        sys.stderr.write(
+            f"tensortypes lsp: the language server needs the 'lsp' extra "
+            f"({missing} is not installed): pip install 'tensortypes[lsp]'\n"
+        )
         return 2
     return serve()

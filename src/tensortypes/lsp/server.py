@@ -67,8 +67,9 @@ class TensortypesServer(LanguageServer):
             ours = version("tensortypes")
         except PackageNotFoundError:  # pragma: no cover (a source tree never installed)
             ours = "0"
-        super().__init__("tensortypes", ours,
-                         text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "tensortypes", ours, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental
+        )
         self.settings = CheckConfig()
         self.debounce = DEFAULT_DEBOUNCE
         self.results: dict = {}
@@ -86,8 +87,11 @@ class TensortypesServer(LanguageServer):
             self.settings = load_config(pyproject) if pyproject is not None else CheckConfig()
         except (OSError, ValueError) as error:
             self.settings = CheckConfig()
-            self.window_show_message(lsp.ShowMessageParams(
-                lsp.MessageType.Warning, f"tensortypes: {error}; using the default settings"))
+            self.window_show_message(
+                lsp.ShowMessageParams(
+                    lsp.MessageType.Warning, f"tensortypes: {error}; using the default settings"
+                )
+            )
         self.root = Path(root).resolve() if root else None
         self.reset_project()
         if isinstance(options, dict):
@@ -107,15 +111,15 @@ class TensortypesServer(LanguageServer):
         self.project = Project((), folders)
 
     def skipped(self, path: str) -> bool:
-        return bool(self.settings.exclude) and is_excluded(Path(path), self.settings.exclude,
-                                                           self.settings.root)
+        return bool(self.settings.exclude) and is_excluded(
+            Path(path), self.settings.exclude, self.settings.root
+        )
 
     # -- checking -----------------------------------------------------------------------------
     def check_text(self, text: str, path: str, version) -> _Result:
         """Check one buffer; never raises (an internal error becomes one diagnostic)."""
         record: dict = {}
-        checker = Checker(text, path, self.settings.strict, record=record,
-                          project=self.project)
+        checker = Checker(text, path, self.settings.strict, record=record, project=self.project)
         try:
             found = checker.run()
         except Exception as error:  # noqa: BLE001 (the server must outlive a checker bug)
@@ -141,7 +145,8 @@ class TensortypesServer(LanguageServer):
         doc = self.workspace.get_text_document(uri)
         if self.skipped(doc.path):
             self.text_document_publish_diagnostics(
-                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
             return
         result = self.result_for(uri)
         if result is None:  # skipped (checked above; result_for says so too)
@@ -149,7 +154,8 @@ class TensortypesServer(LanguageServer):
         lines = doc.source.splitlines() or [""]
         items = [to_lsp(d, uri, lines, doc.position_codec) for d in result.diagnostics]
         self.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=items))
+            lsp.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=items)
+        )
 
     async def publish_later(self, uri: str, version) -> None:
         """Check after the debounce pause, unless another change came in meanwhile."""
@@ -160,7 +166,8 @@ class TensortypesServer(LanguageServer):
                 return
             loop = asyncio.get_running_loop()
             result = await loop.run_in_executor(
-                None, self.check_text, doc.source, doc.path, doc.version)
+                None, self.check_text, doc.source, doc.path, doc.version
+            )
             if self.workspace.get_text_document(uri).version != version:
                 return  # typed on while we checked: the newer change publishes
             self.results[uri] = result
@@ -176,8 +183,7 @@ class TensortypesServer(LanguageServer):
         if old is not None:
             old.cancel()
         version = self.workspace.get_text_document(uri).version
-        self.pending[uri] = asyncio.get_running_loop().create_task(
-            self.publish_later(uri, version))
+        self.pending[uri] = asyncio.get_running_loop().create_task(self.publish_later(uri, version))
 
     # -- hover --------------------------------------------------------------------------------
     def hover(self, uri: str, position: lsp.Position) -> lsp.Hover | None:
@@ -188,7 +194,7 @@ class TensortypesServer(LanguageServer):
         lines = doc.source.splitlines() or [""]
         server_pos = doc.position_codec.position_from_client_units(lines, position)
         line_text = lines[server_pos.line] if server_pos.line < len(lines) else ""
-        col = len(line_text[:server_pos.character].encode("utf-8"))
+        col = len(line_text[: server_pos.character].encode("utf-8"))
         node, value = _innermost(result, server_pos.line + 1, col)
         if node is None:
             return None
@@ -196,9 +202,17 @@ class TensortypesServer(LanguageServer):
         if len(label) > 80:
             label = label[:77] + "..."
         text = f"```\n{label}: {value.describe()}\n```"
-        return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
-                         range=_range(node.lineno, node.col_offset + 1, node.end_lineno,
-                                      node.end_col_offset + 1, lines, doc.position_codec))
+        return lsp.Hover(
+            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
+            range=_range(
+                node.lineno,
+                node.col_offset + 1,
+                node.end_lineno,
+                node.end_col_offset + 1,
+                lines,
+                doc.position_codec,
+            ),
+        )
 
 
 def _contains(node, line: int, col: int) -> bool:
@@ -221,8 +235,10 @@ def _innermost(result: _Result, line: int, col: int):
             continue
         if not _informative(value):
             continue
-        size = (node.end_lineno - node.lineno, node.end_col_offset - node.col_offset
-                if node.end_lineno == node.lineno else 10**9)
+        size = (
+            node.end_lineno - node.lineno,
+            node.end_col_offset - node.col_offset if node.end_lineno == node.lineno else 10**9,
+        )
         if best is None or size < best_size:
             best, best_value, best_size = node, value, size
     if best is not None:
@@ -240,9 +256,12 @@ def _innermost(result: _Result, line: int, col: int):
 
 
 def _same_place(a, b) -> bool:
-    return (getattr(a, "lineno", None), getattr(a, "col_offset", None),
-            getattr(a, "end_lineno", None), getattr(a, "end_col_offset", None)) == \
-        (b.lineno, b.col_offset, b.end_lineno, b.end_col_offset)
+    return (
+        getattr(a, "lineno", None),
+        getattr(a, "col_offset", None),
+        getattr(a, "end_lineno", None),
+        getattr(a, "end_col_offset", None),
+    ) == (b.lineno, b.col_offset, b.end_lineno, b.end_col_offset)
 
 
 def _char(lines, line: int, byte_col: int) -> int:
@@ -250,7 +269,7 @@ def _char(lines, line: int, byte_col: int) -> int:
     if not 1 <= line <= len(lines):
         return 0
     raw = lines[line - 1].encode("utf-8")
-    return len(raw[:max(0, byte_col)].decode("utf-8", errors="ignore"))
+    return len(raw[: max(0, byte_col)].decode("utf-8", errors="ignore"))
 
 
 def _range(line, col, end_line, end_col, lines, codec) -> lsp.Range:
@@ -262,15 +281,18 @@ def _range(line, col, end_line, end_col, lines, codec) -> lsp.Range:
         stop = lsp.Position(start_line - 1, len(text))
     else:
         stop = lsp.Position(end_line - 1, _char(lines, end_line, end_col - 1))
-    return lsp.Range(codec.position_to_client_units(lines, start),
-                     codec.position_to_client_units(lines, stop))
+    return lsp.Range(
+        codec.position_to_client_units(lines, start), codec.position_to_client_units(lines, stop)
+    )
 
 
 def _line_range(line: int, lines, codec) -> lsp.Range:
     text = lines[line - 1] if 1 <= line <= len(lines) else ""
     indent = len(text) - len(text.lstrip())
-    return lsp.Range(codec.position_to_client_units(lines, lsp.Position(line - 1, indent)),
-                     codec.position_to_client_units(lines, lsp.Position(line - 1, len(text))))
+    return lsp.Range(
+        codec.position_to_client_units(lines, lsp.Position(line - 1, indent)),
+        codec.position_to_client_units(lines, lsp.Position(line - 1, len(text))),
+    )
 
 
 def to_lsp(d, uri: str, lines, codec) -> lsp.Diagnostic:
@@ -281,11 +303,19 @@ def to_lsp(d, uri: str, lines, codec) -> lsp.Diagnostic:
         targets = [line for line in note_lines(note) if 1 <= line <= len(lines)]
         for line in targets or [None]:
             place = where if line is None else _line_range(line, lines, codec)
-            related.append(lsp.DiagnosticRelatedInformation(
-                location=lsp.Location(uri=uri, range=place), message=note))
-    return lsp.Diagnostic(range=where, message=d.message, severity=_SEVERITY[d.severity],
-                          code=d.code, source="tensortypes",
-                          related_information=related or None)
+            related.append(
+                lsp.DiagnosticRelatedInformation(
+                    location=lsp.Location(uri=uri, range=place), message=note
+                )
+            )
+    return lsp.Diagnostic(
+        range=where,
+        message=d.message,
+        severity=_SEVERITY[d.severity],
+        code=d.code,
+        source="tensortypes",
+        related_information=related or None,
+    )
 
 
 server = TensortypesServer()

@@ -19,15 +19,44 @@ never ``runtime``). The pieces:
 """
 
 from tensortypes.pytree.annotation import PyTree
-from tensortypes.pytree.api import (register_pytree_node, tree_flatten, tree_flatten_with_path,
-                                    tree_leaves, tree_structure, tree_unflatten)
+from tensortypes.pytree.api import (
+    register_pytree_node,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_leaves,
+    tree_structure,
+    tree_unflatten,
+)
 from tensortypes.pytree.backends import backend_name, get_backend, set_backend
-from tensortypes.pytree.paths import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey,
-                                      format_path, keystr)
+from tensortypes.pytree.paths import (
+    DictKey,
+    FlattenedIndexKey,
+    GetAttrKey,
+    SequenceKey,
+    format_path,
+    keystr,
+)
 from tensortypes.pytree.lattice import PyTreeType
 from tensortypes.pytree.structure import PyTreeDef, is_structure
 
-__all__ = ["PyTree", "PyTreeType", "register_pytree_node", "tree_flatten", "tree_structure",
-           "tree_leaves", "tree_unflatten", "tree_flatten_with_path", "get_backend", "set_backend",
-           "backend_name", "PyTreeDef", "is_structure", "DictKey", "SequenceKey",
-           "GetAttrKey", "FlattenedIndexKey", "keystr", "format_path"]
+__all__ = [
+    "PyTree",
+    "PyTreeType",
+    "register_pytree_node",
+    "tree_flatten",
+    "tree_structure",
+    "tree_leaves",
+    "tree_unflatten",
+    "tree_flatten_with_path",
+    "get_backend",
+    "set_backend",
+    "backend_name",
+    "PyTreeDef",
+    "is_structure",
+    "DictKey",
+    "SequenceKey",
+    "GetAttrKey",
+    "FlattenedIndexKey",
+    "keystr",
+    "format_path",
+]

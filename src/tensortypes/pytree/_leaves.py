@@ -28,10 +28,28 @@ from typing import Any
 from tensortypes.annotate._compile import has_arrays, matcher_for, scope_aware, type_parts
 from tensortypes.core.words import annotation_text
 from tensortypes.graph.type import Type
-from tensortypes.types import (ANY, BOOL, COMPLEX, FLOAT, INT, NONE, NUMBER, STR,
-                               AnnotatedType, ArrayType, DictType, ListType, NamedTupleType,
-                               NewTypeType, OptionalType, TupleType, UnionType, VarTupleType,
-                               explain, is_instance)
+from tensortypes.types import (
+    ANY,
+    BOOL,
+    COMPLEX,
+    FLOAT,
+    INT,
+    NONE,
+    NUMBER,
+    STR,
+    AnnotatedType,
+    ArrayType,
+    DictType,
+    ListType,
+    NamedTupleType,
+    NewTypeType,
+    OptionalType,
+    TupleType,
+    UnionType,
+    VarTupleType,
+    explain,
+    is_instance,
+)
 
 __all__ = ["LeafCheck", "compile_leaf", "has_path_dims", "contains"]
 
@@ -110,8 +128,7 @@ def _compile(t: Any, matchers: dict | None) -> LeafCheck:
     if cls is UnionType or cls is OptionalType:
         return _union(t, matchers)
     if scope_aware(t):  # a nested PyTree: it checks its own leaves in the scope
-        return LeafCheck(t, t.check, lambda v, b: t.explain(v, b, None),
-                         lambda v: t.check(v, None))
+        return LeafCheck(t, t.check, lambda v, b: t.explain(v, b, None), lambda v: t.check(v, None))
     if cls is AnnotatedType:
         inner = compile_leaf(t.inner, matchers)
         return LeafCheck(t, inner.match, inner.explain, inner.is_leaf)
@@ -140,6 +157,7 @@ def _plain(t: Any) -> LeafCheck:
         detail = explain(value, t) or ""
         inner = detail.partition(": at ")[2]
         return "at " + inner if inner else ""
+
     return LeafCheck(t, lambda v, b: is_instance(v, t), why, _leaf_predicate(t))
 
 
@@ -167,12 +185,14 @@ def _union(t: Any, matchers: dict | None) -> LeafCheck:
         return f"matches no member of {annotation_text(t)} ({'; '.join(reasons)})"
 
     preds = [m.is_leaf for m in members if m.is_leaf is not None]
-    is_leaf = None if not preds else (preds[0] if len(preds) == 1
-                                      else lambda v: any(p(v) for p in preds))
+    is_leaf = (
+        None if not preds else (preds[0] if len(preds) == 1 else lambda v: any(p(v) for p in preds))
+    )
     return LeafCheck(t, match, why, is_leaf)
 
 
 # -- containers holding arrays: every element binds in one trial copy --------------------
+
 
 def _container(t: Any, matchers: dict | None) -> LeafCheck:
     cls = type(t)

@@ -30,8 +30,17 @@ from typing import Any
 
 from tensortypes.pytree.paths import DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey
 
-__all__ = ["SPLIT", "BUILD", "KEYS", "MISSING", "add_node", "rule_of", "replay",
-           "registered", "OPTREE_NAMESPACE"]
+__all__ = [
+    "SPLIT",
+    "BUILD",
+    "KEYS",
+    "MISSING",
+    "add_node",
+    "rule_of",
+    "replay",
+    "registered",
+    "OPTREE_NAMESPACE",
+]
 
 OPTREE_NAMESPACE = "tensortypes"
 MISSING = object()
@@ -43,8 +52,9 @@ def _sorted_keys(d: dict) -> tuple:
         return tuple(sorted(d))
     except TypeError as error:
         # JAX's message and class: a dict whose keys do not compare is no PyTree.
-        raise ValueError("Comparator raised exception while sorting pytree dictionary "
-                         f"keys: {error}") from error
+        raise ValueError(
+            f"Comparator raised exception while sorting pytree dictionary keys: {error}"
+        ) from error
 
 
 def _split_dict(d: dict) -> tuple:
@@ -125,8 +135,12 @@ def rule_of(cls: type):
     return None
 
 
-def add_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable,
-             flatten_with_keys_func: Callable | None = None) -> None:
+def add_node(
+    nodetype: type,
+    flatten_func: Callable,
+    unflatten_func: Callable,
+    flatten_with_keys_func: Callable | None = None,
+) -> None:
     """Write the rule of a custom node class here, and register it with JAX and optree
     if they are imported (``api.register_pytree_node`` is the public entry point).
 
@@ -142,8 +156,10 @@ def add_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable,
         if not callable(func):
             raise TypeError(f"register_pytree_node: {name} must be callable, got {func!r}")
     if flatten_with_keys_func is not None and not callable(flatten_with_keys_func):
-        raise TypeError("register_pytree_node: flatten_with_keys_func must be callable, "
-                        f"got {flatten_with_keys_func!r}")
+        raise TypeError(
+            "register_pytree_node: flatten_with_keys_func must be callable, "
+            f"got {flatten_with_keys_func!r}"
+        )
     if nodetype in _BUILTIN or any(entry[0] is nodetype for entry in _CUSTOM):
         raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype!r}.")
 
@@ -183,11 +199,17 @@ def replay(backend: str) -> None:
         try:
             if backend == "jax":
                 import jax.tree_util as jtu
+
                 jtu.register_pytree_node(nodetype, flatten_func, unflatten_func, with_keys)
             else:
                 import optree
-                optree.register_pytree_node(nodetype, _optree_flatten(flatten_func, with_keys),
-                                            unflatten_func, namespace=OPTREE_NAMESPACE)
+
+                optree.register_pytree_node(
+                    nodetype,
+                    _optree_flatten(flatten_func, with_keys),
+                    unflatten_func,
+                    namespace=OPTREE_NAMESPACE,
+                )
         except ValueError:
             continue  # already registered there by the user: theirs stands
 
@@ -201,4 +223,5 @@ def _optree_flatten(flatten_func: Callable, with_keys: Callable | None) -> Calla
         pairs, aux = with_keys(x)
         pairs = list(pairs)
         return [child for _, child in pairs], aux, [key for key, _ in pairs]
+
     return flatten

@@ -74,15 +74,18 @@ def parse_structure(text: object) -> StructureSpec:
           ^
     """
     if type(text) is not str:
-        raise AnnotationError(f"the structure in PyTree[leaf, structure] is a string such as "
-                              f"'T' or 'S T', got {type(text).__name__} {text!r}")
+        raise AnnotationError(
+            f"the structure in PyTree[leaf, structure] is a string such as "
+            f"'T' or 'S T', got {type(text).__name__} {text!r}"
+        )
     found = _SPECS.get(text)
     if found is not None:
         return found
     pieces = [(m.group(), m.start()) for m in _PIECES.finditer(text)]
     if not pieces:
-        raise AnnotationError("the structure in PyTree[leaf, structure] cannot be empty; "
-                              "write a name such as 'T'")
+        raise AnnotationError(
+            "the structure in PyTree[leaf, structure] cannot be empty; write a name such as 'T'"
+        )
     mode = "name"
     if pieces[0][0] == "...":
         mode = "suffix"
@@ -94,15 +97,25 @@ def parse_structure(text: object) -> StructureSpec:
         body = pieces
     if not body:
         piece, at = pieces[0]
-        raise AnnotationError("'...' needs a structure name beside it ('... T' or 'T ...')",
-                              text, at, at + 3)
+        raise AnnotationError(
+            "'...' needs a structure name beside it ('... T' or 'T ...')", text, at, at + 3
+        )
     for piece, at in body:
         if piece == "...":
-            raise AnnotationError("'...' may stand only first ('... T': the lower levels) or "
-                                  "last ('T ...': a prefix), not both", text, at, at + 3)
+            raise AnnotationError(
+                "'...' may stand only first ('... T': the lower levels) or "
+                "last ('T ...': a prefix), not both",
+                text,
+                at,
+                at + 3,
+            )
         if not piece.isidentifier():
-            raise AnnotationError(f"a structure name must be a Python identifier, got "
-                                  f"{piece!r}", text, at, at + len(piece))
+            raise AnnotationError(
+                f"a structure name must be a Python identifier, got {piece!r}",
+                text,
+                at,
+                at + len(piece),
+            )
     names = tuple(piece for piece, _ in body)
     if mode == "name" and len(names) > 1:
         mode = "compose"

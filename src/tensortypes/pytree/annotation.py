@@ -63,7 +63,8 @@ class _PyTreeMeta(type):
     def __instancecheck__(cls, obj: Any) -> bool:
         refusal = cls.__dict__.get("type")
         if isinstance(refusal, _Refusal) and not any(
-                hasattr(leaf, "shape") for leaf in tree_leaves(obj)):
+            hasattr(leaf, "shape") for leaf in tree_leaves(obj)
+        ):
             # No leaf is an array, so none reaches a '?' size (beartype asks about None
             # when it decorates): as in jaxtyping, only a size check is the error.
             return False
@@ -78,7 +79,7 @@ class _PyTreeMeta(type):
             raise
 
     def __instancecheck_str__(cls, obj: Any) -> str:
-        """"" when ``obj`` passes ``isinstance``; else the reason (beartype, typeguard)."""
+        """ "" when ``obj`` passes ``isinstance``; else the reason (beartype, typeguard)."""
         t = cls.type
         if t is ANY:
             return ""
@@ -117,8 +118,13 @@ class _PyTreeMeta(type):
         parts = [wl.pdoc(cls.leaftype, **kwargs)]
         if cls.structure is not None:
             parts.append(wl.pdoc(cls.structure, **kwargs))
-        return wl.bracketed(begin=wl.TextDoc("PyTree["), docs=parts, sep=wl.comma,
-                            end=wl.TextDoc("]"), indent=kwargs["indent"])
+        return wl.bracketed(
+            begin=wl.TextDoc("PyTree["),
+            docs=parts,
+            sep=wl.comma,
+            end=wl.TextDoc("]"),
+            indent=kwargs["indent"],
+        )
 
 
 class PyTree(metaclass=_PyTreeMeta):
@@ -158,7 +164,8 @@ def _subscript(item: Any) -> type:
         if len(item) != 2:
             raise AnnotationError(
                 f"PyTree[...] takes a leaf type, or a leaf type and a structure string "
-                f"(PyTree[int, 'T']); got {len(item)} arguments")
+                f"(PyTree[int, 'T']); got {len(item)} arguments"
+            )
         leaf, text = item
         spec = parse_structure(text)
     else:
@@ -168,19 +175,29 @@ def _subscript(item: Any) -> type:
         leaf_type = ann_to_type(leaf)
     except (AnnotationError, TypeError) as error:
         if not getattr(error, "deferred", False):
-            raise AnnotationError(f"PyTree[{annotation_text(leaf)}]: the leaf type cannot be "
-                                  f"checked: {error}") from None
+            raise AnnotationError(
+                f"PyTree[{annotation_text(leaf)}]: the leaf type cannot be checked: {error}"
+            ) from None
         leaf_type, refusal = ANY, str(error)
     if refusal is None and spec is None and has_path_dims(leaf_type):
-        refusal = (f"PyTree[{annotation_text(leaf)}]: a size written '?name' depends on the "
-                   f"leaf's position in a structure, so it cannot be used except when "
-                   f"contained with structured PyTree annotations: "
-                   f"PyTree[{annotation_text(leaf)}, 'T']")
-    if refusal is None and spec is not None and contains(
-            leaf_type, lambda u: type(u) is PyTreeType and u.spec is not None and u.path_dims):
-        refusal = (f"PyTree[{annotation_text(leaf)}, {spec.text!r}]: it is ambiguous which PyTree "
-                   f"the '?' sizes refer to, the outer structure or the inner one; name the "
-                   f"structure of only one of the two trees")
+        refusal = (
+            f"PyTree[{annotation_text(leaf)}]: a size written '?name' depends on the "
+            f"leaf's position in a structure, so it cannot be used except when "
+            f"contained with structured PyTree annotations: "
+            f"PyTree[{annotation_text(leaf)}, 'T']"
+        )
+    if (
+        refusal is None
+        and spec is not None
+        and contains(
+            leaf_type, lambda u: type(u) is PyTreeType and u.spec is not None and u.path_dims
+        )
+    ):
+        refusal = (
+            f"PyTree[{annotation_text(leaf)}, {spec.text!r}]: it is ambiguous which PyTree "
+            f"the '?' sizes refer to, the outer structure or the inner one; name the "
+            f"structure of only one of the two trees"
+        )
     text = None if spec is None else spec.text
     try:  # "T" and " T " are one annotation: one class per leaf and structure
         found = _CANONICAL.get((leaf, text))
@@ -188,16 +205,25 @@ def _subscript(item: Any) -> type:
         found = None
     if found is not None:
         return found
-    name = f"PyTree[{_leaf_name(leaf)}]" if spec is None else \
-        f"PyTree[{_leaf_name(leaf)}, {text!r}]"
+    name = (
+        f"PyTree[{_leaf_name(leaf)}]" if spec is None else f"PyTree[{_leaf_name(leaf)}, {text!r}]"
+    )
     trivial = leaf_type is ANY and spec is None and refusal is None
     # Module "builtins": ``PyTree[int] | None`` then prints as ``PyTree[int] | None``,
     # the way the class prints alone; beartype refuses hints whose repr differs inside
     # a union (pickling goes through ``_reduce``, not the module).
-    namespace = {"leaftype": leaf, "structure": text, "__module__": "builtins",
-                 "__qualname__": name, "__doc__": f"The annotation {name} (as in jaxtyping).",
-                 "type": _Refusal(refusal) if refusal is not None else
-                 ANY if trivial else PyTreeType(leaf_type, text, leaf)}
+    namespace = {
+        "leaftype": leaf,
+        "structure": text,
+        "__module__": "builtins",
+        "__qualname__": name,
+        "__doc__": f"The annotation {name} (as in jaxtyping).",
+        "type": _Refusal(refusal)
+        if refusal is not None
+        else ANY
+        if trivial
+        else PyTreeType(leaf_type, text, leaf),
+    }
     # type.__new__ directly: the metaclass's __call__ refuses instantiation.
     made = type.__new__(_PyTreeMeta, name, (PyTree,), namespace)
     try:

@@ -19,8 +19,14 @@ from typing import Any
 from tensortypes.pytree._registry import add_node
 from tensortypes.pytree.backends import get_backend, load, of_structure
 
-__all__ = ["tree_flatten", "tree_structure", "tree_leaves", "tree_unflatten",
-           "tree_flatten_with_path", "register_pytree_node"]
+__all__ = [
+    "tree_flatten",
+    "tree_structure",
+    "tree_leaves",
+    "tree_unflatten",
+    "tree_flatten_with_path",
+    "register_pytree_node",
+]
 
 IsLeaf = Callable[[Any], bool] | None
 
@@ -66,8 +72,9 @@ def tree_unflatten(structure: Any, leaves) -> Any:
     return of_structure(structure).unflatten(structure, leaves)
 
 
-def tree_flatten_with_path(tree: Any, is_leaf: IsLeaf = None, *,
-                           backend: str | None = None) -> list[tuple[tuple, Any]]:
+def tree_flatten_with_path(
+    tree: Any, is_leaf: IsLeaf = None, *, backend: str | None = None
+) -> list[tuple[tuple, Any]]:
     """``[(path, leaf), ...]``: each leaf with its path of key entries (see ``paths``).
 
     >>> from tensortypes.pytree.paths import keystr
@@ -77,8 +84,12 @@ def tree_flatten_with_path(tree: Any, is_leaf: IsLeaf = None, *,
     return _backend(backend).flatten_with_path(tree, is_leaf)
 
 
-def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable,
-                         flatten_with_keys_func: Callable | None = None) -> None:
+def register_pytree_node(
+    nodetype: type,
+    flatten_func: Callable,
+    unflatten_func: Callable,
+    flatten_with_keys_func: Callable | None = None,
+) -> None:
     """Make instances of ``nodetype`` PyTree nodes, for every flattening backend.
 
     ``flatten_func(x) -> (children, aux_data)`` and

@@ -32,8 +32,16 @@ from tensortypes.pytree.flatten import own_flatten, own_flatten_with_path
 from tensortypes.pytree.paths import as_key
 from tensortypes.pytree.structure import LEAF, PyTreeDef, is_structure
 
-__all__ = ["Backend", "load", "choose", "of_structure", "NAMES", "get_backend", "set_backend",
-           "backend_name"]
+__all__ = [
+    "Backend",
+    "load",
+    "choose",
+    "of_structure",
+    "NAMES",
+    "get_backend",
+    "set_backend",
+    "backend_name",
+]
 
 NAMES = ("jax", "optree", "own")
 
@@ -76,8 +84,9 @@ class Backend:
             return True
         if self._is_leaf(full) or self._node_key(prefix) != self._node_key(full):
             return False
-        return all(self.is_prefix(p, f)
-                   for p, f in zip(self._children(prefix), self._children(full)))
+        return all(
+            self.is_prefix(p, f) for p, f in zip(self._children(prefix), self._children(full))
+        )
 
     def matches_suffix(self, structure: Any, inner: Any) -> bool:
         if structure == inner:
@@ -117,6 +126,7 @@ class JaxBackend(Backend):
     def __init__(self) -> None:
         super().__init__("jax")
         import jax.tree_util as jtu
+
         self._jtu = jtu
         _registry.replay("jax")
 
@@ -149,6 +159,7 @@ class OptreeBackend(Backend):
     def __init__(self) -> None:
         super().__init__("optree")
         import optree
+
         self._optree = optree
         _registry.replay("optree")
 
@@ -157,7 +168,8 @@ class OptreeBackend(Backend):
 
     def flatten_with_path(self, tree, is_leaf=None):
         accessors, leaves, _ = self._optree.tree_flatten_with_accessor(
-            tree, is_leaf, namespace=_registry.OPTREE_NAMESPACE)
+            tree, is_leaf, namespace=_registry.OPTREE_NAMESPACE
+        )
         return [(tuple(as_key(e) for e in acc), leaf) for acc, leaf in zip(accessors, leaves)]
 
     def is_prefix(self, prefix, full):
@@ -189,8 +201,9 @@ def load(name: str) -> Backend:
     try:
         found = OwnBackend("own") if cls is OwnBackend else cls()
     except ImportError as error:
-        raise ImportError(f"the {name!r} PyTree backend needs {name}, which cannot be "
-                          f"imported: {error}") from error
+        raise ImportError(
+            f"the {name!r} PyTree backend needs {name}, which cannot be imported: {error}"
+        ) from error
     _LOADED[name] = found
     return found
 

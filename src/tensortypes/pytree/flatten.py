@@ -27,6 +27,7 @@ IsLeaf = Callable[[Any], bool] | None
 
 # -- our own flattener ----------------------------------------------------------------
 
+
 def _walk(x: Any, leaves: list) -> tuple:
     cls = type(x)
     split = SPLIT.get(cls, MISSING)
@@ -38,8 +39,16 @@ def _walk(x: Any, leaves: list) -> tuple:
     data, children = split(x)
     get, append, walk = SPLIT.get, leaves.append, _walk
     # Leaves are the common child: classify them inline, without a call each.
-    return (cls, data, tuple([(append(c) or LEAF) if get(type(c), MISSING) is None
-                              else walk(c, leaves) for c in children]))
+    return (
+        cls,
+        data,
+        tuple(
+            [
+                (append(c) or LEAF) if get(type(c), MISSING) is None else walk(c, leaves)
+                for c in children
+            ]
+        ),
+    )
 
 
 def _walk_is_leaf(x: Any, leaves: list, is_leaf: Callable[[Any], bool]) -> tuple:
@@ -89,5 +98,6 @@ def own_flatten_with_path(tree: Any, is_leaf: IsLeaf = None) -> list[tuple[tuple
         data, children = split(x)
         for key, child in zip(KEYS[cls](x, data), children):
             visit(child, path + (key,))
+
     visit(tree, ())
     return found

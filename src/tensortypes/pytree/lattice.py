@@ -41,8 +41,18 @@ from tensortypes.pytree._leaves import compile_leaf, has_path_dims
 from tensortypes.pytree._spec import StructureSpec, parse_structure
 from tensortypes.pytree.backends import get_backend
 from tensortypes.pytree.paths import keystr
-from tensortypes.types import (ANY, NONE, DictType, ListType, NamedTupleType, OptionalType,
-                               TupleType, UnionType, VarTupleType, is_subtype)
+from tensortypes.types import (
+    ANY,
+    NONE,
+    DictType,
+    ListType,
+    NamedTupleType,
+    OptionalType,
+    TupleType,
+    UnionType,
+    VarTupleType,
+    is_subtype,
+)
 from tensortypes.types.classrules import all_of
 
 __all__ = ["PyTreeType", "resolve_bindings"]
@@ -102,8 +112,10 @@ class PyTreeType(Type):
         raise AttributeError("PyTreeType is immutable")
 
     def __reduce__(self):
-        return (PyTreeType, (self.leaf, None if self.spec is None else self.spec.text,
-                             self._annotation))
+        return (
+            PyTreeType,
+            (self.leaf, None if self.spec is None else self.spec.text, self._annotation),
+        )
 
     def __copy__(self):
         return self
@@ -135,8 +147,9 @@ class PyTreeType(Type):
         except Exception as error:  # noqa: BLE001 (the value's own exceptions only)
             if not raised_by_value(error):
                 raise
-            raise TypeCheckError(f"expected {self.message_str()}: checking the value raised "
-                                 f"{describe_raised(error)}") from error
+            raise TypeCheckError(
+                f"expected {self.message_str()}: checking the value raised {describe_raised(error)}"
+            ) from error
         if reason is not None:
             raise TypeCheckError(f"expected {self.message_str()}: {reason}")
         return data
@@ -182,8 +195,10 @@ class PyTreeType(Type):
             return all(match(leaf, None) for leaf in leaves)
         b = Bindings() if bindings is None else resolve_bindings(bindings)
         spec = self.spec
-        if spec is not None and _structure_reason(self, spec, structure, b, backend,
-                                                  bindings is None) is not None:
+        if (
+            spec is not None
+            and _structure_reason(self, spec, structure, b, backend, bindings is None) is not None
+        ):
             return False
         saved = _snapshot(b) if self.binds else None
         label, treepath = b.label, b.treepath
@@ -220,8 +235,9 @@ class PyTreeType(Type):
         backend, (_, structure) = self._structure(value)
         spec = self.spec
         if spec is not None:
-            reason = _structure_reason(self, spec, structure, b, backend, bindings is None,
-                                       root or "the tree")
+            reason = _structure_reason(
+                self, spec, structure, b, backend, bindings is None, root or "the tree"
+            )
             if reason is not None:
                 return reason
         pairs = backend.flatten_with_path(value, self.leaf_check.is_leaf)
@@ -238,7 +254,9 @@ class PyTreeType(Type):
                 reason = check.explain(leaf, b)
                 if reason is not None:
                     _restore(b, saved)
-                    head = f"leaf {where} is {value_text(leaf)}, expected {annotation_text(self.leaf)}"
+                    head = (
+                        f"leaf {where} is {value_text(leaf)}, expected {annotation_text(self.leaf)}"
+                    )
                     return f"{head}: {reason}" if reason else head
                 check.match(leaf, b)
         except BaseException:
@@ -276,8 +294,15 @@ def _bound_by(b: Bindings, key: str) -> str:
     return "an earlier check" if where is None or where[0] is None else str(where[0])
 
 
-def _structure_reason(t: PyTreeType, spec: StructureSpec, structure: Any, b: Bindings,
-                      backend: Any, alone: bool, root: str | None = None) -> str | None:
+def _structure_reason(
+    t: PyTreeType,
+    spec: StructureSpec,
+    structure: Any,
+    b: Bindings,
+    backend: Any,
+    alone: bool,
+    root: str | None = None,
+) -> str | None:
     """None when ``structure`` fits ``spec`` under ``b``; else why (message only when
     ``root`` is given). An unbound name of a composite raises ``TypeCheckError``, but
     only in a scope: checked ``alone`` (no scope at all) it is a reason."""
@@ -288,17 +313,21 @@ def _structure_reason(t: PyTreeType, spec: StructureSpec, structure: Any, b: Bin
             return None
         if root is None:
             return "mismatch"
-        return (f"{root} has structure {structure}, but {spec.names[0]}={bound} was bound "
-                f"by {_bound_by(b, spec.keys[0])}")
+        return (
+            f"{root} has structure {structure}, but {spec.names[0]}={bound} was bound "
+            f"by {_bound_by(b, spec.keys[0])}"
+        )
     pieces = [sizes.get(key, _MISSING) for key in spec.keys]
     missing = [name for name, p in zip(spec.names, pieces) if p is _MISSING]
     if missing:
         these = ", ".join(missing)
-        message = (f"cannot check {annotation_text(t)} of {root or b.label or 'a value'}: the structure "
-                   f"name{'s' if len(missing) > 1 else ''} {these} "
-                   f"{'are' if len(missing) > 1 else 'is'} not bound yet; a composite "
-                   f"{spec.text!r} needs each name bound first by a "
-                   f"PyTree[..., {missing[0]!r}] checked earlier in the call")
+        message = (
+            f"cannot check {annotation_text(t)} of {root or b.label or 'a value'}: the structure "
+            f"name{'s' if len(missing) > 1 else ''} {these} "
+            f"{'are' if len(missing) > 1 else 'is'} not bound yet; a composite "
+            f"{spec.text!r} needs each name bound first by a "
+            f"PyTree[..., {missing[0]!r}] checked earlier in the call"
+        )
         if alone:
             # Outside any scope nothing can be bound, so the value cannot match; a
             # checker probing ``isinstance(None, hint)`` at decoration time (beartype)
@@ -307,9 +336,13 @@ def _structure_reason(t: PyTreeType, spec: StructureSpec, structure: Any, b: Bin
         raise TypeCheckError(message)
     try:
         named = reduce(backend.compose, pieces)
-        ok = (_same(named, structure) if spec.mode == "compose" else
-              backend.matches_suffix(structure, named) if spec.mode == "suffix" else
-              backend.is_prefix(named, structure))
+        ok = (
+            _same(named, structure)
+            if spec.mode == "compose"
+            else backend.matches_suffix(structure, named)
+            if spec.mode == "suffix"
+            else backend.is_prefix(named, structure)
+        )
     except TypeError as error:  # structures of two different backends
         ok = False
         named = f"{pieces} ({error})"
@@ -317,11 +350,14 @@ def _structure_reason(t: PyTreeType, spec: StructureSpec, structure: Any, b: Bin
         return None
     if root is None:
         return "mismatch"
-    parts = ", ".join(f"{n}={p} from {_bound_by(b, k)}"
-                      for n, p, k in zip(spec.names, pieces, spec.keys))
-    what = {"compose": f"the composition {spec.text!r} = {named}",
-            "suffix": f"every lower subtree to be {named} ({spec.text!r})",
-            "prefix": f"a tree that starts with {named} ({spec.text!r})"}[spec.mode]
+    parts = ", ".join(
+        f"{n}={p} from {_bound_by(b, k)}" for n, p, k in zip(spec.names, pieces, spec.keys)
+    )
+    what = {
+        "compose": f"the composition {spec.text!r} = {named}",
+        "suffix": f"every lower subtree to be {named} ({spec.text!r})",
+        "prefix": f"a tree that starts with {named} ({spec.text!r})",
+    }[spec.mode]
     return f"{root} has structure {structure}, expected {what}; {parts}"
 
 

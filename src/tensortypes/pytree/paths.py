@@ -15,8 +15,15 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey", "as_key", "keystr",
-           "format_path"]
+__all__ = [
+    "DictKey",
+    "SequenceKey",
+    "GetAttrKey",
+    "FlattenedIndexKey",
+    "as_key",
+    "keystr",
+    "format_path",
+]
 
 
 class _Key:

@@ -57,6 +57,7 @@ class _StructureClass(type):
     @property
     def type(cls):
         from tensortypes.types import ClassType
+
         return ClassType(cls)
 
 
@@ -175,15 +176,18 @@ class PyTreeDef(metaclass=_StructureClass):
             if node is LEAF:
                 return sub
             return (node[0], node[1], tuple(swap(c) for c in node[2]))
+
         return PyTreeDef(swap(self._node), self.num_leaves * inner.num_leaves)
 
     def unflatten(self, leaves) -> Any:
         """The tree of this structure with ``leaves`` in order (their count must match)."""
         leaves = list(leaves)
         if len(leaves) != self.num_leaves:
-            raise ValueError(f"Too {'few' if len(leaves) < self.num_leaves else 'many'} "
-                             f"leaves for PyTreeDef; expected {self.num_leaves}, "
-                             f"got {len(leaves)}.")
+            raise ValueError(
+                f"Too {'few' if len(leaves) < self.num_leaves else 'many'} "
+                f"leaves for PyTreeDef; expected {self.num_leaves}, "
+                f"got {len(leaves)}."
+            )
         it = iter(leaves)
 
         def build(node):
@@ -191,6 +195,7 @@ class PyTreeDef(metaclass=_StructureClass):
                 return next(it)
             cls, data, children = node
             return BUILD[cls](data, [build(c) for c in children])
+
         return build(self._node)
 
     # -- printing -----------------------------------------------------------------

@@ -37,8 +37,13 @@ _WHERE = {
     "print_bindings": "scopes",
 }
 
-__all__ = ["typechecked", "jaxtyped", "install_import_hook", "print_bindings",
-           "load_ipython_extension"]
+__all__ = [
+    "typechecked",
+    "jaxtyped",
+    "install_import_hook",
+    "print_bindings",
+    "load_ipython_extension",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -77,14 +77,14 @@ def _resolve_name(dotted: str, text: str) -> Any:
             try:
                 value = getattr(value, attr)
             except AttributeError:
-                raise AttributeError(f"typechecker {text!r}: {'.'.join(parts[:i])!r} has no "
-                                     f"attribute {attr!r}") from None
+                raise AttributeError(
+                    f"typechecker {text!r}: {'.'.join(parts[:i])!r} has no attribute {attr!r}"
+                ) from None
         return value
     builtin = getattr(builtins, dotted, None) if len(parts) == 1 else None
     if isinstance(builtin, type):  # int, dict, ... (never eval, exec or __import__)
         return builtin
-    raise ModuleNotFoundError(f"typechecker {text!r}: no module named {parts[0]!r}",
-                              name=parts[0])
+    raise ModuleNotFoundError(f"typechecker {text!r}: no module named {parts[0]!r}", name=parts[0])
 
 
 def _value(node: ast.expr, text: str, depth: int) -> Any:
@@ -92,31 +92,39 @@ def _value(node: ast.expr, text: str, depth: int) -> Any:
         raise ValueError(f"typechecker {text!r} nests more than {_MAX_DEPTH} deep")
     if isinstance(node, ast.Constant):
         return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and \
-            isinstance(node.operand, ast.Constant) and \
-            isinstance(node.operand.value, (int, float, complex)) and \
-            not isinstance(node.operand.value, bool):
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and isinstance(node.operand.value, (int, float, complex))
+        and not isinstance(node.operand.value, bool)
+    ):
         return -node.operand.value
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         items = [_value(e, text, depth + 1) for e in node.elts]
         return {ast.Tuple: tuple, ast.List: list, ast.Set: set}[type(node)](items)
     if isinstance(node, ast.Dict) and None not in node.keys:
-        return {_value(k, text, depth + 1): _value(v, text, depth + 1)
-                for k, v in zip(node.keys, node.values)}
+        return {
+            _value(k, text, depth + 1): _value(v, text, depth + 1)
+            for k, v in zip(node.keys, node.values)
+        }
     dotted = _dotted(node)
     if dotted is not None:
         return _resolve_name(dotted, text)
     if isinstance(node, ast.Call):
-        if any(isinstance(a, ast.Starred) for a in node.args) or \
-                any(k.arg is None for k in node.keywords):
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(
+            k.arg is None for k in node.keywords
+        ):
             raise ValueError(f"typechecker {text!r}: * and ** arguments are not read")
         function = _value(node.func, text, depth + 1)
         args = [_value(a, text, depth + 1) for a in node.args]
         kwargs = {k.arg: _value(k.value, text, depth + 1) for k in node.keywords}
         return function(*args, **kwargs)
     piece = ast.get_source_segment(text, node) or type(node).__name__
-    raise ValueError(f"typechecker {text!r}: {piece!r} is not a dotted name, a call or a "
-                     f"literal (checker strings are read, never evaluated)")
+    raise ValueError(
+        f"typechecker {text!r}: {piece!r} is not a dotted name, a call or a "
+        f"literal (checker strings are read, never evaluated)"
+    )
 
 
 def resolve_checker_text(text: str) -> Any:
@@ -134,6 +142,7 @@ def resolve_checker_text(text: str) -> Any:
     try:
         tree = ast.parse(stripped, mode="eval")
     except SyntaxError as error:
-        raise ValueError(f"typechecker {text!r} is not a dotted name or a call: "
-                         f"{error.msg}") from None
+        raise ValueError(
+            f"typechecker {text!r} is not a dotted name or a call: {error.msg}"
+        ) from None
     return _value(tree.body, stripped, 0)

@@ -56,8 +56,7 @@ class Check:
 
     __slots__ = ("index", "label", "what", "ann", "type", "default")
 
-    def __init__(self, index: int, label: str, what: str, ann: Any, t: Any,
-                 default: Any = NO_SKIP):
+    def __init__(self, index: int, label: str, what: str, ann: Any, t: Any, default: Any = NO_SKIP):
         self.index = index
         self.label = label
         self.what = what
@@ -98,16 +97,32 @@ def _checks(plan: Any) -> list[Check]:
             t = VarTupleType(t)
         elif p.kind is _P.VAR_KEYWORD:
             t = DictType(STR, t)
-        out.append(Check(i, p.name, f"{plan.role_of(p.name)} {p.name}", p.ann, t,
-                         _skipped_default(p, t, plan.overrides)))
+        out.append(
+            Check(
+                i,
+                p.name,
+                f"{plan.role_of(p.name)} {p.name}",
+                p.ann,
+                t,
+                _skipped_default(p, t, plan.overrides),
+            )
+        )
     return out
 
 
 class Checker:
     """A compiled signature: the generated ``wrapper`` and its slow path."""
 
-    __slots__ = ("plan", "checks", "env_mode", "source", "filename", "wrapper", "size_locals",
-                 "__weakref__")
+    __slots__ = (
+        "plan",
+        "checks",
+        "env_mode",
+        "source",
+        "filename",
+        "wrapper",
+        "size_locals",
+        "__weakref__",
+    )
 
     def __init__(self, plan: Any):
         self.plan = plan
@@ -158,13 +173,20 @@ class Checker:
                 continue
             reason, error = self.why(value, check.type, env, check.label)
             if reason is not None:
-                raise format_error(self.plan, check.what, value, check.ann, check.type,
-                                   reason, env) from (error or raised)
+                raise format_error(
+                    self.plan, check.what, value, check.ann, check.type, reason, env
+                ) from (error or raised)
         if raised is not None:
             # The value raised once and then not: report what it did the first time.
-            raise format_error(self.plan, "the parameters", values, None, None,
-                               f"checking them raised {describe_raised(raised)}",
-                               env) from raised
+            raise format_error(
+                self.plan,
+                "the parameters",
+                values,
+                None,
+                None,
+                f"checking them raised {describe_raised(raised)}",
+                env,
+            ) from raised
         # Unreachable while the two paths agree (a test asserts they do).
         raise format_error(self.plan, "the parameters", values, None, None, None, env)
 
@@ -202,8 +224,17 @@ class Checker:
         self.bind_params(values, fresh)
         return fresh
 
-    def fail_value(self, what: str, label: str, value: Any, ann: Any, t: Any,
-                   values: tuple, env: Any, raised: Any = None) -> None:
+    def fail_value(
+        self,
+        what: str,
+        label: str,
+        value: Any,
+        ann: Any,
+        t: Any,
+        values: tuple,
+        env: Any,
+        raised: Any = None,
+    ) -> None:
         """Raise the ``TypeCheckError`` for a value checked after the call began."""
         env = self.scope_of(values, env)
         reason, error = self.why(value, t, env, label)
@@ -214,16 +245,18 @@ class Checker:
 
     def fail_return(self, values: tuple, result: Any, env: Any) -> None:
         plan = self.plan
-        self.fail_value("return value", "the return value", result, plan.ret_ann, plan.ret,
-                        values, env)
+        self.fail_value(
+            "return value", "the return value", result, plan.ret_ann, plan.ret, values, env
+        )
 
     def raised_return(self, values: tuple, result: Any, env: Any, error: Exception) -> None:
         """``raised_params`` for the check of the return value."""
         if not raised_by_value(error):
             raise error
         plan = self.plan
-        self.fail_value("return value", "the return value", result, plan.ret_ann, plan.ret,
-                        values, env, error)
+        self.fail_value(
+            "return value", "the return value", result, plan.ret_ann, plan.ret, values, env, error
+        )
 
 
 def _param_list(plan: Any, src: Source) -> tuple[str, str, str]:
@@ -269,8 +302,9 @@ def _emit_checks(checker: Checker, src: Source, nodes: list, values: str) -> Non
     for check, node in zip(checker.checks, nodes):
         name = checker.plan.params[check.index].name
         # A parameter holding its default is not checked.
-        given = "" if check.default is NO_SKIP else \
-            f"{name} is not {src.const(check.default, 'df')}"
+        given = (
+            "" if check.default is NO_SKIP else f"{name} is not {src.const(check.default, 'df')}"
+        )
         if type(node) is ArrayCheck:
             if given:
                 src.add(f"if {given}:")
@@ -291,17 +325,21 @@ def _emit_checks(checker: Checker, src: Source, nodes: list, values: str) -> Non
 
 def _named_ops(node: Any) -> bool:
     return type(node) is ArrayCheck and any(
-        op[0] not in ("shape", "rank", "min_rank", "fixed") for op in node.ops)
+        op[0] not in ("shape", "rank", "min_rank", "fixed") for op in node.ops
+    )
 
 
-def _emit_return(checker: Checker, src: Source, node: Any, r: str, values: str,
-                 scope: str | None, current: str) -> None:
+def _emit_return(
+    checker: Checker, src: Source, node: Any, r: str, values: str, scope: str | None, current: str
+) -> None:
     plan = checker.plan
     fail_return = src.const(checker.fail_return, "FR")
 
     def walk(env: str) -> str:
-        return (f"{src.const(why, 'why')}({r}, {src.const(plan.ret, 't')}, {env}, "
-                f"'the return value', {src.const(plan.overrides, 'ov')}) is not None")
+        return (
+            f"{src.const(why, 'why')}({r}, {src.const(plan.ret, 't')}, {env}, "
+            f"'the return value', {src.const(plan.overrides, 'ov')}) is not None"
+        )
 
     if checker.env_mode:
         src.add(f"if {walk(scope)}:")
@@ -359,20 +397,24 @@ def compile_checker(plan: Any, drivers: dict) -> Checker:
         src.env = scope
         nodes = [lower(c.type) for c in checker.checks]
         ret_node = None if ret_node is None else lower(plan.ret)
-        src.add(f"{scope} = {src.const(Bindings, 'B')}({src.const(checker.arguments, 'args')}"
-                f"({values}))")
+        src.add(
+            f"{scope} = {src.const(Bindings, 'B')}({src.const(checker.arguments, 'args')}"
+            f"({values}))"
+        )
     else:
         _init_maybe(src, [*nodes, ret_node])
         if plan.flavor == "coroutine":
             marker = CallScope(checker, None)
             scope = src.const(marker, "CS")
-    _guarded(src, lambda: _emit_checks(checker, src, nodes, values),
-             f"{src.const(checker.raised_params, 'RP')}({values}, {{}})")
+    _guarded(
+        src,
+        lambda: _emit_checks(checker, src, nodes, values),
+        f"{src.const(checker.raised_params, 'RP')}({values}, {{}})",
+    )
     fn = src.const(plan.fn, "fn")
     if generator:
         driver = src.const(drivers[plan.flavor], "drive")
-        src.add(f"return {driver}({fn}({call}), {src.const(checker, 'chk')}, {scope}, "
-                f"{values})")
+        src.add(f"return {driver}({fn}({call}), {src.const(checker, 'chk')}, {scope}, {values})")
     elif plan.flavor == "coroutine":
         src.add(f"{token} = {src.const(SCOPE.set, 'set')}({scope})")
         src.add("try:")
@@ -382,10 +424,12 @@ def compile_checker(plan: Any, drivers: dict) -> Checker:
         src.add("finally:")
         src.add(f"    {src.const(_reset, 'reset')}({token})")
         if ret_node is not None:
-            _guarded(src, lambda: _emit_return(checker, src, ret_node, r, values, scope,
-                                               current),
-                     f"{src.const(checker.raised_return, 'RR')}({values}, {r}, "
-                     f"{scope if checker.env_mode else None}, {{}})")
+            _guarded(
+                src,
+                lambda: _emit_return(checker, src, ret_node, r, values, scope, current),
+                f"{src.const(checker.raised_return, 'RR')}({values}, {r}, "
+                f"{scope if checker.env_mode else None}, {{}})",
+            )
         src.add(f"return {r}")
     else:
         # No per-call push: the flag tells annotate._scope.current() that the body
@@ -402,10 +446,14 @@ def compile_checker(plan: Any, drivers: dict) -> Checker:
         else:
             src.add(f"    {taken}")
         if ret_node is not None:
-            _guarded(src, lambda: _emit_return(checker, src, ret_node, r, values,
-                                               scope if checker.env_mode else None, current),
-                     f"{src.const(checker.raised_return, 'RR')}({values}, {r}, "
-                     f"{scope if checker.env_mode else None}, {{}})")
+            _guarded(
+                src,
+                lambda: _emit_return(
+                    checker, src, ret_node, r, values, scope if checker.env_mode else None, current
+                ),
+                f"{src.const(checker.raised_return, 'RR')}({values}, {r}, "
+                f"{scope if checker.env_mode else None}, {{}})",
+            )
         src.add(f"return {r}")
     if not checker.env_mode:
         checker.size_locals = dict(src.sizes)
@@ -447,8 +495,13 @@ def _init_maybe(src: Source, nodes: list) -> None:
     if not any(op[0] in ("maybe", "vmaybe") for op in ops):
         return
     unbound = src.const(UNBOUND, "U")
-    names = sorted({op[2] if op[0] in ("bind", "same", "maybe") else op[3] for op in ops
-                    if op[0] in ("bind", "same", "maybe", "vbind", "vsame", "vmaybe")})
+    names = sorted(
+        {
+            op[2] if op[0] in ("bind", "same", "maybe") else op[3]
+            for op in ops
+            if op[0] in ("bind", "same", "maybe", "vbind", "vsame", "vmaybe")
+        }
+    )
     for name in names:
         src.add(f"{src.size_var(name)} = {unbound}")
 

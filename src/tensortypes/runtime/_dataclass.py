@@ -56,8 +56,10 @@ def _field_function(cls: type, names: tuple, assigned: str | None = None) -> Any
     annotations.update(_init_annotations(cls, names))
     for name in names:
         if not name.isidentifier() or keyword.iskeyword(name):  # it reaches source code
-            raise TypeError(f"dataclass {cls.__qualname__} has a field named {name!r}, "
-                            "which is not an identifier")
+            raise TypeError(
+                f"dataclass {cls.__qualname__} has a field named {name!r}, "
+                "which is not an identifier"
+            )
     namespace: dict = {}
     # The instance comes first, under a name no field can have (fields are not dunder).
     source = f"def fields(__instance__, {', '.join(names)}):\n    return None\n"
@@ -65,15 +67,18 @@ def _field_function(cls: type, names: tuple, assigned: str | None = None) -> Any
     code = namespace["fields"].__code__
     namespace.clear()  # the function and its globals form a cycle: leave no garbage
     filename, line = _location(cls)
-    code = code.replace(co_filename=filename, co_firstlineno=line, co_name=cls.__name__,
-                        co_qualname=cls.__qualname__)
+    code = code.replace(
+        co_filename=filename,
+        co_firstlineno=line,
+        co_name=cls.__name__,
+        co_qualname=cls.__qualname__,
+    )
     module = sys.modules.get(cls.__module__)
     made = types.FunctionType(code, vars(module) if module is not None else {}, cls.__name__)
     made.__qualname__ = cls.__qualname__
     made.__module__ = cls.__module__
     made.__annotations__ = {n: annotations[n] for n in names if n in annotations}
-    made.__tensortypes_role__ = "field" if assigned is None else \
-        {assigned: "assignment to field"}
+    made.__tensortypes_role__ = "field" if assigned is None else {assigned: "assignment to field"}
     return made
 
 
@@ -88,8 +93,9 @@ def _init_annotations(cls: type, names: tuple) -> dict:
     params = getattr(cls, "__dataclass_params__", None)
     # Only the __init__ that dataclasses wrote (a hand-written one's parameters need
     # not be the fields).
-    generated = code is not None and code.co_filename == "<string>" and \
-        getattr(params, "init", False)
+    generated = (
+        code is not None and code.co_filename == "<string>" and getattr(params, "init", False)
+    )
     given = (getattr(init, "__annotations__", None) or {}) if generated else {}
     out = {n: given[n] for n in names if n in given}
     # A field with a converter holds what __init__ was given until the converter
@@ -152,8 +158,9 @@ class _FieldChecks:
 def _unchecked(init: Any, obj: Any) -> bool:
     """Whether ``@no_type_check`` was put on the class (or its ``__init__``) after
     the check was added."""
-    return bool(init.__dict__.get("__no_type_check__") or
-                getattr(type(obj), "__no_type_check__", False))
+    return bool(
+        init.__dict__.get("__no_type_check__") or getattr(type(obj), "__no_type_check__", False)
+    )
 
 
 def check_dataclass(cls: type, wrap: Any, check_assignment: bool) -> type:
@@ -173,6 +180,7 @@ def check_dataclass(cls: type, wrap: Any, check_assignment: bool) -> type:
     building: set = set()
 
     if check_assignment:
+
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
             building.add(id(self))
             try:
@@ -182,6 +190,7 @@ def check_dataclass(cls: type, wrap: Any, check_assignment: bool) -> type:
             if type(self).__init__ is __init__:
                 checks.run(self)
     else:
+
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
             init(self, *args, **kwargs)
             # Only the outermost __init__ checks: a subclass's __init__ calling this one

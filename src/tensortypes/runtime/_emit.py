@@ -35,8 +35,20 @@ from tensortypes.types.check import ACCEPT
 from tensortypes.annotate._extract import DtypeTest, extractor
 from tensortypes.annotate import Bindings
 from tensortypes.annotate._compile import scope_aware
-from tensortypes.runtime._ir import (Accept, Always, ArrayCheck, Each, Fixed, Instance, IsNone,
-                                     Mapping, Node, Numeric, Or, Walk)
+from tensortypes.runtime._ir import (
+    Accept,
+    Always,
+    ArrayCheck,
+    Each,
+    Fixed,
+    Instance,
+    IsNone,
+    Mapping,
+    Node,
+    Numeric,
+    Or,
+    Walk,
+)
 from tensortypes.runtime._walk import sample, why
 
 __all__ = ["Source", "UNBOUND"]
@@ -167,39 +179,54 @@ class Source:
             cls = self.b(node.name)
             wider = self.const(int if node.name == "float" else (int, float), "k")
             cfg = self.const(config, "cfg")
-            return (f"({isinstance_}({v}, {cls}) or ({cfg}.numeric_tower and "
-                    f"{isinstance_}({v}, {wider})))")
+            return (
+                f"({isinstance_}({v}, {cls}) or ({cfg}.numeric_tower and "
+                f"{isinstance_}({v}, {wider})))"
+            )
         if kind is Accept:
             # A Type outside the type language's tables answers for itself.
             test = self.const(ACCEPT.get(type(node.t)) or _accept_any, "acc")
             return f"{test}({v}, {self.const(node.t, 't')})"
         if kind is Or:
-            return "(" + " or ".join(self.expression(p, v, label, depth)
-                                     for p in node.parts) + ")"
+            return "(" + " or ".join(self.expression(p, v, label, depth) for p in node.parts) + ")"
         if kind is Each:
             e = f"{self.prefix}e{depth}"
             inner = self.expression(node.element, e, label, depth + 1)
-            return (f"({isinstance_}({v}, {self.const(node.cls, 'k')}) and {self.b('all')}"
-                    f"({inner} for {e} in {self.const(sample, 'sample')}({v})))")
+            return (
+                f"({isinstance_}({v}, {self.const(node.cls, 'k')}) and {self.b('all')}"
+                f"({inner} for {e} in {self.const(sample, 'sample')}({v})))"
+            )
         if kind is Mapping:
             k, x = f"{self.prefix}k{depth}", f"{self.prefix}e{depth}"
-            tests = " and ".join(t for t in (self.expression(node.key, k, label, depth + 1),
-                                             self.expression(node.value, x, label, depth + 1))
-                                 if t != "True")
-            return (f"({isinstance_}({v}, {self.b('dict')}) and {self.b('all')}({tests} for "
-                    f"{k}, {x} in {self.const(sample, 'sample')}({v}.items())))")
+            tests = " and ".join(
+                t
+                for t in (
+                    self.expression(node.key, k, label, depth + 1),
+                    self.expression(node.value, x, label, depth + 1),
+                )
+                if t != "True"
+            )
+            return (
+                f"({isinstance_}({v}, {self.b('dict')}) and {self.b('all')}({tests} for "
+                f"{k}, {x} in {self.const(sample, 'sample')}({v}.items())))"
+            )
         if kind is Fixed:
-            parts = [f"{isinstance_}({v}, {self.b('tuple')})",
-                     f"{self.b('len')}({v}) == {len(node.elements)}"]
-            parts += [self.expression(e, f"{v}[{i}]", label, depth)
-                      for i, e in enumerate(node.elements)]
+            parts = [
+                f"{isinstance_}({v}, {self.b('tuple')})",
+                f"{self.b('len')}({v}) == {len(node.elements)}",
+            ]
+            parts += [
+                self.expression(e, f"{v}[{i}]", label, depth) for i, e in enumerate(node.elements)
+            ]
             return "(" + " and ".join(p for p in parts if p != "True") + ")"
         if kind is Walk:
             env = self.env or f"{self.const(Bindings, 'B')}()"
             if scope_aware(node.t):
                 return f"{self.const(node.t, 't')}.check({v}, {env})"
-            return (f"{self.const(why, 'why')}({v}, {self.const(node.t, 't')}, {env}, "
-                    f"{label!r}, {self.const(self.overrides, 'ov')}) is None")
+            return (
+                f"{self.const(why, 'why')}({v}, {self.const(node.t, 't')}, {env}, "
+                f"{label!r}, {self.const(self.overrides, 'ov')}) is None"
+            )
         raise TypeError(f"no expression for {node!r}")
 
     # -- arrays as statements -----------------------------------------------------------------
@@ -226,8 +253,10 @@ class Source:
             # properties do.
             seen = _NATIVE_CLASSES.setdefault(kind, {np.ndarray} if kind == "numpy" else set())
             ks = self.const(seen, "KS")
-            self.add(f"if {self.b('type')}({v}) in {ks} or "
-                     f"{self.const(_native_slow, 'kslow')}({v}, {kind!r}, {ks}):")
+            self.add(
+                f"if {self.b('type')}({v}) in {ks} or "
+                f"{self.const(_native_slow, 'kslow')}({v}, {kind!r}, {ks}):"
+            )
             self.depth += 1
             if t.dtypes is not None:
                 self._dtype(t, v, test, accepted, fail)
@@ -241,8 +270,11 @@ class Source:
             self._extracted(kind, v, test, s, ops, fail)
         if not ops:
             return
-        if ops[0][0] == "rank" and len(ops) == ops[0][1] + 1 and all(
-                op[0] == "bind" and not op[3] for op in ops[1:]):
+        if (
+            ops[0][0] == "rank"
+            and len(ops) == ops[0][1] + 1
+            and all(op[0] == "bind" and not op[3] for op in ops[1:])
+        ):
             # Every axis binds a new name: one unpacking does it.
             self.add(f"if {self.b('len')}({s}) != {ops[0][1]}:")
             self.add(f"    {fail}")
@@ -252,8 +284,9 @@ class Source:
         for op in ops:
             self._shape_op(op, s, fail)
 
-    def _extracted(self, kind: Any, v: str, test: DtypeTest, s: str, ops: list | tuple,
-                   fail: str) -> None:
+    def _extracted(
+        self, kind: Any, v: str, test: DtypeTest, s: str, ops: list | tuple, fail: str
+    ) -> None:
         """Read dtype name and shape through the kind's guarded extractor (None: not
         an array of that kind, whatever its attributes did)."""
         e = f"{self.prefix}x"
@@ -327,8 +360,11 @@ class Source:
         verb, start, tail, name = op
         var = self.size_var(name)
         tuple_ = self.b("tuple")
-        segment = f"{tuple_}({s}[{start}:])" if tail == 0 else \
-            f"{tuple_}({s}[{start}:{self.b('len')}({s}) - {tail}])"
+        segment = (
+            f"{tuple_}({s}[{start}:])"
+            if tail == 0
+            else f"{tuple_}({s}[{start}:{self.b('len')}({s}) - {tail}])"
+        )
         if verb == "vbind":
             self.add(f"{var} = {segment}")
             return

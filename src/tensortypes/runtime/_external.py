@@ -31,8 +31,7 @@ from tensortypes.errors import AnnotationError, TypeCheckError
 from tensortypes.runtime.scopes import drive_asyncgen, drive_generator
 from tensortypes.runtime._plan import defining_locals, make_plan
 from tensortypes.runtime._reuse import keep, lookup, stand_in
-from tensortypes.runtime._messages import (first_line, format_error, function_label,
-                                           where_defined)
+from tensortypes.runtime._messages import first_line, format_error, function_label, where_defined
 from tensortypes.runtime._walk import why
 
 __all__ = ["scope_only", "external_checker"]
@@ -72,18 +71,22 @@ def scope_only(fn: Any) -> Any:
         def scoped_generator(*args: Any, **kwargs: Any) -> Any:
             bindings = Bindings(_arguments(signature, args, kwargs))
             return drive(fn(*args, **kwargs), _NoTypes, bindings, ())
+
         return scoped_generator
     if inspect.iscoroutinefunction(fn):
+
         @functools.wraps(fn)
         async def scoped_coroutine(*args: Any, **kwargs: Any) -> Any:
             with scope(_arguments(signature, args, kwargs)):
                 return await fn(*args, **kwargs)
+
         return scoped_coroutine
 
     @functools.wraps(fn)
     def scoped(*args: Any, **kwargs: Any) -> Any:
         with scope(_arguments(signature, args, kwargs)):
             return fn(*args, **kwargs)
+
     return scoped
 
 
@@ -94,9 +97,11 @@ def _parameter_list(params: list, fn: Any, namespace: dict, annotated: bool) -> 
     for i, p in enumerate(params):
         if not p.name.isascii() and unicodedata.normalize("NFKC", p.name) != p.name:
             # In source "ﬁ" reads as "fi": the copy would not have the same parameters.
-            raise AnnotationError(f"{function_label(fn)} has a parameter named {p.name!r}, "
-                                  f"which Python reads as "
-                                  f"{unicodedata.normalize('NFKC', p.name)!r} in source")
+            raise AnnotationError(
+                f"{function_label(fn)} has a parameter named {p.name!r}, "
+                f"which Python reads as "
+                f"{unicodedata.normalize('NFKC', p.name)!r} in source"
+            )
         ann = "" if p.annotation is _P.empty or not annotated else f": _a{i}"
         default = "" if p.default is _P.empty else f" = _d{i}"
         namespace[f"_a{i}"], namespace[f"_d{i}"] = p.annotation, p.default
@@ -110,8 +115,9 @@ def _parameter_list(params: list, fn: Any, namespace: dict, annotated: bool) -> 
                 pieces.append("*")
                 star = True
             pieces.append(f"{p.name}{ann}{default}")
-        if p.kind is _P.POSITIONAL_ONLY and (i + 1 == len(params) or
-                                             params[i + 1].kind is not _P.POSITIONAL_ONLY):
+        if p.kind is _P.POSITIONAL_ONLY and (
+            i + 1 == len(params) or params[i + 1].kind is not _P.POSITIONAL_ONLY
+        ):
             pieces.append("/")
     return ", ".join(pieces)
 
@@ -130,8 +136,7 @@ def _signature_function(name: str, params: list, fn: Any) -> Any:
     """A function with these parameters and annotations whose body does nothing, for
     the other checker to decorate (beartype reads the real annotations of real code)."""
     namespace: dict = {}
-    return _made(name, _parameter_list(params, fn, namespace, True), "return None",
-                 namespace, fn)
+    return _made(name, _parameter_list(params, fn, namespace, True), "return None", namespace, fn)
 
 
 def _binder(signature: inspect.Signature, fn: Any) -> Any:
@@ -147,8 +152,13 @@ def _binder(signature: inspect.Signature, fn: Any) -> Any:
     params = list(signature.parameters.values())
     namespace: dict = {}
     listed = _parameter_list(params, fn, namespace, False)
-    made = _made("bind", listed, "return {" + ", ".join(f"{p.name!r}: {p.name}" for p in params)
-                 + "}", namespace, fn)
+    made = _made(
+        "bind",
+        listed,
+        "return {" + ", ".join(f"{p.name!r}: {p.name}" for p in params) + "}",
+        namespace,
+        fn,
+    )
     made.__qualname__ = getattr(fn, "__qualname__", made.__qualname__)
     return made
 
@@ -158,20 +168,30 @@ def _first_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
-def _param_error(fn: Any, plan: Any, arguments: dict, bindings: Any,
-                 error: BaseException) -> TypeCheckError:
+def _param_error(
+    fn: Any, plan: Any, arguments: dict, bindings: Any, error: BaseException
+) -> TypeCheckError:
     if plan is not None:
         env = Bindings(arguments)
         for p in plan.checked_params:
             if p.name in arguments:
                 reason = why(arguments[p.name], p.type, env, p.name, plan.overrides)
                 if reason is not None:
-                    return format_error(plan, f"{plan.role_of(p.name)} {p.name}", arguments[p.name],
-                                        p.ann, p.type, reason, env)
+                    return format_error(
+                        plan,
+                        f"{plan.role_of(p.name)} {p.name}",
+                        arguments[p.name],
+                        p.ann,
+                        p.type,
+                        reason,
+                        env,
+                    )
     label = function_label(fn)
-    return TypeCheckError(f"{first_line(label, 'the parameters')}\n  where:    the "
-                          f"parameters of {label} ({where_defined(fn)})\n  reason:   "
-                          f"{_first_line(error)}\n  bindings: {_describe(bindings)}")
+    return TypeCheckError(
+        f"{first_line(label, 'the parameters')}\n  where:    the "
+        f"parameters of {label} ({where_defined(fn)})\n  reason:   "
+        f"{_first_line(error)}\n  bindings: {_describe(bindings)}"
+    )
 
 
 def _describe(bindings: Any) -> str:
@@ -187,13 +207,17 @@ def _name_origins(plan: Any, arguments: dict, bindings: Any) -> None:
         if p.name in arguments:
             why(arguments[p.name], p.type, env, p.name, plan.overrides)
     for name, where in list(bindings.where.items()):
-        if where[0] in (None, ISINSTANCE_LABEL) and name in env.where and \
-                env.sizes.get(name) == bindings.sizes.get(name):
+        if (
+            where[0] in (None, ISINSTANCE_LABEL)
+            and name in env.where
+            and env.sizes.get(name) == bindings.sizes.get(name)
+        ):
             bindings.where[name] = env.where[name]
 
 
-def _return_error(fn: Any, plan: Any, value: Any, ann: Any, bindings: Any,
-                  error: BaseException) -> TypeCheckError:
+def _return_error(
+    fn: Any, plan: Any, value: Any, ann: Any, bindings: Any, error: BaseException
+) -> TypeCheckError:
     reason = None
     t = None if plan is None else plan.ret
     if t is not None:
@@ -202,8 +226,10 @@ def _return_error(fn: Any, plan: Any, value: Any, ann: Any, bindings: Any,
     detail = _first_line(error) if reason is None else reason
     if plan is None:
         label = function_label(fn)
-        return TypeCheckError(f"{first_line(label, 'return value')}\n  where:    return "
-                              f"value of {label} ({where_defined(fn)})\n  reason:   {detail}")
+        return TypeCheckError(
+            f"{first_line(label, 'return value')}\n  where:    return "
+            f"value of {label} ({where_defined(fn)})\n  reason:   {detail}"
+        )
     return format_error(plan, "return value", value, ann, t, detail, bindings)
 
 
@@ -218,12 +244,15 @@ def _hints(fn: Any, localns: dict | None, lenient: bool) -> dict:
     out = {}
     globalns = getattr(inspect.unwrap(fn), "__globals__", {})
     for name, ann in getattr(fn, "__annotations__", {}).items():
+
         def probe(value: Any) -> None:
             del value
+
         probe.__annotations__ = {"value": ann}
         try:
-            out[name] = typing.get_type_hints(probe, globalns, localns,
-                                              include_extras=True)["value"]
+            out[name] = typing.get_type_hints(probe, globalns, localns, include_extras=True)[
+                "value"
+            ]
         except Exception:  # noqa: BLE001
             out[name] = typing.Any
     return out
@@ -236,11 +265,13 @@ def _typing_unions(ann: Any, depth: int = 0) -> Any:
     if depth > 20:
         return ann
     if isinstance(ann, types.UnionType):
-        return typing.Union[tuple(_typing_unions(a, depth + 1)  # noqa: UP007 (that form)
-                                  for a in typing.get_args(ann))]
+        return typing.Union[  # noqa: UP007 (that form)
+            tuple(_typing_unions(a, depth + 1) for a in typing.get_args(ann))
+        ]
     if typing.get_origin(ann) is typing.Union:
-        return typing.Union[tuple(_typing_unions(a, depth + 1)  # noqa: UP007 (that form)
-                                  for a in typing.get_args(ann))]
+        return typing.Union[  # noqa: UP007 (that form)
+            tuple(_typing_unions(a, depth + 1) for a in typing.get_args(ann))
+        ]
     return ann
 
 
@@ -249,8 +280,10 @@ def _return_function(ann: Any, fn: Any) -> Any:
     a return annotation (``NoReturn`` and ``Never`` are allowed only there)."""
     namespace = {"_r": ann}
     source = "def check_return(value, /) -> _r:\n    return value\n"
-    exec(compile(source, "<tensortypes check_return>", "exec", dont_inherit=True),  # noqa: S102
-         namespace)
+    exec(
+        compile(source, "<tensortypes check_return>", "exec", dont_inherit=True),  # noqa: S102
+        namespace,
+    )
     made = namespace["check_return"]
     made.__module__ = getattr(fn, "__module__", None) or __name__
     return made
@@ -278,8 +311,10 @@ class _Setup:
             self.plan = None
         signature = inspect.signature(fn)
         self.bind = _binder(signature, fn)
-        params = [p.replace(annotation=hints.get(p.name, p.annotation))
-                  for p in signature.parameters.values()]
+        params = [
+            p.replace(annotation=hints.get(p.name, p.annotation))
+            for p in signature.parameters.values()
+        ]
         self.check_params = None
         if any(p.annotation is not _P.empty for p in params):
             self.check_params = typechecker(_signature_function("check_params", params, fn))
@@ -323,17 +358,19 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
         except AnnotationError:
             raise
         except Exception as error:  # noqa: BLE001 (any annotation code)
-            raise AnnotationError(f"cannot evaluate the annotations of {function_label(fn)} "
-                                  f"({where_defined(fn)}): {type(error).__name__}: {error}") \
-                from None
+            raise AnnotationError(
+                f"cannot evaluate the annotations of {function_label(fn)} "
+                f"({where_defined(fn)}): {type(error).__name__}: {error}"
+            ) from None
 
     def setup() -> _Setup:
         if not state:
             state.append(_Setup(fn, typechecker, localns, lenient=True))
         return state[0]
 
-    def check_params(made: _Setup, arguments: dict, bindings: Bindings, args: tuple,
-                     kwargs: dict) -> None:
+    def check_params(
+        made: _Setup, arguments: dict, bindings: Bindings, args: tuple, kwargs: dict
+    ) -> None:
         try:
             made.check_params(*args, **kwargs)
         except AnnotationError:
@@ -347,13 +384,13 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
         except AnnotationError:
             raise
         except Exception as error:  # noqa: BLE001 (whatever the other checker raises)
-            raise _return_error(fn, made.plan, value, made.ret_ann, bindings, error) \
-                from error
+            raise _return_error(fn, made.plan, value, made.ret_ann, bindings, error) from error
 
     # Each call's scope is the ContextVar's, set by the wrapper, whose frame is
     # registered as one that sets it: an ``isinstance`` the other checker makes finds
     # it one frame out, not by walking the whole stack (see annotate._scope).
     if inspect.iscoroutinefunction(fn):
+
         @functools.wraps(fn)
         async def checked_coroutine(*args: Any, **kwargs: Any) -> Any:
             if checked_coroutine.__dict__.get("__no_type_check__"):
@@ -370,6 +407,7 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
             finally:
                 reset_scope(token)
             return value
+
         _register_once(checked_coroutine.__code__)
         return checked_coroutine
 
@@ -391,6 +429,7 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
             # Another checker costs far more than the memo saves: keep nothing alive.
             forget_frames()
         return value
+
     _register_once(checked.__code__)
     return checked
 

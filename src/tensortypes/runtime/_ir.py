@@ -20,16 +20,49 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensortypes.types import (ANY, BOOL, INT, NONE, NUMBER, STR, AnnotatedType, ArrayType,
-                               ClassType, DictType, EnumClassType, FrozenSetType, ListType,
-                               NewTypeType, OptionalType, SetType, TupleType, TypeVarType,
-                               UnionType, VarTupleType)
+from tensortypes.types import (
+    ANY,
+    BOOL,
+    INT,
+    NONE,
+    NUMBER,
+    STR,
+    AnnotatedType,
+    ArrayType,
+    ClassType,
+    DictType,
+    EnumClassType,
+    FrozenSetType,
+    ListType,
+    NewTypeType,
+    OptionalType,
+    SetType,
+    TupleType,
+    TypeVarType,
+    UnionType,
+    VarTupleType,
+)
 from tensortypes.types import COMPLEX, FLOAT
 from tensortypes.annotate._compile import has_arrays, scope_aware, type_parts
 
-__all__ = ["Node", "Always", "IsNone", "Instance", "Numeric", "Accept", "Or", "Each",
-           "Mapping", "Fixed", "Walk", "ArrayCheck", "Binder", "lower", "has_names",
-           "LIBRARY_KINDS"]
+__all__ = [
+    "Node",
+    "Always",
+    "IsNone",
+    "Instance",
+    "Numeric",
+    "Accept",
+    "Or",
+    "Each",
+    "Mapping",
+    "Fixed",
+    "Walk",
+    "ArrayCheck",
+    "Binder",
+    "lower",
+    "has_names",
+    "LIBRARY_KINDS",
+]
 
 LIBRARY_KINDS = ("numpy", "torch", "jax", "tensorflow", "mlx", "any")
 
@@ -162,8 +195,7 @@ def has_names(t: Any) -> bool:
     (False, True)
     """
     if type(t) is ArrayType:
-        return t.shape is not None and any(
-            s.kind in _NAMED_KINDS for s in t.shape.specs)
+        return t.shape is not None and any(s.kind in _NAMED_KINDS for s in t.shape.specs)
     if scope_aware(t):
         return True
     if not has_arrays(t):
@@ -195,8 +227,9 @@ def lower(t: Any) -> Node:
         return Instance(t.cls)
     if cls in _SEQUENCES:
         element = lower(t.element)
-        return Instance(_SEQUENCES[cls]) if type(element) is Always else \
-            Each(_SEQUENCES[cls], element)
+        return (
+            Instance(_SEQUENCES[cls]) if type(element) is Always else Each(_SEQUENCES[cls], element)
+        )
     if cls is DictType:
         key, value = lower(t.key), lower(t.value)
         if type(key) is Always and type(value) is Always:

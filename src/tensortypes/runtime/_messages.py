@@ -27,8 +27,18 @@ from tensortypes.errors import TypeCheckError
 from tensortypes.graph.type import Type
 from tensortypes.types.arrays import ArrayType
 
-__all__ = ["short_value", "mentions_array", "short_dtype", "annotation_str", "function_label",
-           "where_defined", "format_error", "first_line", "bindings_line", "DISAGREE"]
+__all__ = [
+    "short_value",
+    "mentions_array",
+    "short_dtype",
+    "annotation_str",
+    "function_label",
+    "where_defined",
+    "format_error",
+    "first_line",
+    "bindings_line",
+    "DISAGREE",
+]
 
 
 def short_value(value: Any, arrays: bool = True) -> str:
@@ -118,8 +128,10 @@ def function_label(fn: Any) -> str:
     return name
 
 
-DISAGREE = ("the generated check rejected this value but the explaining check accepts it; "
-            "please report this as a bug in tensortypes")
+DISAGREE = (
+    "the generated check rejected this value but the explaining check accepts it; "
+    "please report this as a bug in tensortypes"
+)
 
 
 def bindings_line(env: Any) -> str:
@@ -146,15 +158,18 @@ def first_line(label: str, what: str) -> str:
     kind, _, name = what.partition(" ")
     if kind in ("parameter", "field") and name:
         # A dataclass's fields are its __init__'s parameters to jaxtyping.
-        return (f"Type-check error whilst checking the parameters of {label}. The problem "
-                f"arose whilst typechecking parameter {name!r}.")
+        return (
+            f"Type-check error whilst checking the parameters of {label}. The problem "
+            f"arose whilst typechecking parameter {name!r}."
+        )
     if what in ("the parameters", "parameters"):
         return f"Type-check error whilst checking the parameters of {label}."
     return f"Type-check error whilst checking the {what} of {label}."
 
 
-def format_error(plan: Any, what: str, value: Any, ann: Any, t: Any, reason: str | None,
-                 env: Any) -> TypeCheckError:
+def format_error(
+    plan: Any, what: str, value: Any, ann: Any, t: Any, reason: str | None, env: Any
+) -> TypeCheckError:
     """The error for ``value`` (the ``what`` of ``plan``'s function) failing ``ann``.
 
     >>> class P: label, where = "f", "m.py:1"

@@ -69,11 +69,31 @@ class Plan:
     yields and is sent (None when unchecked).
     """
 
-    __slots__ = ("fn", "label", "where", "params", "ret", "ret_ann", "yields", "sends",
-                 "flavor", "names", "role", "overrides")
+    __slots__ = (
+        "fn",
+        "label",
+        "where",
+        "params",
+        "ret",
+        "ret_ann",
+        "yields",
+        "sends",
+        "flavor",
+        "names",
+        "role",
+        "overrides",
+    )
 
-    def __init__(self, fn: Any, params: list, ret: Any, ret_ann: Any, flavor: str,
-                 yields: Any = None, sends: Any = None):
+    def __init__(
+        self,
+        fn: Any,
+        params: list,
+        ret: Any,
+        ret_ann: Any,
+        flavor: str,
+        yields: Any = None,
+        sends: Any = None,
+    ):
         self.fn = fn
         self.label = function_label(fn)
         self.where = where_defined(fn)
@@ -110,8 +130,9 @@ def _template_matchers(fn: Any, annotations: list) -> dict | None:
         try:
             annotation_matchers(ann, found)
         except AnnotationError as error:
-            raise AnnotationError(f"cannot check {function_label(fn)} ({where_defined(fn)}): "
-                                  f"{error}") from None
+            raise AnnotationError(
+                f"cannot check {function_label(fn)} ({where_defined(fn)}): {error}"
+            ) from None
     return {t: m for t, m in found.items() if m.templated} or None
 
 
@@ -155,9 +176,11 @@ def _hints(fn: Any, localns: dict | None, missing: list | None = None) -> dict:
                 raise Unresolved(str(error)) from None
             missing.append(getattr(error, "name", None))
         except Exception as error:  # noqa: BLE001 (an annotation's own code may raise anything)
-            raise AnnotationError(f"cannot check {_what(name)} of {function_label(fn)} "
-                                  f"({where_defined(fn)}): cannot evaluate {ann!r}: "
-                                  f"{type(error).__name__}: {error}") from None
+            raise AnnotationError(
+                f"cannot check {_what(name)} of {function_label(fn)} "
+                f"({where_defined(fn)}): cannot evaluate {ann!r}: "
+                f"{type(error).__name__}: {error}"
+            ) from None
     return out
 
 
@@ -176,26 +199,32 @@ def _convert(fn: Any, what: str, ann: Any, missing: list | None = None) -> Any:
             # Named in some other module's namespace (a TypeVar's): not known where.
             missing.append(None)
             return ANY
-        wrapped = AnnotationError(f"cannot check {what} of {function_label(fn)} "
-                                  f"({where_defined(fn)}): {error}")
+        wrapped = AnnotationError(
+            f"cannot check {what} of {function_label(fn)} ({where_defined(fn)}): {error}"
+        )
         if getattr(error, "deferred", False):
             wrapped.deferred = True  # an annotation refused when checked, not written
         raise wrapped from None
     except TypeError as error:
-        raise AnnotationError(f"cannot check {what} of {function_label(fn)} "
-                              f"({where_defined(fn)}): annotation {ann!r}: {error}") from None
+        raise AnnotationError(
+            f"cannot check {what} of {function_label(fn)} "
+            f"({where_defined(fn)}): annotation {ann!r}: {error}"
+        ) from None
 
 
 def _check_name(fn: Any, name: str) -> str:
     # Names reach generated source: only identifiers pass, and only in the NFKC form
     # Python reads them in (a signature made by hand may hold "ﬁ" beside "fi").
     if not name.isidentifier() or keyword.iskeyword(name):
-        raise AnnotationError(f"{function_label(fn)} has a parameter named {name!r}, which "
-                              "is not an identifier")
+        raise AnnotationError(
+            f"{function_label(fn)} has a parameter named {name!r}, which is not an identifier"
+        )
     if not name.isascii() and unicodedata.normalize("NFKC", name) != name:
-        raise AnnotationError(f"{function_label(fn)} has a parameter named {name!r}, which "
-                              f"Python reads as "
-                              f"{unicodedata.normalize('NFKC', name)!r} in source")
+        raise AnnotationError(
+            f"{function_label(fn)} has a parameter named {name!r}, which "
+            f"Python reads as "
+            f"{unicodedata.normalize('NFKC', name)!r} in source"
+        )
     return name
 
 
@@ -209,7 +238,8 @@ def _split_yields(fn: Any, flavor: str, ret_t: Any) -> tuple[Any, Any, Any]:
             f"({where_defined(fn)}): a {'generator' if flavor == 'generator' else 'async generator'}"
             f" function is annotated with what it yields, e.g. "
             f"{'Iterator[int] or Generator[int, None, None]' if flavor == 'generator' else 'AsyncIterator[int]'}"
-            f", got {ret_t}")
+            f", got {ret_t}"
+        )
     args = ret_t.args
     yields = args[0] if args and args[0] is not ANY else None
     sends = args[1] if len(args) > 1 and args[1] is not ANY else None

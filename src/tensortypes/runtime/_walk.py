@@ -30,18 +30,33 @@ from tensortypes.annotate import Bindings
 from tensortypes.annotate._compile import has_arrays, matcher_for
 from tensortypes.core.words import annotation_text
 from tensortypes.runtime._messages import short_value
-from tensortypes.types import (NONE, AbcType, AnnotatedType, ArrayType, DictType,
-                               FrozenSetType, ListType, NamedTupleType, NewTypeType,
-                               OptionalType, SetType, TupleType, TypedDictType, TypeVarType,
-                               UnionType, VarTupleType)
+from tensortypes.types import (
+    NONE,
+    AbcType,
+    AnnotatedType,
+    ArrayType,
+    DictType,
+    FrozenSetType,
+    ListType,
+    NamedTupleType,
+    NewTypeType,
+    OptionalType,
+    SetType,
+    TupleType,
+    TypedDictType,
+    TypeVarType,
+    UnionType,
+    VarTupleType,
+)
 from tensortypes.types import explain as _types_explain
 from tensortypes.types import is_instance as _types_accept
 
 __all__ = ["why", "array_why", "sample"]
 
 
-def array_why(value: Any, t: ArrayType, env: Bindings, label: str,
-              overrides: dict | None = None) -> str | None:
+def array_why(
+    value: Any, t: ArrayType, env: Bindings, label: str, overrides: dict | None = None
+) -> str | None:
     """Why ``value`` is not an array of ``t`` under ``env`` (None: it is; ``env`` extended).
 
     >>> import numpy as np
@@ -63,6 +78,7 @@ def array_why(value: Any, t: ArrayType, env: Bindings, label: str,
 
 # -- every other type ---------------------------------------------------------------------
 
+
 def sample(items: Any) -> Any:
     """The elements a container check looks at: all, or the first (``container_check``).
 
@@ -76,8 +92,7 @@ def sample(items: Any) -> Any:
     return items
 
 
-def why(value: Any, t: Any, env: Bindings, label: str,
-        overrides: dict | None = None) -> str | None:
+def why(value: Any, t: Any, env: Bindings, label: str, overrides: dict | None = None) -> str | None:
     """Why ``value`` is not a value of ``t`` (None when it is); extends ``env``.
 
     ``overrides`` maps an array type to the matcher to use instead of the one built
@@ -112,8 +127,9 @@ def _fits(value, t, env, label, ov):
 
 def _names_sizes(t: ArrayType) -> bool:
     """Whether matching an array of ``t`` may bind a size (or a tree path)."""
-    return t.shape is not None and any(s.kind in ("var", "rigid") or s.variadic or s.path
-                                       for s in t.shape.specs)
+    return t.shape is not None and any(
+        s.kind in ("var", "rigid") or s.variadic or s.path for s in t.shape.specs
+    )
 
 
 def _union(value, t, env, label, ov):
@@ -133,8 +149,10 @@ def _union(value, t, env, label, ov):
     reasons = [why(value, member, env.copy(), label, ov) for member in members]
     if value is not None and NONE in members and len(members) == 2:
         return reasons[members.index(NONE) ^ 1]  # Optional[T]: only T could have fitted
-    return (f"{label} is {short_value(value)}, which fits no member of {annotation_text(t)}: "
-            + "; ".join(reasons))
+    return (
+        f"{label} is {short_value(value)}, which fits no member of {annotation_text(t)}: "
+        + "; ".join(reasons)
+    )
 
 
 def _sequence(cls):
@@ -148,6 +166,7 @@ def _sequence(cls):
             if reason is not None:
                 return reason
         return None
+
     return rule
 
 
@@ -157,12 +176,16 @@ def _tuple(value, t, env, label, ov):
             return _mismatch(value, t, label)
     elif not isinstance(value, tuple):
         return _mismatch(value, t, label)
-    if type(t) is NamedTupleType and t.cls is None and \
-            getattr(type(value), "_fields", None) != t.names:
+    if (
+        type(t) is NamedTupleType
+        and t.cls is None
+        and getattr(type(value), "_fields", None) != t.names
+    ):
         return _mismatch(value, t, label)
     if len(value) != len(t.elements):
-        return (f"{label} has {len(value)} elements, expected {len(t.elements)} "
-                f"({annotation_text(t)})")
+        return (
+            f"{label} has {len(value)} elements, expected {len(t.elements)} ({annotation_text(t)})"
+        )
     names = t.names if type(t) is NamedTupleType else None
     for i, (item, element) in enumerate(zip(value, t.elements)):
         inner = f"{label}.{names[i]}" if names else f"{label}[{i}]"
@@ -189,8 +212,9 @@ def _typeddict(value, t, env, label, ov):
         return _mismatch(value, t, label)
     missing = sorted(t.required - value.keys())
     if missing:
-        return (f"{label} lacks required key(s) {', '.join(map(repr, missing))} of "
-                f"{annotation_text(t)}")
+        return (
+            f"{label} lacks required key(s) {', '.join(map(repr, missing))} of {annotation_text(t)}"
+        )
     fields = dict(t.fields)
     for key, item in value.items():
         if key not in fields:
@@ -209,16 +233,18 @@ def _abc(value, t, env, label, ov):
     if t.origin in (abc.Mapping, abc.MutableMapping):
         key_t, value_t = t.args
         for key in sample(value):
-            reason = why(key, key_t, env, f"a key of {label}", ov) or \
-                why(value[key], value_t, env, f"{label}[{key!r}]", ov)
+            reason = why(key, key_t, env, f"a key of {label}", ov) or why(
+                value[key], value_t, env, f"{label}[{key!r}]", ov
+            )
             if reason is not None:
                 return reason
         return None
     if t.origin is abc.ItemsView:
         key_t, value_t = t.args
         for key, item in sample(value):
-            reason = why(key, key_t, env, f"a key of {label}", ov) or \
-                why(item, value_t, env, f"{label}[{key!r}]", ov)
+            reason = why(key, key_t, env, f"a key of {label}", ov) or why(
+                item, value_t, env, f"{label}[{key!r}]", ov
+            )
             if reason is not None:
                 return reason
         return None

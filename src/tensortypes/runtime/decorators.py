@@ -54,7 +54,8 @@ _OLD_STYLE = (
     "    @jaxtyped\n    @typechecker\n    def foo(...):\n"
     "should no longer be used. (It still works: tensortypes checks the function with "
     "its own checker, around the other one if there is one; @typechecked, or "
-    "@jaxtyped(typechecker=tensortypes.typechecked), says so without this warning.)")
+    "@jaxtyped(typechecker=tensortypes.typechecked), says so without this warning.)"
+)
 
 
 def _apply(obj: Any, wrap: Any, on_class: Any) -> Any:
@@ -64,8 +65,13 @@ def _apply(obj: Any, wrap: Any, on_class: Any) -> Any:
     if isinstance(obj, staticmethod):
         return staticmethod(_apply(obj.__func__, wrap, on_class))
     if isinstance(obj, property):
-        return property(*(None if f is None else _apply(f, wrap, on_class)
-                          for f in (obj.fget, obj.fset, obj.fdel)), obj.__doc__)
+        return property(
+            *(
+                None if f is None else _apply(f, wrap, on_class)
+                for f in (obj.fget, obj.fset, obj.fdel)
+            ),
+            obj.__doc__,
+        )
     if getattr(obj, "__no_type_check__", False):
         return obj
     if inspect.isclass(obj):
@@ -78,8 +84,9 @@ def _apply(obj: Any, wrap: Any, on_class: Any) -> Any:
 def _compile(fn: Any) -> Any:
     """The checked wrapper of a function (deferred to its first call when a string
     annotation names something not defined yet)."""
-    if getattr(fn, "__tensortypes_checker__", None) is not None or \
-            getattr(fn, "__tensortypes_deferred__", False):
+    if getattr(fn, "__tensortypes_checker__", None) is not None or getattr(
+        fn, "__tensortypes_deferred__", False
+    ):
         return fn
     template = lookup(fn)
     if template is not None:  # a nested function defined again: its check is compiled
@@ -119,6 +126,7 @@ def _refused(fn: Any, error: AnnotationError) -> Any:
     @functools.wraps(fn)
     def refused(*args: Any, **kwargs: Any) -> Any:
         raise AnnotationError(str(error))
+
     refused.__tensortypes_deferred__ = True
     return refused
 
@@ -150,13 +158,16 @@ def _deferred(fn: Any, localns: dict | None) -> Any:
         return wrapper
 
     if inspect.iscoroutinefunction(fn):
+
         @functools.wraps(fn)
         async def checked_later(*args: Any, **kwargs: Any) -> Any:
             return await compiled()(*args, **kwargs)
     else:
+
         @functools.wraps(fn)
         def checked_later(*args: Any, **kwargs: Any) -> Any:
             return compiled()(*args, **kwargs)
+
     checked_later.__tensortypes_deferred__ = True
     return checked_later
 
@@ -165,8 +176,7 @@ def _defined_now(fn: Any, missing: list) -> bool:
     """Whether one of the names an annotation of ``fn`` lacked may be defined now
     (None: a name not of ``fn``'s module, looked for again at every call)."""
     namespace = getattr(inspect.unwrap(fn), "__globals__", None) or {}
-    return any(name is None or name in namespace or hasattr(builtins, name)
-               for name in missing)
+    return any(name is None or name in namespace or hasattr(builtins, name) for name in missing)
 
 
 def _check_class(cls: type, check_assignment: bool) -> type:
@@ -178,8 +188,7 @@ def _check_class(cls: type, check_assignment: bool) -> type:
             continue
         if dataclass and name == "__init__":
             continue
-        if inspect.isfunction(member) or isinstance(member, (classmethod, staticmethod,
-                                                             property)):
+        if inspect.isfunction(member) or isinstance(member, (classmethod, staticmethod, property)):
             setattr(cls, name, _apply(member, _compile, lambda c: c))
     if dataclass:
         return check_dataclass(cls, _compile, check_assignment)
@@ -220,13 +229,16 @@ def resolve_checker(typechecker: Any) -> Any:
     if typechecker is _SENTINEL or typechecker is typechecked or typechecker is jaxtyped:
         return None
     if not callable(typechecker):
-        raise TypeError(f"typechecker must be a decorator such as beartype.beartype, a "
-                        f"dotted name of one, or None; got {typechecker!r}")
+        raise TypeError(
+            f"typechecker must be a decorator such as beartype.beartype, a "
+            f"dotted name of one, or None; got {typechecker!r}"
+        )
     return typechecker
 
 
-def jaxtyped(fn: Any = _SENTINEL, *, typechecker: Any = _SENTINEL,
-             check_assignment: bool = False) -> Any:
+def jaxtyped(
+    fn: Any = _SENTINEL, *, typechecker: Any = _SENTINEL, check_assignment: bool = False
+) -> Any:
     """jaxtyping's decorator: a dimension scope per call, and a type checker.
 
     ``check_assignment`` (ours, not jaxtyping's): on a dataclass, also check every
@@ -241,15 +253,19 @@ def jaxtyped(fn: Any = _SENTINEL, *, typechecker: Any = _SENTINEL,
     """
     if isinstance(fn, str):
         if fn != "context":
-            raise ValueError(f"jaxtyped takes a function, a class or the string 'context', "
-                             f"got {fn!r}")
+            raise ValueError(
+                f"jaxtyped takes a function, a class or the string 'context', got {fn!r}"
+            )
         if typechecker is not _SENTINEL:
-            raise ValueError("jaxtyped('context') opens a scope for isinstance checks; it "
-                             "takes no typechecker (there is no function to check)")
+            raise ValueError(
+                "jaxtyped('context') opens a scope for isinstance checks; it "
+                "takes no typechecker (there is no function to check)"
+            )
         return scope()
     if fn is _SENTINEL:
-        return functools.partial(jaxtyped, typechecker=typechecker,
-                                 check_assignment=check_assignment)
+        return functools.partial(
+            jaxtyped, typechecker=typechecker, check_assignment=check_assignment
+        )
     if config.disable:
         return fn
     if typechecker is _SENTINEL:

@@ -33,8 +33,15 @@ from typing import Any
 
 from tensortypes.runtime.decorators import jaxtyped, resolve_checker, typechecked
 
-__all__ = ["install_import_hook", "ImportHookManager", "CheckTransformer", "hook_decorator",
-           "class_decorator", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = [
+    "install_import_hook",
+    "ImportHookManager",
+    "CheckTransformer",
+    "hook_decorator",
+    "class_decorator",
+    "load_ipython_extension",
+    "unload_ipython_extension",
+]
 
 _ALIAS = "__tensortypes_hook__"
 _CHECKERS: list = []
@@ -62,6 +69,7 @@ def _checker(key: int) -> Any:
 
 def class_decorator(key: int) -> Any:
     """The decorator a rewritten module applies to its classes: dataclass fields."""
+
     def decorate(cls: type) -> type:
         if not dataclasses.is_dataclass(cls):
             return cls
@@ -69,6 +77,7 @@ def class_decorator(key: int) -> Any:
         if checker is None:
             return typechecked(cls)
         return jaxtyped(cls, typechecker=checker)
+
     return decorate
 
 
@@ -76,8 +85,10 @@ def _register(typechecker: Any) -> int:
     if isinstance(typechecker, tuple):  # jaxtyping's old ("module", "name") spelling
         typechecker = ".".join(typechecker)
     if typechecker is not None and not isinstance(typechecker, str) and not callable(typechecker):
-        raise TypeError(f"typechecker must be None, a dotted name such as 'beartype.beartype' "
-                        f"or a decorator; got {typechecker!r}")
+        raise TypeError(
+            f"typechecker must be None, a dotted name such as 'beartype.beartype' "
+            f"or a decorator; got {typechecker!r}"
+        )
     _CHECKERS.append(typechecker)
     return len(_CHECKERS) - 1
 
@@ -85,8 +96,13 @@ def _register(typechecker: Any) -> int:
 def _skipped(decorators: list) -> bool:
     for d in decorators:
         target = d.func if isinstance(d, ast.Call) else d
-        name = target.attr if isinstance(target, ast.Attribute) else \
-            target.id if isinstance(target, ast.Name) else None
+        name = (
+            target.attr
+            if isinstance(target, ast.Attribute)
+            else target.id
+            if isinstance(target, ast.Name)
+            else None
+        )
         if name in _SKIP:
             return True
     return False
@@ -95,8 +111,9 @@ def _skipped(decorators: list) -> bool:
 def _annotated(node: Any) -> bool:
     a = node.args
     params = [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
-    return node.returns is not None or any(p is not None and p.annotation is not None
-                                           for p in params)
+    return node.returns is not None or any(
+        p is not None and p.annotation is not None for p in params
+    )
 
 
 def _hook_call(function: str, key: int) -> ast.expr:
@@ -114,15 +131,18 @@ class CheckTransformer(ast.NodeTransformer):
         index = 0
         for index, child in enumerate(node.body):  # noqa: B007 (the index is the point)
             is_future = isinstance(child, ast.ImportFrom) and child.module == "__future__"
-            is_doc = index == 0 and isinstance(child, ast.Expr) and \
-                isinstance(child.value, ast.Constant) and isinstance(child.value.value, str)
+            is_doc = (
+                index == 0
+                and isinstance(child, ast.Expr)
+                and isinstance(child.value, ast.Constant)
+                and isinstance(child.value.value, str)
+            )
             if not (is_future or is_doc):
                 break
         else:
             index = len(node.body)
         self.generic_visit(node)
-        node.body.insert(index, ast.Import([ast.alias("tensortypes.runtime.import_hook",
-                                                      _ALIAS)]))
+        node.body.insert(index, ast.Import([ast.alias("tensortypes.runtime.import_hook", _ALIAS)]))
         return node
 
     def visit_ClassDef(self, node: ast.ClassDef) -> ast.ClassDef:  # noqa: N802
@@ -217,8 +237,9 @@ def install_import_hook(modules: str | Sequence[str], typechecker: Any = None) -
     prefixes = tuple(modules)
     for name in prefixes:
         if not isinstance(name, str) or not all(p.isidentifier() for p in name.split(".")):
-            raise ValueError(f"install_import_hook takes module names such as 'pkg.sub', "
-                             f"got {name!r}")
+            raise ValueError(
+                f"install_import_hook takes module names such as 'pkg.sub', got {name!r}"
+            )
     hook = _Finder(prefixes, _register(typechecker))
     sys.meta_path.insert(0, hook)
     return ImportHookManager(hook)
@@ -226,9 +247,11 @@ def install_import_hook(modules: str | Sequence[str], typechecker: Any = None) -
 
 # -- IPython --------------------------------------------------------------------------
 
+
 def _install(shell: Any, typechecker: Any) -> None:
-    shell.ast_transformers = [t for t in shell.ast_transformers
-                              if not isinstance(t, CheckTransformer)]
+    shell.ast_transformers = [
+        t for t in shell.ast_transformers if not isinstance(t, CheckTransformer)
+    ]
     shell.ast_transformers.append(CheckTransformer(_register(typechecker)))
 
 
@@ -255,5 +278,6 @@ def load_ipython_extension(ipython: Any) -> None:
 
 def unload_ipython_extension(ipython: Any) -> None:
     """Called by ``%unload_ext tensortypes``: stop checking new cells."""
-    ipython.ast_transformers = [t for t in ipython.ast_transformers
-                                if not isinstance(t, CheckTransformer)]
+    ipython.ast_transformers = [
+        t for t in ipython.ast_transformers if not isinstance(t, CheckTransformer)
+    ]

@@ -28,8 +28,13 @@ import pytest
 
 from tensortypes.runtime._checkerspec import split_top_level
 
-__all__ = ["pytest_addoption", "pytest_load_initial_conftests", "split_packages",
-           "install_for", "add_jaxtyping_option"]
+__all__ = [
+    "pytest_addoption",
+    "pytest_load_initial_conftests",
+    "split_packages",
+    "install_for",
+    "add_jaxtyping_option",
+]
 
 
 def _jaxtyping_plugin_installed() -> bool:
@@ -42,9 +47,13 @@ def _jaxtyping_plugin_installed() -> bool:
 
 def pytest_addoption(parser: Any) -> None:
     group = parser.getgroup("tensortypes")
-    group.addoption("--tensortypes-packages", action="store", default=None,
-                    help="comma-separated packages and modules to check with tensortypes, "
-                         "optionally followed by a checker, e.g. pkg1,pkg2,beartype.beartype")
+    group.addoption(
+        "--tensortypes-packages",
+        action="store",
+        default=None,
+        help="comma-separated packages and modules to check with tensortypes, "
+        "optionally followed by a checker, e.g. pkg1,pkg2,beartype.beartype",
+    )
     if not _jaxtyping_plugin_installed():
         add_jaxtyping_option(parser)
 
@@ -52,9 +61,12 @@ def pytest_addoption(parser: Any) -> None:
 def add_jaxtyping_option(parser: Any) -> None:
     """Add jaxtyping's ``--jaxtyping-packages`` to pytest's options."""
     parser.getgroup("jaxtyping").addoption(
-        "--jaxtyping-packages", action="store", default=None,
+        "--jaxtyping-packages",
+        action="store",
+        default=None,
         help="jaxtyping's spelling: packages, then the checker to use (None for "
-             "tensortypes' own), e.g. pkg,beartype.beartype")
+        "tensortypes' own), e.g. pkg,beartype.beartype",
+    )
 
 
 def _names_module(name: str) -> bool:
@@ -66,7 +78,7 @@ def _names_module(name: str) -> bool:
     path = None
     parts = name.split(".")
     for i in range(len(parts)):
-        spec = importlib.machinery.PathFinder.find_spec(".".join(parts[:i + 1]), path)
+        spec = importlib.machinery.PathFinder.find_spec(".".join(parts[: i + 1]), path)
         if spec is None:
             return False
         path = spec.submodule_search_locations
@@ -88,14 +100,14 @@ def split_packages(value: str, last_is_checker: bool) -> tuple[list[str], Any]:
     if not parts:
         raise pytest.UsageError("--tensortypes-packages needs at least one package name")
     checker = None
-    if last_is_checker or (len(parts) > 1 and (parts[-1] in ("None", "none") or
-                                               not _names_module(parts[-1]))):
+    if last_is_checker or (
+        len(parts) > 1 and (parts[-1] in ("None", "none") or not _names_module(parts[-1]))
+    ):
         checker = parts.pop()
         if checker in ("None", "none"):
             checker = None
     if not parts:
-        raise pytest.UsageError("no package to check: the option's last element is the "
-                                "checker")
+        raise pytest.UsageError("no package to check: the option's last element is the checker")
     bad = [p for p in parts if not all(q.isidentifier() for q in p.split("."))]
     if bad:
         raise pytest.UsageError(f"not a package or module name: {', '.join(bad)}")
@@ -109,17 +121,21 @@ def install_for(value: str | None, last_is_checker: bool) -> None:
     packages, checker = split_packages(value, last_is_checker)
     imported = sorted(p for p in packages if p in sys.modules)
     if imported:
-        raise pytest.UsageError(f"tensortypes cannot check these packages because they "
-                                f"are already imported: {', '.join(imported)}")
+        raise pytest.UsageError(
+            f"tensortypes cannot check these packages because they "
+            f"are already imported: {', '.join(imported)}"
+        )
     if isinstance(checker, str):
         # A checker that cannot be resolved is a usage error now, not at each import.
         from tensortypes.runtime._checkerspec import resolve_checker_text
+
         try:
             resolve_checker_text(checker)
         except (ValueError, ImportError, AttributeError, TypeError) as error:
             raise pytest.UsageError(f"bad typechecker {checker!r}: {error}") from None
     # Imported only when asked for: every pytest run loads this plugin.
     from tensortypes.runtime.import_hook import install_import_hook
+
     install_import_hook(packages, checker)
 
 

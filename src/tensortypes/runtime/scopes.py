@@ -37,9 +37,19 @@ from typing import Any, TextIO
 from tensortypes.annotate import Bindings, current
 from tensortypes.annotate._scope import SCOPE, register
 
-__all__ = ["CallScope", "resolve", "drive_generator", "drive_asyncgen", "DRIVERS",
-           "print_bindings", "current_bindings", "ACTIVE", "take", "call_bindings",
-           "register_wrapper"]
+__all__ = [
+    "CallScope",
+    "resolve",
+    "drive_generator",
+    "drive_asyncgen",
+    "DRIVERS",
+    "print_bindings",
+    "current_bindings",
+    "ACTIVE",
+    "take",
+    "call_bindings",
+    "register_wrapper",
+]
 
 ACTIVE: dict = {}
 """Frame of a running plain checked call -> the bindings its body materialised."""
@@ -85,6 +95,7 @@ def register_wrapper(checker: Any, flag: str, env: str | None) -> None:
         return None if found is None else call_bindings(found, frame, flag, env)
 
     register(checker.wrapper.__code__, handler)
+
 
 _FIELDS = frozenset(Bindings.__slots__)
 
@@ -142,8 +153,10 @@ class CallScope(Bindings):
 
 # -- generators ------------------------------------------------------------------------
 
-def _check(checker: Any, what: str, label: str, value: Any, t: Any, scope: Any,
-           values: tuple) -> None:
+
+def _check(
+    checker: Any, what: str, label: str, value: Any, t: Any, scope: Any, values: tuple
+) -> None:
     if t is not None and checker.why(value, t, scope, label)[0] is not None:
         checker.fail_value(what, label, value, t, t, values, scope)
 
@@ -168,8 +181,7 @@ def drive_generator(gen: Any, checker: Any, scope: Any, values: tuple):
             else:
                 item = gen.send(send)
         except StopIteration as stop:
-            _check(checker, "return value", "the return value", stop.value, plan.ret, scope,
-                   values)
+            _check(checker, "return value", "the return value", stop.value, plan.ret, scope, values)
             return stop.value
         finally:
             SCOPE.reset(token)
@@ -225,6 +237,7 @@ for _driver in (drive_generator, drive_asyncgen):
 
 # -- print_bindings --------------------------------------------------------------------
 
+
 def current_bindings() -> Any:
     """The current scope's ``Bindings`` (filled in if need be), or None outside any.
 
@@ -246,8 +259,11 @@ def print_bindings(file: TextIO | None = None, *, where: bool = False) -> None:
     out = sys.stdout if file is None else file
     bindings = current_bindings()
     if bindings is None:
-        print("print_bindings(): no dimension scope is active here (call it inside a checked "
-              "function or a 'with jaxtyped(\"context\"):' block)", file=out)
+        print(
+            "print_bindings(): no dimension scope is active here (call it inside a checked "
+            "function or a 'with jaxtyped(\"context\"):' block)",
+            file=out,
+        )
         return
     lines = []
     if bindings.sizes:

@@ -33,7 +33,8 @@ def _short(data, limit: int = 80) -> str:
     # NumPy prints every item of, say, a broadcast array of 64 axes of size 2.
     try:
         if isinstance(data, (list, tuple, dict, set, frozenset)) or (
-                issubclass(type(data), np.ndarray) and np.ndarray.size.__get__(data) > 1000):
+            issubclass(type(data), np.ndarray) and np.ndarray.size.__get__(data) > 1000
+        ):
             text = _REPR.repr(data)
         else:
             text = str(data)
@@ -72,11 +73,13 @@ def _asarray(self, data):
             return np.asarray(data, dtype=self.numpy_dtype)
     except OverflowError:
         raise TypeCheckError(
-            f"{self} cannot store value {_short(data)}: it is out of range for "
-            f"{self.dtype}") from None
+            f"{self} cannot store value {_short(data)}: it is out of range for {self.dtype}"
+        ) from None
     except (TypeError, ValueError) as exc:
-        raise TypeCheckError(f"{self} cannot convert {_short(data)!s} "
-                             f"(of type {type(data).__name__}) to {self.dtype}: {exc}") from None
+        raise TypeCheckError(
+            f"{self} cannot convert {_short(data)!s} "
+            f"(of type {type(data).__name__}) to {self.dtype}: {exc}"
+        ) from None
 
 
 def coerce(self, data, strict: bool, allow_downcast):
@@ -85,13 +88,15 @@ def coerce(self, data, strict: bool, allow_downcast):
         if data.dtype == self.numpy_dtype:
             if data.dtype.byteorder not in "=|" and not data.dtype.isnative:
                 if strict:
-                    raise TypeCheckError(f"{self} expected a native-byte-order ndarray, "
-                                         f"got dtype {data.dtype.str}")
+                    raise TypeCheckError(
+                        f"{self} expected a native-byte-order ndarray, got dtype {data.dtype.str}"
+                    )
                 return data.astype(self.numpy_dtype)
             return data
         if strict:
             raise TypeCheckError(
-                f"{self} expected an ndarray with dtype={self.dtype} (got {data.dtype}).")
+                f"{self} expected an ndarray with dtype={self.dtype} (got {data.dtype})."
+            )
         if allow_downcast:
             return _cast_array(self, data)
         if np.can_cast(data.dtype, self.numpy_dtype, "safe"):
@@ -99,7 +104,8 @@ def coerce(self, data, strict: bool, allow_downcast):
         raise TypeCheckError(
             f"{self} cannot store a value of dtype {data.dtype} ({value_text(data)}) without "
             f"risking loss of precision; if that loss is fine, cast the data to {self.dtype} "
-            f"first, or pass allow_downcast=True (to filter or to function)")
+            f"first, or pass allow_downcast=True (to filter or to function)"
+        )
     if strict:
         raise TypeCheckError(f"{self} expected an ndarray object (got {type(data).__name__}).")
     if isinstance(data, (str, bytes)) or data is None:
@@ -109,11 +115,15 @@ def coerce(self, data, strict: bool, allow_downcast):
         if axes > self.ndim:
             raise TypeCheckError(
                 f"{self}: expected {self.ndim} {'axis' if self.ndim == 1 else 'axes'}, got a "
-                f"{type(data).__name__} nested at least {axes} deep")
+                f"{type(data).__name__} nested at least {axes} deep"
+            )
     if allow_downcast:
         return _asarray(self, data)
-    if (allow_downcast is None and isinstance(data, (float, np.floating))
-            and self.dtype == config.floatX):
+    if (
+        allow_downcast is None
+        and isinstance(data, (float, np.floating))
+        and self.dtype == config.floatX
+    ):
         return _asarray(self, data)
     converted = _asarray(self, data)
     try:
@@ -127,7 +137,8 @@ def coerce(self, data, strict: bool, allow_downcast):
             f"{self} cannot store accurately value {_short(data)}, it would be represented "
             f"as {_as_python(converted)}; if that loss is fine, convert the data to an "
             f"array of dtype {self.dtype} first, or pass allow_downcast=True (to filter or "
-            f"to function)")
+            f"to function)"
+        )
     return converted
 
 
@@ -141,10 +152,13 @@ def check_shape(self, data: np.ndarray) -> None:
     if data.ndim != self.ndim:
         raise TypeCheckError(
             f"{self}: expected {self.ndim} {'axis' if self.ndim == 1 else 'axes'}, got "
-            f"{data.ndim} (shape {data.shape})")
+            f"{data.ndim} (shape {data.shape})"
+        )
     if not data.flags.aligned:
-        raise TypeCheckError(f"{self}: the ndarray is not aligned; compiled code needs "
-                             "aligned data (copy it with numpy.ascontiguousarray)")
+        raise TypeCheckError(
+            f"{self}: the ndarray is not aligned; compiled code needs "
+            "aligned data (copy it with numpy.ascontiguousarray)"
+        )
     shape = data.shape
     for axis, want in enumerate(self.shape):
         if want is None or isinstance(want, Dim):
@@ -152,15 +166,21 @@ def check_shape(self, data: np.ndarray) -> None:
         if shape[axis] != want:
             raise TypeCheckError(
                 f"{self}: axis {axis} has size {shape[axis]}, but the type requires "
-                f"{want} (data shape {shape})")
+                f"{want} (data shape {shape})"
+            )
     if self._symbolic:
         problem = check_symbolic_shape(self.shape, shape)
         if problem is not None:
             raise TypeCheckError(f"{self}: {problem} (data shape {shape})")
 
 
-def check_symbolic_shape(static: tuple, shape: tuple, bindings: dict | None = None,
-                         where: dict | None = None, origin: str | None = None) -> str | None:
+def check_symbolic_shape(
+    static: tuple,
+    shape: tuple,
+    bindings: dict | None = None,
+    where: dict | None = None,
+    origin: str | None = None,
+) -> str | None:
     """Check the rigid symbolic sizes of a static shape against a concrete ``shape``.
 
     ``static`` is a ``TensorType``'s shape (ints, None and ``Dim`` symbols or
@@ -185,8 +205,10 @@ def check_symbolic_shape(static: tuple, shape: tuple, bindings: dict | None = No
     if bindings is None:
         bindings = {}
     if len(shape) != len(static):
-        return (f"the value has {len(shape)} axes, but the static shape "
-                f"{tuple(static)} has {len(static)}")
+        return (
+            f"the value has {len(shape)} axes, but the static shape "
+            f"{tuple(static)} has {len(static)}"
+        )
     pending = []
     for axis, want in enumerate(static):
         if not isinstance(want, Dim):
@@ -202,8 +224,10 @@ def check_symbolic_shape(static: tuple, shape: tuple, bindings: dict | None = No
             elif bound != got:
                 by = None if where is None else where.get(name)
                 if by is None:
-                    return (f"axis {axis} has size {got}, but {name}={bound} was bound by an "
-                            f"earlier axis")
+                    return (
+                        f"axis {axis} has size {got}, but {name}={bound} was bound by an "
+                        f"earlier axis"
+                    )
                 return f"axis {axis} has size {got}, but {name}={bound}, as bound by {by}"
         else:
             pending.append(axis)
@@ -214,8 +238,10 @@ def check_symbolic_shape(static: tuple, shape: tuple, bindings: dict | None = No
         if not free:
             expected = want.evaluate(bindings)
             if expected != got:
-                return (f"axis {axis} has size {got}, but {want}={expected} "
-                        f"with {_fmt(bindings, want.free_symbols, where)}")
+                return (
+                    f"axis {axis} has size {got}, but {want}={expected} "
+                    f"with {_fmt(bindings, want.free_symbols, where)}"
+                )
             continue
         solved = solve_linear(want.substitute(bindings), got)
         if solved is False:
@@ -228,5 +254,7 @@ def check_symbolic_shape(static: tuple, shape: tuple, bindings: dict | None = No
 
 
 def _fmt(bindings: dict, names, where: dict | None) -> str:
-    return ", ".join(f"{n}={bindings[n]}" + (f" (as bound by {where[n]})" if where and n in where
-                                             else "") for n in sorted(names))
+    return ", ".join(
+        f"{n}={bindings[n]}" + (f" (as bound by {where[n]})" if where and n in where else "")
+        for n in sorted(names)
+    )

@@ -20,11 +20,46 @@ from tensortypes.core import dtypes as _dtypes
 from tensortypes.errors import MethodNotDefined
 from tensortypes.tensor._scalar_c import C_HELPERS, C_RULES, NO_C_DTYPES
 
-__all__ = ["ScalarOp", "BasicScalarOp", "SCALAR_OPS", "scalar_op", "promote_dtypes",
-           "add", "sub", "mul", "true_div", "floor_div", "mod", "pow", "neg", "abs_", "exp",
-           "log", "sqrt", "sin", "cos", "tanh", "log1p", "expm1", "sigmoid", "softplus",
-           "maximum", "minimum", "where", "lt", "le",
-           "gt", "ge", "eq", "neq", "bitwise_and", "bitwise_or", "bitwise_xor", "invert"]
+__all__ = [
+    "ScalarOp",
+    "BasicScalarOp",
+    "SCALAR_OPS",
+    "scalar_op",
+    "promote_dtypes",
+    "add",
+    "sub",
+    "mul",
+    "true_div",
+    "floor_div",
+    "mod",
+    "pow",
+    "neg",
+    "abs_",
+    "exp",
+    "log",
+    "sqrt",
+    "sin",
+    "cos",
+    "tanh",
+    "log1p",
+    "expm1",
+    "sigmoid",
+    "softplus",
+    "maximum",
+    "minimum",
+    "where",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "eq",
+    "neq",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "invert",
+]
+
 
 def promote_dtypes(*dtypes: str) -> str:
     """NumPy 2's promotion of dtype names, from the core lattice.
@@ -67,8 +102,14 @@ def _rule_real(r: str) -> str:
     return {"complex64": "float32", "complex128": "float64"}.get(r, r)
 
 
-_RULES = {"promote": _rule_promote, "promote_int8": _rule_promote_int8, "float": _rule_float,
-          "true_div": _rule_true_div, "bool": _rule_bool, "real": _rule_real}
+_RULES = {
+    "promote": _rule_promote,
+    "promote_int8": _rule_promote_int8,
+    "float": _rule_float,
+    "true_div": _rule_true_div,
+    "bool": _rule_bool,
+    "real": _rule_real,
+}
 
 
 class ScalarOp(abc.ABC):
@@ -167,8 +208,9 @@ class BasicScalarOp(ScalarOp):
         names = tuple(np.dtype(d).name for d in in_dtypes)
         r = promote_dtypes(*(names[i] for i in self.promoted))
         if _kind(r) in self._refuse:
-            raise TypeError(f"{self.name} is not defined for dtype {r} (inputs "
-                            f"{', '.join(names)}), as in NumPy")
+            raise TypeError(
+                f"{self.name} is not defined for dtype {r} (inputs {', '.join(names)}), as in NumPy"
+            )
         return self._rule(r)
 
     def c_expr(self, inputs, in_dtypes, out_dtype) -> str:
@@ -180,8 +222,10 @@ class BasicScalarOp(ScalarOp):
         if len(inputs) != self.nin or len(dtypes) != self.nin:
             raise ValueError(f"{self.name}.c_expr takes {self.nin} input(s)")
         if NO_C_DTYPES.intersection(dtypes) or out in NO_C_DTYPES:
-            raise MethodNotDefined(f"{self.name} has no C form for float16/complex dtypes "
-                                   f"({', '.join(dtypes)} -> {out})")
+            raise MethodNotDefined(
+                f"{self.name} has no C form for float16/complex dtypes "
+                f"({', '.join(dtypes)} -> {out})"
+            )
         return self._c(self, list(inputs), dtypes, out)
 
     def c_support_code(self) -> str:
@@ -269,12 +313,42 @@ def scalar_op(name: str) -> BasicScalarOp:
     try:
         return SCALAR_OPS[name]
     except KeyError:
-        raise ValueError(f"no scalar op named {name!r}; known: "
-                         f"{', '.join(sorted(SCALAR_OPS))}") from None
+        raise ValueError(
+            f"no scalar op named {name!r}; known: {', '.join(sorted(SCALAR_OPS))}"
+        ) from None
 
 
-(add, sub, mul, true_div, floor_div, mod, pow, maximum, minimum, neg, abs_, exp, log, sqrt,
- sin, cos, tanh, log1p, expm1, sigmoid, softplus, lt, le, gt, ge, eq, neq, bitwise_and,
- bitwise_or, bitwise_xor, invert, where) = SCALAR_OPS.values()
-
-
+(
+    add,
+    sub,
+    mul,
+    true_div,
+    floor_div,
+    mod,
+    pow,
+    maximum,
+    minimum,
+    neg,
+    abs_,
+    exp,
+    log,
+    sqrt,
+    sin,
+    cos,
+    tanh,
+    log1p,
+    expm1,
+    sigmoid,
+    softplus,
+    lt,
+    le,
+    gt,
+    ge,
+    eq,
+    neq,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    invert,
+    where,
+) = SCALAR_OPS.values()

@@ -54,7 +54,7 @@ def c_literal(value, dtype: str) -> str:
         text = f"{int(v)}ULL"
     elif kind == "i":
         v = int(v)
-        text = "(-9223372036854775807LL - 1)" if v == -2 ** 63 else f"{v}LL"
+        text = "(-9223372036854775807LL - 1)" if v == -(2**63) else f"{v}LL"
     elif v != v:
         text = "NAN"  # <math.h>'s; NumPy 2's headers no longer define NPY_NAN/NPY_INFINITY
     elif v in (float("inf"), float("-inf")):
@@ -158,9 +158,21 @@ static inline int tt_cmp_i64_u64(npy_int64 s, npy_uint64 u) {
 #endif
 """
 
-_C_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "true_div": "/", "lt": "<", "le": "<=",
-                "gt": ">", "ge": ">=", "eq": "==", "neq": "!=", "bitwise_and": "&",
-                "bitwise_or": "|", "bitwise_xor": "^"}
+_C_OPERATORS = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "true_div": "/",
+    "lt": "<",
+    "le": "<=",
+    "gt": ">",
+    "ge": ">=",
+    "eq": "==",
+    "neq": "!=",
+    "bitwise_and": "&",
+    "bitwise_or": "|",
+    "bitwise_xor": "^",
+}
 _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
@@ -191,8 +203,10 @@ def _c_divmod(op, xs, ds, out):
 
 def _c_pow(op, xs, ds, out):
     if _kind(out) != "f":
-        raise MethodNotDefined(f"{op.name} has no C form for {out} (NumPy raises on negative "
-                               "integer exponents, which a C expression cannot)")
+        raise MethodNotDefined(
+            f"{op.name} has no C form for {out} (NumPy raises on negative "
+            "integer exponents, which a C expression cannot)"
+        )
     a, b = (_cast(x, d, out) for x, d in zip(xs, ds))
     return f"{_float_fn('pow', out)}({a}, {b})"
 
@@ -266,15 +280,36 @@ def _c_where(op, xs, ds, out):
 
 
 C_RULES = {
-    "add": _c_arith, "sub": _c_arith, "mul": _c_arith, "true_div": _c_arith,
-    "floor_div": _c_divmod, "mod": _c_divmod, "pow": _c_pow,
-    "maximum": _c_minmax, "minimum": _c_minmax, "neg": _c_neg, "abs": _c_abs,
-    "exp": _c_unary_float, "log": _c_unary_float, "sqrt": _c_unary_float,
-    "sin": _c_unary_float, "cos": _c_unary_float, "tanh": _c_unary_float,
-    "log1p": _c_unary_float, "expm1": _c_unary_float,
-    "sigmoid": _c_helper_float, "softplus": _c_helper_float,
-    "lt": _c_compare, "le": _c_compare, "gt": _c_compare, "ge": _c_compare,
-    "eq": _c_compare, "neq": _c_compare, "bitwise_and": _c_bitwise,
-    "bitwise_or": _c_bitwise, "bitwise_xor": _c_bitwise, "invert": _c_invert,
+    "add": _c_arith,
+    "sub": _c_arith,
+    "mul": _c_arith,
+    "true_div": _c_arith,
+    "floor_div": _c_divmod,
+    "mod": _c_divmod,
+    "pow": _c_pow,
+    "maximum": _c_minmax,
+    "minimum": _c_minmax,
+    "neg": _c_neg,
+    "abs": _c_abs,
+    "exp": _c_unary_float,
+    "log": _c_unary_float,
+    "sqrt": _c_unary_float,
+    "sin": _c_unary_float,
+    "cos": _c_unary_float,
+    "tanh": _c_unary_float,
+    "log1p": _c_unary_float,
+    "expm1": _c_unary_float,
+    "sigmoid": _c_helper_float,
+    "softplus": _c_helper_float,
+    "lt": _c_compare,
+    "le": _c_compare,
+    "gt": _c_compare,
+    "ge": _c_compare,
+    "eq": _c_compare,
+    "neq": _c_compare,
+    "bitwise_and": _c_bitwise,
+    "bitwise_or": _c_bitwise,
+    "bitwise_xor": _c_bitwise,
+    "invert": _c_invert,
     "where": _c_where,
 }

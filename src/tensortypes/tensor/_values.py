@@ -57,8 +57,9 @@ def values_eq(a, b, force_same_dtype=True) -> bool:
     return bool(np.all(equal | both_nan))
 
 
-def values_eq_approx(a, b, allow_remove_inf=False, allow_remove_nan=False,
-                     rtol=None, atol=None) -> bool:
+def values_eq_approx(
+    a, b, allow_remove_inf=False, allow_remove_nan=False, rtol=None, atol=None
+) -> bool:
     """True iff ``a`` and ``b`` are equal up to the tolerances of their dtype.
 
     NaN and inf must sit at the same positions (inf with the same sign), unless

@@ -20,8 +20,18 @@ from tensortypes.tensor.type import TensorType
 from tensortypes.tensor.variable import TensorConstant, TensorSharedVariable
 
 __all__ = [
-    "as_tensor_variable", "constant", "shared", "specify_shape",
-    "scalar", "vector", "row", "col", "matrix", "tensor3", "tensor4", "tensor",
+    "as_tensor_variable",
+    "constant",
+    "shared",
+    "specify_shape",
+    "scalar",
+    "vector",
+    "row",
+    "col",
+    "matrix",
+    "tensor3",
+    "tensor4",
+    "tensor",
 ]
 
 _INT_DTYPES = ("int8", "int16", "int32", "int64")
@@ -107,8 +117,9 @@ def shared(value, name=None, strict=False, allow_downcast=None, shape=None):
     if shape is None:
         shape = (None,) * data.ndim
     ttype = TensorType(data.dtype, shape)
-    return TensorSharedVariable(ttype, data, name=name, strict=strict,
-                                allow_downcast=allow_downcast)
+    return TensorSharedVariable(
+        ttype, data, name=name, strict=strict, allow_downcast=allow_downcast
+    )
 
 
 def tensor(dtype=None, shape=None, name=None):
@@ -130,6 +141,7 @@ def _fixed_rank(rank: int, default_shape: tuple, doc: str):
         if len(full) != rank:
             raise ValueError(f"expected a shape of {rank} entries, got {shape!r}")
         return tensor(dtype, full, name)
+
     make.__doc__ = f"A {doc} ``TensorVariable`` (dtype defaults to floatX)."
     return make
 
@@ -144,15 +156,31 @@ tensor4 = _fixed_rank(4, (None,) * 4, "4-d")
 scalar.__name__, vector.__name__, row.__name__, col.__name__ = "scalar", "vector", "row", "col"
 matrix.__name__, tensor3.__name__, tensor4.__name__ = "matrix", "tensor3", "tensor4"
 
-_PREFIXES = {"b": "int8", "w": "int16", "i": "int32", "l": "int64", "f": "float32",
-             "d": "float64", "c": "complex64", "z": "complex128"}
-_KINDS = {"scalar": scalar, "vector": vector, "row": row, "col": col, "matrix": matrix,
-          "tensor3": tensor3, "tensor4": tensor4}
+_PREFIXES = {
+    "b": "int8",
+    "w": "int16",
+    "i": "int32",
+    "l": "int64",
+    "f": "float32",
+    "d": "float64",
+    "c": "complex64",
+    "z": "complex128",
+}
+_KINDS = {
+    "scalar": scalar,
+    "vector": vector,
+    "row": row,
+    "col": col,
+    "matrix": matrix,
+    "tensor3": tensor3,
+    "tensor4": tensor4,
+}
 
 
 def _prefixed(dtype: str, base):
     def make(name=None, shape=None):
         return base(name=name, dtype=dtype, shape=shape)
+
     make.__doc__ = f"A ``{base.__name__}`` of dtype {dtype}."
     return make
 

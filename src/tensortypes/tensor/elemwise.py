@@ -31,11 +31,42 @@ from tensortypes.tensor.scalar_ops import SCALAR_OPS, ScalarOp, promote_dtypes
 from tensortypes.tensor.type import TensorType
 from tensortypes.tensor.variable import register_operators
 
-__all__ = ["Elemwise", "elemwise", "add", "sub", "mul", "true_div", "floor_div", "mod", "pow",
-           "neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "log1p", "expm1", "sigmoid",
-           "softplus", "maximum", "minimum",
-           "where", "lt", "le", "gt", "ge", "eq", "neq", "bitwise_and", "bitwise_or",
-           "bitwise_xor", "invert"]
+__all__ = [
+    "Elemwise",
+    "elemwise",
+    "add",
+    "sub",
+    "mul",
+    "true_div",
+    "floor_div",
+    "mod",
+    "pow",
+    "neg",
+    "abs",
+    "exp",
+    "log",
+    "sqrt",
+    "sin",
+    "cos",
+    "tanh",
+    "log1p",
+    "expm1",
+    "sigmoid",
+    "softplus",
+    "maximum",
+    "minimum",
+    "where",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "eq",
+    "neq",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "invert",
+]
 
 _WEAK_KIND = {int: "i", float: "f", complex: "c"}
 _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
@@ -63,9 +94,11 @@ def _weak_dtype(op_name: str, value, strong: str | None) -> str:
                 for wide in ("int64", "uint64"):
                     if np.iinfo(wide).min <= value <= np.iinfo(wide).max:
                         return wide
-            raise TypeError(f"{op_name}: the Python integer {value} is out of bounds for "
-                            f"{dtype}, the dtype of the other operand (NumPy raises "
-                            "OverflowError); make it an array of a wider dtype")
+            raise TypeError(
+                f"{op_name}: the Python integer {value} is out of bounds for "
+                f"{dtype}, the dtype of the other operand (NumPy raises "
+                "OverflowError); make it an array of a wider dtype"
+            )
     return dtype
 
 
@@ -91,8 +124,9 @@ def as_elemwise_inputs(scalar_op: ScalarOp, inputs) -> list:
             weak.append(i)
         elif isinstance(x, Variable):
             if not isinstance(x.type, TensorType):
-                raise TypeError(f"{scalar_op.name}: input {i} is {x} of type {x.type}, not a "
-                                "tensor")
+                raise TypeError(
+                    f"{scalar_op.name}: input {i} is {x} of type {x.type}, not a tensor"
+                )
             out[i] = x
         else:
             try:
@@ -124,8 +158,9 @@ class Elemwise(Op):
 
     def __init__(self, scalar_op: ScalarOp):
         if not isinstance(scalar_op, ScalarOp):
-            raise TypeError(f"Elemwise takes a ScalarOp, got {type(scalar_op).__name__} "
-                            f"{scalar_op!r}")
+            raise TypeError(
+                f"Elemwise takes a ScalarOp, got {type(scalar_op).__name__} {scalar_op!r}"
+            )
         object.__setattr__(self, "scalar_op", scalar_op)
 
     def __setattr__(self, key, value):
@@ -152,8 +187,9 @@ class Elemwise(Op):
         try:
             shape = broadcast_static_shapes(*shapes)
         except ValueError as exc:
-            described = ", ".join(f"{x} with shape {format_static_shape(s)}"
-                                  for x, s in zip(xs, shapes))
+            described = ", ".join(
+                f"{x} with shape {format_static_shape(s)}" for x, s in zip(xs, shapes)
+            )
             raise TypeError(f"{sop.name}: cannot broadcast {described}: {exc}") from None
         outs = [TensorType(d, shape).make_variable() for d in dtypes]
         return Apply(self, xs, outs)
@@ -181,6 +217,7 @@ class Elemwise(Op):
             if type(r) is np.ndarray and r.dtype is nd:
                 return r
             return _exact(r, nd)
+
         return run
 
     def infer_shape(self, fgraph, node, input_shapes):
@@ -207,8 +244,9 @@ def elemwise(scalar_op: ScalarOp | str) -> Elemwise:
     """
     if isinstance(scalar_op, str):
         if scalar_op not in SCALAR_OPS:
-            raise ValueError(f"no scalar op named {scalar_op!r}; known: "
-                             f"{', '.join(sorted(SCALAR_OPS))}")
+            raise ValueError(
+                f"no scalar op named {scalar_op!r}; known: {', '.join(sorted(SCALAR_OPS))}"
+            )
         scalar_op = SCALAR_OPS[scalar_op]
     found = _ELEMWISE.get(scalar_op)
     if found is None:
@@ -220,18 +258,24 @@ def _function(name: str, summary: str, example: str):
     op = elemwise(name)
     nin = op.scalar_op.nin
     if nin == 1:
+
         def fn(x):
             return op(x)
     elif nin == 2:
+
         def fn(x, y):
             return op(x, y)
     else:
+
         def fn(cond, x, y):
             return op(cond, x, y)
+
     fn.__name__ = fn.__qualname__ = name.rstrip("_")
-    fn.__doc__ = (f"{summary}, elementwise with NumPy broadcasting and dtype rules.\n\n"
-                  f"    >>> from tensortypes.tensor import dvector, ivector, fvector\n"
-                  f"    >>> {example}\n")
+    fn.__doc__ = (
+        f"{summary}, elementwise with NumPy broadcasting and dtype rules.\n\n"
+        f"    >>> from tensortypes.tensor import dvector, ivector, fvector\n"
+        f"    >>> {example}\n"
+    )
     fn.__module__ = __name__
     return fn
 
@@ -240,14 +284,21 @@ add = _function("add", "x + y", "add(ivector('x'), 1).dtype\n    'int32'")
 sub = _function("sub", "x - y", "sub(fvector('x'), 1.5).dtype\n    'float32'")
 mul = _function("mul", "x * y", "mul(fvector('x'), dvector('y')).dtype\n    'float64'")
 true_div = _function("true_div", "x / y", "true_div(ivector('x'), 2).dtype\n    'float64'")
-floor_div = _function("floor_div", "x // y (floor)",
-                      "floor_div(ivector('x'), 2).dtype\n    'int32'")
+floor_div = _function(
+    "floor_div", "x // y (floor)", "floor_div(ivector('x'), 2).dtype\n    'int32'"
+)
 mod = _function("mod", "x % y (sign of y, as Python)", "mod(ivector('x'), 3).dtype\n    'int32'")
 pow = _function("pow", "x ** y", "pow(fvector('x'), 2).dtype\n    'float32'")
-maximum = _function("maximum", "the larger of x and y (NaN wins)",
-                    "maximum(ivector('x'), fvector('y')).dtype\n    'float64'")
-minimum = _function("minimum", "the smaller of x and y (NaN wins)",
-                    "minimum(fvector('x'), 0.0).dtype\n    'float32'")
+maximum = _function(
+    "maximum",
+    "the larger of x and y (NaN wins)",
+    "maximum(ivector('x'), fvector('y')).dtype\n    'float64'",
+)
+minimum = _function(
+    "minimum",
+    "the smaller of x and y (NaN wins)",
+    "minimum(fvector('x'), 0.0).dtype\n    'float32'",
+)
 neg = _function("neg", "-x", "neg(ivector('x')).dtype\n    'int32'")
 abs = _function("abs", "|x| (real for complex x)", "abs(fvector('x')).dtype\n    'float32'")
 exp = _function("exp", "e ** x", "exp(ivector('x')).dtype\n    'float64'")
@@ -256,14 +307,18 @@ sqrt = _function("sqrt", "the square root", "sqrt(dvector('x')).dtype\n    'floa
 sin = _function("sin", "the sine", "sin(fvector('x')).dtype\n    'float32'")
 cos = _function("cos", "the cosine", "cos(fvector('x')).dtype\n    'float32'")
 tanh = _function("tanh", "the hyperbolic tangent", "tanh(fvector('x')).dtype\n    'float32'")
-log1p = _function("log1p", "log(1 + x), exact for small x",
-                  "log1p(fvector('x')).dtype\n    'float32'")
-expm1 = _function("expm1", "exp(x) - 1, exact for small x",
-                  "expm1(dvector('x')).dtype\n    'float64'")
-sigmoid = _function("sigmoid", "1 / (1 + exp(-x)), without overflow",
-                    "sigmoid(fvector('x')).dtype\n    'float32'")
-softplus = _function("softplus", "log(1 + exp(x)), without overflow",
-                     "softplus(ivector('x')).dtype\n    'float64'")
+log1p = _function(
+    "log1p", "log(1 + x), exact for small x", "log1p(fvector('x')).dtype\n    'float32'"
+)
+expm1 = _function(
+    "expm1", "exp(x) - 1, exact for small x", "expm1(dvector('x')).dtype\n    'float64'"
+)
+sigmoid = _function(
+    "sigmoid", "1 / (1 + exp(-x)), without overflow", "sigmoid(fvector('x')).dtype\n    'float32'"
+)
+softplus = _function(
+    "softplus", "log(1 + exp(x)), without overflow", "softplus(ivector('x')).dtype\n    'float64'"
+)
 lt = _function("lt", "x < y", "lt(ivector('x'), 2.5).dtype\n    'bool'")
 le = _function("le", "x <= y", "le(ivector('x'), 2).dtype\n    'bool'")
 gt = _function("gt", "x > y", "gt(fvector('x'), 0).dtype\n    'bool'")
@@ -273,10 +328,14 @@ neq = _function("neq", "x != y", "neq(ivector('x'), 0).dtype\n    'bool'")
 bitwise_and = _function("bitwise_and", "x & y", "bitwise_and(ivector('x'), 1).dtype\n    'int32'")
 bitwise_or = _function("bitwise_or", "x | y", "bitwise_or(ivector('x'), 1).dtype\n    'int32'")
 bitwise_xor = _function("bitwise_xor", "x ^ y", "bitwise_xor(ivector('x'), 1).dtype\n    'int32'")
-invert = _function("invert", "~x (bitwise not; logical not on bool)",
-                   "invert(ivector('x')).dtype\n    'int32'")
-where = _function("where", "x where cond is true, else y (cond of any dtype)",
-                  "where(ivector('c'), fvector('x'), 0.0).dtype\n    'float32'")
+invert = _function(
+    "invert", "~x (bitwise not; logical not on bool)", "invert(ivector('x')).dtype\n    'int32'"
+)
+where = _function(
+    "where",
+    "x where cond is true, else y (cond of any dtype)",
+    "where(ivector('c'), fvector('x'), 0.0).dtype\n    'float32'",
+)
 
 
 def _pos(x):
@@ -284,7 +343,22 @@ def _pos(x):
 
 
 register_operators(
-    add=add, sub=sub, mul=mul, true_div=true_div, floor_div=floor_div, mod=mod, pow=pow,
-    neg=neg, pos=_pos, abs=abs, lt=lt, le=le, gt=gt, ge=ge, bitwise_and=bitwise_and,
-    bitwise_or=bitwise_or, bitwise_xor=bitwise_xor, invert=invert,
+    add=add,
+    sub=sub,
+    mul=mul,
+    true_div=true_div,
+    floor_div=floor_div,
+    mod=mod,
+    pow=pow,
+    neg=neg,
+    pos=_pos,
+    abs=abs,
+    lt=lt,
+    le=le,
+    gt=gt,
+    ge=ge,
+    bitwise_and=bitwise_and,
+    bitwise_or=bitwise_or,
+    bitwise_xor=bitwise_xor,
+    invert=invert,
 )

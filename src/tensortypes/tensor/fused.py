@@ -48,8 +48,9 @@ class FusedReduce(Op):
         self.axes = tuple(int(a) for a in axes)
         self.nin = int(nin)
         if self.axes != tuple(range(self.ndim - len(self.axes), self.ndim)) or not self.axes:
-            raise ValueError(f"FusedReduce: axes {self.axes} are not the trailing axes of "
-                             f"{self.ndim} dimensions")
+            raise ValueError(
+                f"FusedReduce: axes {self.axes} are not the trailing axes of {self.ndim} dimensions"
+            )
         steps: list[tuple] = []
         for i, step in enumerate(program):
             known = self.nin + i
@@ -63,14 +64,15 @@ class FusedReduce(Op):
             else:
                 ok = False
             if not ok:
-                raise ValueError(f"FusedReduce: step {i} {step!r} is not ('elemwise', "
-                                 "scalar_op, values) or ('reduce', kind, value, keepdims) "
-                                 "over earlier values")
+                raise ValueError(
+                    f"FusedReduce: step {i} {step!r} is not ('elemwise', "
+                    "scalar_op, values) or ('reduce', kind, value, keepdims) "
+                    "over earlier values"
+                )
         self.program = tuple(steps)
         self.outputs = tuple(int(o) for o in outputs)
         if not self.outputs or not all(0 <= o < self.nin + len(steps) for o in self.outputs):
-            raise ValueError(f"FusedReduce: outputs {self.outputs} are not values of the "
-                             "program")
+            raise ValueError(f"FusedReduce: outputs {self.outputs} are not values of the program")
 
     def __str__(self) -> str:
         kinds = [str(s[1]) for s in self.program if s[0] == "reduce"]
@@ -93,8 +95,10 @@ class FusedReduce(Op):
         xs = [as_tensor_variable(x) for x in inputs]
         for k, x in enumerate(xs):
             if x.type.ndim > self.ndim:
-                raise TypeError(f"{self}: input {k} ({x}) has {x.type.ndim} dimensions, "
-                                f"more than the op's {self.ndim}")
+                raise TypeError(
+                    f"{self}: input {k} ({x}) has {x.type.ndim} dimensions, "
+                    f"more than the op's {self.ndim}"
+                )
         values = self.build(xs)
         return Apply(self, xs, [values[o].type.make_variable() for o in self.outputs])
 

@@ -23,8 +23,22 @@ from tensortypes.tensor.scalar_ops import promote_dtypes
 from tensortypes.tensor.type import TensorType
 from tensortypes.tensor.variable import register_operators
 
-__all__ = ["Reduce", "Argmax", "MatMul", "Dot", "sum", "prod", "max", "min", "mean", "argmax",
-           "argmin", "matmul", "dot", "normalize_axes"]
+__all__ = [
+    "Reduce",
+    "Argmax",
+    "MatMul",
+    "Dot",
+    "sum",
+    "prod",
+    "max",
+    "min",
+    "mean",
+    "argmax",
+    "argmin",
+    "matmul",
+    "dot",
+    "normalize_axes",
+]
 
 _REDUCERS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "mean": np.mean}
 
@@ -43,8 +57,13 @@ def _mean_dtype(dtype: str) -> str:
     return "float64" if np.dtype(dtype).kind in "biu" else dtype
 
 
-_DTYPE_RULES = {"sum": _accumulate_dtype, "prod": _accumulate_dtype, "max": str,
-                "min": str, "mean": _mean_dtype}
+_DTYPE_RULES = {
+    "sum": _accumulate_dtype,
+    "prod": _accumulate_dtype,
+    "max": str,
+    "min": str,
+    "mean": _mean_dtype,
+}
 
 
 def normalize_axes(axis, ndim: int, what: str = "axis") -> tuple:
@@ -65,8 +84,7 @@ def normalize_axes(axis, ndim: int, what: str = "axis") -> tuple:
         if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
             raise TypeError(f"{what} must be an int, a tuple of ints or None, got {axis!r}")
         if not -ndim <= a < ndim:
-            raise ValueError(f"{what} {a} is out of bounds for a variable of {ndim} "
-                             "dimension(s)")
+            raise ValueError(f"{what} {a} is out of bounds for a variable of {ndim} dimension(s)")
         out.append(int(a) % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"{what} {axis!r} repeats an axis")
@@ -85,8 +103,7 @@ class Reduce(Op):
 
     def __init__(self, kind: str, axis: tuple, keepdims: bool = False):
         if kind not in _REDUCERS:
-            raise ValueError(f"unknown reduction {kind!r}; expected one of "
-                             f"{', '.join(_REDUCERS)}")
+            raise ValueError(f"unknown reduction {kind!r}; expected one of {', '.join(_REDUCERS)}")
         self.kind = kind
         self.axis = tuple(int(a) for a in axis)
         self.keepdims = bool(keepdims)
@@ -98,13 +115,17 @@ class Reduce(Op):
         x = as_tensor_variable(x)
         shape = x.type.shape
         if normalize_axes(self.axis, x.ndim, f"{self.kind}: axis") != self.axis:
-            raise ValueError(f"{self.kind}: axis {self.axis} is not a sorted tuple of axes of "
-                             f"{x} ({x.ndim} dimensions)")
+            raise ValueError(
+                f"{self.kind}: axis {self.axis} is not a sorted tuple of axes of "
+                f"{x} ({x.ndim} dimensions)"
+            )
         if self.kind in ("max", "min"):
             for a in self.axis:
                 if shape[a] == 0:
-                    raise ValueError(f"{self.kind} of {x} with shape {format_static_shape(shape)} "
-                                     f"over axis {a} of size 0: the reduction has no identity")
+                    raise ValueError(
+                        f"{self.kind} of {x} with shape {format_static_shape(shape)} "
+                        f"over axis {a} of size 0: the reduction has no identity"
+                    )
         if self.keepdims:
             out_shape = tuple(1 if i in self.axis else s for i, s in enumerate(shape))
         else:
@@ -127,24 +148,29 @@ def _reduction(kind: str, example: str):
         x = as_tensor_variable(x)
         axes = normalize_axes(axis, x.ndim, f"{kind}: axis")
         return Reduce(kind, axes, keepdims)(x)
+
     fn.__name__ = fn.__qualname__ = kind
     fn.__module__ = __name__
-    fn.__doc__ = (f"The {kind} of ``x`` over ``axis`` (int, tuple or None: all), NumPy's "
-                  f"dtype rule.\n\n    >>> from tensortypes.tensor import tensor\n"
-                  f"    >>> {example}\n")
+    fn.__doc__ = (
+        f"The {kind} of ``x`` over ``axis`` (int, tuple or None: all), NumPy's "
+        f"dtype rule.\n\n    >>> from tensortypes.tensor import tensor\n"
+        f"    >>> {example}\n"
+    )
     return fn
 
 
-sum = _reduction("sum", "sum(tensor('int8', ('n', 3)), axis=0).type\n    "
-                 "TensorType(int64, (3,))")
-prod = _reduction("prod", "prod(tensor('float32', (2, 3)), axis=-1, keepdims=True).type\n"
-                  "    TensorType(float32, (2, 1))")
-max = _reduction("max", "max(tensor('int16', ('n', 'm')), axis=1).type\n    "
-                 "TensorType(int16, (n,))")
-min = _reduction("min", "min(tensor('float64', (None, 3))).type\n    "
-                 "TensorType(float64, ())")
-mean = _reduction("mean", "mean(tensor('int32', ('n', 3)), axis=(0, 1)).type\n    "
-                  "TensorType(float64, ())")
+sum = _reduction("sum", "sum(tensor('int8', ('n', 3)), axis=0).type\n    TensorType(int64, (3,))")
+prod = _reduction(
+    "prod",
+    "prod(tensor('float32', (2, 3)), axis=-1, keepdims=True).type\n    TensorType(float32, (2, 1))",
+)
+max = _reduction(
+    "max", "max(tensor('int16', ('n', 'm')), axis=1).type\n    TensorType(int16, (n,))"
+)
+min = _reduction("min", "min(tensor('float64', (None, 3))).type\n    TensorType(float64, ())")
+mean = _reduction(
+    "mean", "mean(tensor('int32', ('n', 3)), axis=(0, 1)).type\n    TensorType(float64, ())"
+)
 
 
 class Argmax(Op):
@@ -179,14 +205,18 @@ class Argmax(Op):
         else:
             (axis,) = normalize_axes(self.axis, x.ndim, f"{self.kind}: axis")
             if axis != self.axis:
-                raise ValueError(f"{self.kind}: axis {self.axis} is not in range(0, {x.ndim}) "
-                                 f"for {x}")
-            out_shape = tuple(1 if i == axis else s for i, s in enumerate(shape)
-                              if self.keepdims or i != axis)
+                raise ValueError(
+                    f"{self.kind}: axis {self.axis} is not in range(0, {x.ndim}) for {x}"
+                )
+            out_shape = tuple(
+                1 if i == axis else s for i, s in enumerate(shape) if self.keepdims or i != axis
+            )
         reduced = range(x.ndim) if self.axis is None else (self.axis,)
         if x.ndim and any(shape[a] == 0 for a in reduced):
-            raise ValueError(f"{self.kind} of {x} with shape {format_static_shape(shape)}: "
-                             "an empty axis has no extreme")
+            raise ValueError(
+                f"{self.kind} of {x} with shape {format_static_shape(shape)}: "
+                "an empty axis has no extreme"
+            )
         return Apply(self, [x], [TensorType("int64", out_shape).make_variable()])
 
     def perform(self, node, inputs, output_storage):
@@ -201,13 +231,16 @@ def _arg_reduction(kind: str):
         if axis is not None and not isinstance(axis, bool) and isinstance(axis, (int, np.integer)):
             (axis,) = normalize_axes(axis, x.ndim, f"{kind}: axis")
         return Argmax(kind, axis, keepdims)(x)
+
     fn.__name__ = fn.__qualname__ = kind
     fn.__module__ = __name__
-    fn.__doc__ = (f"``numpy.{kind}(x, axis, keepdims=...)``, int64: one axis (negative counts "
-                  "from the end) or None (the flat index).\n\n"
-                  "    >>> from tensortypes.tensor import tensor\n"
-                  f"    >>> {kind}(tensor('float64', ('n', 4)), axis=-1).type\n"
-                  "    TensorType(int64, (n,))\n")
+    fn.__doc__ = (
+        f"``numpy.{kind}(x, axis, keepdims=...)``, int64: one axis (negative counts "
+        "from the end) or None (the flat index).\n\n"
+        "    >>> from tensortypes.tensor import tensor\n"
+        f"    >>> {kind}(tensor('float64', ('n', 4)), axis=-1).type\n"
+        "    TensorType(int64, (n,))\n"
+    )
     return fn
 
 
@@ -228,7 +261,8 @@ def _check_contracted(name: str, a, b, ka, kb) -> None:
         raise TypeError(
             f"{name}: shapes {format_static_shape(a.type.shape)} of {a} and "
             f"{format_static_shape(b.type.shape)} of {b} do not match: axis {ka} of the "
-            f"first has size {left}, axis {kb} of the second has size {right}")
+            f"first has size {left}, axis {kb} of the second has size {right}"
+        )
 
 
 class MatMul(Op):
@@ -244,18 +278,22 @@ class MatMul(Op):
     def make_node(self, a, b) -> Apply:
         a, b = _operand(a), _operand(b)
         if a.ndim == 0 or b.ndim == 0:
-            raise TypeError(f"matmul: {a if a.ndim == 0 else b} is 0-d; matmul needs arrays "
-                            "of at least one dimension (use mul for scalars)")
+            raise TypeError(
+                f"matmul: {a if a.ndim == 0 else b} is 0-d; matmul needs arrays "
+                "of at least one dimension (use mul for scalars)"
+            )
         sa = a.type.shape if a.ndim > 1 else (1,) + a.type.shape
         sb = b.type.shape if b.ndim > 1 else b.type.shape + (1,)
         _check_contracted("matmul", a, b, a.ndim - 1, b.ndim - 2 if b.ndim > 1 else 0)
         try:
             batch = broadcast_static_shapes(sa[:-2], sb[:-2])
         except ValueError as exc:
-            raise TypeError(f"matmul: the batch axes of {a} with shape "
-                            f"{format_static_shape(a.type.shape)} and {b} with shape "
-                            f"{format_static_shape(b.type.shape)} do not broadcast: "
-                            f"{exc}") from None
+            raise TypeError(
+                f"matmul: the batch axes of {a} with shape "
+                f"{format_static_shape(a.type.shape)} and {b} with shape "
+                f"{format_static_shape(b.type.shape)} do not broadcast: "
+                f"{exc}"
+            ) from None
         shape = batch + (sa[-2],) * (a.ndim > 1) + (sb[-1],) * (b.ndim > 1)
         dtype = promote_dtypes(a.dtype, b.dtype)
         return Apply(self, [a, b], [TensorType(dtype, shape).make_variable()])
@@ -286,7 +324,7 @@ class Dot(Op):
         else:
             kb = b.ndim - 2 if b.ndim > 1 else 0
             _check_contracted("dot", a, b, a.ndim - 1, kb)
-            rest_b = b.type.shape[:kb] + b.type.shape[kb + 1:]
+            rest_b = b.type.shape[:kb] + b.type.shape[kb + 1 :]
             shape = a.type.shape[:-1] + rest_b
         return Apply(self, [a, b], [TensorType(dtype, shape).make_variable()])
 
@@ -318,5 +356,14 @@ def dot(a, b):
     return _DOT(a, b)
 
 
-register_operators(sum=sum, prod=prod, max=max, min=min, mean=mean, dot=dot, matmul=matmul,
-                   argmax=argmax, argmin=argmin)
+register_operators(
+    sum=sum,
+    prod=prod,
+    max=max,
+    min=min,
+    mean=mean,
+    dot=dot,
+    matmul=matmul,
+    argmax=argmax,
+    argmin=argmin,
+)

@@ -30,9 +30,16 @@ from __future__ import annotations
 import numpy as np
 
 from tensortypes.graph import Constant
-from tensortypes.graph.rewrite import (EquilibriumRewriter, GraphRewriter, MergeRewriter,
-                                       NodeRewriter, RuleTable, SequenceRewriter,
-                                       apply_replacements, fold_constants)
+from tensortypes.graph.rewrite import (
+    EquilibriumRewriter,
+    GraphRewriter,
+    MergeRewriter,
+    NodeRewriter,
+    RuleTable,
+    SequenceRewriter,
+    apply_replacements,
+    fold_constants,
+)
 from tensortypes.core.dims import eq as dim_eq
 from tensortypes.tensor.elemwise import Elemwise
 from tensortypes.tensor.fused import FusedReduce
@@ -40,8 +47,16 @@ from tensortypes.tensor.math import Reduce
 from tensortypes.tensor.scalar_ops import BasicScalarOp, Composite, ScalarExpr, op_exprs
 from tensortypes.tensor.shape_ops import Transpose
 
-__all__ = ["NEUTRAL", "INVOLUTIONS", "IDEMPOTENT", "CANONICALIZE", "STABILIZE", "ElemwiseFusion",
-           "ReduceFusion", "default_rewriter"]
+__all__ = [
+    "NEUTRAL",
+    "INVOLUTIONS",
+    "IDEMPOTENT",
+    "CANONICALIZE",
+    "STABILIZE",
+    "ElemwiseFusion",
+    "ReduceFusion",
+    "default_rewriter",
+]
 
 NEUTRAL = {
     "add": ((0, 0), (1, 0)),
@@ -89,8 +104,12 @@ def _neutral(fgraph, node):
     for position, value in NEUTRAL.get(name, ()):
         const, other = node.inputs[position], node.inputs[1 - position]
         # The constant must not broadcast ``other`` to a larger shape.
-        if (_is_everywhere(const, value) and const.type.ndim <= other.type.ndim
-                and all(s == 1 for s in const.type.shape) and _same_type(out, other)):
+        if (
+            _is_everywhere(const, value)
+            and const.type.ndim <= other.type.ndim
+            and all(s == 1 for s in const.type.shape)
+            and _same_type(out, other)
+        ):
             return [other]
     return None
 
@@ -124,13 +143,15 @@ def _transpose_pairs(fgraph, node):
     return [Transpose(axes)(x)]
 
 
-CANONICALIZE = RuleTable([
-    NodeRewriter("neutral_operand", _neutral, tracks=[Elemwise]),
-    NodeRewriter("involution", _unary_pairs, tracks=[Elemwise]),
-    NodeRewriter("same_operands", _self_idempotent, tracks=[Elemwise]),
-    NodeRewriter("transpose_of_transpose", _transpose_pairs, tracks=[Transpose]),
-    fold_constants,
-])
+CANONICALIZE = RuleTable(
+    [
+        NodeRewriter("neutral_operand", _neutral, tracks=[Elemwise]),
+        NodeRewriter("involution", _unary_pairs, tracks=[Elemwise]),
+        NodeRewriter("same_operands", _self_idempotent, tracks=[Elemwise]),
+        NodeRewriter("transpose_of_transpose", _transpose_pairs, tracks=[Transpose]),
+        fold_constants,
+    ]
+)
 
 
 # -- stability: the forms users write, replaced by the ones that do not overflow ----------
@@ -140,8 +161,11 @@ def _operand_one(node):
         return None
     for position in (0, 1):
         const, other = node.inputs[position], node.inputs[1 - position]
-        if (_is_everywhere(const, 1) and const.type.ndim <= other.type.ndim
-                and all(s == 1 for s in const.type.shape)):
+        if (
+            _is_everywhere(const, 1)
+            and const.type.ndim <= other.type.ndim
+            and all(s == 1 for s in const.type.shape)
+        ):
             return other
     return None
 
@@ -217,8 +241,12 @@ def _stable_sub(fgraph, node):
         return None
     const, first = node.inputs[1], node.inputs[0]
     x = _inner(first, "exp")
-    if x is None or not _is_everywhere(const, 1) or const.type.ndim > first.type.ndim or \
-            not all(s == 1 for s in const.type.shape):
+    if (
+        x is None
+        or not _is_everywhere(const, 1)
+        or const.type.ndim > first.type.ndim
+        or not all(s == 1 for s in const.type.shape)
+    ):
         return None
     found = _unary("expm1", x)
     return [found] if _same_type(node.outputs[0], found) else None
@@ -229,8 +257,12 @@ def _stable_div(fgraph, node):
     if _basic_name(node) != "true_div":
         return None
     const, denominator = node.inputs
-    if not _is_everywhere(const, 1) or not all(s == 1 for s in const.type.shape) or \
-            const.type.ndim > denominator.type.ndim or denominator.owner is None:
+    if (
+        not _is_everywhere(const, 1)
+        or not all(s == 1 for s in const.type.shape)
+        or const.type.ndim > denominator.type.ndim
+        or denominator.owner is None
+    ):
         return None
     y = _operand_one(denominator.owner)
     e = _inner(y, "exp") if y is not None else None
@@ -252,12 +284,14 @@ def _stable_log1p(fgraph, node):
     return [found] if _same_type(node.outputs[0], found) else None
 
 
-STABILIZE = RuleTable([
-    NodeRewriter("stable_log", _stable_log, tracks=[Elemwise]),
-    NodeRewriter("stable_expm1", _stable_sub, tracks=[Elemwise]),
-    NodeRewriter("stable_sigmoid", _stable_div, tracks=[Elemwise]),
-    NodeRewriter("stable_softplus", _stable_log1p, tracks=[Elemwise]),
-])
+STABILIZE = RuleTable(
+    [
+        NodeRewriter("stable_log", _stable_log, tracks=[Elemwise]),
+        NodeRewriter("stable_expm1", _stable_sub, tracks=[Elemwise]),
+        NodeRewriter("stable_sigmoid", _stable_div, tracks=[Elemwise]),
+        NodeRewriter("stable_softplus", _stable_log1p, tracks=[Elemwise]),
+    ]
+)
 """Numerically stable forms of what users write: ``log(1 + exp(x))`` is ``softplus``
 (``log`` of an overflowed ``exp`` is ``inf`` where the answer is ``x``), ``log(1 + y)`` is
 ``log1p``, ``exp(x) - 1`` is ``expm1``, ``1 / (1 + exp(-x))`` is ``sigmoid``, and
@@ -267,9 +301,14 @@ the type of what it replaces."""
 
 def _fusable(node) -> bool:
     op = node.op
-    return (isinstance(op, Elemwise) and len(node.outputs) == 1
-            and (isinstance(op.scalar_op, BasicScalarOp)
-                 or (isinstance(op.scalar_op, Composite) and op.scalar_op.nout == 1)))
+    return (
+        isinstance(op, Elemwise)
+        and len(node.outputs) == 1
+        and (
+            isinstance(op.scalar_op, BasicScalarOp)
+            or (isinstance(op.scalar_op, Composite) and op.scalar_op.nout == 1)
+        )
+    )
 
 
 class ElemwiseFusion(GraphRewriter):
@@ -304,11 +343,14 @@ class ElemwiseFusion(GraphRewriter):
                         continue
                     # Recomputing a smaller intermediate per output element would
                     # cost more than it saves: fuse only same-pattern results.
-                    if (var.type.ndim != out_type.ndim
-                            or var.type.broadcastable != out_type.broadcastable):
+                    if (
+                        var.type.ndim != out_type.ndim
+                        or var.type.broadcastable != out_type.broadcastable
+                    ):
                         continue
-                    if all(client != "output" and client in group
-                           for client, _ in fgraph.clients[var]):
+                    if all(
+                        client != "output" and client in group for client, _ in fgraph.clients[var]
+                    ):
                         group.add(owner)
                         grew = True
         return group
@@ -359,14 +401,17 @@ class _Space:
         shape = seed.inputs[0].type.shape
         self.ndim = len(shape)
         self.axes = seed.op.axis
-        self.outer = shape[:self.ndim - len(self.axes)]
-        self.inner = shape[self.ndim - len(self.axes):]
+        self.outer = shape[: self.ndim - len(self.axes)]
+        self.inner = shape[self.ndim - len(self.axes) :]
 
     def usable(self) -> bool:
         n = self.ndim
-        return (bool(self.axes) and self.axes == tuple(range(n - len(self.axes), n))
-                and not all(s == 1 for s in self.inner)
-                and all(_provably_equal(s, s) for s in (*self.outer, *self.inner)))
+        return (
+            bool(self.axes)
+            and self.axes == tuple(range(n - len(self.axes), n))
+            and not all(s == 1 for s in self.inner)
+            and all(_provably_equal(s, s) for s in (*self.outer, *self.inner))
+        )
 
     def kind(self, var) -> str | None:
         """``"full"``, ``"row"`` or None (a shape the space cannot run), for a value
@@ -386,10 +431,16 @@ class _Space:
     def member(self, node) -> bool:
         op = node.op
         if isinstance(op, Reduce):
-            return (op.axis == self.axes and self.kind(node.inputs[0]) == "full"
-                    and node.outputs[0].type.dtype not in _NO_FUSED_DTYPES)
-        return (_fusable(node) and self.kind(node.outputs[0]) is not None
-                and not any(v.type.dtype in _NO_FUSED_DTYPES for v in node.inputs))
+            return (
+                op.axis == self.axes
+                and self.kind(node.inputs[0]) == "full"
+                and node.outputs[0].type.dtype not in _NO_FUSED_DTYPES
+            )
+        return (
+            _fusable(node)
+            and self.kind(node.outputs[0]) is not None
+            and not any(v.type.dtype in _NO_FUSED_DTYPES for v in node.inputs)
+        )
 
 
 def _reaches(var, region) -> bool:
@@ -446,8 +497,12 @@ class ReduceFusion(GraphRewriter):
             for member in list(region):
                 for var in member.inputs:
                     owner = var.owner
-                    if (owner is None or owner in region or not space.member(owner)
-                            or (isinstance(owner.op, Reduce) and not owner.op.keepdims)):
+                    if (
+                        owner is None
+                        or owner in region
+                        or not space.member(owner)
+                        or (isinstance(owner.op, Reduce) and not owner.op.keepdims)
+                    ):
                         continue
                     if all(c != "output" and c in region for c, _ in fgraph.clients[var]):
                         region.add(owner)
@@ -458,8 +513,9 @@ class ReduceFusion(GraphRewriter):
                     for client, _ in fgraph.clients[var]:
                         if client == "output" or client in region or not space.member(client):
                             continue
-                        if any(v.owner not in region and _reaches(v, region)
-                               for v in client.inputs):
+                        if any(
+                            v.owner not in region and _reaches(v, region) for v in client.inputs
+                        ):
                             continue
                         region.add(client)
                         grew = True
@@ -482,14 +538,17 @@ class ReduceFusion(GraphRewriter):
         nin = len(inputs)
         for node in nodes:
             if isinstance(node.op, Reduce):
-                program.append(("reduce", node.op.kind, index[node.inputs[0]],
-                                node.op.keepdims))
+                program.append(("reduce", node.op.kind, index[node.inputs[0]], node.op.keepdims))
             else:
-                program.append(("elemwise", node.op.scalar_op,
-                                tuple(index[v] for v in node.inputs)))
+                program.append(
+                    ("elemwise", node.op.scalar_op, tuple(index[v] for v in node.inputs))
+                )
             index[node.outputs[0]] = nin + len(program) - 1
-        olds = [n.outputs[0] for n in nodes
-                if any(c == "output" or c not in region for c, _ in fgraph.clients[n.outputs[0]])]
+        olds = [
+            n.outputs[0]
+            for n in nodes
+            if any(c == "output" or c not in region for c, _ in fgraph.clients[n.outputs[0]])
+        ]
         op = FusedReduce(space.ndim, space.axes, nin, program, [index[v] for v in olds])
         news = op(*inputs)
         news = news if isinstance(news, list) else [news]
@@ -506,11 +565,13 @@ def default_rewriter() -> SequenceRewriter:
     >>> default_rewriter().apply(fg)
     {'neutral_operand': 2}
     """
-    return SequenceRewriter([
-        MergeRewriter(),
-        EquilibriumRewriter(CANONICALIZE),
-        EquilibriumRewriter(STABILIZE),
-        MergeRewriter(),
-        ElemwiseFusion(),
-        ReduceFusion(),
-    ])
+    return SequenceRewriter(
+        [
+            MergeRewriter(),
+            EquilibriumRewriter(CANONICALIZE),
+            EquilibriumRewriter(STABILIZE),
+            MergeRewriter(),
+            ElemwiseFusion(),
+            ReduceFusion(),
+        ]
+    )

@@ -32,19 +32,93 @@ import numpy as np
 
 from tensortypes.errors import MethodNotDefined
 from tensortypes.tensor._scalar_basic import (
-    SCALAR_OPS, BasicScalarOp, ScalarOp, abs_, add, bitwise_and, bitwise_or, bitwise_xor, cos,
-    eq, exp, expm1, floor_div, ge, gt, invert, le, log, log1p, lt, maximum, minimum, mod, mul,
-    neg, neq, pow, promote_dtypes, scalar_op, sigmoid, sin, softplus, sqrt, sub, tanh, true_div,
-    where)
+    SCALAR_OPS,
+    BasicScalarOp,
+    ScalarOp,
+    abs_,
+    add,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    cos,
+    eq,
+    exp,
+    expm1,
+    floor_div,
+    ge,
+    gt,
+    invert,
+    le,
+    log,
+    log1p,
+    lt,
+    maximum,
+    minimum,
+    mod,
+    mul,
+    neg,
+    neq,
+    pow,
+    promote_dtypes,
+    scalar_op,
+    sigmoid,
+    sin,
+    softplus,
+    sqrt,
+    sub,
+    tanh,
+    true_div,
+    where,
+)
 from tensortypes.tensor._scalar_c import C_HELPERS, c_literal, c_type
 
 __all__ = [
-    "ScalarOp", "BasicScalarOp", "SCALAR_OPS", "scalar_op", "c_type", "c_literal",
-    "C_HELPERS", "promote_dtypes", "ScalarExpr", "Composite", "op_expr", "op_exprs",
-    "add", "sub", "mul", "true_div", "floor_div", "mod", "pow", "neg", "abs_", "exp", "log",
-    "sqrt", "sin", "cos", "tanh", "log1p", "expm1", "sigmoid", "softplus", "maximum", "minimum", "where", "lt", "le", "gt", "ge", "eq",
-    "neq", "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
+    "ScalarOp",
+    "BasicScalarOp",
+    "SCALAR_OPS",
+    "scalar_op",
+    "c_type",
+    "c_literal",
+    "C_HELPERS",
+    "promote_dtypes",
+    "ScalarExpr",
+    "Composite",
+    "op_expr",
+    "op_exprs",
+    "add",
+    "sub",
+    "mul",
+    "true_div",
+    "floor_div",
+    "mod",
+    "pow",
+    "neg",
+    "abs_",
+    "exp",
+    "log",
+    "sqrt",
+    "sin",
+    "cos",
+    "tanh",
+    "log1p",
+    "expm1",
+    "sigmoid",
+    "softplus",
+    "maximum",
+    "minimum",
+    "where",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "eq",
+    "neq",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "invert",
 ]
+
 
 # -- composites ----------------------------------------------------------------------------
 class ScalarExpr:
@@ -119,11 +193,22 @@ def op_exprs(op: ScalarOp, *args: ScalarExpr) -> list:
 # Python operators that call exactly the op's ufunc on ndarrays and NumPy scalars
 # (not ``**``: NumPy may compute ``x ** 2`` or ``x ** 0.5`` with another ufunc).
 _PY_OPERATORS = {
-    "add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "true_div": "({0} / {1})",
-    "floor_div": "({0} // {1})", "mod": "({0} % {1})",
-    "lt": "({0} < {1})", "le": "({0} <= {1})", "gt": "({0} > {1})", "ge": "({0} >= {1})",
-    "eq": "({0} == {1})", "neq": "({0} != {1})", "bitwise_and": "({0} & {1})",
-    "bitwise_or": "({0} | {1})", "bitwise_xor": "({0} ^ {1})", "neg": "(-{0})",
+    "add": "({0} + {1})",
+    "sub": "({0} - {1})",
+    "mul": "({0} * {1})",
+    "true_div": "({0} / {1})",
+    "floor_div": "({0} // {1})",
+    "mod": "({0} % {1})",
+    "lt": "({0} < {1})",
+    "le": "({0} <= {1})",
+    "gt": "({0} > {1})",
+    "ge": "({0} >= {1})",
+    "eq": "({0} == {1})",
+    "neq": "({0} != {1})",
+    "bitwise_and": "({0} & {1})",
+    "bitwise_or": "({0} | {1})",
+    "bitwise_xor": "({0} ^ {1})",
+    "neg": "(-{0})",
     "invert": "(~{0})",
 }
 
@@ -147,8 +232,19 @@ class Composite(ScalarOp):
     ('add(exp(i0), i1)', 'float64')
     """
 
-    __slots__ = ("name", "nin", "nout", "promoted", "in_dtypes", "out_dtypes", "nodes",
-                 "out_slots", "_key", "_hash", "_fn")
+    __slots__ = (
+        "name",
+        "nin",
+        "nout",
+        "promoted",
+        "in_dtypes",
+        "out_dtypes",
+        "nodes",
+        "out_slots",
+        "_key",
+        "_hash",
+        "_fn",
+    )
     in_dtypes: Any
     nodes: Any
     out_dtypes: Any
@@ -179,15 +275,18 @@ class Composite(ScalarOp):
                 if not isinstance(node, ScalarExpr):
                     raise TypeError(f"Composite outputs must be ScalarExprs, got {node!r}")
                 if node.is_input:
-                    raise ValueError(f"Composite output depends on an input {node!r} that "
-                                     "is not among its inputs")
+                    raise ValueError(
+                        f"Composite output depends on an input {node!r} that "
+                        "is not among its inputs"
+                    )
                 if node.op is None:
                     slot[node] = len(inputs) + len(nodes)
                     nodes.append(("const", node.dtype, node.value))
                 elif ready:
                     slot[node] = len(inputs) + len(nodes)
-                    nodes.append((node.op, tuple(slot[a] for a in node.args), node.dtype,
-                                  node.index))
+                    nodes.append(
+                        (node.op, tuple(slot[a] for a in node.args), node.dtype, node.index)
+                    )
                 else:
                     stack.append((node, True))
                     stack.extend((a, False) for a in reversed(node.args) if a not in slot)
@@ -202,9 +301,11 @@ class Composite(ScalarOp):
         set_(self, "out_dtypes", tuple(o.dtype for o in outputs))
         set_(self, "nodes", tuple(nodes))
         set_(self, "out_slots", tuple(slot[o] for o in outputs))
-        key = (self.in_dtypes, tuple(
-            (n[0], n[1], n[2].tobytes()) if n[0] == "const" else n for n in nodes),
-            self.out_slots)
+        key = (
+            self.in_dtypes,
+            tuple((n[0], n[1], n[2].tobytes()) if n[0] == "const" else n for n in nodes),
+            self.out_slots,
+        )
         set_(self, "_key", key)
         set_(self, "_hash", hash(key))
         set_(self, "name", self._text())
@@ -242,8 +343,9 @@ class Composite(ScalarOp):
     def output_dtypes(self, *in_dtypes: str) -> tuple:
         """The output dtypes; the inputs must have exactly the composite's dtypes."""
         if tuple(np.dtype(d).name for d in in_dtypes) != self.in_dtypes:
-            raise TypeError(f"Composite {self.name} takes dtypes {self.in_dtypes}, "
-                            f"got {tuple(in_dtypes)}")
+            raise TypeError(
+                f"Composite {self.name} takes dtypes {self.in_dtypes}, got {tuple(in_dtypes)}"
+            )
         return self.out_dtypes
 
     def inline(self, args) -> list:
@@ -297,8 +399,11 @@ class Composite(ScalarOp):
                 texts.append(f"t{k}")
         outs = [texts[s] for s in self.out_slots]
         ret = outs[0] if self.nout == 1 else f"({', '.join(outs)},)"
-        source = (f"def impl({', '.join(texts[:self.nin])}):\n" + "".join(
-            line + "\n" for line in lines) + f"    return {ret}\n")
+        source = (
+            f"def impl({', '.join(texts[: self.nin])}):\n"
+            + "".join(line + "\n" for line in lines)
+            + f"    return {ret}\n"
+        )
         exec(compile(source, f"<Composite {self.name[:80]}>", "exec"), namespace)  # noqa: S102
         object.__setattr__(self, "_fn", namespace["impl"])
         return namespace["impl"]
@@ -333,8 +438,7 @@ class Composite(ScalarOp):
     def c_expr(self, inputs, in_dtypes, out_dtype) -> str:
         """One nested C expression (single-output composites only)."""
         if self.nout != 1:
-            raise MethodNotDefined(f"Composite {self.name} has {self.nout} outputs; "
-                                   "use c_body")
+            raise MethodNotDefined(f"Composite {self.name} has {self.nout} outputs; use c_body")
         self.output_dtypes(*in_dtypes)
         return self._c_exprs(list(inputs))[self.out_slots[0]]
 
@@ -346,8 +450,9 @@ class Composite(ScalarOp):
         """
         self.output_dtypes(*dtypes)
         if len(input_names) != self.nin or len(output_names) != self.nout:
-            raise ValueError(f"Composite {self.name} takes {self.nin} input and "
-                             f"{self.nout} output names")
+            raise ValueError(
+                f"Composite {self.name} takes {self.nin} input and {self.nout} output names"
+            )
         names, lines = list(input_names), ["{"]
         dts = list(self.in_dtypes)
         for k, (op, *rest) in enumerate(self.nodes):
@@ -375,9 +480,7 @@ class Composite(ScalarOp):
         return "\n".join(codes)
 
     def c_code_cache_version(self) -> tuple:
-        versions = [node[0].c_code_cache_version() for node in self.nodes
-                    if node[0] != "const"]
+        versions = [node[0].c_code_cache_version() for node in self.nodes if node[0] != "const"]
         if any(not v for v in versions):
             return ()
         return (1, *[n for v in sorted(set(versions)) for n in v])
-

@@ -48,17 +48,24 @@ def expand_shape_spec(shape, ndim: int) -> tuple:
         i = ellipses[0]
         fill = ndim - (len(entries) - 1)
         if fill < 0:
-            raise ValueError(f"specify_shape: shape {shape!r} has more entries than the "
-                             f"{ndim} dimensions of the variable")
-        entries[i:i + 1] = [None] * fill
+            raise ValueError(
+                f"specify_shape: shape {shape!r} has more entries than the "
+                f"{ndim} dimensions of the variable"
+            )
+        entries[i : i + 1] = [None] * fill
     if len(entries) != ndim:
-        raise ValueError(f"specify_shape: shape {tuple(shape)!r} has {len(entries)} entries, "
-                         f"but the variable has {ndim} dimensions")
+        raise ValueError(
+            f"specify_shape: shape {tuple(shape)!r} has {len(entries)} entries, "
+            f"but the variable has {ndim} dimensions"
+        )
     for axis, entry in enumerate(entries):
         if isinstance(entry, bool) or not (
-                entry is None or isinstance(entry, (numbers.Integral, str, Dim))):
-            raise ValueError(f"specify_shape: axis {axis}: expected an int, None or a dim "
-                             f"expression, got {entry!r} of type {type(entry).__name__}")
+            entry is None or isinstance(entry, (numbers.Integral, str, Dim))
+        ):
+            raise ValueError(
+                f"specify_shape: axis {axis}: expected an int, None or a dim "
+                f"expression, got {entry!r} of type {type(entry).__name__}"
+            )
     return normalize_static_shape(tuple(entries))
 
 
@@ -79,14 +86,18 @@ class SpecifyShape(Op):
 
     def make_node(self, x):
         if not isinstance(x, Variable):
-            raise TypeError(f"SpecifyShape expects a tensor Variable, got {type(x).__name__}; "
-                            "use tensortypes.tensor.specify_shape for plain data")
+            raise TypeError(
+                f"SpecifyShape expects a tensor Variable, got {type(x).__name__}; "
+                "use tensortypes.tensor.specify_shape for plain data"
+            )
         xtype = x.type
         if not hasattr(xtype, "ndim") or not hasattr(xtype, "clone"):
             raise TypeError(f"SpecifyShape expects a tensor variable, got a variable of {xtype}")
         if xtype.ndim != len(self.shape):
-            raise ValueError(f"SpecifyShape: shape {self.shape} has {len(self.shape)} entries, "
-                             f"but {x} has {xtype.ndim} dimensions")
+            raise ValueError(
+                f"SpecifyShape: shape {self.shape} has {len(self.shape)} entries, "
+                f"but {x} has {xtype.ndim} dimensions"
+            )
         merged = []
         for axis, (have, want) in enumerate(zip(xtype.shape, self.shape)):
             if isinstance(want, Dim):
@@ -97,7 +108,8 @@ class SpecifyShape(Op):
             except ValueError:
                 raise ValueError(
                     f"SpecifyShape: axis {axis} of {x} has static size {have}, which "
-                    f"conflicts with the specified size {want}") from None
+                    f"conflicts with the specified size {want}"
+                ) from None
         out = xtype.clone(shape=tuple(merged), name=None).make_variable()
         return Apply(self, [x], [out])
 
@@ -116,8 +128,10 @@ def check_value_shape(x, shape: tuple) -> None:
     if xshape is None:
         raise TypeCheckError(f"SpecifyShape: expected an array, got {type(x).__name__}")
     if len(xshape) != len(shape):
-        raise TypeCheckError(f"SpecifyShape: expected {len(shape)} dimensions, got "
-                             f"{len(xshape)} (shape {tuple(xshape)})")
+        raise TypeCheckError(
+            f"SpecifyShape: expected {len(shape)} dimensions, got "
+            f"{len(xshape)} (shape {tuple(xshape)})"
+        )
     symbolic = False
     for axis, want in enumerate(shape):
         if want is None:
@@ -126,8 +140,10 @@ def check_value_shape(x, shape: tuple) -> None:
             symbolic = True
             continue
         if xshape[axis] != want:
-            raise TypeCheckError(f"SpecifyShape: axis {axis} has size {xshape[axis]}, "
-                                 f"expected {want} (shape {tuple(xshape)})")
+            raise TypeCheckError(
+                f"SpecifyShape: axis {axis} has size {xshape[axis]}, "
+                f"expected {want} (shape {tuple(xshape)})"
+            )
     if symbolic:
         problem = check_symbolic_shape(shape, tuple(xshape))
         if problem is not None:

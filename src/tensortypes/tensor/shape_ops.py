@@ -23,8 +23,16 @@ from tensortypes.tensor.scalar_ops import promote_dtypes
 from tensortypes.tensor.type import TensorType
 from tensortypes.tensor.variable import register_operators
 
-__all__ = ["Reshape", "Transpose", "Concatenate", "ExpandDims", "reshape", "transpose",
-           "concatenate", "expand_dims"]
+__all__ = [
+    "Reshape",
+    "Transpose",
+    "Concatenate",
+    "ExpandDims",
+    "reshape",
+    "transpose",
+    "concatenate",
+    "expand_dims",
+]
 
 
 def _product(entries):
@@ -73,8 +81,10 @@ class Reshape(Op):
         entries = []
         for axis, s in enumerate(shape):
             if isinstance(s, bool) or not isinstance(s, (int, np.integer, str, Dim)):
-                raise TypeError(f"reshape: axis {axis}: expected an int, -1 or a dim "
-                                f"expression, got {type(s).__name__} {s!r}")
+                raise TypeError(
+                    f"reshape: axis {axis}: expected an int, -1 or a dim "
+                    f"expression, got {type(s).__name__} {s!r}"
+                )
             if isinstance(s, (int, np.integer)) and int(s) == -1:
                 entries.append(-1)
             else:
@@ -99,9 +109,11 @@ class Reshape(Op):
             if isinstance(s, Dim):
                 have |= s.free_symbols
         if free - have:
-            raise ValueError(f"reshape: the new shape {self._text()} names "
-                             f"{', '.join(sorted(free - have))}, which the shape "
-                             f"{format_static_shape(xshape)} of {x} does not determine")
+            raise ValueError(
+                f"reshape: the new shape {self._text()} names "
+                f"{', '.join(sorted(free - have))}, which the shape "
+                f"{format_static_shape(xshape)} of {x} does not determine"
+            )
         total_in, total_new = _product(xshape), _product(known)
         out = list(self.shape)
         if -1 in self.shape:
@@ -114,13 +126,16 @@ class Reshape(Op):
         return format_static_shape(tuple("-1" if s == -1 else s for s in self.shape))
 
     def _mismatch(self, x, total_in, total_new) -> str:
-        return (f"reshape: cannot reshape {x} of shape {format_static_shape(x.type.shape)} "
-                f"({total_in} elements) into {self._text()} ({total_new} elements)")
+        return (
+            f"reshape: cannot reshape {x} of shape {format_static_shape(x.type.shape)} "
+            f"({total_in} elements) into {self._text()} ({total_new} elements)"
+        )
 
     def _infer(self, x, total_in, total_new):
         if total_new is not None and dim_eq(total_new, 0) is True:
-            raise ValueError(f"reshape: cannot infer the -1 of {self._text()}: the other "
-                             "sizes multiply to 0")
+            raise ValueError(
+                f"reshape: cannot infer the -1 of {self._text()}: the other sizes multiply to 0"
+            )
         if total_in is None or total_new is None:
             return None
         if type(total_in) is int and type(total_new) is int:
@@ -144,11 +159,11 @@ class Reshape(Op):
             if problem is not None:
                 raise TypeCheckError(f"reshape: input of shape {x.shape}: {problem}")
             try:
-                shape = tuple(s.evaluate(bindings) if isinstance(s, Dim) else s
-                              for s in shape)
+                shape = tuple(s.evaluate(bindings) if isinstance(s, Dim) else s for s in shape)
             except KeyError as exc:
-                raise TypeCheckError(f"reshape: the input of shape {x.shape} does not "
-                                     f"determine {exc}") from None
+                raise TypeCheckError(
+                    f"reshape: the input of shape {x.shape} does not determine {exc}"
+                ) from None
         output_storage[0][0] = np.reshape(x, shape)
 
 
@@ -165,14 +180,16 @@ class Transpose(Op):
     def __init__(self, axes):
         self.axes = tuple(int(a) for a in axes)
         if sorted(self.axes) != list(range(len(self.axes))):
-            raise ValueError(f"transpose: axes {axes!r} are not a permutation of "
-                             f"0..{len(self.axes) - 1}")
+            raise ValueError(
+                f"transpose: axes {axes!r} are not a permutation of 0..{len(self.axes) - 1}"
+            )
 
     def make_node(self, x) -> Apply:
         x = as_tensor_variable(x)
         if len(self.axes) != x.ndim:
-            raise ValueError(f"transpose: axes {self.axes} do not match the {x.ndim} "
-                             f"dimension(s) of {x}")
+            raise ValueError(
+                f"transpose: axes {self.axes} do not match the {x.ndim} dimension(s) of {x}"
+            )
         shape = tuple(x.type.shape[a] for a in self.axes)
         return Apply(self, [x], [TensorType(x.dtype, shape).make_variable()])
 
@@ -203,12 +220,12 @@ class Concatenate(Op):
         ndim = xs[0].ndim
         shapes = ", ".join(f"{x} with shape {format_static_shape(x.type.shape)}" for x in xs)
         if ndim == 0 or any(x.ndim != ndim for x in xs):
-            raise TypeError(f"concatenate: every input needs the same number (>= 1) of "
-                            f"dimensions, got {shapes}")
+            raise TypeError(
+                f"concatenate: every input needs the same number (>= 1) of dimensions, got {shapes}"
+            )
         axis = self.axis
         if not 0 <= axis < ndim:
-            raise ValueError(f"concatenate: axis {axis} is out of bounds for {ndim} "
-                             "dimension(s)")
+            raise ValueError(f"concatenate: axis {axis} is out of bounds for {ndim} dimension(s)")
         shape = []
         for k in range(ndim):
             entries = [x.type.shape[k] for x in xs]
@@ -220,8 +237,9 @@ class Concatenate(Op):
                 try:
                     merged = merge_dims(merged, e, axis=k)
                 except ValueError as exc:
-                    raise TypeError(f"concatenate along axis {axis}: {exc}; inputs: "
-                                    f"{shapes}") from None
+                    raise TypeError(
+                        f"concatenate along axis {axis}: {exc}; inputs: {shapes}"
+                    ) from None
             shape.append(merged)
         dtype = promote_dtypes(*(x.dtype for x in xs))
         return Apply(self, xs, [TensorType(dtype, tuple(shape)).make_variable()])
@@ -256,8 +274,9 @@ class ExpandDims(Op):
         x = as_tensor_variable(x)
         ndim = x.ndim + len(self.axes)
         if normalize_axes(self.axes, ndim, "expand_dims: axis") != self.axes:
-            raise ValueError(f"expand_dims: axes {self.axes} are not sorted output axes "
-                             f"(0..{ndim - 1})")
+            raise ValueError(
+                f"expand_dims: axes {self.axes} are not sorted output axes (0..{ndim - 1})"
+            )
         rest = iter(x.type.shape)
         shape = tuple(1 if i in self.axes else next(rest) for i in range(ndim))
         return Apply(self, [x], [TensorType(x.dtype, shape).make_variable()])
@@ -289,8 +308,7 @@ def transpose(x, axes=None):
     if axes is None:
         axes = tuple(range(x.ndim - 1, -1, -1))
     elif len(axes) != x.ndim:
-        raise ValueError(f"transpose: {len(axes)} axes given for the {x.ndim} dimension(s) "
-                         f"of {x}")
+        raise ValueError(f"transpose: {len(axes)} axes given for the {x.ndim} dimension(s) of {x}")
     else:
         axes = tuple(int(a) % x.ndim if -x.ndim <= int(a) < x.ndim else int(a) for a in axes)
     return Transpose(axes)(x)
@@ -308,8 +326,12 @@ def concatenate(tensors, axis=0):
     if not tensors:
         raise ValueError("concatenate needs at least one tensor")
     ndim = tensors[0].ndim
-    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) and ndim \
-            and -ndim <= axis < 0:
+    if (
+        isinstance(axis, (int, np.integer))
+        and not isinstance(axis, bool)
+        and ndim
+        and -ndim <= axis < 0
+    ):
         axis = int(axis) + ndim
     return Concatenate(axis)(*tensors)
 

@@ -38,8 +38,9 @@ def _normalize_dtype(dtype: Any) -> str:
     if isinstance(dtype, str) and dtype == "floatX":
         return config.floatX
     if dtype is None:
-        raise TypeError("TensorType: a dtype is required (None given); use 'floatX' for "
-                        "config.floatX")
+        raise TypeError(
+            "TensorType: a dtype is required (None given); use 'floatX' for config.floatX"
+        )
     try:
         name = np.dtype(dtype).name
     except (TypeError, ValueError) as exc:
@@ -61,10 +62,12 @@ class _Interning(ABCMeta):
     """
 
     def __call__(cls, dtype="floatX", shape=None, name=None, broadcastable=None):
-        if broadcastable is None and (shape is None or type(shape) is tuple) and (
-                type(dtype) is not str or dtype != "floatX"):
-            key = (cls, dtype, shape, name,
-                   None if shape is None else tuple(map(type, shape)))
+        if (
+            broadcastable is None
+            and (shape is None or type(shape) is tuple)
+            and (type(dtype) is not str or dtype != "floatX")
+        ):
+            key = (cls, dtype, shape, name, None if shape is None else tuple(map(type, shape)))
             try:
                 return cls._raw_cache[key]
             except KeyError:
@@ -92,8 +95,19 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
     variable_type = TensorVariable
     constant_type = TensorConstant
 
-    __slots__ = ("dtype", "shape", "name", "ndim", "numpy_dtype", "lattice_dtype",
-                 "broadcastable", "_symbolic", "_hash", "_base", "__weakref__")
+    __slots__ = (
+        "dtype",
+        "shape",
+        "name",
+        "ndim",
+        "numpy_dtype",
+        "lattice_dtype",
+        "broadcastable",
+        "_symbolic",
+        "_hash",
+        "_base",
+        "__weakref__",
+    )
     _symbolic: Any
     broadcastable: Any
     ndim: Any
@@ -105,8 +119,13 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
 
     if TYPE_CHECKING:
         # Built by ``_Interning.__call__`` (through ``_build``), whose signature this is.
-        def __init__(self, dtype: Any = "floatX", shape: Any = None, name: str | None = None,
-                     broadcastable: Any = None) -> None: ...
+        def __init__(
+            self,
+            dtype: Any = "floatX",
+            shape: Any = None,
+            name: str | None = None,
+            broadcastable: Any = None,
+        ) -> None: ...
 
     @classmethod
     def _build(cls, dtype, shape, name, broadcastable):
@@ -116,8 +135,10 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
                 raise ValueError("TensorType: give shape or broadcastable, not both")
             shape = tuple(1 if b else None for b in broadcastable)
         if shape is None:
-            raise ValueError(f"TensorType({dtype_name}): a shape (or ndim via Nones) is required,"
-                             " e.g. TensorType('float64', (None, None))")
+            raise ValueError(
+                f"TensorType({dtype_name}): a shape (or ndim via Nones) is required,"
+                " e.g. TensorType('float64', (None, None))"
+            )
         static = normalize_static_shape(shape)
         if name is not None and not isinstance(name, str):
             raise TypeError(f"TensorType: name must be a str or None, got {name!r}")
@@ -178,15 +199,18 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
             shape = tuple(1 if b else None for b in kwargs.pop("broadcastable"))
         if kwargs:
             raise TypeError(f"clone() got unexpected arguments {sorted(kwargs)}")
-        return TensorType(self.dtype if dtype is None else dtype,
-                          self.shape if shape is None else shape, name)
+        return TensorType(
+            self.dtype if dtype is None else dtype, self.shape if shape is None else shape, name
+        )
 
     # -- the relations (as in PyTensor) -------------------------------------------------
     def in_same_class(self, otype) -> bool:
         """Same dtype, number of dimensions and pattern of 1s (as in PyTensor)."""
         return (self is otype) or (
-            isinstance(otype, TensorType) and otype.dtype == self.dtype
-            and otype.broadcastable == self.broadcastable)
+            isinstance(otype, TensorType)
+            and otype.dtype == self.dtype
+            and otype.broadcastable == self.broadcastable
+        )
 
     def is_super(self, otype) -> bool | None:
         """True if every value of ``otype`` is a value of this type.
@@ -225,7 +249,8 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
         if isinstance(data, Variable):
             raise TypeCheckError(
                 f"{self} expected an array-like value, but got the symbolic Variable {data}; "
-                "use filter_variable to convert variables")
+                "use filter_variable to convert variables"
+            )
         data = _filtering.coerce(self, data, strict, allow_downcast)
         _filtering.check_shape(self, data)
         return data
@@ -233,10 +258,15 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
     def filter_inplace(self, value, storage, strict=False, allow_downcast=None):
         """Filter ``value``; copy it into ``storage`` when dtype and shape match."""
         value = self.filter(value, strict=strict, allow_downcast=allow_downcast)
-        if (value is not storage and isinstance(storage, np.ndarray)
-                and storage.dtype == value.dtype and storage.shape == value.shape
-                and storage.flags.writeable and storage.flags.c_contiguous
-                and not np.may_share_memory(storage, value)):
+        if (
+            value is not storage
+            and isinstance(storage, np.ndarray)
+            and storage.dtype == value.dtype
+            and storage.shape == value.shape
+            and storage.flags.writeable
+            and storage.flags.c_contiguous
+            and not np.may_share_memory(storage, value)
+        ):
             np.copyto(storage, value)
             return storage
         return value
@@ -268,8 +298,10 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
             return self.make_variable(name)
         refined = self.clone(shape=shape, name=None)
         if refined.ndim != self.ndim or self.is_super(refined) is not True:
-            raise ValueError(f"{refined} is not a subtype of {self}: shape {shape!r} "
-                             f"does not refine {self.shape!r}")
+            raise ValueError(
+                f"{refined} is not a subtype of {self}: shape {shape!r} "
+                f"does not refine {self.shape!r}"
+            )
         return refined.make_variable(name)
 
     def make_constant(self, value, name=None):
@@ -296,7 +328,8 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
         raise TypeError(
             f"Cannot convert Type {otype} (of Variable {other}) into Type {self}. "
             f"You can try to manually convert {other} into a {self}."
-            + _conflict_reason(self, otype))
+            + _conflict_reason(self, otype)
+        )
 
     def convert_variable(self, var):
         """``var`` itself if this type is a supertype of its type; else a
@@ -305,8 +338,11 @@ class TensorType(CRegistered, Type, metaclass=_Interning):
         otype = var.type
         if self.is_super(otype) is True:
             return var
-        if not isinstance(otype, TensorType) or otype.dtype != self.dtype \
-                or otype.ndim != self.ndim:
+        if (
+            not isinstance(otype, TensorType)
+            or otype.dtype != self.dtype
+            or otype.ndim != self.ndim
+        ):
             return None
         try:
             # SpecifyShape keeps this type's symbolic names and merges the rest.

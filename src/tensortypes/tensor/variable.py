@@ -46,7 +46,8 @@ def _op(name: str):
     except KeyError:
         raise NotImplementedError(
             f"TensorVariable: the operation {name!r} is provided by the tensor op modules, "
-            "which register themselves when tensortypes.tensor is imported") from None
+            "which register themselves when tensortypes.tensor is imported"
+        ) from None
 
 
 class TensorVariable(Variable):
@@ -172,7 +173,8 @@ class TensorVariable(Variable):
     def __getitem__(self, index):
         raise NotImplementedError(
             f"indexing the tensor variable {self} is not provided by tensortypes' ops; "
-            "use reshape, transpose, concatenate, expand_dims or an explicit Op")
+            "use reshape, transpose, concatenate, expand_dims or an explicit Op"
+        )
 
     # -- methods -----------------------------------------------------------------------
     def sum(self, axis=None, keepdims=False):
@@ -229,8 +231,9 @@ class TensorVariable(Variable):
         return _op("transpose")(self, None)
 
     def __bool__(self):
-        raise TypeError(f"the truth value of the symbolic variable {self} is unknown until "
-                        "the graph runs")
+        raise TypeError(
+            f"the truth value of the symbolic variable {self} is unknown until the graph runs"
+        )
 
     def __iter__(self):
         raise TypeError(f"the symbolic variable {self} cannot be iterated over")
@@ -277,7 +280,8 @@ class TensorSharedVariable(TensorVariable):
         if not borrow and isinstance(value, np.ndarray):
             value = value.copy()
         self._value = self.type.filter_inplace(
-            value, self._value, strict=self._strict, allow_downcast=self._allow_downcast)
+            value, self._value, strict=self._strict, allow_downcast=self._allow_downcast
+        )
 
     @property
     def value(self):
@@ -285,7 +289,12 @@ class TensorSharedVariable(TensorVariable):
         return self._value
 
     def clone(self, **kwargs):
-        cp = type(self)(self.type, self._value, name=self.name, strict=self._strict,
-                        allow_downcast=self._allow_downcast)
+        cp = type(self)(
+            self.type,
+            self._value,
+            name=self.name,
+            strict=self._strict,
+            allow_downcast=self._allow_downcast,
+        )
         cp.tag = copy.copy(self.tag)
         return cp

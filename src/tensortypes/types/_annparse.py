@@ -22,8 +22,9 @@ from tensortypes.errors import AnnotationError
 
 __all__ = ["evaluate"]
 
-_DEFAULT_NAMES: dict[str, Any] = {name: getattr(typing, name) for name in typing.__all__
-                                  if hasattr(typing, name)}
+_DEFAULT_NAMES: dict[str, Any] = {
+    name: getattr(typing, name) for name in typing.__all__ if hasattr(typing, name)
+}
 # The printed names of ``None``'s type and of TorchScript's ``number``, so that
 # printed types read back.
 _DEFAULT_NAMES["NoneType"] = type(None)
@@ -48,8 +49,7 @@ class _Evaluator:
             found = namespace.get(node.id, _MISSING)
             if found is not _MISSING:
                 return found
-        error = self.fail(f"name {node.id!r} is not defined in the annotation's namespace",
-                          node)
+        error = self.fail(f"name {node.id!r} is not defined in the annotation's namespace", node)
         error.unresolved = node.id  # a checker may try again later (a name defined later)
         raise error
 
@@ -70,8 +70,9 @@ class _Evaluator:
             try:
                 return value[index]
             except Exception as error:  # noqa: BLE001 (typing raises TypeError, others anything)
-                raise self.fail(f"cannot subscript {value!r} with {index!r}: {error}",
-                                node) from None
+                raise self.fail(
+                    f"cannot subscript {value!r} with {index!r}: {error}", node
+                ) from None
         if isinstance(node, ast.Tuple):
             return tuple(self.eval(e) for e in node.elts)
         if isinstance(node, ast.List):
@@ -81,19 +82,23 @@ class _Evaluator:
             try:
                 return left | right
             except TypeError as error:
-                raise self.fail(f"cannot form the union {left!r} | {right!r}: {error}",
-                                node) from None
+                raise self.fail(
+                    f"cannot form the union {left!r} | {right!r}: {error}", node
+                ) from None
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             value = self.eval(node.operand)
             if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
                 return -value
-        raise self.fail(f"not an annotation expression: {type(node).__name__} is not allowed "
-                        "(annotations are names, subscripts, attributes, constants and |)",
-                        node)
+        raise self.fail(
+            f"not an annotation expression: {type(node).__name__} is not allowed "
+            "(annotations are names, subscripts, attributes, constants and |)",
+            node,
+        )
 
 
-def evaluate(text: str, globalns: Mapping[str, Any] | None = None,
-             localns: Mapping[str, Any] | None = None) -> Any:
+def evaluate(
+    text: str, globalns: Mapping[str, Any] | None = None, localns: Mapping[str, Any] | None = None
+) -> Any:
     """The object a string annotation denotes in the given namespaces.
 
     >>> evaluate("List[int]")
@@ -107,8 +112,9 @@ def evaluate(text: str, globalns: Mapping[str, Any] | None = None,
         tree = ast.parse(stripped, mode="eval")
     except SyntaxError as error:
         column = (error.offset or 1) - 1 + offset
-        raise AnnotationError(f"invalid annotation syntax: {error.msg}", text=text,
-                              position=column) from None
+        raise AnnotationError(
+            f"invalid annotation syntax: {error.msg}", text=text, position=column
+        ) from None
     namespaces: list[Mapping[str, Any]] = []
     if localns is not None:
         namespaces.append(localns)

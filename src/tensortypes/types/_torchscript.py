@@ -26,13 +26,29 @@ from tensortypes.types.base import hooks
 from tensortypes.types.nominal import DEVICE
 from tensortypes.types.primitives import ANY, BOOL, COMPLEX, FLOAT, INT, STR
 
-__all__ = ["ann_name", "refuse", "refuse_bare", "refuse_generic", "check_dict_key", "check_enum",
-           "check_module_class", "check_class", "array_class", "torch_generic",
-           "unannotated_field_type"]
+__all__ = [
+    "ann_name",
+    "refuse",
+    "refuse_bare",
+    "refuse_generic",
+    "check_dict_key",
+    "check_enum",
+    "check_module_class",
+    "check_class",
+    "array_class",
+    "torch_generic",
+    "unannotated_field_type",
+]
 
 _KEY_TYPES = (STR, INT, FLOAT, COMPLEX, BOOL, DEVICE, ANY)
-_BARE_EXAMPLES = {list: "List[int]", tuple: "Tuple[int]", dict: "Dict[str, int]",
-                  set: "List[int]", frozenset: "List[int]", type: "a concrete class"}
+_BARE_EXAMPLES = {
+    list: "List[int]",
+    tuple: "Tuple[int]",
+    dict: "Dict[str, int]",
+    set: "List[int]",
+    frozenset: "List[int]",
+    type: "a concrete class",
+}
 _GENERIC_ADVICE = {
     set: "use List[T] (or Dict[T, bool] for membership tests)",
     frozenset: "use List[T] or Tuple[...]",
@@ -41,8 +57,11 @@ _GENERIC_ADVICE = {
     abc.Mapping: "use Dict[K, V]",
     abc.MutableMapping: "use Dict[K, V]",
 }
-_ENUM_BASES = frozenset(getattr(enum, n) for n in ("Enum", "IntEnum", "Flag", "IntFlag",
-                                                   "StrEnum", "ReprEnum") if hasattr(enum, n))
+_ENUM_BASES = frozenset(
+    getattr(enum, n)
+    for n in ("Enum", "IntEnum", "Flag", "IntFlag", "StrEnum", "ReprEnum")
+    if hasattr(enum, n)
+)
 
 
 def ann_name(ann: Any) -> str:
@@ -79,8 +98,10 @@ def refuse_bare(ann: Any) -> NoReturn:
     """
     origin = getattr(ann, "__origin__", ann)
     example = _BARE_EXAMPLES.get(origin, f"{ann_name(ann)}[int]")
-    raise AnnotationError(f"{ann_name(ann)} is not a TorchScript type: attempted to use it "
-                          f"without contained types; add them, e.g. {example}")
+    raise AnnotationError(
+        f"{ann_name(ann)} is not a TorchScript type: attempted to use it "
+        f"without contained types; add them, e.g. {example}"
+    )
 
 
 def refuse_generic(ann: Any, origin: Any, args: tuple) -> NoReturn:
@@ -92,9 +113,16 @@ def refuse_generic(ann: Any, origin: Any, args: tuple) -> NoReturn:
     tensortypes.errors.AnnotationError: set[int] is not a TorchScript type: ... use List[T] ...
     """
     advice = _GENERIC_ADVICE.get(origin)
-    if advice is None and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable,
-                                     abc.Iterator, abc.Collection, abc.Generator,
-                                     abc.Reversible, abc.Container):
+    if advice is None and origin in (
+        abc.Sequence,
+        abc.MutableSequence,
+        abc.Iterable,
+        abc.Iterator,
+        abc.Collection,
+        abc.Generator,
+        abc.Reversible,
+        abc.Container,
+    ):
         advice = f"use List[{ann_name(args[0])}]" if args else "use List[T]"
     if advice is None:
         advice = "use List, Tuple, Dict, Optional or Union of TorchScript types"
@@ -109,9 +137,12 @@ def check_dict_key(ann: Any, key: Any) -> None:
     """
     if key in _KEY_TYPES or (type(key) is ArrayType and key.kind == "torch"):
         return
-    refuse(ann, f"dict keys of type {key} are not supported (only str, int, float, complex, "
-                "bool, Tensor, device and Any keys are)",
-           "use a str key, e.g. Dict[str, ...] with the key formatted as a string")
+    refuse(
+        ann,
+        f"dict keys of type {key} are not supported (only str, int, float, complex, "
+        "bool, Tensor, device and Any keys are)",
+        "use a str key, e.g. Dict[str, ...] with the key formatted as a string",
+    )
 
 
 def check_enum(cls: type) -> None:
@@ -129,20 +160,33 @@ def check_enum(cls: type) -> None:
     if not members:
         refuse(cls, "no enum values are defined", "add members, e.g. RED = 1")
     for base in cls.__mro__[1:]:
-        if (isinstance(base, type) and issubclass(base, enum.Enum)
-                and base not in _ENUM_BASES and base.__members__):
-            refuse(cls, f"it extends {base.__qualname__}, which has members (enums may be "
-                        "subclassed only when they define no members)",
-                   "define the members in one enum")
+        if (
+            isinstance(base, type)
+            and issubclass(base, enum.Enum)
+            and base not in _ENUM_BASES
+            and base.__members__
+        ):
+            refuse(
+                cls,
+                f"it extends {base.__qualname__}, which has members (enums may be "
+                "subclassed only when they define no members)",
+                "define the members in one enum",
+            )
     kinds = {type(m.value) for m in members}
     if len(kinds) > 1:
         names = ", ".join(sorted(k.__name__ for k in kinds))
-        refuse(cls, f"its values mix types ({names})",
-               "make every value an int, or every value a float, or every value a str")
+        refuse(
+            cls,
+            f"its values mix types ({names})",
+            "make every value an int, or every value a float, or every value a str",
+        )
     (kind,) = kinds
     if kind not in (int, float, str):
-        refuse(cls, f"its values are {kind.__name__} (only int, float and str values are "
-                    "supported)", "use int, float or str values")
+        refuse(
+            cls,
+            f"its values are {kind.__name__} (only int, float and str values are supported)",
+            "use int, float or str values",
+        )
 
 
 def check_module_class(cls: type, module_attribute: bool) -> None:
@@ -157,10 +201,13 @@ def check_module_class(cls: type, module_attribute: bool) -> None:
     unresolved = hooks.class_schema(cls).unresolved
     if unresolved:
         names = ", ".join(sorted(unresolved))
-        refuse(cls, "a module class is an instance class: its schema comes from an instance, "
-                    f"and the attributes {names} have no static type",
-               "declare them in the class body (name: type), or use the module as the "
-               "annotated attribute of another module")
+        refuse(
+            cls,
+            "a module class is an instance class: its schema comes from an instance, "
+            f"and the attributes {names} have no static type",
+            "declare them in the class body (name: type), or use the module as the "
+            "annotated attribute of another module",
+        )
 
 
 def check_class(cls: type) -> None:
@@ -172,12 +219,18 @@ def check_class(cls: type) -> None:
     tensortypes.errors.AnnotationError: bytes is not a TorchScript type: ...; use str
     """
     if cls.__module__ == "builtins":
-        advice = "use str" if cls in (bytes, bytearray) else (
-            "use one of int, float, complex, bool, str, Tensor, List, Tuple, Dict, Optional")
+        advice = (
+            "use str"
+            if cls in (bytes, bytearray)
+            else ("use one of int, float, complex, bool, str, Tensor, List, Tuple, Dict, Optional")
+        )
         refuse(cls, f"the builtin class {cls.__name__} has no TorchScript type", advice)
     if cls.__module__ in ("collections", "collections.abc", "numbers", "typing"):
-        refuse(cls, "abstract base classes are not supported",
-               "use a concrete TorchScript type such as List[T], Dict[K, V] or a Union")
+        refuse(
+            cls,
+            "abstract base classes are not supported",
+            "use a concrete TorchScript type such as List[T], Dict[K, V] or a Union",
+        )
 
 
 def array_class(cls: type, kind: str) -> Any:

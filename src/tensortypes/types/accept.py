@@ -27,17 +27,50 @@ from tensortypes.graph.type import Type
 from tensortypes.types.arrays import ArrayType, dtype_matches
 from tensortypes.types.base import hooks
 from tensortypes.types.containers import AbcType, FrozenSetType, SetType, TypeOfType
-from tensortypes.types.extras import (AnnotatedType, CallableType, LiteralType, NewTypeType,
-                                      ProtocolType, TypedDictType, TypeVarType)
-from tensortypes.types.nominal import (ClassType, DeviceType, DTypeType, EnumClassType,
-                                       GeneratorType, InterfaceType, ModuleType, StreamType,
-                                       torch_class_name)
-from tensortypes.types.primitives import (ANY, AnyType, BoolType, ComplexType, FloatType,
-                                          IntType, NeverType, NoneType, NumberType, StrType)
+from tensortypes.types.extras import (
+    AnnotatedType,
+    CallableType,
+    LiteralType,
+    NewTypeType,
+    ProtocolType,
+    TypedDictType,
+    TypeVarType,
+)
+from tensortypes.types.nominal import (
+    ClassType,
+    DeviceType,
+    DTypeType,
+    EnumClassType,
+    GeneratorType,
+    InterfaceType,
+    ModuleType,
+    StreamType,
+    torch_class_name,
+)
+from tensortypes.types.primitives import (
+    ANY,
+    AnyType,
+    BoolType,
+    ComplexType,
+    FloatType,
+    IntType,
+    NeverType,
+    NoneType,
+    NumberType,
+    StrType,
+)
 from tensortypes.types.relations import SUPER_RULES
-from tensortypes.types.structural import (DictType, FutureType, ListType, NamedTupleType,
-                                          OptionalType, RRefType, TupleType, UnionType,
-                                          VarTupleType)
+from tensortypes.types.structural import (
+    DictType,
+    FutureType,
+    ListType,
+    NamedTupleType,
+    OptionalType,
+    RRefType,
+    TupleType,
+    UnionType,
+    VarTupleType,
+)
 from tensortypes.types.views import python_class
 
 __all__ = ["is_instance", "sample", "ACCEPT"]
@@ -55,8 +88,9 @@ def is_instance(value: Any, t: Any) -> bool:
     except KeyError:
         if isinstance(t, Type):
             return bool(t.is_valid_value(value))
-        raise TypeError(f"is_instance takes a type, got {t!r}; use ann_to_type() to "
-                        "convert an annotation") from None
+        raise TypeError(
+            f"is_instance takes a type, got {t!r}; use ann_to_type() to convert an annotation"
+        ) from None
     return accept(value, t)
 
 
@@ -75,6 +109,7 @@ def sample(items):
 
 # -- the boolean tests --------------------------------------------------------------
 
+
 def _elements_ok(values, element) -> bool:
     accept = ACCEPT.get(type(element))
     if accept is None:
@@ -91,8 +126,11 @@ def _complex(v, t):
 
 
 def _tuple(v, t):
-    return (isinstance(v, tuple) and len(v) == len(t.elements)
-            and all(is_instance(x, e) for x, e in zip(v, t.elements)))
+    return (
+        isinstance(v, tuple)
+        and len(v) == len(t.elements)
+        and all(is_instance(x, e) for x, e in zip(v, t.elements))
+    )
 
 
 def _namedtuple(v, t):
@@ -113,8 +151,11 @@ def _dict(v, t):
 
 def _torch_class(names: tuple[str, ...]):
     def accept(v, t):
-        return any(b.__name__ in names and (b.__module__ or "").startswith("torch")
-                   for b in type(v).__mro__)
+        return any(
+            b.__name__ in names and (b.__module__ or "").startswith("torch")
+            for b in type(v).__mro__
+        )
+
     return accept
 
 

@@ -36,24 +36,56 @@ import tensortypes.types._torchscript as ts
 from tensortypes.types._annparse import evaluate
 from tensortypes.types.arrays import ArrayType, class_kind
 from tensortypes.types.containers import ABC_ORIGINS, AbcType, FrozenSetType, SetType, TypeOfType
-from tensortypes.types.extras import (AnnotatedType, CallableType, LiteralType, NewTypeType,
-                                      ProtocolType, TypedDictType, TypeVarType)
-from tensortypes.types.nominal import (DEVICE, DTYPE, GENERATOR, STREAM, ClassType,
-                                       EnumClassType, InterfaceType, ModuleType, is_module_class,
-                                       torch_class_name)
+from tensortypes.types.extras import (
+    AnnotatedType,
+    CallableType,
+    LiteralType,
+    NewTypeType,
+    ProtocolType,
+    TypedDictType,
+    TypeVarType,
+)
+from tensortypes.types.nominal import (
+    DEVICE,
+    DTYPE,
+    GENERATOR,
+    STREAM,
+    ClassType,
+    EnumClassType,
+    InterfaceType,
+    ModuleType,
+    is_module_class,
+    torch_class_name,
+)
 from tensortypes.types.primitives import ANY, BOOL, FLOAT, INT, NEVER, NONE, PRIMITIVES, STR
-from tensortypes.types.structural import (DictType, FutureType, ListType, NamedTupleType,
-                                          RRefType, TupleType, UnionType, VarTupleType)
+from tensortypes.types.structural import (
+    DictType,
+    FutureType,
+    ListType,
+    NamedTupleType,
+    RRefType,
+    TupleType,
+    UnionType,
+    VarTupleType,
+)
 
 __all__ = ["ann_to_type", "convert"]
 
 _TORCH_BUILTINS = {"device": DEVICE, "dtype": DTYPE, "Stream": STREAM, "Generator": GENERATOR}
 _SYM = {"SymInt": INT, "SymFloat": FLOAT, "SymBool": BOOL}
-_BARE = {list: lambda: ListType(ANY), dict: lambda: DictType(ANY, ANY),
-         tuple: lambda: VarTupleType(ANY), set: lambda: SetType(ANY),
-         frozenset: lambda: FrozenSetType(ANY), type: lambda: TypeOfType(ANY)}
-_VARIANCE = {(False, False): "invariant", (True, False): "covariant",
-             (False, True): "contravariant"}
+_BARE = {
+    list: lambda: ListType(ANY),
+    dict: lambda: DictType(ANY, ANY),
+    tuple: lambda: VarTupleType(ANY),
+    set: lambda: SetType(ANY),
+    frozenset: lambda: FrozenSetType(ANY),
+    type: lambda: TypeOfType(ANY),
+}
+_VARIANCE = {
+    (False, False): "invariant",
+    (True, False): "covariant",
+    (False, True): "contravariant",
+}
 _WRAPPERS = (typing.Final, typing.ClassVar)
 _KEY_WRAPPERS = (typing.Required, typing.NotRequired)
 
@@ -62,8 +94,9 @@ _BY_EQ: tuple[dict, dict] = ({}, {})
 _CACHE_LIMIT = 1 << 14
 
 
-def ann_to_type(ann: Any, globalns: Any = None, localns: Any = None,
-                torchscript: bool = False) -> Any:
+def ann_to_type(
+    ann: Any, globalns: Any = None, localns: Any = None, torchscript: bool = False
+) -> Any:
     """The lattice type of the annotation ``ann``.
 
     >>> from typing import Dict, List, Optional
@@ -92,8 +125,13 @@ def ann_to_type(ann: Any, globalns: Any = None, localns: Any = None,
     return convert(ann, globalns, localns, torchscript)
 
 
-def convert(ann: Any, globalns: Any = None, localns: Any = None, torchscript: bool = False,
-            module_attribute: bool = False) -> Any:
+def convert(
+    ann: Any,
+    globalns: Any = None,
+    localns: Any = None,
+    torchscript: bool = False,
+    module_attribute: bool = False,
+) -> Any:
     """``ann_to_type`` without the cache. ``module_attribute``: ``ann`` annotates an
     attribute of a module class (TorchScript's example #49650 allows module classes there).
 
@@ -122,8 +160,11 @@ class _Converter:
             return ANY
         if ann is typing.NoReturn or ann is _NEVER_FORM:
             if self.torchscript:
-                ts.refuse(ann, f"{ts.ann_name(ann)} is not supported",
-                          "leave the return value unannotated")
+                ts.refuse(
+                    ann,
+                    f"{ts.ann_name(ann)} is not supported",
+                    "leave the return value unannotated",
+                )
             return NEVER
         if isinstance(ann, str):
             return self.convert(evaluate(ann, self.globalns, self.localns))
@@ -149,8 +190,11 @@ class _Converter:
                 return ts.refuse_bare(ann) if tsmode else VarTupleType(ANY)
             if len(args) == 2 and args[1] is Ellipsis:
                 if tsmode:
-                    ts.refuse(ann, "variable-length tuples are not supported",
-                              f"use List[{ts.ann_name(args[0])}] or a fixed-length Tuple")
+                    ts.refuse(
+                        ann,
+                        "variable-length tuples are not supported",
+                        f"use List[{ts.ann_name(args[0])}] or a fixed-length Tuple",
+                    )
                 return VarTupleType(c(args[0]))
             return TupleType([c(a) for a in args])
         if not args:
@@ -164,8 +208,11 @@ class _Converter:
             return DictType(key, value)
         if origin is typing.Literal:
             if tsmode:
-                ts.refuse(ann, "Literal types are not supported",
-                          "annotate with the values' type (int, str) or use an Enum")
+                ts.refuse(
+                    ann,
+                    "Literal types are not supported",
+                    "annotate with the values' type (int, str) or use an Enum",
+                )
             return LiteralType(args)
         if origin is typing.Annotated:
             if tsmode:
@@ -175,8 +222,11 @@ class _Converter:
             return c(args[0])
         if origin in _WRAPPERS:
             if tsmode and not self.module_attribute:
-                ts.refuse(ann, f"{ts.ann_name(origin)} is only meaningful on module attributes",
-                          f"annotate the value as {ts.ann_name(args[0])}")
+                ts.refuse(
+                    ann,
+                    f"{ts.ann_name(origin)} is only meaningful on module attributes",
+                    f"annotate the value as {ts.ann_name(args[0])}",
+                )
             return c(args[0])
         if ts.torch_generic(origin) == "Future":
             return FutureType(c(args[0]))
@@ -257,8 +307,7 @@ class _Converter:
             return self.typed_dict(cls)
         if getattr(cls, "_is_protocol", False):
             if tsmode:
-                ts.refuse(cls, "protocols are not supported",
-                          "use a @torch.jit.interface class")
+                ts.refuse(cls, "protocols are not supported", "use a @torch.jit.interface class")
             return ProtocolType(cls)
         if hasattr(cls, "__torch_script_interface__"):
             return InterfaceType(cls)
@@ -277,16 +326,20 @@ class _Converter:
 
     def named_tuple(self, cls: type) -> NamedTupleType:
         if id(cls) in self.active:
-            raise AnnotationError(f"NamedTuple {cls.__qualname__} refers to itself; "
-                                  "recursive named tuples have no finite type")
+            raise AnnotationError(
+                f"NamedTuple {cls.__qualname__} refers to itself; "
+                "recursive named tuples have no finite type"
+            )
         self.active.add(id(cls))
         try:
             hints = _class_annotations(cls)
             default = ts.unannotated_field_type() if self.torchscript else ANY
             sub = _Converter(_module_globals(cls), dict(vars(cls)), self.torchscript, False)
             sub.active = self.active
-            fields = [(name, sub.convert(hints[name]) if name in hints else default)
-                      for name in getattr(cls, "_fields")]  # noqa: B009 (a NamedTuple class)
+            fields = [
+                (name, sub.convert(hints[name]) if name in hints else default)
+                for name in getattr(cls, "_fields")  # noqa: B009 (a NamedTuple class)
+            ]
         finally:
             self.active.discard(id(cls))
         return NamedTupleType(cls, fields)
@@ -320,17 +373,23 @@ class _Converter:
                 # bound="Module" names something of the module that made the TypeVar.
                 module = sys.modules.get(getattr(ann, "__module__", None) or "")
                 text = bound if isinstance(bound, str) else bound.__forward_arg__
-                bound = evaluate(text, vars(module) if module is not None else self.globalns,
-                                 self.localns)
-            return TypeVarType(ann.__name__,
-                               None if bound is None else self.convert(bound),
-                               [self.convert(c) for c in ann.__constraints__],
-                               _VARIANCE.get((ann.__covariant__, ann.__contravariant__),
-                                             "invariant"), ann)
+                bound = evaluate(
+                    text, vars(module) if module is not None else self.globalns, self.localns
+                )
+            return TypeVarType(
+                ann.__name__,
+                None if bound is None else self.convert(bound),
+                [self.convert(c) for c in ann.__constraints__],
+                _VARIANCE.get((ann.__covariant__, ann.__contravariant__), "invariant"),
+                ann,
+            )
         if isinstance(ann, typing.NewType):
             if tsmode:
-                ts.refuse(ann, "NewType is not supported",
-                          f"use its base type {ts.ann_name(ann.__supertype__)}")
+                ts.refuse(
+                    ann,
+                    "NewType is not supported",
+                    f"use its base type {ts.ann_name(ann.__supertype__)}",
+                )
             return NewTypeType(ann.__name__, self.convert(ann.__supertype__), ann)
         if ann is typing.LiteralString:
             if tsmode:
@@ -338,14 +397,23 @@ class _Converter:
             return STR
         if type(ann).__name__ == "TypeAliasType":  # Python 3.12's ``type X = ...``
             return self.convert(ann.__value__)
-        if ann in (typing.Union, typing.Optional, typing.Literal, typing.Annotated,
-                   typing.Final, typing.ClassVar):
-            raise AnnotationError(f"{ts.ann_name(ann)} needs type arguments, e.g. "
-                                  f"{ts.ann_name(ann)}[int]")
+        if ann in (
+            typing.Union,
+            typing.Optional,
+            typing.Literal,
+            typing.Annotated,
+            typing.Final,
+            typing.ClassVar,
+        ):
+            raise AnnotationError(
+                f"{ts.ann_name(ann)} needs type arguments, e.g. {ts.ann_name(ann)}[int]"
+            )
         if ann is Ellipsis:
             raise AnnotationError("'...' is only valid inside Tuple[T, ...] and Callable[..., R]")
-        raise AnnotationError(f"unsupported annotation {ann!r}: not a type, a typing form, "
-                              "a class or a string naming one")
+        raise AnnotationError(
+            f"unsupported annotation {ann!r}: not a type, a typing form, "
+            "a class or a string naming one"
+        )
 
 
 _NEVER_FORM = getattr(typing, "Never", typing.NoReturn)  # typing.Never: Python 3.11+

@@ -35,34 +35,70 @@ from tensortypes.types.base import LatticeType, qualified
 from tensortypes.types.structural import union_mergers
 
 __all__ = [
-    "ArrayType", "TENSOR", "LIBRARY_KINDS", "class_kind", "kind_is_super",
-    "dtypes_is_super", "shape_is_super", "array_view", "dtype_matches",
+    "ArrayType",
+    "TENSOR",
+    "LIBRARY_KINDS",
+    "class_kind",
+    "kind_is_super",
+    "dtypes_is_super",
+    "shape_is_super",
+    "array_view",
+    "dtype_matches",
 ]
 
 LIBRARY_KINDS = ("numpy", "torch", "jax", "tensorflow", "mlx")
-_KIND_NAMES = {"any": "Any", "numpy": "np.ndarray", "torch": "Tensor", "jax": "jax.Array",
-               "tensorflow": "tf.Tensor", "mlx": "mx.array"}
+_KIND_NAMES = {
+    "any": "Any",
+    "numpy": "np.ndarray",
+    "torch": "Tensor",
+    "jax": "jax.Array",
+    "tensorflow": "tf.Tensor",
+    "mlx": "mx.array",
+}
 
 # jaxtyping's class names for one dtype and for the categories of jaxtyping's array annotations.
-_JAX_NAMES = {d.name: d.name.replace("_", "").capitalize().replace("float8", "Float8")
-              for d in ALL_DTYPES}
+_JAX_NAMES = {
+    d.name: d.name.replace("_", "").capitalize().replace("float8", "Float8") for d in ALL_DTYPES
+}
 _JAX_NAMES.update({"bool": "Bool", "bfloat16": "BFloat16", "key": "Key"})
 _JAX_NAMES.update({f"uint{b}": f"UInt{b}" for b in (2, 4, 8, 16, 32, 64)})
-_CATEGORY_NAMES = {"num": "Num", "inexact": "Inexact", "floating": "Float",
-                   "complex": "Complex", "integer": "Integer", "unsigned": "UInt",
-                   "signed": "Int", "real": "Real"}
-_CATEGORY_BY_SET = {frozenset(d.name for d in CATEGORIES[c]): n
-                    for c, n in _CATEGORY_NAMES.items()}
+_CATEGORY_NAMES = {
+    "num": "Num",
+    "inexact": "Inexact",
+    "floating": "Float",
+    "complex": "Complex",
+    "integer": "Integer",
+    "unsigned": "UInt",
+    "signed": "Int",
+    "real": "Real",
+}
+_CATEGORY_BY_SET = {frozenset(d.name for d in CATEGORIES[c]): n for c, n in _CATEGORY_NAMES.items()}
 _ALL_NAMES = frozenset(d.name for d in ALL_DTYPES)
 
 # TorchScript's scalar-type names (``FloatTensor``, ``Long(2, 3)``).
 _TORCH_NAMES = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-    "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
-    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "bool": "Bool",
-    "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int2": "Int2",
-    "int4": "Int4", "uint2": "UInt2", "uint4": "UInt4", "float8_e4m3fn": "Float8_e4m3fn",
-    "float8_e5m2": "Float8_e5m2", "float8_e4m3fnuz": "Float8_e4m3fnuz",
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "bfloat16": "BFloat16",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "uint8": "Byte",
+    "uint16": "UInt16",
+    "uint32": "UInt32",
+    "uint64": "UInt64",
+    "bool": "Bool",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+    "int2": "Int2",
+    "int4": "Int4",
+    "uint2": "UInt2",
+    "uint4": "UInt4",
+    "float8_e4m3fn": "Float8_e4m3fn",
+    "float8_e5m2": "Float8_e5m2",
+    "float8_e4m3fnuz": "Float8_e4m3fnuz",
     "float8_e5m2fnuz": "Float8_e5m2fnuz",
 }
 
@@ -76,8 +112,9 @@ def _is_library_root(cls: type, kind: str) -> bool:
 def _normalize_kind(kind: Any) -> str | type:
     if isinstance(kind, str):
         if kind not in _KIND_NAMES:
-            raise TypeError(f"ArrayType kind must be one of {', '.join(_KIND_NAMES)} or a "
-                            f"class, got {kind!r}")
+            raise TypeError(
+                f"ArrayType kind must be one of {', '.join(_KIND_NAMES)} or a class, got {kind!r}"
+            )
         return kind
     if isinstance(kind, type):
         lib = class_kind(kind)
@@ -114,8 +151,10 @@ def _normalize_shape(shape: Any) -> ShapePattern | None:
         return None
     if not isinstance(shape, ShapePattern):
         if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
-            raise TypeError(f"ArrayType shape must be None, a ShapePattern or a static shape "
-                            f"tuple, got {shape!r}")
+            raise TypeError(
+                f"ArrayType shape must be None, a ShapePattern or a static shape "
+                f"tuple, got {shape!r}"
+            )
         shape = ShapePattern.from_static(tuple(shape))
     specs = shape.specs
     if len(specs) == 1 and str(specs[0]) == "...":
@@ -148,8 +187,7 @@ class ArrayType(LatticeType):
 
     @classmethod
     def _construct(cls, kind: Any = "any", dtypes: Any = None, shape: Any = None):
-        return cls._get((_normalize_kind(kind), _normalize_dtypes(dtypes),
-                         _normalize_shape(shape)))
+        return cls._get((_normalize_kind(kind), _normalize_dtypes(dtypes), _normalize_shape(shape)))
 
     def _post_init(self) -> None:
         shape = self.shape
@@ -187,9 +225,11 @@ class ArrayType(LatticeType):
         >>> TENSOR.with_(dtypes="float64") is ArrayType("torch", "float64")
         True
         """
-        return ArrayType(self.kind if kind is ... else kind,
-                         self.dtypes if dtypes is ... else dtypes,
-                         self.shape if shape is ... else shape)
+        return ArrayType(
+            self.kind if kind is ... else kind,
+            self.dtypes if dtypes is ... else dtypes,
+            self.shape if shape is ... else shape,
+        )
 
     # -- printing ---------------------------------------------------------------------
     def _kind_name(self) -> str:
@@ -256,6 +296,7 @@ TENSOR = ArrayType("torch")
 
 
 # -- the coordinates' relations (used by relations.py and check.py) -----------------
+
 
 def kind_is_super(sup: str | type, sub: str | type) -> bool:
     """Whether every array of kind ``sub`` is of kind ``sup``.

@@ -33,8 +33,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from tensortypes.errors import raised_by_value
 from tensortypes.graph.type import Type
 
-__all__ = ["LatticeType", "SingletonLatticeType", "hooks", "RANK", "as_type", "join_strs",
-           "qualified", "rank_of", "ts_of"]
+__all__ = [
+    "LatticeType",
+    "SingletonLatticeType",
+    "hooks",
+    "RANK",
+    "as_type",
+    "join_strs",
+    "qualified",
+    "rank_of",
+    "ts_of",
+]
 
 
 class _Hooks:
@@ -54,8 +63,11 @@ class _Hooks:
 
 def _missing(name: str):
     def fail(*args: Any, **kwargs: Any):
-        raise RuntimeError(f"tensortypes.types: {name} is not installed; "
-                           "import tensortypes.types to load the type language")
+        raise RuntimeError(
+            f"tensortypes.types: {name} is not installed; "
+            "import tensortypes.types to load the type language"
+        )
+
     return fail
 
 
@@ -65,12 +77,41 @@ hooks = _Hooks()
 # extended with the kinds it does not have. ``number`` goes last, where
 # TorchScript puts the number it forms from ``int``, ``float`` and ``complex``.
 RANK = {
-    "any": 0, "enum": 1, "array": 3, "tuple": 5, "list": 6, "dict": 7, "float": 9,
-    "complex": 10, "future": 11, "rref": 13, "int": 14, "none": 15, "str": 16,
-    "generator": 17, "bool": 19, "typevar": 21, "device": 22, "stream": 23,
-    "callable": 24, "class": 25, "module": 26, "interface": 28, "dtype": 30,
-    "literal": 40, "set": 41, "frozenset": 42, "abc": 43, "typeof": 44, "protocol": 45,
-    "newtype": 46, "annotated": 47, "typeddict": 48, "never": 97, "union": 98, "number": 99,
+    "any": 0,
+    "enum": 1,
+    "array": 3,
+    "tuple": 5,
+    "list": 6,
+    "dict": 7,
+    "float": 9,
+    "complex": 10,
+    "future": 11,
+    "rref": 13,
+    "int": 14,
+    "none": 15,
+    "str": 16,
+    "generator": 17,
+    "bool": 19,
+    "typevar": 21,
+    "device": 22,
+    "stream": 23,
+    "callable": 24,
+    "class": 25,
+    "module": 26,
+    "interface": 28,
+    "dtype": 30,
+    "literal": 40,
+    "set": 41,
+    "frozenset": 42,
+    "abc": 43,
+    "typeof": 44,
+    "protocol": 45,
+    "newtype": 46,
+    "annotated": 47,
+    "typeddict": 48,
+    "never": 97,
+    "union": 98,
+    "number": 99,
 }
 
 _RAW: dict[Any, LatticeType] = {}
@@ -388,5 +429,7 @@ def as_type(value: Any, what: str) -> Type:
     """
     if isinstance(value, Type):
         return value
-    raise TypeError(f"{what} must be a type (e.g. INT, ListType(INT)); got {value!r}. "
-                    "Use ann_to_type() to convert an annotation such as List[int].")
+    raise TypeError(
+        f"{what} must be a type (e.g. INT, ListType(INT)); got {value!r}. "
+        "Use ann_to_type() to convert an annotation such as List[int]."
+    )

@@ -21,12 +21,10 @@ from tensortypes.types.containers import FrozenSetType, SetType
 from tensortypes.types.extras import AnnotatedType, NewTypeType, ProtocolType, TypedDictType
 from tensortypes.types.nominal import InterfaceType, ModuleType
 from tensortypes.types.primitives import ComplexType, FloatType
-from tensortypes.types.structural import (DictType, ListType, NamedTupleType, TupleType,
-                                          VarTupleType)
+from tensortypes.types.structural import DictType, ListType, NamedTupleType, TupleType, VarTupleType
 
 # ``ACCEPT`` and ``is_instance`` are re-exported: the fast half lives in ``accept``.
 __all__ = ["check_value", "explain", "describe", "EXPLAIN", "ACCEPT", "is_instance"]
-
 
 
 def describe(value: Any) -> str:
@@ -61,15 +59,19 @@ def check_value(value: Any, t: Any) -> Any:
     except Exception as error:  # noqa: BLE001 (only the value's own exceptions, below)
         if not raised_by_value(error):
             raise
-        raise TypeCheckError(f"expected {annotation_text(t)}, got {describe(value)}: checking it raised "
-                             f"{describe_raised(error)}") from error
+        raise TypeCheckError(
+            f"expected {annotation_text(t)}, got {describe(value)}: checking it raised "
+            f"{describe_raised(error)}"
+        ) from error
     try:
         reason = explain(value, t)
     except Exception as error:  # noqa: BLE001 (only the value's own exceptions, below)
         if not raised_by_value(error):
             raise
-        reason = (f"expected {annotation_text(t)}, got {describe(value)}: explaining the refusal raised "
-                  f"{describe_raised(error)}")
+        reason = (
+            f"expected {annotation_text(t)}, got {describe(value)}: explaining the refusal raised "
+            f"{describe_raised(error)}"
+        )
     raise TypeCheckError(reason or f"expected {annotation_text(t)}, got {describe(value)}")
 
 
@@ -115,8 +117,10 @@ def _numeric(value: Any, t: Any) -> tuple[str, str] | None:
     message = f"expected {annotation_text(t)}, got {describe(value)}"
     wider = (int,) if isinstance(t, FloatType) else (int, float)
     if not config.numeric_tower and isinstance(value, wider):
-        message += (f" (with config.numeric_tower = False an {type(value).__name__} does not "
-                    f"pass {t}; PEP 484's numeric tower, the default, accepts it)")
+        message += (
+            f" (with config.numeric_tower = False an {type(value).__name__} does not "
+            f"pass {t}; PEP 484's numeric tower, the default, accepts it)"
+        )
     return ("", message)
 
 
@@ -125,6 +129,7 @@ def _nested(prefix: str, inner: tuple[str, str]) -> tuple[str, str]:
 
 
 # -- the explanations ------------------------------------------------------------------
+
 
 def _why_sequence(value, t, element, cls):
     if not isinstance(value, cls):
@@ -139,8 +144,11 @@ def _why_sequence(value, t, element, cls):
 def _why_tuple(value, t):
     if not isinstance(value, tuple) or len(value) != len(t.elements):
         return _leaf(value, t)
-    if type(t) is NamedTupleType and not ACCEPT[NamedTupleType](value, t) and all(
-            is_instance(x, e) for x, e in zip(value, t.elements)):
+    if (
+        type(t) is NamedTupleType
+        and not ACCEPT[NamedTupleType](value, t)
+        and all(is_instance(x, e) for x, e in zip(value, t.elements))
+    ):
         return _leaf(value, t)
     for i, (x, e) in enumerate(zip(value, t.elements)):
         inner = _why(x, e)
@@ -172,7 +180,10 @@ def _why_typeddict(value, t):
     fields = dict(t.fields)
     for key, x in value.items():
         if key not in fields:
-            return ("", f"unexpected key {key!r} (keys of {annotation_text(t)}: {', '.join(sorted(fields))})")
+            return (
+                "",
+                f"unexpected key {key!r} (keys of {annotation_text(t)}: {', '.join(sorted(fields))})",
+            )
         inner = _why(x, fields[key])
         if inner is not None:
             return _nested(f"[{key!r}]", inner)
@@ -195,34 +206,40 @@ def _why_members(value, t):
     names = t.members if type(t) is ProtocolType else tuple(t.methods)
     missing = [n for n in names if not hasattr(value, n)]
     if missing:
-        return ("", f"{describe(value)} lacks {', '.join(missing)} required by {annotation_text(t)}")
+        return (
+            "",
+            f"{describe(value)} lacks {', '.join(missing)} required by {annotation_text(t)}",
+        )
     return None
 
 
 def _why_wrapper(attr: str):
     def why(value, t):
         return _why(value, getattr(t, attr))
+
     return why
 
 
 EXPLAIN = {cls: _leaf for cls in ACCEPT}
-EXPLAIN.update({
-    FloatType: _numeric,
-    ComplexType: _numeric,
-    TupleType: _why_tuple,
-    NamedTupleType: _why_tuple,
-    VarTupleType: lambda v, t: _why_sequence(v, t, t.element, tuple),
-    ListType: lambda v, t: _why_sequence(v, t, t.element, list),
-    SetType: lambda v, t: _why_sequence(v, t, t.element, set),
-    FrozenSetType: lambda v, t: _why_sequence(v, t, t.element, frozenset),
-    DictType: _why_dict,
-    TypedDictType: _why_typeddict,
-    ModuleType: _why_module,
-    InterfaceType: _why_members,
-    ProtocolType: _why_members,
-    NewTypeType: _why_wrapper("supertype"),
-    AnnotatedType: _why_wrapper("inner"),
-})
+EXPLAIN.update(
+    {
+        FloatType: _numeric,
+        ComplexType: _numeric,
+        TupleType: _why_tuple,
+        NamedTupleType: _why_tuple,
+        VarTupleType: lambda v, t: _why_sequence(v, t, t.element, tuple),
+        ListType: lambda v, t: _why_sequence(v, t, t.element, list),
+        SetType: lambda v, t: _why_sequence(v, t, t.element, set),
+        FrozenSetType: lambda v, t: _why_sequence(v, t, t.element, frozenset),
+        DictType: _why_dict,
+        TypedDictType: _why_typeddict,
+        ModuleType: _why_module,
+        InterfaceType: _why_members,
+        ProtocolType: _why_members,
+        NewTypeType: _why_wrapper("supertype"),
+        AnnotatedType: _why_wrapper("inner"),
+    }
+)
 """How each type class explains a failure: ``(path, message)`` or None."""
 
 

@@ -18,14 +18,27 @@ from typing import Any
 
 from tensortypes.types.base import hooks
 from tensortypes.types.containers import AbcType, TypeOfType
-from tensortypes.types.extras import (CallableType, LiteralType, NewTypeType, ProtocolType,
-                                      TypedDictType, TypeVarType)
+from tensortypes.types.extras import (
+    CallableType,
+    LiteralType,
+    NewTypeType,
+    ProtocolType,
+    TypedDictType,
+    TypeVarType,
+)
 from tensortypes.types.nominal import ClassType, EnumClassType, InterfaceType, ModuleType
 from tensortypes.types.primitives import ANY, BOOL, INT, STR
 from tensortypes.types.views import EMPTY, UNKNOWN_ARGS, abc_view, python_class
 
-__all__ = ["both", "any_of", "all_of", "equivalent", "literal_base", "nominal_class",
-           "PYTHON_RULES"]
+__all__ = [
+    "both",
+    "any_of",
+    "all_of",
+    "equivalent",
+    "literal_base",
+    "nominal_class",
+    "PYTHON_RULES",
+]
 
 
 def _is_subtype(a: Any, b: Any) -> bool | None:
@@ -243,8 +256,11 @@ def _sup_typeddict(a, b) -> bool | None:
     return answer
 
 
-_VARIANCE_RULE = {"+": lambda x, y: _is_subtype(x, y), "-": lambda x, y: _is_subtype(y, x),
-                  "=": equivalent}
+_VARIANCE_RULE = {
+    "+": lambda x, y: _is_subtype(x, y),
+    "-": lambda x, y: _is_subtype(y, x),
+    "=": equivalent,
+}
 
 
 def _sup_abc(a, b) -> bool | None:
@@ -265,9 +281,17 @@ def _sup_typeof(a, b) -> bool | None:
 
 
 PYTHON_RULES = {
-    ClassType: _sup_class, ModuleType: _sup_module, EnumClassType: _sup_enum,
-    InterfaceType: _sup_interface, LiteralType: _sup_literal, CallableType: _sup_callable,
-    ProtocolType: _sup_protocol, TypeVarType: _sup_typevar, NewTypeType: _sup_newtype,
-    TypedDictType: _sup_typeddict, AbcType: _sup_abc, TypeOfType: _sup_typeof,
+    ClassType: _sup_class,
+    ModuleType: _sup_module,
+    EnumClassType: _sup_enum,
+    InterfaceType: _sup_interface,
+    LiteralType: _sup_literal,
+    CallableType: _sup_callable,
+    ProtocolType: _sup_protocol,
+    TypeVarType: _sup_typevar,
+    NewTypeType: _sup_newtype,
+    TypedDictType: _sup_typeddict,
+    AbcType: _sup_abc,
+    TypeOfType: _sup_typeof,
 }
 """The rules deciding ``is_subtype(a, b)`` for the Python kinds of ``b``."""

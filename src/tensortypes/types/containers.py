@@ -95,9 +95,11 @@ class AbcType(LatticeType):
         try:
             name, variance = ABC_ORIGINS[origin]
         except (KeyError, TypeError):
-            raise TypeError(f"AbcType takes a generic class of collections.abc "
-                            f"({', '.join(n for n, _ in ABC_ORIGINS.values())}), "
-                            f"got {origin!r}") from None
+            raise TypeError(
+                f"AbcType takes a generic class of collections.abc "
+                f"({', '.join(n for n, _ in ABC_ORIGINS.values())}), "
+                f"got {origin!r}"
+            ) from None
         if args is None:
             args = (ANY,) * len(variance)
         else:

@@ -21,8 +21,14 @@ from tensortypes.types.primitives import BOOL, NONE
 from tensortypes.types.structural import UnionType, union_mergers
 
 __all__ = [
-    "LiteralType", "CallableType", "ProtocolType", "TypeVarType", "NewTypeType",
-    "AnnotatedType", "TypedDictType", "protocol_members",
+    "LiteralType",
+    "CallableType",
+    "ProtocolType",
+    "TypeVarType",
+    "NewTypeType",
+    "AnnotatedType",
+    "TypedDictType",
+    "protocol_members",
 ]
 
 _LITERAL_CLASSES = (int, str, bytes, bool)
@@ -31,8 +37,9 @@ _LITERAL_CLASSES = (int, str, bytes, bool)
 def _literal_key(value: Any) -> tuple[type, Any]:
     if isinstance(value, enum.Enum) or type(value) in _LITERAL_CLASSES:
         return (type(value), value)
-    raise TypeError(f"a Literal value is an int, str, bytes, bool, None or an enum member; "
-                    f"got {value!r}")
+    raise TypeError(
+        f"a Literal value is an int, str, bytes, bool, None or an enum member; got {value!r}"
+    )
 
 
 def _literal_order(item: tuple[type, Any]) -> tuple[str, str]:
@@ -87,8 +94,7 @@ class LiteralType(LatticeType):
     def _py_str(self) -> str:
         parts = []
         for _, v in self.items:
-            parts.append(f"{qualified(type(v))}.{v.name}" if isinstance(v, enum.Enum)
-                         else repr(v))
+            parts.append(f"{qualified(type(v))}.{v.name}" if isinstance(v, enum.Enum) else repr(v))
         return f"Literal[{', '.join(parts)}]"
 
 
@@ -123,8 +129,9 @@ class CallableType(LatticeType):
     def _construct(cls, params: Any, result: Any):
         if params is not None and params is not Ellipsis:
             if isinstance(params, (str, bytes)) or not isinstance(params, Iterable):
-                raise TypeError(f"CallableType params is a list of types or None (for ...), "
-                                f"got {params!r}")
+                raise TypeError(
+                    f"CallableType params is a list of types or None (for ...), got {params!r}"
+                )
             params = tuple(as_type(p, "a Callable parameter") for p in params)
         else:
             params = None
@@ -142,14 +149,36 @@ class CallableType(LatticeType):
         return (self.params or ()) + (self.result,)
 
 
-_PROTOCOL_SKIP = frozenset({
-    "__abstractmethods__", "__annotations__", "__dict__", "__doc__", "__init__", "__module__",
-    "__new__", "__slots__", "__subclasshook__", "__weakref__", "__class_getitem__",
-    "__parameters__", "__orig_bases__", "__orig_class__", "__protocol_attrs__",
-    "__non_callable_proto_members__", "__type_params__", "__qualname__", "__init_subclass__",
-    "__static_attributes__", "__firstlineno__", "__match_args__", "__getstate__",
-    "_is_protocol", "_is_runtime_protocol", "__callable_proto_members_only__",
-})
+_PROTOCOL_SKIP = frozenset(
+    {
+        "__abstractmethods__",
+        "__annotations__",
+        "__dict__",
+        "__doc__",
+        "__init__",
+        "__module__",
+        "__new__",
+        "__slots__",
+        "__subclasshook__",
+        "__weakref__",
+        "__class_getitem__",
+        "__parameters__",
+        "__orig_bases__",
+        "__orig_class__",
+        "__protocol_attrs__",
+        "__non_callable_proto_members__",
+        "__type_params__",
+        "__qualname__",
+        "__init_subclass__",
+        "__static_attributes__",
+        "__firstlineno__",
+        "__match_args__",
+        "__getstate__",
+        "_is_protocol",
+        "_is_runtime_protocol",
+        "__callable_proto_members_only__",
+    }
+)
 
 
 def protocol_members(cls: type) -> tuple[str, ...]:
@@ -228,8 +257,14 @@ class TypeVarType(LatticeType):
     _kind = "typevar"
 
     @classmethod
-    def _construct(cls, name: str, bound: Any = None, constraints: Any = (),
-                   variance: str = "invariant", typevar: Any = None):
+    def _construct(
+        cls,
+        name: str,
+        bound: Any = None,
+        constraints: Any = (),
+        variance: str = "invariant",
+        typevar: Any = None,
+    ):
         if not isinstance(name, str) or not name.isidentifier():
             raise TypeError(f"TypeVarType name must be an identifier, got {name!r}")
         if bound is not None:
@@ -365,8 +400,9 @@ class TypedDictType(LatticeType):
             items[key] = as_type(t, f"the type of key {key!r}")
         keys = frozenset(items) if required is None else frozenset(required)
         if not keys <= set(items):
-            raise TypeError(f"TypedDict {name}: required keys {sorted(keys - set(items))} "
-                            f"have no type")
+            raise TypeError(
+                f"TypedDict {name}: required keys {sorted(keys - set(items))} have no type"
+            )
         return cls._get((name, tuple(sorted(items.items())), keys, py_class))
 
     def _py_str(self) -> str:

@@ -27,16 +27,23 @@ from tensortypes.types.arrays import TENSOR, ArrayType
 from tensortypes.types.containers import FrozenSetType, SetType, TypeOfType
 from tensortypes.types.extras import CallableType
 from tensortypes.types.joins import unify
-from tensortypes.types.nominal import (DEVICE, DTYPE, GENERATOR, STREAM, ClassType,
-                                       EnumClassType, ModuleType, is_module_class,
-                                       torch_class_name)
+from tensortypes.types.nominal import (
+    DEVICE,
+    DTYPE,
+    GENERATOR,
+    STREAM,
+    ClassType,
+    EnumClassType,
+    ModuleType,
+    is_module_class,
+    torch_class_name,
+)
 from tensortypes.types.primitives import ANY, BOOL, COMPLEX, FLOAT, INT, NONE, STR
 from tensortypes.types.structural import DictType, ListType, NamedTupleType, TupleType
 
 __all__ = ["infer_type"]
 
-_PRIMITIVE = {int: INT, float: FLOAT, bool: BOOL, complex: COMPLEX, str: STR,
-              type(None): NONE}
+_PRIMITIVE = {int: INT, float: FLOAT, bool: BOOL, complex: COMPLEX, str: STR, type(None): NONE}
 _TORCH = {"device": DEVICE, "dtype": DTYPE, "Stream": STREAM, "Generator": GENERATOR}
 EMPTY_LIST = ListType(TENSOR)
 EMPTY_DICT = DictType(STR, TENSOR)
@@ -58,8 +65,10 @@ def infer_type(value: Any) -> Any:
     try:
         return _infer(value)
     except RecursionError:
-        raise TypeError(f"cannot infer the type of a {type(value).__name__} that contains "
-                        "itself or is nested too deeply") from None
+        raise TypeError(
+            f"cannot infer the type of a {type(value).__name__} that contains "
+            "itself or is nested too deeply"
+        ) from None
 
 
 def _infer(value: Any) -> Any:
@@ -90,10 +99,12 @@ def _elements(items: Any, what: str) -> Any:
         elif t is not element:
             merged = unify(element, t)
             if merged is None:
-                raise TypeError(f"cannot infer one element type for {what}: "
-                                f"{element.message_str()} (the elements before {index}) "
-                                f"and {t.message_str()} (element {index}) "
-                                "do not unify; annotate the value instead")
+                raise TypeError(
+                    f"cannot infer one element type for {what}: "
+                    f"{element.message_str()} (the elements before {index}) "
+                    f"and {t.message_str()} (element {index}) "
+                    "do not unify; annotate the value instead"
+                )
             element = merged
     return element
 
@@ -111,8 +122,7 @@ def _list(value: list) -> Any:
 def _dict(value: dict) -> Any:
     if not value:
         return EMPTY_DICT
-    return DictType(_elements(value.keys(), "dict keys"),
-                    _elements(value.values(), "dict values"))
+    return DictType(_elements(value.keys(), "dict keys"), _elements(value.values(), "dict values"))
 
 
 def _tuple(value: tuple) -> Any:
@@ -133,6 +143,7 @@ def _named_tuple(value: tuple) -> Any:
 def _set_of(kind):
     def infer(value):
         return kind(_elements(value, kind.__name__) if value else ANY)
+
     return infer
 
 
@@ -156,8 +167,11 @@ def _callable(value: Any) -> Any:
         if annotation is inspect.Parameter.empty:
             return ANY
         try:
-            return ann_to_type(annotation, namespace) if isinstance(annotation, str) \
+            return (
+                ann_to_type(annotation, namespace)
+                if isinstance(annotation, str)
                 else ann_to_type(annotation)
+            )
         except (TypeError, ValueError):
             return ANY
 
@@ -171,9 +185,13 @@ def _callable(value: Any) -> Any:
 
 
 _HANDLERS: dict[type, Any] = {
-    list: _list, dict: _dict, tuple: _tuple, set: _set_of(SetType),
+    list: _list,
+    dict: _dict,
+    tuple: _tuple,
+    set: _set_of(SetType),
     frozenset: _set_of(FrozenSetType),
-    pytypes.FunctionType: _callable, pytypes.BuiltinFunctionType: _callable,
+    pytypes.FunctionType: _callable,
+    pytypes.BuiltinFunctionType: _callable,
     pytypes.MethodType: _callable,
 }
 

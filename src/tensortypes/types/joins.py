@@ -25,8 +25,16 @@ from tensortypes.graph.type import Type
 from tensortypes.types.arrays import ArrayType
 from tensortypes.types.primitives import NONE
 from tensortypes.types.relations import is_subtype
-from tensortypes.types.structural import (DictType, FutureType, ListType, NamedTupleType,
-                                          OptionalType, RRefType, TupleType, UnionType)
+from tensortypes.types.structural import (
+    DictType,
+    FutureType,
+    ListType,
+    NamedTupleType,
+    OptionalType,
+    RRefType,
+    TupleType,
+    UnionType,
+)
 
 __all__ = ["join", "unify", "unify_list", "unshaped"]
 
@@ -44,8 +52,9 @@ def join(a: Any, b: Any, *more: Any) -> Any:
     """
     for t in (a, b, *more):
         if not isinstance(t, Type):
-            raise TypeError(f"join takes types, got {t!r}; use ann_to_type() to convert "
-                            "an annotation")
+            raise TypeError(
+                f"join takes types, got {t!r}; use ann_to_type() to convert an annotation"
+            )
     if a is b and not more:
         return a
     return UnionType((a, b, *more))
@@ -148,8 +157,13 @@ def _merge_arrays(a: ArrayType, b: ArrayType) -> ArrayType | None:
         return None
     dtypes = a.dtypes if a.dtypes == b.dtypes else None
     shape = None
-    if a.shape is not None and b.shape is not None and len(a.shape) == len(b.shape) \
-            and a.shape.variadic_index is None and b.shape.variadic_index is None:
+    if (
+        a.shape is not None
+        and b.shape is not None
+        and len(a.shape) == len(b.shape)
+        and a.shape.variadic_index is None
+        and b.shape.variadic_index is None
+    ):
         shape = ShapePattern(x if x is y else _UNKNOWN for x, y in zip(a.shape, b.shape))
     return ArrayType(a.kind, dtypes, shape)
 
@@ -172,8 +186,9 @@ def unshaped(t: Any) -> Any:
     if cls is TupleType:
         return TupleType([unshaped(e) for e in t.elements])
     if cls is NamedTupleType:
-        return NamedTupleType(t.name, [(n, unshaped(e)) for n, e in zip(t.names, t.elements)],
-                              t.cls)
+        return NamedTupleType(
+            t.name, [(n, unshaped(e)) for n, e in zip(t.names, t.elements)], t.cls
+        )
     if cls is UnionType or cls is OptionalType:
         return UnionType([unshaped(m) for m in t.members])
     return t

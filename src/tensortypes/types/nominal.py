@@ -33,9 +33,22 @@ from tensortypes.types.base import LatticeType, SingletonLatticeType, hooks, qua
 from tensortypes.types.primitives import PRIMITIVES
 
 __all__ = [
-    "DeviceType", "DTypeType", "StreamType", "GeneratorType", "DEVICE", "DTYPE", "STREAM",
-    "GENERATOR", "ClassType", "EnumClassType", "InterfaceType", "ModuleType", "ClassSchema",
-    "MethodInfo", "torch_class_name", "is_module_class",
+    "DeviceType",
+    "DTypeType",
+    "StreamType",
+    "GeneratorType",
+    "DEVICE",
+    "DTYPE",
+    "STREAM",
+    "GENERATOR",
+    "ClassType",
+    "EnumClassType",
+    "InterfaceType",
+    "ModuleType",
+    "ClassSchema",
+    "MethodInfo",
+    "torch_class_name",
+    "is_module_class",
 ]
 
 
@@ -62,8 +75,8 @@ def is_module_class(cls: Any) -> bool:
     False
     """
     return isinstance(cls, type) and any(
-        b.__name__ == "Module" and b.__module__ == "torch.nn.modules.module"
-        for b in cls.__mro__)
+        b.__name__ == "Module" and b.__module__ == "torch.nn.modules.module" for b in cls.__mro__
+    )
 
 
 class _TorchBuiltin(SingletonLatticeType):
@@ -144,8 +157,9 @@ class MethodInfo:
 
     __slots__ = ("name", "signature", "reason", "binding")
 
-    def __init__(self, name: str, signature: Any, reason: str | None = None,
-                 binding: str = "instance"):
+    def __init__(
+        self, name: str, signature: Any, reason: str | None = None, binding: str = "instance"
+    ):
         self.name = name
         self.signature = signature
         self.reason = reason
@@ -175,8 +189,9 @@ class ClassSchema:
 
     __slots__ = ("attributes", "unresolved", "methods", "fields")
 
-    def __init__(self, attributes: dict, unresolved: dict, methods: dict,
-                 fields: tuple[str, ...] = ()):
+    def __init__(
+        self, attributes: dict, unresolved: dict, methods: dict, fields: tuple[str, ...] = ()
+    ):
         self.attributes = attributes
         self.unresolved = unresolved
         self.methods = methods
@@ -271,7 +286,8 @@ class ClassType(_Classy):
     def is_dataclass(self) -> bool:
         """Whether the class is a dataclass (its fields are ``schema.fields``)."""
         return "__dataclass_fields__" in getattr(self.cls, "__dict__", {}) or hasattr(
-            self.cls, "__dataclass_fields__")
+            self.cls, "__dataclass_fields__"
+        )
 
 
 class InterfaceType(_Classy):
@@ -373,8 +389,7 @@ class ModuleType(LatticeType):
         attrs = tuple(sorted(dict(attributes).items()))
         for name, t in attrs:
             if not isinstance(name, str) or not isinstance(t, Type):
-                raise TypeError(f"ModuleType attributes map names to types; got "
-                                f"{name!r}: {t!r}")
+                raise TypeError(f"ModuleType attributes map names to types; got {name!r}: {t!r}")
         missing = tuple(sorted(dict(unresolved).items()))
         return cls._get((py_class, attrs, missing))
 

@@ -23,9 +23,25 @@ from tensortypes.graph.clinker import CRegistered
 from tensortypes.types.base import SingletonLatticeType
 
 __all__ = [
-    "AnyType", "NoneType", "IntType", "FloatType", "ComplexType", "BoolType", "StrType",
-    "NumberType", "NeverType", "ANY", "NEVER", "NONE", "INT", "FLOAT", "COMPLEX", "BOOL",
-    "STR", "NUMBER", "PRIMITIVES",
+    "AnyType",
+    "NoneType",
+    "IntType",
+    "FloatType",
+    "ComplexType",
+    "BoolType",
+    "StrType",
+    "NumberType",
+    "NeverType",
+    "ANY",
+    "NEVER",
+    "NONE",
+    "INT",
+    "FLOAT",
+    "COMPLEX",
+    "BOOL",
+    "STR",
+    "NUMBER",
+    "PRIMITIVES",
 ]
 
 
@@ -168,6 +184,5 @@ BOOL = BoolType()
 STR = StrType()
 NUMBER = NumberType()
 
-PRIMITIVES = {int: INT, float: FLOAT, complex: COMPLEX, bool: BOOL, str: STR,
-              type(None): NONE}
+PRIMITIVES = {int: INT, float: FLOAT, complex: COMPLEX, bool: BOOL, str: STR, type(None): NONE}
 """The primitive type of each Python class that has one."""

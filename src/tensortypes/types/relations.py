@@ -24,21 +24,61 @@ from __future__ import annotations
 from typing import Any
 
 from tensortypes.graph.type import Type
-from tensortypes.types.arrays import (ArrayType, array_view, class_kind, dtypes_is_super,
-                                      kind_is_super, shape_is_super)
+from tensortypes.types.arrays import (
+    ArrayType,
+    array_view,
+    class_kind,
+    dtypes_is_super,
+    kind_is_super,
+    shape_is_super,
+)
 from tensortypes.types.base import LatticeType, hooks
-from tensortypes.types.classrules import (PYTHON_RULES, all_of, any_of, both, equivalent,
-                                          literal_base, nominal_class)
+from tensortypes.types.classrules import (
+    PYTHON_RULES,
+    all_of,
+    any_of,
+    both,
+    equivalent,
+    literal_base,
+    nominal_class,
+)
 from tensortypes.types.containers import FrozenSetType, SetType
 from tensortypes.types.extras import AnnotatedType, LiteralType, NewTypeType, TypeVarType
-from tensortypes.types.nominal import (DeviceType, DTypeType, GeneratorType, StreamType,
-                                       _TorchBuiltin, torch_class_name)
-from tensortypes.types.primitives import (ANY, COMPLEX, FLOAT, INT, NEVER,
-                                          AnyType, BoolType, ComplexType, FloatType, IntType,
-                                          NeverType, NoneType, NumberType, StrType)
-from tensortypes.types.structural import (DictType, FutureType, ListType, NamedTupleType,
-                                          OptionalType, RRefType, TupleType, UnionType,
-                                          VarTupleType)
+from tensortypes.types.nominal import (
+    DeviceType,
+    DTypeType,
+    GeneratorType,
+    StreamType,
+    _TorchBuiltin,
+    torch_class_name,
+)
+from tensortypes.types.primitives import (
+    ANY,
+    COMPLEX,
+    FLOAT,
+    INT,
+    NEVER,
+    AnyType,
+    BoolType,
+    ComplexType,
+    FloatType,
+    IntType,
+    NeverType,
+    NoneType,
+    NumberType,
+    StrType,
+)
+from tensortypes.types.structural import (
+    DictType,
+    FutureType,
+    ListType,
+    NamedTupleType,
+    OptionalType,
+    RRefType,
+    TupleType,
+    UnionType,
+    VarTupleType,
+)
 from tensortypes.types.views import python_class
 
 __all__ = ["is_subtype", "equivalent", "both", "any_of", "SUPER_RULES"]
@@ -75,8 +115,9 @@ def is_subtype(a: Any, b: Any) -> bool | None:
 def _compute(a: Any, b: Any) -> bool | None:
     if not isinstance(a, Type) or not isinstance(b, Type):
         bad = a if not isinstance(a, Type) else b
-        raise TypeError(f"is_subtype takes two types, got {bad!r}; use ann_to_type() to "
-                        "convert an annotation")
+        raise TypeError(
+            f"is_subtype takes two types, got {bad!r}; use ann_to_type() to convert an annotation"
+        )
     if b is ANY or a is NEVER:
         return True
     if not isinstance(b, LatticeType):
@@ -108,6 +149,7 @@ def _compute(a: Any, b: Any) -> bool | None:
 
 
 # -- rules, keyed by the class of the supertype ----------------------------------------
+
 
 def _sup_primitive(a, b) -> bool | None:
     if type(a) is LiteralType:
@@ -161,6 +203,7 @@ def _invariant(param: str):
         if type(a) is type(b):
             return equivalent(getattr(a, param), getattr(b, param))
         return None if _subclass_of_python_class(a, b) else False
+
     return rule
 
 
@@ -169,6 +212,7 @@ def _covariant(param: str):
         if type(a) is type(b):
             return is_subtype(getattr(a, param), getattr(b, param))
         return None if _subclass_of_python_class(a, b) else False
+
     return rule
 
 
@@ -216,16 +260,33 @@ def _sup_unreachable(a, b) -> bool | None:
 
 
 SUPER_RULES = {
-    AnyType: _sup_unreachable, AnnotatedType: _sup_unreachable, NeverType: _sup_never,
-    NoneType: _sup_none, IntType: _sup_primitive, FloatType: _sup_primitive,
-    ComplexType: _sup_primitive, BoolType: _sup_primitive, StrType: _sup_primitive,
-    NumberType: _sup_number, TupleType: _sup_tuple, VarTupleType: _sup_vartuple,
-    NamedTupleType: _sup_namedtuple, ListType: _invariant("element"), DictType: _sup_dict,
-    UnionType: _sup_union, OptionalType: _sup_union, FutureType: _covariant("element"),
-    RRefType: _invariant("element"), ArrayType: _sup_array, DeviceType: _sup_torch_builtin,
-    DTypeType: _sup_torch_builtin, StreamType: _sup_torch_builtin,
-    GeneratorType: _sup_torch_builtin, SetType: _invariant("element"),
-    FrozenSetType: _covariant("element"), **PYTHON_RULES,
+    AnyType: _sup_unreachable,
+    AnnotatedType: _sup_unreachable,
+    NeverType: _sup_never,
+    NoneType: _sup_none,
+    IntType: _sup_primitive,
+    FloatType: _sup_primitive,
+    ComplexType: _sup_primitive,
+    BoolType: _sup_primitive,
+    StrType: _sup_primitive,
+    NumberType: _sup_number,
+    TupleType: _sup_tuple,
+    VarTupleType: _sup_vartuple,
+    NamedTupleType: _sup_namedtuple,
+    ListType: _invariant("element"),
+    DictType: _sup_dict,
+    UnionType: _sup_union,
+    OptionalType: _sup_union,
+    FutureType: _covariant("element"),
+    RRefType: _invariant("element"),
+    ArrayType: _sup_array,
+    DeviceType: _sup_torch_builtin,
+    DTypeType: _sup_torch_builtin,
+    StreamType: _sup_torch_builtin,
+    GeneratorType: _sup_torch_builtin,
+    SetType: _invariant("element"),
+    FrozenSetType: _covariant("element"),
+    **PYTHON_RULES,
 }
 """The rule deciding ``is_subtype(a, b)`` for each class of ``b``."""
 
@@ -248,8 +309,11 @@ def concrete_type_classes() -> list[type]:
 
 
 def _check_exhaustive() -> None:
-    missing = [c.__name__ for c in concrete_type_classes()
-               if c not in SUPER_RULES and c.__module__.startswith("tensortypes.types")]
+    missing = [
+        c.__name__
+        for c in concrete_type_classes()
+        if c not in SUPER_RULES and c.__module__.startswith("tensortypes.types")
+    ]
     if missing:
         raise AssertionError(f"is_subtype has no rule for {', '.join(sorted(missing))}")
 

@@ -40,9 +40,22 @@ __all__ = ["class_schema", "instance_schema"]
 
 _SCHEMAS: dict[tuple[type, bool], ClassSchema] = {}
 _ACTIVE: set[tuple[type, bool]] = set()
-_FRAMEWORK = frozenset({"typing", "abc", "enum", "collections", "torch", "numpy", "jax",
-                        "jaxlib", "tensorflow", "_collections_abc", "dataclasses",
-                        "typing_extensions"})
+_FRAMEWORK = frozenset(
+    {
+        "typing",
+        "abc",
+        "enum",
+        "collections",
+        "torch",
+        "numpy",
+        "jax",
+        "jaxlib",
+        "tensorflow",
+        "_collections_abc",
+        "dataclasses",
+        "typing_extensions",
+    }
+)
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
 _CASTS = frozenset({"torch.jit.annotate", "jit.annotate", "annotate", "typing.cast", "cast"})
 _FAILURES = (AnnotationError, TypeError, NameError, AttributeError)
@@ -50,8 +63,11 @@ _FAILURES = (AnnotationError, TypeError, NameError, AttributeError)
 
 def _user_bases(cls: type) -> list[type]:
     """The classes of the MRO that belong to the user, most derived first."""
-    return [b for b in cls.__mro__ if b.__flags__ & _HEAPTYPE
-            and (b.__module__ or "").partition(".")[0] not in _FRAMEWORK]
+    return [
+        b
+        for b in cls.__mro__
+        if b.__flags__ & _HEAPTYPE and (b.__module__ or "").partition(".")[0] not in _FRAMEWORK
+    ]
 
 
 def class_schema(cls: type, torchscript: bool = False) -> ClassSchema:
@@ -81,8 +97,16 @@ def class_schema(cls: type, torchscript: bool = False) -> ClassSchema:
 
 
 class _Reader:
-    __slots__ = ("cls", "torchscript", "globalns", "localns", "attributes", "unresolved",
-                 "methods", "module_attribute")
+    __slots__ = (
+        "cls",
+        "torchscript",
+        "globalns",
+        "localns",
+        "attributes",
+        "unresolved",
+        "methods",
+        "module_attribute",
+    )
 
     def __init__(self, cls: type, torchscript: bool):
         self.cls = cls
@@ -96,8 +120,13 @@ class _Reader:
         self.module_attribute = is_module_class(cls)
 
     def resolve(self, ann: Any, globalns: Any = None) -> Any:
-        return convert(ann, self.globalns if globalns is None else globalns, self.localns,
-                       self.torchscript, self.module_attribute)
+        return convert(
+            ann,
+            self.globalns if globalns is None else globalns,
+            self.localns,
+            self.torchscript,
+            self.module_attribute,
+        )
 
     def known(self, name: str) -> bool:
         return name in self.attributes or name in self.unresolved
@@ -148,8 +177,11 @@ class _Reader:
             self.unresolved[name] = str(error)
 
     def method(self, name: str, value: Any) -> MethodInfo:
-        binding = "static" if isinstance(value, staticmethod) else (
-            "class" if isinstance(value, classmethod) else "instance")
+        binding = (
+            "static"
+            if isinstance(value, staticmethod)
+            else ("class" if isinstance(value, classmethod) else "instance")
+        )
         func = value.__func__ if binding != "instance" else value
         try:
             signature = inspect.signature(func)
@@ -160,15 +192,18 @@ class _Reader:
             params = params[1:]
         globalns = getattr(func, "__globals__", None)
         try:
+
             def resolve(ann):
                 return ANY if ann is inspect.Parameter.empty else self.resolve(ann, globalns)
+
             result = resolve(signature.return_annotation)
             if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
                 for p in params:
                     resolve(p.annotation)
                 return MethodInfo(name, CallableType(None, result), None, binding)
-            return MethodInfo(name, CallableType([resolve(p.annotation) for p in params],
-                                                 result), None, binding)
+            return MethodInfo(
+                name, CallableType([resolve(p.annotation) for p in params], result), None, binding
+            )
         except _FAILURES as error:
             return MethodInfo(name, None, f"an annotation does not resolve ({error})", binding)
 
@@ -185,8 +220,10 @@ class _Reader:
         self_name = fn.args.args[0].arg
         arguments = fn.args
         names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
-        params = {name: getattr(init, "__annotations__", {}).get(name, inspect.Parameter.empty)
-                  for name in names}
+        params = {
+            name: getattr(init, "__annotations__", {}).get(name, inspect.Parameter.empty)
+            for name in names
+        }
         for stmt in _statements(fn.body):
             target, annotation, value = _assignment(stmt, self_name)
             if target is None or self.known(target):
@@ -211,20 +248,23 @@ class _Reader:
             if params[value.id] is inspect.Parameter.empty:
                 self.unresolved[name] = (
                     f"parameter {value.id!r} of __init__ has no annotation; annotate it, or "
-                    f"declare `{name}: T` in the class body")
+                    f"declare `{name}: T` in the class body"
+                )
                 return
             try:
                 self.attributes[name] = self.resolve(params[value.id], globalns)
             except _FAILURES as error:
-                self.unresolved[name] = f"parameter {value.id!r}'s annotation does not " \
-                                        f"resolve ({error})"
+                self.unresolved[name] = (
+                    f"parameter {value.id!r}'s annotation does not resolve ({error})"
+                )
             return
         if isinstance(value, ast.Call) and ast.unparse(value.func) in _CASTS and value.args:
             self.annotated(name, ast.unparse(value.args[0]))
             return
         self.unresolved[name] = (
             f"it is assigned `{ast.unparse(value)}` in __init__, whose type is not known "
-            f"without running it; declare it in the class body (`{name}: T`)")
+            f"without running it; declare it in the class body (`{name}: T`)"
+        )
 
 
 def _statements(body: list) -> Any:
@@ -245,8 +285,11 @@ def _statements(body: list) -> Any:
 
 
 def _self_attribute(node: ast.AST, self_name: str) -> str | None:
-    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-            and node.value.id == self_name):
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == self_name
+    ):
         return node.attr
     return None
 

@@ -19,13 +19,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
-from tensortypes.types.base import (LatticeType, as_type, hooks, join_strs, qualified, rank_of,
-                                    ts_of)
+from tensortypes.types.base import LatticeType, as_type, hooks, join_strs, qualified, rank_of, ts_of
 from tensortypes.types.primitives import ANY, COMPLEX, FLOAT, INT, NEVER, NONE, NUMBER
 
 __all__ = [
-    "TupleType", "VarTupleType", "NamedTupleType", "ListType", "DictType", "UnionType",
-    "OptionalType", "FutureType", "RRefType", "union_mergers",
+    "TupleType",
+    "VarTupleType",
+    "NamedTupleType",
+    "ListType",
+    "DictType",
+    "UnionType",
+    "OptionalType",
+    "FutureType",
+    "RRefType",
+    "union_mergers",
 ]
 
 
@@ -107,22 +114,23 @@ class NamedTupleType(LatticeType):
     _kind = "tuple"
 
     @classmethod
-    def _construct(cls, name: Any, fields: Iterable[tuple[str, Any]],
-                   py_class: type | None = None):
+    def _construct(cls, name: Any, fields: Iterable[tuple[str, Any]], py_class: type | None = None):
         if isinstance(name, type):
             py_class, name = name, qualified(name)
         if not isinstance(name, str) or not name:
             raise TypeError(f"NamedTupleType needs a name (or the class), got {name!r}")
-        if py_class is not None and not (isinstance(py_class, type)
-                                         and issubclass(py_class, tuple)):
+        if py_class is not None and not (
+            isinstance(py_class, type) and issubclass(py_class, tuple)
+        ):
             raise TypeError(f"NamedTupleType: {py_class!r} is not a tuple class")
         names, elements = [], []
         for item in fields:
             try:
                 field, ftype = item
             except (TypeError, ValueError):
-                raise TypeError(f"NamedTupleType fields are (name, type) pairs, got {item!r}") \
-                    from None
+                raise TypeError(
+                    f"NamedTupleType fields are (name, type) pairs, got {item!r}"
+                ) from None
             if not isinstance(field, str) or not field.isidentifier():
                 raise TypeError(f"NamedTupleType field name must be an identifier, got {field!r}")
             if field in names:
@@ -143,8 +151,9 @@ class NamedTupleType(LatticeType):
         try:
             return self.elements[self.names.index(name)]
         except ValueError:
-            raise AttributeError(f"NamedTuple {self.name} has no field {name!r} "
-                                 f"(fields: {', '.join(self.names)})") from None
+            raise AttributeError(
+                f"NamedTuple {self.name} has no field {name!r} (fields: {', '.join(self.names)})"
+            ) from None
 
     def contained(self):
         return self.elements
@@ -238,8 +247,9 @@ class DictType(LatticeType):
 
     @classmethod
     def _construct(cls, key: Any, value: Any):
-        return cls._get((as_type(key, "the key type of DictType"),
-                         as_type(value, "the value type of DictType")))
+        return cls._get(
+            (as_type(key, "the key type of DictType"), as_type(value, "the value type of DictType"))
+        )
 
     def _py_str(self) -> str:
         return f"Dict[{self.key}, {self.value}]"
@@ -296,7 +306,7 @@ class UnionType(LatticeType):
         for m in members:
             m = as_type(m, "a union member")
             never = never or m is NEVER
-            for part in (m.members if isinstance(m, UnionType) else (m,)):
+            for part in m.members if isinstance(m, UnionType) else (m,):
                 if part is ANY:
                     return ANY
                 if part is not NEVER and part not in flat:  # Never adds no value
@@ -342,8 +352,7 @@ class UnionType(LatticeType):
     def _ts_str(self) -> str:
         if len(self.members) == 2 and NONE in self.members:
             return f"{ts_of(self.without_none())}?"
-        parts = ", ".join(getattr(m, "_ts_union_member_str", m.__str__)()
-                          for m in self.members)
+        parts = ", ".join(getattr(m, "_ts_union_member_str", m.__str__)() for m in self.members)
         return f"Union({parts})"
 
     def contained(self):

@@ -23,8 +23,14 @@ from tensortypes.types.containers import ABC_ORIGINS, AbcType, FrozenSetType, Se
 from tensortypes.types.extras import AnnotatedType, LiteralType, NewTypeType, TypedDictType
 from tensortypes.types.nominal import ClassType, EnumClassType, InterfaceType, ModuleType
 from tensortypes.types.primitives import ANY, STR, AnyType, _Primitive
-from tensortypes.types.structural import (DictType, ListType, NamedTupleType, TupleType,
-                                          UnionType, VarTupleType)
+from tensortypes.types.structural import (
+    DictType,
+    ListType,
+    NamedTupleType,
+    TupleType,
+    UnionType,
+    VarTupleType,
+)
 
 __all__ = ["python_class", "abc_view", "UNKNOWN_ARGS", "EMPTY"]
 
@@ -33,9 +39,17 @@ UNKNOWN_ARGS = True
 EMPTY = "empty"
 """``abc_view``'s answer for an empty tuple: no elements, so any element type fits."""
 
-_FIXED = {ListType: list, DictType: dict, TupleType: tuple, VarTupleType: tuple,
-          SetType: set, FrozenSetType: frozenset, TypedDictType: dict, TypeOfType: type,
-          AnyType: object}
+_FIXED = {
+    ListType: list,
+    DictType: dict,
+    TupleType: tuple,
+    VarTupleType: tuple,
+    SetType: set,
+    FrozenSetType: frozenset,
+    TypedDictType: dict,
+    TypeOfType: type,
+    AnyType: object,
+}
 
 
 def python_class(t: Any) -> type | tuple[type, ...] | None:
@@ -71,14 +85,27 @@ def python_class(t: Any) -> type | tuple[type, ...] | None:
     return None
 
 
-_ELEMENT_ORIGINS = frozenset({
-    abc.Container, abc.Iterable, abc.Iterator, abc.Reversible, abc.Collection, abc.Sequence,
-    abc.MutableSequence, abc.Set, abc.MutableSet, abc.KeysView, abc.ValuesView,
-    abc.AsyncIterable, abc.AsyncIterator,
-})
+_ELEMENT_ORIGINS = frozenset(
+    {
+        abc.Container,
+        abc.Iterable,
+        abc.Iterator,
+        abc.Reversible,
+        abc.Collection,
+        abc.Sequence,
+        abc.MutableSequence,
+        abc.Set,
+        abc.MutableSet,
+        abc.KeysView,
+        abc.ValuesView,
+        abc.AsyncIterable,
+        abc.AsyncIterator,
+    }
+)
 _MAPPING_ORIGINS = frozenset({abc.Mapping, abc.MutableMapping})
-_EXACT_ORIGINS = frozenset({abc.ItemsView, abc.Generator, abc.Coroutine, abc.AsyncGenerator,
-                            abc.Awaitable})
+_EXACT_ORIGINS = frozenset(
+    {abc.ItemsView, abc.Generator, abc.Coroutine, abc.AsyncGenerator, abc.Awaitable}
+)
 
 
 def _element(t: Any):
@@ -94,8 +121,11 @@ def _element(t: Any):
         return STR
     if cls is AbcType:
         origin = t.origin
-        if origin in _ELEMENT_ORIGINS or origin in _MAPPING_ORIGINS or origin in (
-                abc.Generator, abc.AsyncGenerator):
+        if (
+            origin in _ELEMENT_ORIGINS
+            or origin in _MAPPING_ORIGINS
+            or origin in (abc.Generator, abc.AsyncGenerator)
+        ):
             return t.args[0]
         if origin is abc.ItemsView:
             return TupleType(t.args)

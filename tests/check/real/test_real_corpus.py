@@ -20,8 +20,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("real_corpus", ROOT / "scripts" /
-                                                  "real_corpus.py")
+    spec = importlib.util.spec_from_file_location(
+        "real_corpus", ROOT / "scripts" / "real_corpus.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -50,14 +51,18 @@ def test_real_corpus(capsys):
     repos, bugs = rc.load()
     if base is None or rc.missing(repos, base):
         with capsys.disabled():
-            print("\nreal corpus skipped: set TENSORTYPES_SNAPSHOTS to a folder with "
-                  "snapshots of " + ", ".join(r["name"] for r in repos))
+            print(
+                "\nreal corpus skipped: set TENSORTYPES_SNAPSHOTS to a folder with "
+                "snapshots of " + ", ".join(r["name"] for r in repos)
+            )
         pytest.skip("no snapshots of the real corpus (TENSORTYPES_SNAPSHOTS)")
     out = rc.run(base, verbose=False)
     assert out["errors"] == []
     assert [b["id"] for b in out["bugs"]] == [b["id"] for b in bugs]
     s = out["summary"]
     with capsys.disabled():
-        print(f"\nreal corpus: recall {s['caught']}/{s['bugs']}, {s['reports']} reports "
-              f"({s['false_alarms']} false alarms, {s['unclassified']} unclassified) in "
-              f"{s['lines']} lines")
+        print(
+            f"\nreal corpus: recall {s['caught']}/{s['bugs']}, {s['reports']} reports "
+            f"({s['false_alarms']} false alarms, {s['unclassified']} unclassified) in "
+            f"{s['lines']} lines"
+        )

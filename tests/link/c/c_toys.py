@@ -14,8 +14,9 @@ import pytest
 from tensortypes.graph import Apply, CLinkerOp, FunctionGraph, Op, Type
 from tensortypes.link.c import default_compiler
 
-needs_cc = pytest.mark.skipif(default_compiler() is None,
-                              reason="no C compiler found ($CC, gcc, clang or cc)")
+needs_cc = pytest.mark.skipif(
+    default_compiler() is None, reason="no C compiler found ($CC, gcc, clang or cc)"
+)
 """Marks a test that compiles without the ``linker``/``fresh_cache`` fixtures."""
 
 
@@ -56,14 +57,14 @@ class DoubleType(Type):
     def c_extract(self, name, sub, check_input=True):
         return f"""if (!PyFloat_Check(py_{name})) {{
     PyErr_SetString(PyExc_TypeError, "expected a float");
-    {sub['fail']}
+    {sub["fail"]}
 }}
 {name} = PyFloat_AsDouble(py_{name});"""
 
     def c_sync(self, name, sub):
         return f"""Py_XDECREF(py_{name});
 py_{name} = PyFloat_FromDouble({name});
-if (!py_{name}) {{ {sub['fail']} }}"""
+if (!py_{name}) {{ {sub["fail"]} }}"""
 
     def c_cleanup(self, name, sub):
         return ""
@@ -137,10 +138,10 @@ class AllocThenFail(Op, CLinkerOp):
     def c_code(self, node, name, inputs, outputs, sub):
         (x,), (z,) = inputs, outputs
         return f"""{z} = (PyArrayObject*)PyArray_NewLikeArray({x}, NPY_CORDER, NULL, 0);
-if ({z} == NULL) {{ {sub['fail']} }}
+if ({z} == NULL) {{ {sub["fail"]} }}
 if (PyArray_SIZE({x}) > 0 && ((double*)PyArray_DATA({x}))[0] < 0) {{
     PyErr_SetString(PyExc_ValueError, "AllocThenFail: negative first element");
-    {sub['fail']}
+    {sub["fail"]}
 }}
 memcpy(PyArray_DATA({z}), PyArray_DATA({x}), PyArray_NBYTES({x}));"""
 

@@ -47,9 +47,15 @@ SCRIPT = textwrap.dedent("""
 
 
 def _run(args, env=None, **kwargs):
-    return subprocess.run([sys.executable, "-c", SCRIPT, *args], cwd=REPO,
-                          env={**os.environ, **(env or {})}, capture_output=True, text=True,
-                          timeout=300, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-c", SCRIPT, *args],
+        cwd=REPO,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        **kwargs,
+    )
 
 
 def _graph():
@@ -58,6 +64,7 @@ def _graph():
 
 
 # -- the directory --------------------------------------------------------------------------
+
 
 def test_directory_is_created_private(tmp_path):
     path = prepare_directory(str(tmp_path / "a" / "cache"))
@@ -88,13 +95,18 @@ def test_the_environment_variable_chooses_the_directory(tmp_path):
     target = tmp_path / "from-env"
     proc = subprocess.run(
         [sys.executable, "-c", SCRIPT.replace("config.cache_dir = sys.argv[1]", "")],
-        cwd=REPO, env={**os.environ, "TENSORTYPES_CACHE_DIR": str(target)},
-        capture_output=True, text=True, timeout=300)
+        cwd=REPO,
+        env={**os.environ, "TENSORTYPES_CACHE_DIR": str(target)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert [p.name for p in target.iterdir() if p.is_dir() and p.name.startswith("tt_")]
 
 
 # -- keys and reuse ---------------------------------------------------------------------------
+
 
 def test_a_module_is_built_once_and_loaded_by_later_processes(fresh_cache):
     CLinker(fresh_cache).compile(_graph())
@@ -120,6 +132,7 @@ def test_the_key_covers_code_versions_settings_compiler_and_abi(fresh_cache, mon
 
 
 # -- failures -------------------------------------------------------------------------------------
+
 
 class BadC(Op, CLinkerOp):
     def make_node(self, x):
@@ -157,7 +170,7 @@ def test_a_corrupt_entry_is_detected_and_rebuilt(tmp_path):
     [entry] = ModuleCache(cache_dir).entries()
     [binary] = Path(entry).glob("*.so")
     data = bytearray(binary.read_bytes())
-    data[len(data) // 2: len(data) // 2 + 64] = b"\xff" * 64
+    data[len(data) // 2 : len(data) // 2 + 64] = b"\xff" * 64
     damaged = binary.with_suffix(".tmp")
     damaged.write_bytes(bytes(data))
     damaged.replace(binary)
@@ -176,12 +189,20 @@ def test_the_lock_works_without_the_filelock_package(fresh_cache, monkeypatch):
 
 # -- several processes ---------------------------------------------------------------------------
 
+
 @needs_cc
 def test_processes_compiling_the_same_module_build_it_once(tmp_path):
     start = time.time() + 2.0
-    procs = [subprocess.Popen([sys.executable, "-c", SCRIPT, str(tmp_path / "c"), str(start)],
-                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) for _ in range(4)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SCRIPT, str(tmp_path / "c"), str(start)],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
     results = []
     for proc in procs:
         out, err = proc.communicate(timeout=300)
@@ -197,18 +218,25 @@ def test_a_killed_compile_leaves_no_loadable_module(tmp_path):
     marker = tmp_path / "slow"
     marker.touch()
     fake = tmp_path / "slowcc"
-    fake.write_text(textwrap.dedent(f"""\
+    fake.write_text(
+        textwrap.dedent(f"""\
         #!/bin/sh
         for a in "$@"; do
             case "$a" in -DTT_MODULE_NAME=*) [ -e "{marker}" ] && sleep 60;; esac
         done
-        exec {' '.join(compiler.command)} "$@"
-    """))
+        exec {" ".join(compiler.command)} "$@"
+    """)
+    )
     fake.chmod(0o755)
     cache_dir = tmp_path / "c"
-    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(cache_dir)], cwd=REPO,
-                            env={**os.environ, "CC": str(fake)}, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, str(cache_dir)],
+        cwd=REPO,
+        env={**os.environ, "CC": str(fake)},
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.time() + 120
     while not list(cache_dir.glob("tmp-*/mod.c")):
         assert time.time() < deadline and proc.poll() is None, proc.stderr.read()

@@ -36,6 +36,7 @@ def _graph():
 
 # -- the lock ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("filelock", [True, False], ids=["filelock", "flock"])
 def test_a_lock_path_that_is_a_directory_is_moved_aside(fresh_cache, monkeypatch, filelock):
     if not filelock:
@@ -70,6 +71,7 @@ def test_a_lock_that_cannot_be_opened_is_a_cache_error(fresh_cache, monkeypatch)
 
 
 # -- a full disk ----------------------------------------------------------------------------------
+
 
 def test_a_full_disk_is_a_cache_error(fresh_cache, monkeypatch):
     def full(path, text):
@@ -122,22 +124,32 @@ def test_a_really_full_disk_is_a_cache_error(tmp_path):
     point.mkdir()
     script = tmp_path / "full_disk.py"
     script.write_text(FULL_DISK)
-    shell = (f"mount -t tmpfs -o size=256k,mode=0700 tmpfs {shlex.quote(str(point))} && "
-             f"exec {shlex.quote(sys.executable)} {shlex.quote(str(script))} "
-             f"{shlex.quote(str(point))}")
-    proc = subprocess.run([unshare, "--mount", "--propagation", "private", "sh", "-c", shell],
-                          capture_output=True, text=True, timeout=600, cwd=REPO)
+    shell = (
+        f"mount -t tmpfs -o size=256k,mode=0700 tmpfs {shlex.quote(str(point))} && "
+        f"exec {shlex.quote(sys.executable)} {shlex.quote(str(script))} "
+        f"{shlex.quote(str(point))}"
+    )
+    proc = subprocess.run(
+        [unshare, "--mount", "--propagation", "private", "sh", "-c", shell],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+    )
     if proc.returncode != 0 and "mount" in proc.stderr and "Traceback" not in proc.stderr:
         pytest.skip(f"cannot mount a private tmpfs here: {proc.stderr.strip()}")
     assert proc.returncode == 0, proc.stderr
     first, second = proc.stdout.strip().splitlines()
     # before: a raw OSError: [Errno 28] from writing the source
-    assert first == f"CacheError {errno.ENOSPC} cannot write to the module cache directory " \
-                    f"{point}/cache", first
+    assert (
+        first == f"CacheError {errno.ENOSPC} cannot write to the module cache directory "
+        f"{point}/cache"
+    ), first
     assert second == "[3.0, 3.0]"
 
 
 # -- the probe file -------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def probes(monkeypatch):
@@ -187,12 +199,14 @@ def test_a_damaged_probe_file_is_probed_again_and_replaced(tmp_path, probes, dam
 def test_a_compiler_stopped_by_a_full_disk_is_a_cache_error(fresh_cache, tmp_path):
     # The compiler, not our own write, meets the full disk: still the disk's fault.
     fake = tmp_path / "fullcc"
-    fake.write_text("#!/bin/sh\necho 'ld: final link failed: No space left on device' >&2\n"
-                    "exit 1\n")
+    fake.write_text(
+        "#!/bin/sh\necho 'ld: final link failed: No space left on device' >&2\nexit 1\n"
+    )
     fake.chmod(0o755)
     cc = fresh_cache.get_compiler()
-    full = ModuleCache(fresh_cache.directory,
-                       compiler=Compiler([str(fake)], cc.version, cc.flags, cc.link_flags))
+    full = ModuleCache(
+        fresh_cache.directory, compiler=Compiler([str(fake)], cc.version, cc.flags, cc.link_flags)
+    )
     with pytest.raises(CacheError, match="No space left on device") as info:
         CLinker(full).compile(_graph())
     assert info.value.errno == errno.ENOSPC

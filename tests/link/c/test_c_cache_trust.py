@@ -50,6 +50,7 @@ def _private_dir(tmp_path: Path, name: str) -> Path:
 
 # -- directories: refused, never chmod-ed ------------------------------------------------------
 
+
 @pytest.mark.parametrize("mode", [0o777, 0o1777, 0o770, 0o722, 0o707])
 def test_a_directory_others_can_write_is_refused_and_left_unchanged(tmp_path, mode):
     path = tmp_path / "cache"
@@ -135,19 +136,26 @@ PLANT = 'mkdir -m 755 "$1/$2" && cat > "$1/$2/$2$3" && printf "%s\\n" "$4" > "$1
 def _plant(root: Path, name: str, data: bytes, user: int | None = None) -> Path:
     """Write an entry with a matching checksum, as ``user`` (a real process of theirs)."""
     checksum = hashlib.sha256(data).hexdigest()
-    proc = subprocess.run(["/bin/sh", "-c", PLANT, "plant", str(root), name,
-                           cache_module._SUFFIX, checksum],
-                          input=data, capture_output=True, user=user, cwd="/", timeout=60)
+    proc = subprocess.run(
+        ["/bin/sh", "-c", PLANT, "plant", str(root), name, cache_module._SUFFIX, checksum],
+        input=data,
+        capture_output=True,
+        user=user,
+        cwd="/",
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     return root / name
 
 
 def _control_loads(binary: Path, name: str, marker: Path) -> None:
     """Prove the planted module is effective: loaded directly, it writes its marker."""
-    script = ("import importlib.machinery as m, importlib.util as u, sys\n"
-              "l = m.ExtensionFileLoader(sys.argv[1], sys.argv[2])\n"
-              "s = u.spec_from_file_location(sys.argv[1], sys.argv[2], loader=l)\n"
-              "try:\n    l.exec_module(u.module_from_spec(s))\nexcept ImportError:\n    pass\n")
+    script = (
+        "import importlib.machinery as m, importlib.util as u, sys\n"
+        "l = m.ExtensionFileLoader(sys.argv[1], sys.argv[2])\n"
+        "s = u.spec_from_file_location(sys.argv[1], sys.argv[2], loader=l)\n"
+        "try:\n    l.exec_module(u.module_from_spec(s))\nexcept ImportError:\n    pass\n"
+    )
     subprocess.run([sys.executable, "-c", script, name, str(binary)], check=True, timeout=60)
     assert marker.exists()
     marker.unlink()
@@ -189,6 +197,7 @@ def test_an_entry_that_is_a_symbolic_link_is_not_followed(tmp_path, linker):
 
 # -- another user, for real ----------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def other_user():
     """The uid of a system user created for these tests, removed afterwards."""
@@ -198,11 +207,16 @@ def other_user():
     if useradd is None or userdel is None:
         pytest.skip("useradd/userdel not found: cannot create another user")
     name = f"ttc{uuid.uuid4().hex[:12]}"
-    proc = subprocess.run([useradd, "--system", "--no-create-home", "--shell", "/bin/false",
-                           name], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [useradd, "--system", "--no-create-home", "--shell", "/bin/false", name],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if proc.returncode != 0:
         pytest.skip(f"useradd failed: {proc.stderr.strip()}")
     import pwd
+
     try:
         yield pwd.getpwnam(name).pw_uid
     finally:
@@ -221,8 +235,7 @@ def shared_dir():
 
 
 @needs_cc
-def test_a_module_planted_by_another_user_is_never_loaded(tmp_path, linker, other_user,
-                                                          shared_dir):
+def test_a_module_planted_by_another_user_is_never_loaded(tmp_path, linker, other_user, shared_dir):
     name = _entry_name(linker)
     marker = shared_dir / "marker"
     data = _build_planted(tmp_path, name, marker)
@@ -276,6 +289,9 @@ def test_a_directory_or_parent_another_user_owns_is_refused(tmp_path, other_user
     parent = tmp_path / "their-parent"
     (parent / "cache").mkdir(parents=True)
     os.chown(parent, other_user, -1)
-    with pytest.raises(CacheError, match=rf"inside .*their-parent, which is owned by user "
-                                         rf"id {other_user}"):
+    with pytest.raises(
+        CacheError,
+        match=rf"inside .*their-parent, which is owned by user "
+        rf"id {other_user}",
+    ):
         prepare_directory(str(parent / "cache"))

@@ -93,7 +93,7 @@ class NewBox(Op, CLinkerOp):
 
     def c_code(self, node, name, inputs, outputs, sub):
         return f"""{outputs[0]} = (tt_box*)malloc(sizeof(tt_box));
-if ({outputs[0]} == NULL) {{ PyErr_NoMemory(); {sub['fail']} }}
+if ({outputs[0]} == NULL) {{ PyErr_NoMemory(); {sub["fail"]} }}
 {outputs[0]}->counter = (long*)(uintptr_t){inputs[0]};
 {outputs[0]}->value = 41;"""
 

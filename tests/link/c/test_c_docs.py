@@ -9,8 +9,20 @@ import pytest
 
 from c_toys import needs_cc
 
-MODULES = ["cnames", "compiler", "cache", "types_c", "enum_types", "cdata", "ops", "plan",
-           "codegen", pytest.param("linker", marks=needs_cc), "loops", "trust"]
+MODULES = [
+    "cnames",
+    "compiler",
+    "cache",
+    "types_c",
+    "enum_types",
+    "cdata",
+    "ops",
+    "plan",
+    "codegen",
+    pytest.param("linker", marks=needs_cc),
+    "loops",
+    "trust",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

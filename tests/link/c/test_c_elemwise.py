@@ -12,12 +12,37 @@ from tensortypes.tensor import constant, dvector, tensor
 from tensortypes.tensor.elemwise import Elemwise, exp, log, mul, where
 from tensortypes.tensor.scalar_ops import SCALAR_OPS, Composite, ScalarExpr, op_expr
 
-BINARY = ["add", "sub", "mul", "true_div", "floor_div", "mod", "pow", "maximum", "minimum",
-          "lt", "le", "gt", "ge", "eq", "neq", "bitwise_and", "bitwise_or", "bitwise_xor"]
+BINARY = [
+    "add",
+    "sub",
+    "mul",
+    "true_div",
+    "floor_div",
+    "mod",
+    "pow",
+    "maximum",
+    "minimum",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "eq",
+    "neq",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+]
 UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "invert"]
-PAIRS = [("float64", "float64"), ("float32", "float32"), ("int64", "int64"),
-         ("int8", "uint8"), ("int32", "float32"), ("uint64", "int64"), ("bool", "bool"),
-         ("uint16", "float64")]
+PAIRS = [
+    ("float64", "float64"),
+    ("float32", "float32"),
+    ("int64", "int64"),
+    ("int8", "uint8"),
+    ("int32", "float32"),
+    ("uint64", "int64"),
+    ("bool", "bool"),
+    ("uint16", "float64"),
+]
 
 pytestmark = needs_cc
 
@@ -28,8 +53,9 @@ def _values(dtype, n, rng):
     if np.dtype(dtype).kind in "iu":
         info = np.iinfo(dtype)
         edge = np.array([0, 1, info.max, info.min, 7], dtype=dtype)
-        return np.concatenate([edge, rng.integers(max(info.min, -50), min(info.max, 50), n - 5,
-                                                  dtype=dtype)])
+        return np.concatenate(
+            [edge, rng.integers(max(info.min, -50), min(info.max, 50), n - 5, dtype=dtype)]
+        )
     edge = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.5], dtype=dtype)
     return np.concatenate([edge, rng.normal(0, 10, n - 7).astype(dtype)])
 
@@ -60,15 +86,18 @@ def test_every_binary_op_agrees_with_numpy(linker, pair):
         with np.errstate(all="ignore"):
             expected(node_out.owner, [a, b], cell)
         assert got.dtype == cell[0][0].dtype, name
-        ok = np.isclose(got, cell[0][0], rtol=1e-6, equal_nan=True) if got.dtype.kind == "f" \
+        ok = (
+            np.isclose(got, cell[0][0], rtol=1e-6, equal_nan=True)
+            if got.dtype.kind == "f"
             else got == cell[0][0]
+        )
         assert np.all(ok), (name, a[~ok], b[~ok], got[~ok], cell[0][0][~ok])
     assert compiled.fallbacks == []
 
 
 def test_integer_pow_runs_through_perform(linker):
     x, y = tensor("int64", (None,), name="x"), tensor("int64", (None,), name="y")
-    compiled = linker.compile(fgraph([x, y], [x ** y]))
+    compiled = linker.compile(fgraph([x, y], [x**y]))
     [(node, reason)] = compiled.fallbacks
     assert "negative integer exponents" in reason
     assert list(compiled.function([np.array([2, 3]), np.array([3, 2])])[0]) == [8, 9]
@@ -85,15 +114,25 @@ def test_every_unary_op_agrees_with_numpy(linker, dtype):
         for name, got in zip(names, compiled.function([a])):
             expected = SCALAR_OPS[name].impl(a)
             assert got.dtype == expected.dtype
-            assert np.allclose(got, expected, rtol=1e-3 if got.dtype == np.float16 else 1e-6,
-                               equal_nan=True), name
+            assert np.allclose(
+                got, expected, rtol=1e-3 if got.dtype == np.float16 else 1e-6, equal_nan=True
+            ), name
     # NumPy computes exp(bool) in float16, which has no C form: those run in perform.
     assert all("float16" in reason for _, reason in compiled.fallbacks)
     assert len(compiled.fallbacks) == (6 if dtype == "bool" else 0)
 
 
-@pytest.mark.parametrize("shapes", [((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((), (5,)),
-                                    ((0, 3), (1, 3)), ((2, 1, 3), (1, 5, 1)), ((1,), ())])
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((3, 1), (1, 4)),
+        ((2, 3, 4), (4,)),
+        ((), (5,)),
+        ((0, 3), (1, 3)),
+        ((2, 1, 3), (1, 5, 1)),
+        ((1,), ()),
+    ],
+)
 def test_broadcasting(linker, shapes):
     x = tensor("float64", (None,) * len(shapes[0]), name="x")
     y = tensor("float64", (None,) * len(shapes[1]), name="y")
@@ -134,6 +173,7 @@ def test_a_composite_with_two_outputs(linker):
 
 
 # -- any layout: hypothesis over shapes, broadcasting, strides and offsets -------------------
+
 
 @st.composite
 def _layouts(draw):

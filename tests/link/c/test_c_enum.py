@@ -16,6 +16,7 @@ from tensortypes.types.primitives import INT
 
 # -- constants, values, aliases --------------------------------------------------------------
 
+
 def test_spec_example_values():
     enum = EnumType(CONSTANT_1=1, CONSTANT_2=2.5, CONSTANT_3=False, CONSTANT_4=True)
     assert (enum.CONSTANT_1, enum.CONSTANT_2, enum.CONSTANT_3, enum.CONSTANT_4) == (1, 2.5, 0, 1)
@@ -59,13 +60,16 @@ def test_numpy_numbers_become_python_numbers():
     assert type(enum.A) is int and type(enum.B) is float
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"A": ("alpha", 1, 2)}, TypeError, "2 values"),
-    ({"A": (1, 1)}, TypeError, "alias must be a str"),
-    ({"A": ("A", 1)}, ValueError, "useless"),
-    ({"A": ("x", 1), "B": ("x", 2)}, ValueError, "used twice"),
-    ({"A": ("B", 1), "B": 2}, ValueError, "also constant names"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"A": ("alpha", 1, 2)}, TypeError, "2 values"),
+        ({"A": (1, 1)}, TypeError, "alias must be a str"),
+        ({"A": ("A", 1)}, ValueError, "useless"),
+        ({"A": ("x", 1), "B": ("x", 2)}, ValueError, "used twice"),
+        ({"A": ("B", 1), "B": 2}, ValueError, "also constant names"),
+    ],
+)
 def test_bad_aliases(kwargs, error, match):
     with pytest.raises(error, match=match):
         EnumType(**kwargs)
@@ -87,6 +91,7 @@ def test_ctype_and_cname_are_validated_c_names():
 
 # -- filter ------------------------------------------------------------------------------------
 
+
 def test_filter_accepts_values_and_non_strict_names_aliases_bools():
     enum = EnumType(A=("alpha", 1), B=2.5, C=0)
     assert enum.filter(1, strict=True) == 1 and enum.filter(2.5) == 2.5
@@ -95,9 +100,17 @@ def test_filter_accepts_values_and_non_strict_names_aliases_bools():
     assert enum.filter(np.int64(1)) == 1
 
 
-@pytest.mark.parametrize("value, strict", [
-    (7, True), (7, False), ("alpha", True), ("omega", False), (None, False), ([1], False),
-])
+@pytest.mark.parametrize(
+    "value, strict",
+    [
+        (7, True),
+        (7, False),
+        ("alpha", True),
+        ("omega", False),
+        (None, False),
+        ([1], False),
+    ],
+)
 def test_unknown_values_are_type_check_errors(value, strict):
     enum = EnumType(A=("alpha", 1), B=2.5)
     with pytest.raises(TypeCheckError):
@@ -127,6 +140,7 @@ def test_enums_are_immutable():
 
 # -- EnumList and CEnumType ----------------------------------------------------------------------
 
+
 def test_enum_list_numbers_its_constants():
     enum = EnumList("CONSTANT_1", "CONSTANT_2", "CONSTANT_3", "CONSTANT_4", "CONSTANT_5")
     assert [enum[k] for k in enum] == [0, 1, 2, 3, 4] and enum.ctype == "int"
@@ -135,14 +149,17 @@ def test_enum_list_numbers_its_constants():
     assert EnumList("A", ctype="unsigned int").ctype == "unsigned int"
 
 
-@pytest.mark.parametrize("args, kwargs, error", [
-    (("A", "A"), {}, ValueError),
-    ((("A", "a", "b"),), {}, TypeError),
-    ((("A", 1),), {}, TypeError),
-    ((3,), {}, TypeError),
-    (("A",), {"other": 1}, TypeError),
-    (("a",), {}, ValueError),
-])
+@pytest.mark.parametrize(
+    "args, kwargs, error",
+    [
+        (("A", "A"), {}, ValueError),
+        ((("A", "a", "b"),), {}, TypeError),
+        ((("A", 1),), {}, TypeError),
+        ((3,), {}, TypeError),
+        (("A",), {"other": 1}, TypeError),
+        (("a",), {}, ValueError),
+    ],
+)
 def test_enum_list_errors(args, kwargs, error):
     with pytest.raises(error):
         EnumList(*args, **kwargs)
@@ -158,18 +175,27 @@ def test_cenum_type_numbers_in_python_and_defines_nothing_in_c():
 
 def test_c_support_code_defines_every_constant():
     code = EnumType(A=1, B=-2, C=2.5, D=float("inf"), cname="mine").c_support_code()
-    for line in ("#define A 1\n", "#define B (-2)\n", "#define C (2.5)\n",
-                 "#define D (HUGE_VAL)\n", "tensortypes_enum_to_string_mine(double value"):
+    for line in (
+        "#define A 1\n",
+        "#define B (-2)\n",
+        "#define C (2.5)\n",
+        "#define D (HUGE_VAL)\n",
+        "tensortypes_enum_to_string_mine(double value",
+    ):
         assert line in code
 
 
 # -- comparison and pickling -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("enum", [
-    EnumType(A=("alpha", 1), B=2.5, ctype="float", cname="f"),
-    EnumList(("A", "alpha"), "B", ctype="short"),
-    CEnumType("SEEK_SET", ("SEEK_END", "end")),
-])
+
+@pytest.mark.parametrize(
+    "enum",
+    [
+        EnumType(A=("alpha", 1), B=2.5, ctype="float", cname="f"),
+        EnumList(("A", "alpha"), "B", ctype="short"),
+        CEnumType("SEEK_SET", ("SEEK_END", "end")),
+    ],
+)
 def test_pickle_round_trip(enum):
     back = pickle.loads(pickle.dumps(enum))
     assert back == enum and hash(back) == hash(enum) and type(back) is type(enum)
@@ -239,9 +265,9 @@ class ModeName(Op, CLinkerOp):
     def c_code(self, node, name, inputs, outputs, sub):
         value = sub["params"] if self.raw is None else str(self.raw)
         return f"""char buf_{name}[16];
-if (tensortypes_enum_to_string_combine_mode({value}, buf_{name}) != 0) {{ {sub['fail']} }}
+if (tensortypes_enum_to_string_combine_mode({value}, buf_{name}) != 0) {{ {sub["fail"]} }}
 {outputs[0]} = PyUnicode_FromString(buf_{name});
-if ({outputs[0]} == NULL) {{ {sub['fail']} }}"""
+if ({outputs[0]} == NULL) {{ {sub["fail"]} }}"""
 
     def c_code_cache_version(self):
         return (1,)
@@ -309,8 +335,9 @@ class CValue(Op, CLinkerOp):
 
 
 def test_cenum_type_maps_to_constants_of_user_headers(linker, tmp_path):
-    (tmp_path / "colors.h").write_text("#define TT_RED 10\n#define TT_GREEN 20\n"
-                                       "#define TT_BLUE 30\n")
+    (tmp_path / "colors.h").write_text(
+        "#define TT_RED 10\n#define TT_GREEN 20\n#define TT_BLUE 30\n"
+    )
     colors = CEnumType("TT_RED", "TT_GREEN", ("TT_BLUE", "blue"), cname="colors")
     c = colors("c")
     f = linker.make_function(fgraph([c], [CValue(str(tmp_path))(c), Passthrough()(c)]))

@@ -21,13 +21,25 @@ from tensortypes.link.c.enum_types import check_enum_conflicts
 ENUMS = {
     "list": lambda: EnumList("A", "B", "C", cname="ev_list"),
     "int": lambda: EnumType(A=1, B=2, ctype="int", cname="ev_int"),
-    "long long": lambda: EnumType(A=1, H=2 ** 62, ctype="long long", cname="ev_ll"),
+    "long long": lambda: EnumType(A=1, H=2**62, ctype="long long", cname="ev_ll"),
     "char": lambda: EnumType(A=1, Z=100, ctype="char", cname="ev_char"),
     "double": lambda: EnumType(A=1, B=2.5, cname="ev_double"),
     "cenum": lambda: CEnumType("SEEK_SET", "SEEK_END", cname="ev_cenum"),
 }
-BAD = [2 ** 70, -(2 ** 70), 10 ** 400, 2 ** 63, -(2 ** 63) - 1, 1.5, 0.5, float("nan"),
-       float("inf"), "A", None, [1]]
+BAD = [
+    2**70,
+    -(2**70),
+    10**400,
+    2**63,
+    -(2**63) - 1,
+    1.5,
+    0.5,
+    float("nan"),
+    float("inf"),
+    "A",
+    None,
+    [1],
+]
 
 
 def _passthrough(linker, enum):
@@ -80,23 +92,26 @@ def test_the_message_never_calls_the_values_repr(linker):
     with pytest.raises(TypeCheckError, match="unknown value 7"):
         enum.filter(Hostile(7), strict=True)
     with pytest.raises(TypeCheckError, match="an int of 16610 bits"):
-        enum.filter(10 ** 5000)  # its decimal text would exceed Python's limit
+        enum.filter(10**5000)  # its decimal text would exceed Python's limit
 
 
-@pytest.mark.parametrize("ctype, constants, match", [
-    ("int", {"BIG": 2 ** 40, "S": 1}, "int holds"),
-    ("char", {"A": 1, "Z": 300}, "char holds 0 to 127"),
-    ("char", {"M": -1}, "signed char or unsigned char"),
-    ("unsigned char", {"M": -1}, "holds 0 to 255"),
-    ("signed char", {"M": 128}, "holds -128 to 127"),
-    ("long long", {"H": 2 ** 70}, "long long"),
-    ("double", {"H": 2 ** 70}, "reads enum values as long long"),
-    ("int", {"F": 1.5}, "integers only"),
-    ("int", {"N": float("nan")}, "integers only"),
-    ("float", {"P": 0.1}, "would store it as 0.10000000149"),
-    ("float", {"B": 1e300}, "would store it as inf"),
-    ("double", {"B": 2 ** 53 + 1}, "would store it as"),
-])
+@pytest.mark.parametrize(
+    "ctype, constants, match",
+    [
+        ("int", {"BIG": 2**40, "S": 1}, "int holds"),
+        ("char", {"A": 1, "Z": 300}, "char holds 0 to 127"),
+        ("char", {"M": -1}, "signed char or unsigned char"),
+        ("unsigned char", {"M": -1}, "holds 0 to 255"),
+        ("signed char", {"M": 128}, "holds -128 to 127"),
+        ("long long", {"H": 2**70}, "long long"),
+        ("double", {"H": 2**70}, "reads enum values as long long"),
+        ("int", {"F": 1.5}, "integers only"),
+        ("int", {"N": float("nan")}, "integers only"),
+        ("float", {"P": 0.1}, "would store it as 0.10000000149"),
+        ("float", {"B": 1e300}, "would store it as inf"),
+        ("double", {"B": 2**53 + 1}, "would store it as"),
+    ],
+)
 def test_constants_the_c_type_cannot_hold_are_refused(ctype, constants, match):
     with pytest.raises(ValueError, match=f"does not fit the C type.*{match}"):
         EnumType(ctype=ctype, **constants)
@@ -105,9 +120,9 @@ def test_constants_the_c_type_cannot_hold_are_refused(ctype, constants, match):
 def test_constants_that_fit_are_accepted():
     assert EnumType(A=-128, B=127, ctype="signed char").B == 127
     assert EnumType(A=2.0, ctype="int").A == 2.0
-    assert EnumType(H=2 ** 62, ctype="long long").H == 2 ** 62
+    assert EnumType(H=2**62, ctype="long long").H == 2**62
     assert EnumType(P=0.5, I=float("inf"), ctype="float").P == 0.5
-    assert EnumType(Q=2 ** 40, ctype="my_own_t").Q == 2 ** 40  # unknown types: long long
+    assert EnumType(Q=2**40, ctype="my_own_t").Q == 2**40  # unknown types: long long
 
 
 def test_a_nan_constant_is_one_value(linker):
@@ -129,5 +144,4 @@ def test_a_nan_constant_is_one_value(linker):
 
 def test_a_constant_with_two_values_is_still_refused():
     with pytest.raises(ValueError, match="the C constant N is nan"):
-        check_enum_conflicts([EnumType(N=float("nan"), cname="one"),
-                              EnumType(N=1.0, cname="two")])
+        check_enum_conflicts([EnumType(N=float("nan"), cname="one"), EnumType(N=1.0, cname="two")])

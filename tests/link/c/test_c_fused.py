@@ -65,12 +65,22 @@ class _TT:
     exp, log, sqrt = tt.exp, tt.log, tt.sqrt
 
 
-GRAPHS = {"softmax": (_softmax, 2), "layernorm": (_layernorm, 2), "logsumexp": (_logsumexp, 2),
-          "chain_sum": (_chain_sum, 2), "two_outputs": (_two_outputs, 2),
-          "standardise_3d": (_standardise_3d, 3)}
-DTYPES = {"softmax": ["float64", "float32"], "layernorm": ["float64"],
-          "logsumexp": ["float64"], "chain_sum": ["float64", "int32", "float32"],
-          "two_outputs": ["float64", "int64"], "standardise_3d": ["float64"]}
+GRAPHS = {
+    "softmax": (_softmax, 2),
+    "layernorm": (_layernorm, 2),
+    "logsumexp": (_logsumexp, 2),
+    "chain_sum": (_chain_sum, 2),
+    "two_outputs": (_two_outputs, 2),
+    "standardise_3d": (_standardise_3d, 3),
+}
+DTYPES = {
+    "softmax": ["float64", "float32"],
+    "layernorm": ["float64"],
+    "logsumexp": ["float64"],
+    "chain_sum": ["float64", "int32", "float32"],
+    "two_outputs": ["float64", "int64"],
+    "standardise_3d": ["float64"],
+}
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +100,7 @@ def functions(shared_cache):
             assert FusedReduce in ops, (name, ops)
             cache[key] = f
         return cache[key]
+
     return get
 
 
@@ -106,8 +117,13 @@ def _value(dtype, shape, layout, rng):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(sorted(GRAPHS)), st.lists(st.integers(0, 7), min_size=3, max_size=3),
-       st.sampled_from(["c", "transposed", "sliced"]), st.integers(0, 99), st.integers(0, 2))
+@given(
+    st.sampled_from(sorted(GRAPHS)),
+    st.lists(st.integers(0, 7), min_size=3, max_size=3),
+    st.sampled_from(["c", "transposed", "sliced"]),
+    st.integers(0, 99),
+    st.integers(0, 2),
+)
 def test_fused_graphs_match_numpy(functions, name, sizes, layout, seed, which):
     build, nd = GRAPHS[name]
     dtype = DTYPES[name][which % len(DTYPES[name])]
@@ -130,7 +146,8 @@ def test_fused_graphs_match_numpy(functions, name, sizes, layout, seed, which):
                 w = np.asarray(w).astype(g.dtype)
                 assert g.shape == w.shape, (mode, g.shape, w.shape)
                 assert TensorType.values_eq_approx(
-                    g, w, rtol=1e-4 if g.dtype == np.float32 else None), (mode, g, w)
+                    g, w, rtol=1e-4 if g.dtype == np.float32 else None
+                ), (mode, g, w)
 
 
 def test_the_fused_node_runs_in_c(functions):
@@ -141,8 +158,9 @@ def test_the_fused_node_runs_in_c(functions):
 
 
 def test_extreme_values_as_numpy(functions):
-    x = np.array([[1000.0, -1000.0, 0.0], [-np.inf, 0.0, 1.0], [np.nan, 1.0, 2.0],
-                  [np.inf, 1.0, 2.0]])
+    x = np.array(
+        [[1000.0, -1000.0, 0.0], [-np.inf, 0.0, 1.0], [np.nan, 1.0, 2.0], [np.inf, 1.0, 2.0]]
+    )
     with np.errstate(all="ignore"):
         for name in ("softmax", "logsumexp"):
             # symbolic sizes may be 0: log-sum-exp is not rewritten to the stable form
@@ -182,7 +200,9 @@ def test_a_value_read_outside_is_an_output():
     f = tensortypes.function([x], [e / tt.sum(e, axis=1, keepdims=True), m], mode="c")
     v = np.random.default_rng(1).normal(size=(5, 6))
     got_softmax, got_max = f(v)
-    assert np.allclose(got_softmax, _softmax(np, v)) and np.allclose(got_max, v.max(1, keepdims=True))
+    assert np.allclose(got_softmax, _softmax(np, v)) and np.allclose(
+        got_max, v.max(1, keepdims=True)
+    )
 
 
 def test_a_region_never_reads_its_own_result_through_an_outside_node():
@@ -192,7 +212,8 @@ def test_a_region_never_reads_its_own_result_through_an_outside_node():
     f = tensortypes.function([x], tt.exp(x) / w, mode="c")
     for node in f.fgraph.toposort():
         if isinstance(node.op, FusedReduce):  # it may not take the reshaped sum back in
-            assert all(v.owner is None or type(v.owner.op).__name__ != "Reshape"
-                       for v in node.inputs)
+            assert all(
+                v.owner is None or type(v.owner.op).__name__ != "Reshape" for v in node.inputs
+            )
     v = np.random.default_rng(2).normal(size=(4, 3))
     assert np.allclose(f(v), np.exp(v) / np.exp(v).sum(1, keepdims=True))

@@ -8,8 +8,17 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from c_toys import (AllocThenFail, DoubleMul, PlusHalf, Square, Unversioned, WrongDtype,
-                    double, fgraph, needs_cc)
+from c_toys import (
+    AllocThenFail,
+    DoubleMul,
+    PlusHalf,
+    Square,
+    Unversioned,
+    WrongDtype,
+    double,
+    fgraph,
+    needs_cc,
+)
 from tensortypes.errors import MethodNotDefined, TypeCheckError
 from tensortypes.graph import Apply, CLinkerOp, Op
 from tensortypes.link.c import CLinker
@@ -20,6 +29,7 @@ pytestmark = needs_cc
 
 
 # -- PyTensor's DoubleType with C code, and an op using it ------------------------------------
+
 
 def test_a_user_type_and_op_run_in_c(linker):
     x, y = double("x"), double("y")
@@ -39,6 +49,7 @@ def test_make_function_is_one_c_function(linker):
 
 
 # -- per-node fallback to perform -----------------------------------------------------------------
+
 
 def test_ops_without_c_code_run_through_perform_inside(linker):
     x, y = double("x"), double("y")
@@ -89,8 +100,10 @@ class Declines(Op, CLinkerOp):
     def c_code(self, node, name, inputs, outputs, sub):
         if node.inputs[0].type.dtype.startswith("int"):
             raise MethodNotDefined("integers are not handled in C")
-        return (f"{outputs[0]} = (PyArrayObject*)PyArray_NewCopy({inputs[0]}, NPY_CORDER);\n"
-                f"if (!{outputs[0]}) {{ {sub['fail']} }}")
+        return (
+            f"{outputs[0]} = (PyArrayObject*)PyArray_NewCopy({inputs[0]}, NPY_CORDER);\n"
+            f"if (!{outputs[0]}) {{ {sub['fail']} }}"
+        )
 
     def c_code_cache_version(self):
         return (1,)
@@ -106,6 +119,7 @@ def test_c_code_may_decline_per_node(linker):
 
 
 # -- outputs ------------------------------------------------------------------------------------
+
 
 def test_outputs_may_repeat_and_may_be_inputs_or_constants(linker):
     x = dvector("x")
@@ -128,6 +142,7 @@ def test_the_same_graph_twice_is_one_module(shared_cache):
 
 
 # -- failure paths -------------------------------------------------------------------------------
+
 
 def test_a_failing_node_releases_what_it_allocated(linker):
     x = dvector("x")
@@ -174,8 +189,11 @@ def test_a_failing_perform_propagates_its_exception(linker):
 def test_extraction_errors_name_the_input_and_carry_its_index(linker):
     x, y = dvector("x"), TensorType("float64", (3,))("y")
     f = linker.make_function(fgraph([x, y], [add(x, y)]))
-    with pytest.raises(TypeCheckError, match=r"input 1 \(y\).*axis 0 has size 4, but the "
-                                             r"type requires 3") as info:
+    with pytest.raises(
+        TypeCheckError,
+        match=r"input 1 \(y\).*axis 0 has size 4, but the "
+        r"type requires 3",
+    ) as info:
         f([np.ones(3), np.ones(4)])
     assert info.value.input_index == 1
     with pytest.raises(ValueError, match="could not be broadcast") as info:
@@ -185,12 +203,16 @@ def test_extraction_errors_name_the_input_and_carry_its_index(linker):
 
 # -- rigid symbols ------------------------------------------------------------------------------
 
+
 def test_bare_symbols_bind_from_the_first_axis_and_are_checked(linker):
     x, y = tensor("float64", ("n", 2), name="x"), tensor("float64", ("n",), name="y")
     f = linker.make_function(fgraph([x, y], [exp(x), exp(y)]))
     f([np.ones((3, 2)), np.ones(3)])
-    with pytest.raises(TypeCheckError, match=r"input 1 \(y\): axis 0 has size 4, but n=3 was "
-                                             r"bound by input 0 \(x\), axis 0") as info:
+    with pytest.raises(
+        TypeCheckError,
+        match=r"input 1 \(y\): axis 0 has size 4, but n=3 was "
+        r"bound by input 0 \(x\), axis 0",
+    ) as info:
         f([np.ones((3, 2)), np.ones(4)])
     assert info.value.input_index == 1
 
@@ -210,8 +232,11 @@ def test_symbolic_expressions_are_checked_with_the_bindings(linker):
     x, y = tensor("float64", ("n",), name="x"), tensor("float64", ("2*n",), name="y")
     f = linker.make_function(fgraph([x, y], [exp(x), exp(y)]))
     f([np.ones(3), np.ones(6)])
-    with pytest.raises(TypeCheckError, match=r"input 1 \(y\): axis 0 has size 5, but 2\*n=6 "
-                                             r"with n=3 \(as bound by input 0 \(x\) axis 0\)"):
+    with pytest.raises(
+        TypeCheckError,
+        match=r"input 1 \(y\): axis 0 has size 5, but 2\*n=6 "
+        r"with n=3 \(as bound by input 0 \(x\) axis 0\)",
+    ):
         f([np.ones(3), np.ones(5)])
 
 
@@ -232,6 +257,7 @@ def test_perform_outputs_are_checked_against_bound_symbols(linker):
 
 # -- other lowerings, parameters, versions ----------------------------------------------------------
 
+
 def test_specify_shape_checks_fixed_sizes_in_c(linker):
     x = dvector("x")
     compiled = linker.compile(fgraph([x], [exp(specify_shape(x, (3,)))]))
@@ -251,8 +277,10 @@ class Counter(Op, CLinkerOp):
         return f"double* scratch_{name};"
 
     def c_init_code_struct(self, node, name, sub):
-        return (f"scratch_{name} = (double*)malloc(sizeof(double));\n"
-                f"if (!scratch_{name}) {{ PyErr_NoMemory(); {sub['fail']} }}")
+        return (
+            f"scratch_{name} = (double*)malloc(sizeof(double));\n"
+            f"if (!scratch_{name}) {{ PyErr_NoMemory(); {sub['fail']} }}"
+        )
 
     def c_cleanup_code_struct(self, node, name):
         return f"free(scratch_{name}); scratch_{name} = NULL;"
@@ -302,6 +330,7 @@ def test_variable_names_never_enter_the_source(linker):
 
 
 # -- through tensortypes.link.function -----------------------------------------------------------
+
 
 def test_function_mode_c_runs_fused_c_and_perform_nodes_together():
     from tensortypes.link import function

@@ -32,8 +32,9 @@ def _data(dtype, shape, rng):
         return rng.integers(0, 2, shape).astype(bool)
     if np.dtype(dtype).kind in "iu":
         info = np.iinfo(dtype)
-        return rng.integers(max(info.min, -100), min(info.max, 100), shape, dtype=dtype,
-                            endpoint=True)
+        return rng.integers(
+            max(info.min, -100), min(info.max, 100), shape, dtype=dtype, endpoint=True
+        )
     return (rng.normal(0, 3, shape)).astype(dtype)
 
 
@@ -42,8 +43,12 @@ def _cases(draw):
     nd = draw(st.integers(1, 3))
     shape = tuple(draw(st.lists(st.integers(0, 6), min_size=nd, max_size=nd)))
     axes = tuple(sorted(draw(st.sets(st.integers(0, nd - 1)))))
-    return (shape, axes or None,
-            draw(st.sampled_from(["c", "transposed", "sliced"])), draw(st.integers(0, 99)))
+    return (
+        shape,
+        axes or None,
+        draw(st.sampled_from(["c", "transposed", "sliced"])),
+        draw(st.integers(0, 99)),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -61,11 +66,12 @@ def compiled(shared_cache):
         if key not in cache:
             xs = [tensor(d, (None,) * nd, name=f"x_{d}") for d in dtypes]
             kds = (False, True) if keepdims is None else (keepdims,)
-            outs = [getattr(tt, k)(x, axis=axes, keepdims=kd)
-                    for k in kinds for kd in kds for x in xs]
-            cache[key] = (CLinker(shared_cache).compile(fgraph(xs, outs)),
-                          [o.type for o in outs])
+            outs = [
+                getattr(tt, k)(x, axis=axes, keepdims=kd) for k in kinds for kd in kds for x in xs
+            ]
+            cache[key] = (CLinker(shared_cache).compile(fgraph(xs, outs)), [o.type for o in outs])
         return cache[key]
+
     return get
 
 
@@ -96,12 +102,13 @@ def test_reductions_match_numpy(compiled, case):
             got = graph(values)
         cases = [(k, kd, d) for k in kinds for kd in (False, True) for d in DTYPES]
         for k, (kind, keepdims, dtype) in enumerate(cases):
-            want = np.asarray(_expected(kind, values[DTYPES.index(dtype)], axes,
-                                        keepdims)).astype(types[k].dtype)
+            want = np.asarray(_expected(kind, values[DTYPES.index(dtype)], axes, keepdims)).astype(
+                types[k].dtype
+            )
             assert got[k].dtype == want.dtype and got[k].shape == want.shape
-            assert TensorType.values_eq_approx(got[k], want,
-                                               rtol=1e-4 if dtype == "float32" else None), \
-                (kind, dtype, got[k], want)
+            assert TensorType.values_eq_approx(
+                got[k], want, rtol=1e-4 if dtype == "float32" else None
+            ), (kind, dtype, got[k], want)
 
 
 def test_nan_and_inf_propagate_as_in_numpy(compiled):
@@ -150,8 +157,13 @@ def _arg_cases(draw):
     nd = draw(st.integers(1, 3))
     shape = tuple(draw(st.lists(st.integers(0, 5), min_size=nd, max_size=nd)))
     axis = draw(st.sampled_from([None, *range(nd)]))
-    return (shape, axis, draw(st.sampled_from(["c", "transposed", "sliced"])),
-            draw(st.integers(0, 99)), draw(st.booleans()))
+    return (
+        shape,
+        axis,
+        draw(st.sampled_from(["c", "transposed", "sliced"])),
+        draw(st.integers(0, 99)),
+        draw(st.booleans()),
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -167,8 +179,12 @@ def test_argmax_and_argmin_match_numpy(shared_cache, case):
     if nan and values[0].size:
         values[0].flat[rng.integers(values[0].size)] = np.nan
     xs = [tensor(d, (None,) * len(shape), name=f"x_{d}") for d in dtypes]
-    outs = [getattr(tt, k)(x, axis=axis, keepdims=kd)
-            for k in ("argmax", "argmin") for kd in (False, True) for x in xs]
+    outs = [
+        getattr(tt, k)(x, axis=axis, keepdims=kd)
+        for k in ("argmax", "argmin")
+        for kd in (False, True)
+        for x in xs
+    ]
     graph = CLinker(shared_cache).compile(fgraph(xs, outs))
     assert not graph.fallbacks
     empty = any(shape[a] == 0 for a in (range(len(shape)) if axis is None else (axis,)))

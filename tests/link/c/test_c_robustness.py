@@ -78,13 +78,31 @@ def test_wrong_inputs_raise_and_valid_layouts_compute(run_python, tmp_path):
 
     proc = run_python(CASES, str(tmp_path / "cache"))
     report = json.loads(proc.stdout.strip().splitlines()[-1])
-    for name in ("wrong dtype", "int dtype", "wrong rank", "0-d", "wrong static shape",
-                 "unaligned", "byte-swapped", "None", "a list", "a dict", "object array",
-                 "a string"):  # a str is a sequence of two inputs, neither an array
+    for name in (
+        "wrong dtype",
+        "int dtype",
+        "wrong rank",
+        "0-d",
+        "wrong static shape",
+        "unaligned",
+        "byte-swapped",
+        "None",
+        "a list",
+        "a dict",
+        "object array",
+        "a string",
+    ):  # a str is a sequence of two inputs, neither an array
         assert report[name] == "TypeCheckError", (name, report[name])
     assert report["not broadcastable"] == "ValueError"
     for name in ("too few inputs", "too many inputs", "not a sequence", "None inputs"):
         assert report[name] == "TypeError", (name, report[name])
-    for name in ("non-contiguous", "negative strides", "read-only", "fortran order",
-                 "broadcast view", "empty", "subclass"):
+    for name in (
+        "non-contiguous",
+        "negative strides",
+        "read-only",
+        "fortran order",
+        "broadcast view",
+        "empty",
+        "subclass",
+    ):
         assert report[name] is True, name

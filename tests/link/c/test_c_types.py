@@ -15,8 +15,22 @@ from tensortypes.link.c.plan import c_interface
 from tensortypes.tensor import TensorType
 from tensortypes.types.primitives import BOOL, FLOAT, INT, STR
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128"]
+DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -47,12 +61,23 @@ def test_tensor_c_code_names_the_variable_and_checks_everything():
     assert t.c_declare("V1", sub) == "PyArrayObject* V1;"
     assert t.c_init("V1", sub) == "V1 = NULL;"
     code = t.c_extract("V1", sub)
-    for fragment in ("tt_check_ndarray(py_V1, NPY_FLOAT32, 3, fixed_V1", "{2, -1, 3}",
-                     "goto oops;", "input 0 (x)", "Py_INCREF(V1)"):
+    for fragment in (
+        "tt_check_ndarray(py_V1, NPY_FLOAT32, 3, fixed_V1",
+        "{2, -1, 3}",
+        "goto oops;",
+        "input 0 (x)",
+        "Py_INCREF(V1)",
+    ):
         assert fragment in code
     support = t.c_support_code()
-    for check in ("PyArray_Check", "PyArray_EquivTypenums", "PyArray_ISNOTSWAPPED",
-                  "PyArray_NDIM", "PyArray_ISALIGNED", "tt_TypeCheckError"):
+    for check in (
+        "PyArray_Check",
+        "PyArray_EquivTypenums",
+        "PyArray_ISNOTSWAPPED",
+        "PyArray_NDIM",
+        "PyArray_ISALIGNED",
+        "tt_TypeCheckError",
+    ):
         assert check in support
     trusted = t.c_extract("V1", sub, check_input=False)
     assert "goto oops" not in trusted and "Py_INCREF(V1)" in trusted
@@ -64,13 +89,16 @@ def test_tensor_c_code_names_the_variable_and_checks_everything():
     assert "<numpy/arrayobject.h>" in t.c_headers()
 
 
-@pytest.mark.parametrize("dtype, value, literal", [
-    ("float64", 0.1, "((npy_float64)0.1)"),
-    ("float64", float("inf"), "((npy_float64)HUGE_VAL)"),
-    ("int8", -3, "((npy_int8)-3LL)"),
-    ("bool", True, "((npy_bool)1)"),
-    ("uint64", 2**64 - 1, "((npy_uint64)18446744073709551615ULL)"),
-])
+@pytest.mark.parametrize(
+    "dtype, value, literal",
+    [
+        ("float64", 0.1, "((npy_float64)0.1)"),
+        ("float64", float("inf"), "((npy_float64)HUGE_VAL)"),
+        ("int8", -3, "((npy_int8)-3LL)"),
+        ("bool", True, "((npy_bool)1)"),
+        ("uint64", 2**64 - 1, "((npy_uint64)18446744073709551615ULL)"),
+    ],
+)
 def test_tensor_c_literal(dtype, value, literal):
     assert TensorType(dtype, ()).c_literal(np.asarray(value, dtype=dtype)) == literal
 
@@ -90,19 +118,19 @@ def test_generic_is_a_pyobject():
     assert generic.c_code_cache_version()
 
 
-@pytest.mark.parametrize("t, ctype", [(INT, "npy_int64"), (FLOAT, "double"),
-                                      (BOOL, "npy_bool")])
+@pytest.mark.parametrize("t, ctype", [(INT, "npy_int64"), (FLOAT, "double"), (BOOL, "npy_bool")])
 def test_python_scalars_have_registered_c_code(t, ctype):
     iface = c_interface(t)
     assert iface.c_element_type() == ctype
     assert iface.c_declare("V", {}) == f"{ctype} V;"
     assert iface.c_is_simple() is True
-    assert iface.c_literal(1) == {INT: '((npy_int64)1LL)', FLOAT: '((double)1.0)',
-                                  BOOL: '((npy_bool)1)'}[t]
+    assert (
+        iface.c_literal(1)
+        == {INT: "((npy_int64)1LL)", FLOAT: "((double)1.0)", BOOL: "((npy_bool)1)"}[t]
+    )
 
 
-@pytest.mark.parametrize("t, ctype", [(INT, "npy_int64"), (FLOAT, "double"),
-                                      (BOOL, "npy_bool")])
+@pytest.mark.parametrize("t, ctype", [(INT, "npy_int64"), (FLOAT, "double"), (BOOL, "npy_bool")])
 def test_python_scalars_answer_spec_001_methods_themselves(t, ctype):
     assert isinstance(t, CRegistered) and isinstance(t, CLinkerType)
     assert c_interface(t) is t  # no adapter: the type is its own C interface
@@ -144,11 +172,14 @@ class Same(Op, CLinkerOp):
         return (1,)
 
 
-@pytest.mark.parametrize("t, good, bad", [
-    (INT, [5, -(2**63), True], ["5", 1.5]),
-    (FLOAT, [2.5, float("inf"), 1], ["x", None]),  # an int: PEP 484's tower, the default
-    (BOOL, [True, False], [1, None]),
-])
+@pytest.mark.parametrize(
+    "t, good, bad",
+    [
+        (INT, [5, -(2**63), True], ["5", 1.5]),
+        (FLOAT, [2.5, float("inf"), 1], ["x", None]),  # an int: PEP 484's tower, the default
+        (BOOL, [True, False], [1, None]),
+    ],
+)
 def test_python_scalars_round_trip_through_c(linker, t, good, bad):
     x = t("x")
     f = linker.make_function(fgraph([x], [Same()(x)]))

@@ -16,12 +16,15 @@ from __future__ import annotations
 from . import losses, numpy, patterns, torch
 from .layer_table import LAYERS, LayerRule
 
-__all__ = ["function_rule", "method_rule", "layer_rule", "loss_rule", "dtype_object",
-           "LayerRule"]
+__all__ = ["function_rule", "method_rule", "layer_rule", "loss_rule", "dtype_object", "LayerRule"]
 
-_LIBRARIES = (("jax.numpy.", "jax", numpy.FUNCTIONS), ("numpy.", "numpy", numpy.FUNCTIONS),
-              ("jax.nn.", "jax", numpy.JAX_NN), ("jax.random.", "jax", numpy.JAX_RANDOM),
-              ("einops.", None, patterns.EINOPS))
+_LIBRARIES = (
+    ("jax.numpy.", "jax", numpy.FUNCTIONS),
+    ("numpy.", "numpy", numpy.FUNCTIONS),
+    ("jax.nn.", "jax", numpy.JAX_NN),
+    ("jax.random.", "jax", numpy.JAX_RANDOM),
+    ("einops.", None, patterns.EINOPS),
+)
 
 
 def function_rule(path: str):
@@ -35,7 +38,7 @@ def function_rule(path: str):
         return (rule, "torch") if rule is not None else None
     for prefix, library, table in _LIBRARIES:
         if path.startswith(prefix):
-            rule = table.get(path[len(prefix):])
+            rule = table.get(path[len(prefix) :])
             return (rule, library) if rule is not None else None
     return None
 
@@ -60,7 +63,7 @@ def loss_rule(path: str):
     """The :class:`~.losses.Loss` of ``torch.nn.functional.<loss>`` or ``torch.nn.<Loss>``."""
     for prefix in ("torch.nn.functional.", "torch.nn."):
         if path.startswith(prefix):
-            return losses.LOSSES.get(path[len(prefix):])
+            return losses.LOSSES.get(path[len(prefix) :])
     return None
 
 

@@ -40,9 +40,23 @@ from .base import (
     is_float,
 )
 
-__all__ = ["Cast", "Identity", "Softmax", "Item", "Size", "shape_value", "shape_item",
-           "shape_slice", "sizes_value", "Numel", "Ndim", "IndexArg", "Chunk", "Unique",
-           "Unbind"]
+__all__ = [
+    "Cast",
+    "Identity",
+    "Softmax",
+    "Item",
+    "Size",
+    "shape_value",
+    "shape_item",
+    "shape_slice",
+    "sizes_value",
+    "Numel",
+    "Ndim",
+    "IndexArg",
+    "Chunk",
+    "Unique",
+    "Unbind",
+]
 
 
 class Cast(Rule):
@@ -70,8 +84,9 @@ class Cast(Rule):
                     target = found
                     break
             else:
-                if any(type(v).__name__ not in ("StrV", "Ref") for v in candidates
-                       if v is not None):
+                if any(
+                    type(v).__name__ not in ("StrV", "Ref") for v in candidates if v is not None
+                ):
                     return x.with_(dtypes=None, origin=None)
                 return x.with_(origin=None)  # .to("cuda"): only the device changes
         return x.with_(dtypes=frozenset({target}), origin=None)
@@ -114,8 +129,11 @@ class Softmax(ParamRule):
         dtypes = x.dtypes
         if dtypes is not None and not is_float(dtypes):
             if (x.kind or call.kind) == "torch":
-                raise CheckFailure("dtype", f"{call.name}: needs a floating-point input, "
-                                            f"{call.label(0)} has dtype {fmt_dtypes(dtypes)}")
+                raise CheckFailure(
+                    "dtype",
+                    f"{call.name}: needs a floating-point input, "
+                    f"{call.label(0)} has dtype {fmt_dtypes(dtypes)}",
+                )
             dtypes = frozenset({default_float(call.kind)})
         return x.with_(dtypes=dtypes, origin=None)
 
@@ -276,10 +294,16 @@ class IndexArg(ParamRule):
         index = bound.get("index", bound.get("indices"))
         if x is None:
             return UNKNOWN
-        if type(index) is Arr and index.dtypes is not None and \
-                not all(d.kind in "iu" for d in index.dtypes):
-            raise CheckFailure("dtype", f"{call.name}: the index must be an integer tensor, "
-                                        f"got dtype {fmt_dtypes(index.dtypes)}")
+        if (
+            type(index) is Arr
+            and index.dtypes is not None
+            and not all(d.kind in "iu" for d in index.dtypes)
+        ):
+            raise CheckFailure(
+                "dtype",
+                f"{call.name}: the index must be an integer tensor, "
+                f"got dtype {fmt_dtypes(index.dtypes)}",
+            )
         axis = int_const(bound.get("dim", bound.get("axis")))
         if type(index) is not Arr or axis is None:
             return x.with_(shape=None, origin=None)
@@ -288,17 +312,22 @@ class IndexArg(ParamRule):
             if x.rank is not None:
                 sf.norm_axis(axis, x.rank)
                 if index.rank is not None and index.rank != x.rank:
-                    raise CheckFailure("rank", f"{call.name}: index has rank {index.rank} "
-                                               f"but the input has rank {x.rank}")
+                    raise CheckFailure(
+                        "rank",
+                        f"{call.name}: index has rank {index.rank} but the input has rank {x.rank}",
+                    )
             return x.with_(shape=index.shape, origin=None)
         if index.rank is not None and index.rank != 1:
-            raise CheckFailure("rank", f"{call.name}: the index must be 1-d, got rank "
-                                       f"{index.rank} {fmt_shape(index.shape)}")
+            raise CheckFailure(
+                "rank",
+                f"{call.name}: the index must be 1-d, got rank "
+                f"{index.rank} {fmt_shape(index.shape)}",
+            )
         size = index.shape[0] if index.shape else None
         if x.rank is None:
             return x.with_(shape=sf.replace_axis(x.shape, axis, size), origin=None)
         i = sf.norm_axis(axis, x.rank)
-        return x.with_(shape=(*x.shape[:i], size, *x.shape[i + 1:]), origin=None)
+        return x.with_(shape=(*x.shape[:i], size, *x.shape[i + 1 :]), origin=None)
 
 
 class Unique(ParamRule):
@@ -368,8 +397,11 @@ class Chunk(Rule):
         self.mode = mode
 
     def apply(self, call: Call):
-        params = ("input", "chunks", "dim") if self.mode == "chunk" else \
-            ("input", "split_size_or_sections", "dim")
+        params = (
+            ("input", "chunks", "dim")
+            if self.mode == "chunk"
+            else ("input", "split_size_or_sections", "dim")
+        )
         bound = call.bind(params)
         x = bound_array(call, bound, "input")
         count = int_const(bound.get(params[1]))
@@ -379,10 +411,12 @@ class Chunk(Rule):
         i = sf.norm_axis(axis, x.rank)
         size = x.shape[i]
         if type(size) is not Dim or not size.is_constant:
-            if self.mode == "chunk" and type(size) is Dim and \
-                    dims.eq((size // count) * count, size):
-                piece = x.with_(shape=(*x.shape[:i], size // count, *x.shape[i + 1:]),
-                                origin=None)
+            if (
+                self.mode == "chunk"
+                and type(size) is Dim
+                and dims.eq((size // count) * count, size)
+            ):
+                piece = x.with_(shape=(*x.shape[:i], size // count, *x.shape[i + 1 :]), origin=None)
                 return TupleV((piece,) * count)
             return UNKNOWN
         n = size.value
@@ -395,6 +429,5 @@ class Chunk(Rule):
         pieces = []
         for start in range(0, n, step):
             length = dims.const(min(step, n - start))
-            pieces.append(x.with_(shape=(*x.shape[:i], length, *x.shape[i + 1:]),
-                                  origin=None))
+            pieces.append(x.with_(shape=(*x.shape[:i], length, *x.shape[i + 1 :]), origin=None))
         return TupleV(tuple(pieces))

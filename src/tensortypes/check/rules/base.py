@@ -39,9 +39,27 @@ from ..symbolic import (
     Value,
 )
 
-__all__ = ["Call", "Rule", "ParamRule", "int_const", "int_list", "dim_of", "dims_of", "dtype_arg",
-           "default_float", "default_int", "promote", "scalar_dtype", "is_float", "is_int",
-           "as_array", "first_array", "bound_array", "bool_const", "explicit_dtypes"]
+__all__ = [
+    "Call",
+    "Rule",
+    "ParamRule",
+    "int_const",
+    "int_list",
+    "dim_of",
+    "dims_of",
+    "dtype_arg",
+    "default_float",
+    "default_int",
+    "promote",
+    "scalar_dtype",
+    "is_float",
+    "is_int",
+    "as_array",
+    "first_array",
+    "bound_array",
+    "bool_const",
+    "explicit_dtypes",
+]
 
 
 class Call:
@@ -53,11 +71,22 @@ class Call:
     ``numpy``, ``jax``), which decides default dtypes.
     """
 
-    __slots__ = ("name", "args", "kwargs", "labels", "kind", "star", "invoke", "facts",
-                 "unsure", "line")
+    __slots__ = (
+        "name",
+        "args",
+        "kwargs",
+        "labels",
+        "kind",
+        "star",
+        "invoke",
+        "facts",
+        "unsure",
+        "line",
+    )
 
-    def __init__(self, name: str, args: list, kwargs: dict, labels: Any, kind: str | None,
-                 star: bool = False):
+    def __init__(
+        self, name: str, args: list, kwargs: dict, labels: Any, kind: str | None, star: bool = False
+    ):
         self.name = name
         self.args = args
         self.kwargs = kwargs
@@ -151,6 +180,7 @@ class ParamRule(Rule):
 
 
 # -- reading argument values ------------------------------------------------------------
+
 
 def int_const(value) -> int | None:
     """The Python int an argument value holds, when it is a known constant."""

@@ -25,8 +25,17 @@ from .base import (
 )
 from .ops import binary
 
-__all__ = ["Creator", "Normal", "Arange", "Linspace", "Eye", "Like", "FromData", "NewLike",
-           "literal_array"]
+__all__ = [
+    "Creator",
+    "Normal",
+    "Arange",
+    "Linspace",
+    "Eye",
+    "Like",
+    "FromData",
+    "NewLike",
+    "literal_array",
+]
 
 
 def is_object_dtype(value) -> bool:
@@ -64,10 +73,13 @@ class Creator(Rule):
         self.skip = skip
 
     def apply(self, call: Call):
-        args = list(call.args[self.skip:])
+        args = list(call.args[self.skip :])
         if self.shape_param == "*size":
-            sizes = _sizes(args) if args else (
-                _sizes([call.kwargs["size"]]) if "size" in call.kwargs else None)
+            sizes = (
+                _sizes(args)
+                if args
+                else (_sizes([call.kwargs["size"]]) if "size" in call.kwargs else None)
+            )
             rest = []
         elif self.shape_param == "*dims":  # np.random.randn(d0, d1, ...)
             sizes = _sizes(args) if args else ()
@@ -76,18 +88,25 @@ class Creator(Rule):
             given = args[0] if args else call.kwargs.get(self.shape_param)
             if given is None:
                 given = call.kwargs.get("shape", call.kwargs.get("size"))
-            sizes = None if given is None else (
-                _sizes([given]) if type(given) in (TupleV, ListV, IntV, ShapeV) else None)
+            sizes = (
+                None
+                if given is None
+                else (_sizes([given]) if type(given) in (TupleV, ListV, IntV, ShapeV) else None)
+            )
             rest = args[1:]
         if self.dtype == "fill":
             fill = rest[0] if rest else call.kwargs.get("fill_value")
-            base = {IntV: default_int(call.kind), BoolV: bool_}.get(type(fill),
-                                                                   default_float(call.kind))
+            base = {IntV: default_int(call.kind), BoolV: bool_}.get(
+                type(fill), default_float(call.kind)
+            )
             if type(fill) is Arr:
                 base = fill.dtype or default_float(call.kind)
         else:
-            base = {"float": default_float(call.kind), "int": default_int(call.kind),
-                    "bool": bool_}[self.dtype]
+            base = {
+                "float": default_float(call.kind),
+                "int": default_int(call.kind),
+                "bool": bool_,
+            }[self.dtype]
         dtype = call.kwargs.get("dtype")
         if dtype is None and self.shape_param == "shape":
             # np.zeros(shape, dtype), np.full(shape, fill_value, dtype): positional too
@@ -134,10 +153,12 @@ class Arange(Rule):
         dtypes = _dtype(call, call.kwargs.get("dtype"), base)
         if is_float or any(type(a) is not IntV for a in args):
             return Arr(call.kind, dtypes, (None,))
-        start, stop, step = (dims.const(0), args[0].dim, dims.const(1)) if len(args) == 1 \
+        start, stop, step = (
+            (dims.const(0), args[0].dim, dims.const(1))
+            if len(args) == 1
             else (args[0].dim, args[1].dim, args[2].dim if len(args) > 2 else dims.const(1))
-        if start is None or stop is None or step is None or not step.is_constant \
-                or step.value <= 0:
+        )
+        if start is None or stop is None or step is None or not step.is_constant or step.value <= 0:
             return Arr(call.kind, dtypes, (None,))
         s = step.value
         size = (stop - start + (s - 1)) // s if s != 1 else stop - start
@@ -150,14 +171,16 @@ class Linspace(Rule):
     __slots__ = ()
 
     def apply(self, call: Call):
-        steps = call.args[2] if len(call.args) > 2 else call.kwargs.get(
-            "steps", call.kwargs.get("num"))
+        steps = (
+            call.args[2] if len(call.args) > 2 else call.kwargs.get("steps", call.kwargs.get("num"))
+        )
         if steps is None and call.kind != "torch":
             size = dims.const(50)  # NumPy's default num
         else:
             size = steps.dim if type(steps) is IntV else None
-        return Arr(call.kind, _dtype(call, call.kwargs.get("dtype"), default_float(call.kind)),
-                   (size,))
+        return Arr(
+            call.kind, _dtype(call, call.kwargs.get("dtype"), default_float(call.kind)), (size,)
+        )
 
 
 class Eye(Rule):
@@ -170,8 +193,9 @@ class Eye(Rule):
         n = args[0] if args else call.kwargs.get("n", call.kwargs.get("N"))
         m = args[1] if len(args) > 1 else call.kwargs.get("m", call.kwargs.get("M", n))
         size = tuple(v.dim if type(v) is IntV else None for v in (n, m))
-        return Arr(call.kind, _dtype(call, call.kwargs.get("dtype"), default_float(call.kind)),
-                   size)
+        return Arr(
+            call.kind, _dtype(call, call.kwargs.get("dtype"), default_float(call.kind)), size
+        )
 
 
 class Like(Rule):
@@ -187,8 +211,9 @@ class Like(Rule):
         if x is None:
             return UNKNOWN
         if call.kwargs.get("dtype") is not None:
-            return x.with_(dtypes=explicit_dtypes(call.kwargs["dtype"], x.dtypes), origin=None,
-                           contiguous=True)
+            return x.with_(
+                dtypes=explicit_dtypes(call.kwargs["dtype"], x.dtypes), origin=None, contiguous=True
+            )
         if self.dtype == "fill" and len(call.args) > 1:
             fill = call.args[1]
             if type(fill) is FloatV and x.kind == "numpy":
@@ -212,8 +237,7 @@ def literal_array(value, kind):
     if any(p is None for p in parts):
         return None
     shapes = {p[1] for p in parts}
-    dtypes = set().union(*(p[0] for p in parts)) if all(p[0] is not None for p in parts) \
-        else None
+    dtypes = set().union(*(p[0] for p in parts)) if all(p[0] is not None for p in parts) else None
     if dtypes is not None and len(dtypes) > 1:
         kinds = {d.kind for d in dtypes}
         dtypes = {default_float(kind)} if "f" in kinds else {default_int(kind)}

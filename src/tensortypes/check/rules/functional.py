@@ -58,18 +58,25 @@ class Functional(Rule):
         rule = LAYERS[self.layer]
         bound = call.bind(("input", *self.params))
         known = {p.lstrip("*") for p in rule.params}
-        built = Call(rule.name, [], {k: v for k, v in bound.items() if k in known},
-                     _Shifted(call.labels), "torch", call.star)
+        built = Call(
+            rule.name,
+            [],
+            {k: v for k, v in bound.items() if k in known},
+            _Shifted(call.labels),
+            "torch",
+            call.star,
+        )
         layer = LayerV(rule, build_layer(rule, built), f"{call.name}(...)", None)
         return layer_forward(layer, [bound.get("input")], call)
 
 
 _MAX = ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
-_AVG = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
-        "divisor_override")
+_AVG = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
 FUNCTIONAL = {
-    "max_pool1d": Functional("MaxPool1d", _MAX), "max_pool2d": Functional("MaxPool2d", _MAX),
-    "avg_pool1d": Functional("AvgPool1d", _AVG), "avg_pool2d": Functional("AvgPool2d", _AVG),
+    "max_pool1d": Functional("MaxPool1d", _MAX),
+    "max_pool2d": Functional("MaxPool2d", _MAX),
+    "avg_pool1d": Functional("AvgPool1d", _AVG),
+    "avg_pool2d": Functional("AvgPool2d", _AVG),
     "adaptive_avg_pool1d": Functional("AdaptiveAvgPool1d", ("output_size",)),
     "adaptive_avg_pool2d": Functional("AdaptiveAvgPool2d", ("output_size",)),
     "adaptive_max_pool2d": Functional("AdaptiveMaxPool2d", ("output_size", "return_indices")),
@@ -83,8 +90,9 @@ def _sizes(value, n: int, what: str):
         return [value.dim] * n
     if type(value) in (TupleV, ListV) and value.items is not None:
         if len(value.items) != n:
-            raise CheckFailure("rank", f"F.interpolate: {what} has {len(value.items)} "
-                                       f"entries for {n} spatial axes")
+            raise CheckFailure(
+                "rank", f"F.interpolate: {what} has {len(value.items)} entries for {n} spatial axes"
+            )
         return [v.dim if type(v) is IntV else None for v in value.items]
     return [None] * n
 
@@ -105,16 +113,21 @@ class Interpolate(Rule):
         if x.rank is None:
             return x.with_(shape=None, origin=None)
         if not 3 <= x.rank <= 5:
-            raise CheckFailure("rank", f"F.interpolate: expects (N, C, *spatial) with 1 to 3 "
-                                       f"spatial axes, {call.label(0)} has shape "
-                                       f"{fmt_shape(x.shape)}")
+            raise CheckFailure(
+                "rank",
+                f"F.interpolate: expects (N, C, *spatial) with 1 to 3 "
+                f"spatial axes, {call.label(0)} has shape "
+                f"{fmt_shape(x.shape)}",
+            )
         n = x.rank - 2
         if size is not None:
             out = _sizes(size, n, "size")
         else:
             factors = _sizes(scale, n, "scale_factor")
-            out = [d * f if type(d) is Dim and f is not None else None
-                   for d, f in zip(x.shape[2:], factors)]
+            out = [
+                d * f if type(d) is Dim and f is not None else None
+                for d, f in zip(x.shape[2:], factors)
+            ]
         return x.with_(shape=(*x.shape[:2], *out), origin=None, contiguous=True)
 
 
@@ -133,8 +146,7 @@ class OneHot(Rule):
 
     def apply(self, call: Call):
         bound = call.bind(self.params)
-        x, classes = bound.get(self.params[0], call.kwargs.get("input")), \
-            bound.get("num_classes")
+        x, classes = bound.get(self.params[0], call.kwargs.get("input")), bound.get("num_classes")
         if type(x) is not Arr:
             return UNKNOWN
         size = classes.dim if type(classes) is IntV else None
@@ -142,6 +154,9 @@ class OneHot(Rule):
         if call.kind != "torch":
             return Arr(call.kind, frozenset({default_float(call.kind)}), shape)
         if x.dtypes is not None and not all(d.kind in "iu" for d in x.dtypes):
-            raise CheckFailure("dtype", f"F.one_hot: class values must be an integer tensor, "
-                                        f"{call.label(0)} has dtype {fmt_dtypes(x.dtypes)}")
+            raise CheckFailure(
+                "dtype",
+                f"F.one_hot: class values must be an integer tensor, "
+                f"{call.label(0)} has dtype {fmt_dtypes(x.dtypes)}",
+            )
         return Arr("torch", frozenset({int64}), shape)

@@ -63,8 +63,9 @@ def validate_layer(rule: LayerRule, args: dict, env: dict | None = None) -> None
             continue
         rest = total % parts
         if rest.is_constant and rest.value != 0:
-            raise CheckFailure("layer", f"{rule.name}: {dividend}={total} is not divisible by "
-                                        f"{divisor}={parts}")
+            raise CheckFailure(
+                "layer", f"{rule.name}: {dividend}={total} is not divisible by {divisor}={parts}"
+            )
 
 
 def _size(value, env):
@@ -101,8 +102,13 @@ def _env(rule: LayerRule, args: dict) -> dict:
             elif text == "valid":
                 padding = [dims.const(0)] * n
         for i in range(n):
-            for key, seq in (("k", kernel), ("s", stride), ("p", padding), ("d", dilation),
-                             ("o", outpad)):
+            for key, seq in (
+                ("k", kernel),
+                ("s", stride),
+                ("p", padding),
+                ("d", dilation),
+                ("o", outpad),
+            ):
                 env[f"{key}{i}"] = seq[i] if seq is not None else None
     if rule.kind == "adaptive":
         sizes = _pair(args.get("output_size"), n)
@@ -128,15 +134,26 @@ def layer_forward(layer, inputs: list, call: Call):
     where = f"{layer.site}"
     if rule.kind == "embedding":
         if x.dtypes is not None and not is_int(x.dtypes):
-            raise CheckFailure("dtype", f"{rule.name}: indices must be an integer tensor, "
-                                        f"{label} has dtype {fmt_dtypes(x.dtypes)}",
-                               [f"layer: {where}"])
-    elif rule.weighted and x.dtypes is not None and layer.dtype is not None \
-            and layer.dtype not in x.dtypes:
-        raise CheckFailure("dtype", f"{rule.name}: input {label} has dtype "
-                                    f"{fmt_dtypes(x.dtypes)} but the layer's weights are "
-                                    f"{layer.dtype} (cast the input with .to({layer.dtype}) "
-                                    f"or the layer with .to(...))", [f"layer: {where}"])
+            raise CheckFailure(
+                "dtype",
+                f"{rule.name}: indices must be an integer tensor, "
+                f"{label} has dtype {fmt_dtypes(x.dtypes)}",
+                [f"layer: {where}"],
+            )
+    elif (
+        rule.weighted
+        and x.dtypes is not None
+        and layer.dtype is not None
+        and layer.dtype not in x.dtypes
+    ):
+        raise CheckFailure(
+            "dtype",
+            f"{rule.name}: input {label} has dtype "
+            f"{fmt_dtypes(x.dtypes)} but the layer's weights are "
+            f"{layer.dtype} (cast the input with .to({layer.dtype}) "
+            f"or the layer with .to(...))",
+            [f"layer: {where}"],
+        )
     args = layer.args
     if rule.kind == "flatten":
         s, e = int_const(args.get("start_dim")), int_const(args.get("end_dim"))
@@ -162,9 +179,13 @@ def layer_forward(layer, inputs: list, call: Call):
     if rule.kind in ("conv", "convt", "pool") and out is not None:
         for axis, d in enumerate(out):
             if type(d) is Dim and d.is_constant and d.value < 1:
-                raise CheckFailure("layer", f"{rule.name}: output size {d.value} on axis "
-                                            f"{axis}: {label} {fmt_shape(x.shape)} is too "
-                                            f"small for the window", [f"layer: {where}"])
+                raise CheckFailure(
+                    "layer",
+                    f"{rule.name}: output size {d.value} on axis "
+                    f"{axis}: {label} {fmt_shape(x.shape)} is too "
+                    f"small for the window",
+                    [f"layer: {where}"],
+                )
     dtype = layer.dtype if rule.weighted or rule.kind == "embedding" else None
     result = x.with_(shape=out, origin=None, contiguous=True)
     if dtype is not None:
@@ -176,23 +197,25 @@ def layer_forward(layer, inputs: list, call: Call):
     return result
 
 
-def _match_layouts(rule: LayerRule, layouts, env: dict, x: Arr, label: str, where: str,
-                   facts=()):
+def _match_layouts(rule: LayerRule, layouts, env: dict, x: Arr, label: str, where: str, facts=()):
     if x.shape is None or not layouts:
         return None
     candidates = [lay for lay in layouts if x.rank is None or _rank_fits(lay[0], x.rank)]
     if not candidates:
-        forms = " or ".join(f"({', '.join(_shown(a, env) for a in t.split())})"
-                            for _, _, t in layouts)
-        raise CheckFailure("layer", f"{rule.name} expects an input of layout {forms}, "
-                                    f"{label} has shape {fmt_shape(x.shape)}",
-                           [f"layer: {where}"])
+        forms = " or ".join(
+            f"({', '.join(_shown(a, env) for a in t.split())})" for _, _, t in layouts
+        )
+        raise CheckFailure(
+            "layer",
+            f"{rule.name} expects an input of layout {forms}, "
+            f"{label} has shape {fmt_shape(x.shape)}",
+            [f"layer: {where}"],
+        )
     pattern, out, _ = candidates[0]
     binder = Binder(env, facts=facts)
     problems = binder.match(pattern, x.shape, f"{label} {fmt_shape(x.shape)}")
     if problems:
-        raise CheckFailure("layer", f"{rule.name}: {problems[0].message}",
-                           [f"layer: {where}"])
+        raise CheckFailure("layer", f"{rule.name}: {problems[0].message}", [f"layer: {where}"])
     return binder.substitute(out)
 
 
@@ -220,11 +243,13 @@ def _rnn(layer, x: Arr, label: str, where: str):
     if first is None or both is None:
         return UNKNOWN
     d = 2 if both else 1
-    env = {"input_size": args["input_size"].dim if type(args.get("input_size")) is IntV
-           else None}
+    env = {"input_size": args["input_size"].dim if type(args.get("input_size")) is IntV else None}
     proj = args.get("proj_size")  # an LSTM with proj_size > 0 outputs that many features
-    proj = dims.const(0) if proj is None or int_const(proj) == 0 else (
-        proj.dim if type(proj) is IntV else None)
+    proj = (
+        dims.const(0)
+        if proj is None or int_const(proj) == 0
+        else (proj.dim if type(proj) is IntV else None)
+    )
     if proj is not None and not (proj.is_constant and proj.value == 0):
         hidden_out = proj
     else:
@@ -233,15 +258,18 @@ def _rnn(layer, x: Arr, label: str, where: str):
     env["hid"] = hidden
     env["layers"] = layers * d if type(layers) is Dim else None
     batched = ("n l {input_size}", "n l {out}") if first else ("l n {input_size}", "l n {out}")
-    layouts = ((parse_shape(batched[0]), parse_shape(batched[1]), batched[0]),
-               (parse_shape("l {input_size}"), parse_shape("l {out}"), "l {input_size}"))
+    layouts = (
+        (parse_shape(batched[0]), parse_shape(batched[1]), batched[0]),
+        (parse_shape("l {input_size}"), parse_shape("l {out}"), "l {input_size}"),
+    )
     out = _match_layouts(rule, layouts, env, x, label, where)
     if x.rank == 3:
         n = x.shape[0] if first else x.shape[1]
         h, c = ((env["layers"], n, hidden_out), (env["layers"], n, hidden))
     else:
-        h, c = ((env["layers"], hidden_out), (env["layers"], hidden)) if x.rank == 2 else \
-            (None, None)
+        h, c = (
+            ((env["layers"], hidden_out), (env["layers"], hidden)) if x.rank == 2 else (None, None)
+        )
     output = x.with_(shape=out, origin=None)
     state, cell = Arr(x.kind, x.dtypes, h), Arr(x.kind, x.dtypes, c)
     if rule.name == "LSTM":

@@ -26,8 +26,19 @@ from .base import (
 )
 from .reshape import reshape_shape
 
-__all__ = ["Reshape", "Permute", "Swap", "Transpose", "Concat", "Stack", "Squeeze",
-           "Unsqueeze", "Flatten", "Expand", "AsShape"]
+__all__ = [
+    "Reshape",
+    "Permute",
+    "Swap",
+    "Transpose",
+    "Concat",
+    "Stack",
+    "Squeeze",
+    "Unsqueeze",
+    "Flatten",
+    "Expand",
+    "AsShape",
+]
 
 
 def _split(call: Call):
@@ -57,10 +68,13 @@ class Reshape(Rule):
             return x.with_(shape=None, origin=None)
         what = call.name
         if self.view and x.contiguous is False and not _same_axes(x.shape, new):
-            raise CheckFailure("view", f"{what}: the tensor is not contiguous (it was "
-                                       f"transposed or expanded); view cannot change its "
-                                       f"shape: use .reshape(...) or call .contiguous() "
-                                       f"first")
+            raise CheckFailure(
+                "view",
+                f"{what}: the tensor is not contiguous (it was "
+                f"transposed or expanded); view cannot change its "
+                f"shape: use .reshape(...) or call .contiguous() "
+                f"first",
+            )
         shape = reshape_shape(x.shape, new, what, call.facts)
         layout = True
         if self.view and x.contiguous is not True:
@@ -68,10 +82,13 @@ class Reshape(Rule):
             if layout is None:  # a view that works, leaving a layout not known
                 layout = None if x.contiguous is not False else False
             elif layout is False:
-                raise CheckFailure("view", f"{what}: the tensor is not contiguous (it was "
-                                           f"permuted) and this view merges axes that are "
-                                           f"not adjacent in memory: use .reshape(...) or "
-                                           f"call .contiguous() first")
+                raise CheckFailure(
+                    "view",
+                    f"{what}: the tensor is not contiguous (it was "
+                    f"permuted) and this view merges axes that are "
+                    f"not adjacent in memory: use .reshape(...) or "
+                    f"call .contiguous() first",
+                )
         return x.with_(shape=shape, origin=None, contiguous=layout)
 
 
@@ -106,8 +123,14 @@ def viewed_layout(shape, layout, new, facts=()):
     >>> viewed_layout((one, h, w, c), (0, 2, 3, 1), (one, h, w * c))
     False
     """
-    if layout is False or type(layout) is not tuple or shape is None or new is None or \
-            len(layout) != len(shape) or any(type(d) is not Dim for d in (*shape, *new)):
+    if (
+        layout is False
+        or type(layout) is not tuple
+        or shape is None
+        or new is None
+        or len(layout) != len(shape)
+        or any(type(d) is not Dim for d in (*shape, *new))
+    ):
         return None
     groups = _groups(shape, new, facts)
     if groups is None:
@@ -140,9 +163,9 @@ def _groups(shape, new, facts):
                 if i + a > len(shape) or j + b > len(new):
                     continue
                 left, right = dims.const(1), dims.const(1)
-                for d in shape[i:i + a]:
+                for d in shape[i : i + a]:
                     left = left * d
-                for d in new[j:j + b]:
+                for d in new[j : j + b]:
                     right = right * d
                 if same_size(left, right, facts):
                     found = (a, b)
@@ -194,9 +217,11 @@ class Permute(Rule):
             return x.with_(shape=None, origin=None, contiguous=False)
         shape = sf.permute_shape(x.shape, perm, call.name)
         rank = len(perm)
-        return x.with_(shape=shape, origin=None,
-                       contiguous=permuted(x, [p % rank for p in perm]) if not self.numpy
-                       else False)
+        return x.with_(
+            shape=shape,
+            origin=None,
+            contiguous=permuted(x, [p % rank for p in perm]) if not self.numpy else False,
+        )
 
 
 class Swap(ParamRule):
@@ -235,9 +260,12 @@ class Transpose(Rule):
         if x is None or x.rank is None:
             return UNKNOWN if x is None else x.with_(shape=None, origin=None)
         if self.max_rank is not None and x.rank > self.max_rank:
-            raise CheckFailure("rank", f"{call.name}: expects an array of rank <= "
-                                       f"{self.max_rank}, got rank {x.rank} "
-                                       f"{fmt_shape(x.shape)}")
+            raise CheckFailure(
+                "rank",
+                f"{call.name}: expects an array of rank <= "
+                f"{self.max_rank}, got rank {x.rank} "
+                f"{fmt_shape(x.shape)}",
+            )
         return x.with_(shape=tuple(reversed(x.shape)), origin=None, contiguous=x.rank < 2)
 
 
@@ -256,8 +284,12 @@ class Concat(ParamRule):
     __slots__ = ("fixed_axis", "promote_1d")
     PARAMS = ("tensors", "dim")
 
-    def __init__(self, params: tuple | None = None, fixed_axis: int | None = None,
-                 promote_1d: str | None = None):
+    def __init__(
+        self,
+        params: tuple | None = None,
+        fixed_axis: int | None = None,
+        promote_1d: str | None = None,
+    ):
         super().__init__(params)
         self.fixed_axis = fixed_axis
         self.promote_1d = promote_1d  # "hstack"/"vstack": NumPy's handling of 1-d inputs
@@ -276,9 +308,12 @@ class Concat(ParamRule):
         shapes = [a.shape for a in arrays]
         if self.promote_1d is not None:  # hstack/vstack see their inputs as atleast_1d/2d
             least = 1 if self.promote_1d == "hstack" else 2
-            shapes = [(dims.const(1),) * (least - len(s)) + s
-                      if s is not None and sf.split_rest(s)[1] is None and len(s) < least else s
-                      for s in shapes]
+            shapes = [
+                (dims.const(1),) * (least - len(s)) + s
+                if s is not None and sf.split_rest(s)[1] is None and len(s) < least
+                else s
+                for s in shapes
+            ]
         if self.promote_1d == "hstack" and all(s is not None and len(s) == 1 for s in shapes):
             axis = 0
         labels = [call.item_label(0, i) for i in range(len(arrays))]
@@ -305,8 +340,11 @@ class Stack(ParamRule):
         if axis is None:
             return Arr(arrays[0].kind, arrays[0].dtypes, None)
         labels = [call.item_label(0, i) for i in range(len(arrays))]
-        return Arr(arrays[0].kind or call.kind, arrays[0].dtypes,
-                   sf.stack_shape([a.shape for a in arrays], labels, axis, call.name))
+        return Arr(
+            arrays[0].kind or call.kind,
+            arrays[0].dtypes,
+            sf.stack_shape([a.shape for a in arrays], labels, axis, call.name),
+        )
 
 
 class Squeeze(ParamRule):
@@ -406,9 +444,11 @@ class AsShape(Rule):
             return x.with_(shape=None, origin=None)
         sizes = tuple(d if type(d) is Dim else None for d in other.shape)
         if self.mode == "expand":
-            return x.with_(shape=sf.expand_shape(x.shape, sizes), origin=None,
-                           contiguous=False)
+            return x.with_(shape=sf.expand_shape(x.shape, sizes), origin=None, contiguous=False)
         if self.mode == "view" and x.contiguous is False:
-            raise CheckFailure("view", f"{call.name}: the tensor is not contiguous; use "
-                                       f".reshape_as(...) or call .contiguous() first")
+            raise CheckFailure(
+                "view",
+                f"{call.name}: the tensor is not contiguous; use "
+                f".reshape_as(...) or call .contiguous() first",
+            )
         return x.with_(shape=reshape_shape(x.shape, sizes, call.name, call.facts), origin=None)

@@ -50,11 +50,14 @@ LOSSES = {
     "BCELoss": Loss("BCELoss", "same"),
     "binary_cross_entropy_with_logits": Loss("binary_cross_entropy_with_logits", "same"),
     "BCEWithLogitsLoss": Loss("BCEWithLogitsLoss", "same"),
-    "mse_loss": Loss("mse_loss", "broadcast"), "MSELoss": Loss("MSELoss", "broadcast"),
-    "l1_loss": Loss("l1_loss", "broadcast"), "L1Loss": Loss("L1Loss", "broadcast"),
+    "mse_loss": Loss("mse_loss", "broadcast"),
+    "MSELoss": Loss("MSELoss", "broadcast"),
+    "l1_loss": Loss("l1_loss", "broadcast"),
+    "L1Loss": Loss("L1Loss", "broadcast"),
     "smooth_l1_loss": Loss("smooth_l1_loss", "broadcast"),
     "SmoothL1Loss": Loss("SmoothL1Loss", "broadcast"),
-    "huber_loss": Loss("huber_loss", "broadcast"), "HuberLoss": Loss("HuberLoss", "broadcast"),
+    "huber_loss": Loss("huber_loss", "broadcast"),
+    "HuberLoss": Loss("HuberLoss", "broadcast"),
 }
 
 
@@ -71,33 +74,51 @@ def apply_loss(loss: Loss, call: Call, reduction=None):
     lx, lt = call.label(0), call.label(1)
     name = loss.name
     if x.dtypes is not None and not is_float(x.dtypes):
-        raise CheckFailure("dtype", f"{name}: the input (scores) must be floating, {lx} has "
-                                    f"dtype {fmt_dtypes(x.dtypes)}")
+        raise CheckFailure(
+            "dtype",
+            f"{name}: the input (scores) must be floating, {lx} has dtype {fmt_dtypes(x.dtypes)}",
+        )
     shape_note = [f"input {lx}: {x.describe()}; target {lt}: {t.describe()}"]
     if loss.kind == "class":
         _class_target(loss, x, t, lx, lt, shape_note)
     elif loss.kind == "same":
         if t.dtypes is not None and not is_float(t.dtypes):
-            raise CheckFailure("loss", f"{name}: the target must be floating (0./1. "
-                                       f"probabilities), {lt} has dtype "
-                                       f"{fmt_dtypes(t.dtypes)}: use {lt}.float()", shape_note)
-        if x.rank is not None and t.rank is not None and (
-                x.rank != t.rank or not all(_same(a, b) for a, b in zip(x.shape, t.shape))):
-            raise CheckFailure("loss", f"{name}: target {lt} {fmt_shape(t.shape)} must have the "
-                                       f"input's shape {fmt_shape(x.shape)}", shape_note)
+            raise CheckFailure(
+                "loss",
+                f"{name}: the target must be floating (0./1. "
+                f"probabilities), {lt} has dtype "
+                f"{fmt_dtypes(t.dtypes)}: use {lt}.float()",
+                shape_note,
+            )
+        if (
+            x.rank is not None
+            and t.rank is not None
+            and (x.rank != t.rank or not all(_same(a, b) for a, b in zip(x.shape, t.shape)))
+        ):
+            raise CheckFailure(
+                "loss",
+                f"{name}: target {lt} {fmt_shape(t.shape)} must have the "
+                f"input's shape {fmt_shape(x.shape)}",
+                shape_note,
+            )
     else:
-        if x.rank is not None and t.rank is not None and (
-                x.rank != t.rank or not all(_same(a, b) for a, b in zip(x.shape, t.shape))):
+        if (
+            x.rank is not None
+            and t.rank is not None
+            and (x.rank != t.rank or not all(_same(a, b) for a, b in zip(x.shape, t.shape)))
+        ):
             try:
                 joined = sf.broadcast([x.shape, t.shape], [lx, lt])
                 extra = f": they broadcast to {fmt_shape(joined)}, almost surely not intended"
             except CheckFailure:
                 extra = ": they do not even broadcast"
-            raise CheckFailure("loss", f"{name}: target {lt} {fmt_shape(t.shape)} and input {lx} "
-                                       f"{fmt_shape(x.shape)} differ in shape{extra}",
-                               shape_note)
-    mode = reduction.value if type(reduction) is StrV else ("mean" if reduction is None
-                                                            else None)
+            raise CheckFailure(
+                "loss",
+                f"{name}: target {lt} {fmt_shape(t.shape)} and input {lx} "
+                f"{fmt_shape(x.shape)} differ in shape{extra}",
+                shape_note,
+            )
+    mode = reduction.value if type(reduction) is StrV else ("mean" if reduction is None else None)
     dtypes = x.dtypes if x.dtypes is not None else frozenset({default_float(call.kind)})
     if mode in ("mean", "sum"):
         return Arr(x.kind, dtypes, ())
@@ -112,46 +133,64 @@ def _class_target(loss: Loss, x: Arr, t: Arr, lx: str, lt: str, notes) -> None:
     float_target = t.dtypes is not None and is_float(t.dtypes)
     if x.rank is None or t.rank is None:
         if float_target and not loss.probabilities:
-            raise CheckFailure("loss", f"{name}: the target must hold class indices of an "
-                                       f"integer dtype, {lt} has dtype {fmt_dtypes(t.dtypes)}",
-                               notes)
+            raise CheckFailure(
+                "loss",
+                f"{name}: the target must hold class indices of an "
+                f"integer dtype, {lt} has dtype {fmt_dtypes(t.dtypes)}",
+                notes,
+            )
         return
     if x.rank == 0:
-        raise CheckFailure("loss", f"{name}: the input must have a class axis, {lx} is 0-d",
-                           notes)
+        raise CheckFailure("loss", f"{name}: the input must have a class axis, {lx} is 0-d", notes)
     batched = x.rank >= 2
     index_shape = (x.shape[0], *x.shape[2:]) if batched else ()
     if t.rank == len(index_shape):
         if float_target:
-            raise CheckFailure("loss", f"{name}: target {lt} {fmt_shape(t.shape)} has the shape "
-                                       f"of class indices but dtype {fmt_dtypes(t.dtypes)}; "
-                                       f"class indices must be integers (use {lt}.long())",
-                               notes)
+            raise CheckFailure(
+                "loss",
+                f"{name}: target {lt} {fmt_shape(t.shape)} has the shape "
+                f"of class indices but dtype {fmt_dtypes(t.dtypes)}; "
+                f"class indices must be integers (use {lt}.long())",
+                notes,
+            )
         for a, b in zip(index_shape, t.shape):
             if not _same(a, b):
-                raise CheckFailure("loss", f"{name}: target {lt} {fmt_shape(t.shape)} does not "
-                                           f"match input {lx} {fmt_shape(x.shape)}: expected "
-                                           f"target shape {fmt_shape(index_shape)} ({name} "
-                                           f"reads axis 1 of the input as the classes)"
-                                           f"{sf.why_different(a, b)}",
-                                   notes)
+                raise CheckFailure(
+                    "loss",
+                    f"{name}: target {lt} {fmt_shape(t.shape)} does not "
+                    f"match input {lx} {fmt_shape(x.shape)}: expected "
+                    f"target shape {fmt_shape(index_shape)} ({name} "
+                    f"reads axis 1 of the input as the classes)"
+                    f"{sf.why_different(a, b)}",
+                    notes,
+                )
         return
     if t.rank == x.rank and loss.probabilities:
         if int_target:
-            raise CheckFailure("loss", f"{name}: target {lt} {fmt_shape(t.shape)} has the "
-                                       f"input's rank, so it is read as class probabilities, "
-                                       f"which must be floating, not {fmt_dtypes(t.dtypes)}; "
-                                       f"for class indices the target shape is "
-                                       f"{fmt_shape(index_shape)}", notes)
+            raise CheckFailure(
+                "loss",
+                f"{name}: target {lt} {fmt_shape(t.shape)} has the "
+                f"input's rank, so it is read as class probabilities, "
+                f"which must be floating, not {fmt_dtypes(t.dtypes)}; "
+                f"for class indices the target shape is "
+                f"{fmt_shape(index_shape)}",
+                notes,
+            )
         for a, b in zip(x.shape, t.shape):
             if not _same(a, b):
-                raise CheckFailure("loss", f"{name}: probability target {lt} "
-                                           f"{fmt_shape(t.shape)} must match input {lx} "
-                                           f"{fmt_shape(x.shape)}{sf.why_different(a, b)}",
-                                   notes)
+                raise CheckFailure(
+                    "loss",
+                    f"{name}: probability target {lt} "
+                    f"{fmt_shape(t.shape)} must match input {lx} "
+                    f"{fmt_shape(x.shape)}{sf.why_different(a, b)}",
+                    notes,
+                )
         return
-    raise CheckFailure("loss", f"{name}: target {lt} has shape {fmt_shape(t.shape)}; for input "
-                               f"{lx} {fmt_shape(x.shape)} it must be class indices of shape "
-                               f"{fmt_shape(index_shape)}"
-                       + (f" or probabilities of shape {fmt_shape(x.shape)}"
-                          if loss.probabilities else ""), notes)
+    raise CheckFailure(
+        "loss",
+        f"{name}: target {lt} has shape {fmt_shape(t.shape)}; for input "
+        f"{lx} {fmt_shape(x.shape)} it must be class indices of shape "
+        f"{fmt_shape(index_shape)}"
+        + (f" or probabilities of shape {fmt_shape(x.shape)}" if loss.probabilities else ""),
+        notes,
+    )

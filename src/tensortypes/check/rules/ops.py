@@ -36,8 +36,18 @@ from .base import (
     scalar_dtype,
 )
 
-__all__ = ["Sig", "Elementwise", "Binary", "binary", "Where", "MaskedFill", "Reduce", "Matmul",
-           "matmul", "Flat"]
+__all__ = [
+    "Sig",
+    "Elementwise",
+    "Binary",
+    "binary",
+    "Where",
+    "MaskedFill",
+    "Reduce",
+    "Matmul",
+    "matmul",
+    "Flat",
+]
 
 
 class Sig(Rule):
@@ -53,8 +63,14 @@ class Sig(Rule):
 
     def __init__(self, text: str, code: str = "rank"):
         args, _, ret = text.partition("->")
-        self.params = tuple((m.group(1), DTYPE_NAMES.get(m.group(2)) if m.group(2) else None,
-                             parse_shape(m.group(3))) for m in self._PARAM.finditer(args))
+        self.params = tuple(
+            (
+                m.group(1),
+                DTYPE_NAMES.get(m.group(2)) if m.group(2) else None,
+                parse_shape(m.group(3)),
+            )
+            for m in self._PARAM.finditer(args)
+        )
         m = re.match(r"\s*(\w+)?\[([^\]]*)\]", ret)
         if m is None:
             raise ValueError(f"signature {text!r} has no return shape")
@@ -73,8 +89,10 @@ class Sig(Rule):
                 continue
             label = call.label(index if index < len(call.args) else name)
             if dtype_problem(want, arr.dtypes):
-                raise CheckFailure("dtype", f"{call.name}: {label} has dtype "
-                                            f"{fmt_dtypes(arr.dtypes)}, expected {want}")
+                raise CheckFailure(
+                    "dtype",
+                    f"{call.name}: {label} has dtype {fmt_dtypes(arr.dtypes)}, expected {want}",
+                )
             dtypes.append((arr.dtypes, False))
             problems = binder.match(pattern, arr.shape, f"{label} {fmt_shape(arr.shape)}")
             if problems:
@@ -82,8 +100,11 @@ class Sig(Rule):
         out = dtypes[0] if dtypes else (None, False)
         for other in dtypes[1:]:
             out = (promote(out, other, call.kind), False)
-        return Arr(call.kind, self.ret_dtypes if self.ret_dtypes is not None else out[0],
-                   binder.substitute(self.ret))
+        return Arr(
+            call.kind,
+            self.ret_dtypes if self.ret_dtypes is not None else out[0],
+            binder.substitute(self.ret),
+        )
 
 
 class Elementwise(Rule):
@@ -93,7 +114,7 @@ class Elementwise(Rule):
 
     def __init__(self, result: str = "same", needs: str | None = None):
         self.result = result  # "same", "float" (int inputs give float), "bool"
-        self.needs = needs    # "float": refuse integer inputs (torch's softmax, mean)
+        self.needs = needs  # "float": refuse integer inputs (torch's softmax, mean)
 
     def apply(self, call: Call):
         x = first_array(call)
@@ -102,10 +123,17 @@ class Elementwise(Rule):
         if x is None:
             return UNKNOWN
         dtypes = x.dtypes
-        if self.needs == "float" and dtypes is not None and not is_float(dtypes) \
-                and call.kind == "torch":
-            raise CheckFailure("dtype", f"{call.name}: needs a floating-point input, "
-                                        f"{call.label(0)} has dtype {fmt_dtypes(dtypes)}")
+        if (
+            self.needs == "float"
+            and dtypes is not None
+            and not is_float(dtypes)
+            and call.kind == "torch"
+        ):
+            raise CheckFailure(
+                "dtype",
+                f"{call.name}: needs a floating-point input, "
+                f"{call.label(0)} has dtype {fmt_dtypes(dtypes)}",
+            )
         if self.result == "bool":
             dtypes = frozenset({bool_})
         elif self.result == "float" and dtypes is not None and not is_float(dtypes):
@@ -142,9 +170,11 @@ def binary(call: Call, a, b, result: str, la: str, lb: str):
     kind = xa.kind if type(a) is Arr else xb.kind
     shape = sf.broadcast([xa.shape, xb.shape], [la, lb])
     if shape is None and xa.shape is not None and xb.shape is not None:
-        call.cannot_tell(f"{la} {fmt_shape(xa.shape)} and {lb} {fmt_shape(xb.shape)} have "
-                         f"variadic axes that cannot be lined up: only their last common "
-                         f"axes are compared, and the result's shape is unknown")
+        call.cannot_tell(
+            f"{la} {fmt_shape(xa.shape)} and {lb} {fmt_shape(xb.shape)} have "
+            f"variadic axes that cannot be lined up: only their last common "
+            f"axes are compared, and the result's shape is unknown"
+        )
     if result == "bool":
         dtypes = frozenset({bool_})
     else:
@@ -191,15 +221,21 @@ class MaskedFill(Rule):
             return UNKNOWN
         if type(mask) is Arr:
             if mask.dtypes is not None and not all(d.kind == "b" for d in mask.dtypes):
-                raise CheckFailure("dtype", f"{call.name}: the mask must be a bool tensor, "
-                                            f"{call.label(1)} has dtype "
-                                            f"{fmt_dtypes(mask.dtypes)} (compare it: "
-                                            f"{call.label(1)} == 0)")
+                raise CheckFailure(
+                    "dtype",
+                    f"{call.name}: the mask must be a bool tensor, "
+                    f"{call.label(1)} has dtype "
+                    f"{fmt_dtypes(mask.dtypes)} (compare it: "
+                    f"{call.label(1)} == 0)",
+                )
             joined = sf.broadcast([x.shape, mask.shape], [call.label(0), call.label(1)])
             if x.rank is not None and joined is not None and len(joined) > x.rank:
-                raise CheckFailure("broadcast", f"{call.name}: mask {call.label(1)} "
-                                                f"{fmt_shape(mask.shape)} has more axes than "
-                                                f"{call.label(0)} {fmt_shape(x.shape)}")
+                raise CheckFailure(
+                    "broadcast",
+                    f"{call.name}: mask {call.label(1)} "
+                    f"{fmt_shape(mask.shape)} has more axes than "
+                    f"{call.label(0)} {fmt_shape(x.shape)}",
+                )
         return x.with_(origin=None)
 
 
@@ -215,8 +251,7 @@ class Reduce(ParamRule):
     __slots__ = ("result", "pair")
     PARAMS = ("input", "dim", "keepdim")
 
-    def __init__(self, params: tuple | None = None, result: str = "same",
-                 pair: bool = False):
+    def __init__(self, params: tuple | None = None, result: str = "same", pair: bool = False):
         super().__init__(params)
         self.result = result
         self.pair = pair
@@ -243,8 +278,12 @@ class Reduce(ParamRule):
         shape = sf.reduce_shape(x.shape, axes, keep)
         kind = x.kind or call.kind
         # NumPy reduces over every axis to a NumPy scalar, not a 0-d array.
-        out = Arr(kind, dtypes, shape, numpy_scalar=kind == "numpy" and axes is None and not keep
-                  and not self.pair)
+        out = Arr(
+            kind,
+            dtypes,
+            shape,
+            numpy_scalar=kind == "numpy" and axes is None and not keep and not self.pair,
+        )
         if self.pair and axes is not None:
             return TupleV((out, out.with_(dtypes=frozenset({int64}))))
         return out
@@ -261,9 +300,12 @@ class Reduce(ParamRule):
             return frozenset({int64})
         if self.result == "float" and not is_float(d):
             if x.kind == "torch" or call.kind == "torch":
-                raise CheckFailure("dtype", f"{call.name}: needs a floating-point input "
-                                            f"(PyTorch cannot infer the output dtype), "
-                                            f"{call.label(0)} has dtype {fmt_dtypes(d)}")
+                raise CheckFailure(
+                    "dtype",
+                    f"{call.name}: needs a floating-point input "
+                    f"(PyTorch cannot infer the output dtype), "
+                    f"{call.label(0)} has dtype {fmt_dtypes(d)}",
+                )
             return frozenset({default_float(call.kind)})
         return d
 
@@ -294,13 +336,19 @@ def matmul(call: Call, a, b, la: str, lb: str, max_rank=None):
     if max_rank is not None:
         for x, lab in ((a, la), (b, lb)):
             if x.rank is not None and x.rank != max_rank:
-                raise CheckFailure("rank", f"{call.name}: expects rank-{max_rank} arrays, "
-                                           f"{lab} has rank {x.rank} {fmt_shape(x.shape)}")
+                raise CheckFailure(
+                    "rank",
+                    f"{call.name}: expects rank-{max_rank} arrays, "
+                    f"{lab} has rank {x.rank} {fmt_shape(x.shape)}",
+                )
     kind = a.kind or b.kind
     if kind == "torch" and a.dtype is not None and b.dtype is not None and a.dtype is not b.dtype:
-        raise CheckFailure("dtype", f"{call.name}: operands have different dtypes: {la} is "
-                                    f"{a.dtype} and {lb} is {b.dtype} (PyTorch does not "
-                                    f"promote in matrix products; cast one with .to(...))")
+        raise CheckFailure(
+            "dtype",
+            f"{call.name}: operands have different dtypes: {la} is "
+            f"{a.dtype} and {lb} is {b.dtype} (PyTorch does not "
+            f"promote in matrix products; cast one with .to(...))",
+        )
     shape = sf.matmul_shape(a.shape, b.shape, f"{la}", f"{lb}")
     dtypes = promote((a.dtypes, False), (b.dtypes, False), kind)
     return Arr(kind, dtypes, shape)
@@ -328,7 +376,10 @@ class Flat(Rule):
         if not self.inner:
             return Arr(a.kind or call.kind, dtypes, sizes)
         if None not in sizes and not same_size(*sizes, call.facts):
-            raise CheckFailure("matmul", f"{call.name}: {call.label(0)} has {sizes[0]} "
-                                         f"elements but {call.label(1)} has {sizes[1]}"
-                                         f"{sf.why_different(*sizes)}")
+            raise CheckFailure(
+                "matmul",
+                f"{call.name}: {call.label(0)} has {sizes[0]} "
+                f"elements but {call.label(1)} has {sizes[1]}"
+                f"{sf.why_different(*sizes)}",
+            )
         return Arr(a.kind or call.kind, dtypes, ())

@@ -52,13 +52,16 @@ def _array_axes(shape, count: int, has_ellipsis: bool, head: int, what: str, lab
     if rest is not None:
         if not has_ellipsis or head > len(prefix) or tail > len(suffix):
             return None
-        named = (*shape[:head], *shape[len(shape) - tail:])
-        return named, shape[head:len(shape) - tail]
+        named = (*shape[:head], *shape[len(shape) - tail :])
+        return named, shape[head : len(shape) - tail]
     if (len(shape) != count and not has_ellipsis) or len(shape) < count:
         want = f"at least {count}" if has_ellipsis else str(count)
-        raise CheckFailure("rank", f"{what}: {label} has rank {len(shape)} "
-                                   f"{fmt_shape(shape)} but the pattern names {want} axes")
-    return (*shape[:head], *shape[len(shape) - tail:]), shape[head:len(shape) - tail]
+        raise CheckFailure(
+            "rank",
+            f"{what}: {label} has rank {len(shape)} "
+            f"{fmt_shape(shape)} but the pattern names {want} axes",
+        )
+    return (*shape[:head], *shape[len(shape) - tail :]), shape[head : len(shape) - tail]
 
 
 class _Sizes:
@@ -85,13 +88,16 @@ class _Sizes:
         if d is None or sf.is_one(d) or old is d:
             return
         if not same_size(old, d, self.facts):
-            raise CheckFailure(self.code,
-                               f"{self.what}: axis {name} is {fmt_dim(old)} in "
-                               f"{self.where[name]} but {fmt_dim(d)} in {where}"
-                               f"{sf.why_different(old, d)}")
+            raise CheckFailure(
+                self.code,
+                f"{self.what}: axis {name} is {fmt_dim(old)} in "
+                f"{self.where[name]} but {fmt_dim(d)} in {where}"
+                f"{sf.why_different(old, d)}",
+            )
 
 
 # -- einsum ------------------------------------------------------------------------------
+
 
 class Einsum(Rule):
     """``einsum(equation, *operands)`` (PyTorch, NumPy, JAX), one letter per axis."""
@@ -139,8 +145,11 @@ def einsum(call: Call, equation: str, operands, labels, what: str, words: bool):
         return UNKNOWN
     terms, out = parsed
     if len(terms) != len(operands):
-        raise CheckFailure("call", f"{what}: the equation {equation!r} has {len(terms)} "
-                                   f"operands but {len(operands)} are given")
+        raise CheckFailure(
+            "call",
+            f"{what}: the equation {equation!r} has {len(terms)} "
+            f"operands but {len(operands)} are given",
+        )
     if any(type(x) is not Arr for x in operands):
         return UNKNOWN
     sizes = _Sizes(f"{what} {equation!r}", call.facts, "matmul")
@@ -148,8 +157,14 @@ def einsum(call: Call, equation: str, operands, labels, what: str, words: bool):
     for (names, cut), x, label in zip(terms, operands, labels):
         for n in names:
             counts[n] = counts.get(n, 0) + 1
-        axes = _array_axes(x.shape, len(names), cut is not None,
-                           cut if cut is not None else len(names), what, label)
+        axes = _array_axes(
+            x.shape,
+            len(names),
+            cut is not None,
+            cut if cut is not None else len(names),
+            what,
+            label,
+        )
         if axes is None:
             for n in names:
                 sizes.bind(n, None, label)
@@ -166,8 +181,7 @@ def einsum(call: Call, equation: str, operands, labels, what: str, words: bool):
     names, cut = out
     for n in names:
         if n not in sizes.sizes:
-            raise CheckFailure("axis", f"{what}: output axis {n} of {equation!r} is in no "
-                                       f"operand")
+            raise CheckFailure("axis", f"{what}: output axis {n} of {equation!r} is in no operand")
     dtypes = (operands[0].dtypes, False)
     for x in operands[1:]:
         dtypes = (promote(dtypes, (x.dtypes, False), x.kind or call.kind), False)
@@ -184,6 +198,7 @@ def einsum(call: Call, equation: str, operands, labels, what: str, words: bool):
 
 
 # -- einops ---------------------------------------------------------------------------------
+
 
 def _groups(text: str):
     """The axes of one side of an einops pattern: each a list of names and numbers
@@ -259,21 +274,32 @@ class Einops(Rule):
             for tok in group:
                 if not tok.isdigit() and tok not in sizes.sizes:
                     given = " or given" if self.mode == "repeat" else ""
-                    raise CheckFailure("axis", f"{what}: axis {tok} on the right of "
-                                               f"{pattern.value!r} has no size (it is not "
-                                               f"on the left{given})")
+                    raise CheckFailure(
+                        "axis",
+                        f"{what}: axis {tok} on the right of "
+                        f"{pattern.value!r} has no size (it is not "
+                        f"on the left{given})",
+                    )
                 d = _member(tok, sizes)
                 total = None if d is None or total is None else total * d
             shape.append(total)
         dtypes = x.dtypes
         reduction = call.args[2] if len(call.args) > 2 else call.kwargs.get("reduction")
-        if self.mode == "reduce" and dtypes is not None and \
-                any(d.kind == "b" for d in dtypes) and \
-                type(reduction) is StrV and reduction.value in ("sum", "prod"):
+        if (
+            self.mode == "reduce"
+            and dtypes is not None
+            and any(d.kind == "b" for d in dtypes)
+            and type(reduction) is StrV
+            and reduction.value in ("sum", "prod")
+        ):
             # A sum of bools counts: an int array (as x.sum() of a bool array).
             dtypes = frozenset(default_int(x.kind) if d.kind == "b" else d for d in dtypes)
-        return x.with_(shape=tuple(shape), origin=None, dtypes=dtypes,
-                       contiguous=True if self.mode != "rearrange" else x.contiguous)
+        return x.with_(
+            shape=tuple(shape),
+            origin=None,
+            dtypes=dtypes,
+            contiguous=True if self.mode != "rearrange" else x.contiguous,
+        )
 
     @staticmethod
     def _split(group, d, sizes: _Sizes, label: str) -> None:
@@ -282,8 +308,9 @@ class Einops(Rule):
             tok = group[0]
             if tok.isdigit():
                 if d is not None and d.is_constant and d.value != int(tok):
-                    raise CheckFailure("reshape", f"{sizes.what}: axis of size {d} in "
-                                                  f"{label} is written {tok}")
+                    raise CheckFailure(
+                        "reshape", f"{sizes.what}: axis of size {d} in {label} is written {tok}"
+                    )
                 return
             sizes.bind(tok, d, label)
             return
@@ -298,20 +325,28 @@ class Einops(Rule):
             for tok in unknown:
                 sizes.sizes.setdefault(tok, None)
             if not unknown and d is not None and dims.eq(known, d) is False:
-                raise CheckFailure("reshape", f"{sizes.what}: axis of size {fmt_dim(d)} in "
-                                              f"{label} cannot be split into "
-                                              f"({' '.join(group)}) = {known}")
+                raise CheckFailure(
+                    "reshape",
+                    f"{sizes.what}: axis of size {fmt_dim(d)} in "
+                    f"{label} cannot be split into "
+                    f"({' '.join(group)}) = {known}",
+                )
             return
         q = d // known if not (known.is_constant and known.value == 0) else None
         exact = q is not None and same_size(q * known, d, sizes.facts)
         if q is not None and not exact and d.is_constant and known.is_constant:
-            raise CheckFailure("reshape", f"{sizes.what}: axis of size {d} in {label} cannot "
-                                          f"be split into ({' '.join(group)}): {d} is not a "
-                                          f"multiple of {known}")
+            raise CheckFailure(
+                "reshape",
+                f"{sizes.what}: axis of size {d} in {label} cannot "
+                f"be split into ({' '.join(group)}): {d} is not a "
+                f"multiple of {known}",
+            )
         if not exact:
-            sizes.unsure.append(f"axis {fmt_dim(d)} of {label} split into "
-                                f"({' '.join(group)}) is not provably a multiple of {known}: "
-                                f"{unknown[0]} is unknown (einops checks it at run time)")
+            sizes.unsure.append(
+                f"axis {fmt_dim(d)} of {label} split into "
+                f"({' '.join(group)}) is not provably a multiple of {known}: "
+                f"{unknown[0]} is unknown (einops checks it at run time)"
+            )
         sizes.bind(unknown[0], q if exact else None, label)
 
 
@@ -331,6 +366,9 @@ class _EinopsEinsum(Rule):
         return _einops_einsum(call)
 
 
-EINOPS = {"rearrange": Einops("rearrange"), "repeat": Einops("repeat"),
-          "reduce": Einops("reduce"), "einsum": _EinopsEinsum()}
-
+EINOPS = {
+    "rearrange": Einops("rearrange"),
+    "repeat": Einops("repeat"),
+    "reduce": Einops("reduce"),
+    "einsum": _EinopsEinsum(),
+}

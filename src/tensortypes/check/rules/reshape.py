@@ -74,17 +74,20 @@ def reshape_shape(shape, new, what: str = "reshape", facts=(), shown=None):
     """
     holes = [i for i, d in enumerate(new) if type(d) is int and d == -1]
     if len(holes) > 1:
-        raise CheckFailure("reshape", f"{what}: only one dimension can be -1, got "
-                                      f"{len(holes)}")
+        raise CheckFailure("reshape", f"{what}: only one dimension can be -1, got {len(holes)}")
     if shape is None:
         return tuple(None if type(d) is int else d for d in new)
     rests = [d for d in shape if type(d) is Rest]
     if rests and rests[0].name is not None and rests[0] in new:
         # The same ``*b`` on both sides (``x.view(*x.shape[:-1], 3, -1)``) holds the
         # same elements: compare what is around it.
-        found = reshape_shape(tuple(d for d in shape if d is not rests[0]),
-                              tuple(d for d in new if d is not rests[0]), what, facts,
-                              (shape, new))
+        found = reshape_shape(
+            tuple(d for d in shape if d is not rests[0]),
+            tuple(d for d in new if d is not rests[0]),
+            what,
+            facts,
+            (shape, new),
+        )
         cut = new.index(rests[0])
         return (*found[:cut], rests[0], *found[cut:])
     total = product(shape)
@@ -92,30 +95,34 @@ def reshape_shape(shape, new, what: str = "reshape", facts=(), shown=None):
     if total is None or known is None:
         return tuple(None if type(d) is int else d for d in new)
     shown_shape, shown_new = shown or (shape, new)
-    text_new = "(" + ", ".join("-1" if type(d) is int else fmt_dim(d)
-                               for d in shown_new) + ")"
+    text_new = "(" + ", ".join("-1" if type(d) is int else fmt_dim(d) for d in shown_new) + ")"
     if holes:
         if known.is_constant and known.value == 0:
             return tuple(None if type(d) is int else d for d in new)
-        q = _divide(total, known, shape,
-                    [d for d in new if not (type(d) is int and d == -1)])
+        q = _divide(total, known, shape, [d for d in new if not (type(d) is int and d == -1)])
         if q is None and facts and equal_under_facts((total // known) * known, total, facts):
             q = total // known
         if q is None:
             if dims.eq(known, 0) is False and total.is_constant and known.is_constant:
-                raise CheckFailure("reshape", f"{what}: cannot reshape "
-                                   f"{fmt_shape(shown_shape)} "
-                                   f"({total} elements) to {text_new}: {total} is not a "
-                                   f"multiple of {known}")
+                raise CheckFailure(
+                    "reshape",
+                    f"{what}: cannot reshape "
+                    f"{fmt_shape(shown_shape)} "
+                    f"({total} elements) to {text_new}: {total} is not a "
+                    f"multiple of {known}",
+                )
             example = _indivisible(total, known, facts, (*shape, *new))
             if example is not None:
                 names = sorted(total.free_symbols | known.free_symbols)
                 sizes = ", ".join(f"{n}={example[n]}" for n in names if n in example)
-                raise CheckFailure("reshape", f"{what}: cannot reshape "
-                                   f"{fmt_shape(shown_shape)} "
-                                   f"({total} elements) to {text_new}: {total} is not "
-                                   f"a multiple of {known} for every size"
-                                   + (f": it fails for {sizes}" if sizes else ""))
+                raise CheckFailure(
+                    "reshape",
+                    f"{what}: cannot reshape "
+                    f"{fmt_shape(shown_shape)} "
+                    f"({total} elements) to {text_new}: {total} is not "
+                    f"a multiple of {known} for every size"
+                    + (f": it fails for {sizes}" if sizes else ""),
+                )
             return tuple(None if type(d) is int else d for d in new)
         return tuple(q if type(d) is int else d for d in new)
     same = dims.eq(total, known)
@@ -124,9 +131,12 @@ def reshape_shape(shape, new, what: str = "reshape", facts=(), shown=None):
     if same:
         return tuple(new)
     reason = "" if same is False else " (not provably equal for every size)"
-    raise CheckFailure("reshape", f"{what}: cannot reshape {fmt_shape(shown_shape)} to "
-                                  f"{text_new}: "
-                                  f"{total} elements vs {known}{reason}")
+    raise CheckFailure(
+        "reshape",
+        f"{what}: cannot reshape {fmt_shape(shown_shape)} to "
+        f"{text_new}: "
+        f"{total} elements vs {known}{reason}",
+    )
 
 
 def _indivisible(total: Dim, known: Dim, facts, axes):

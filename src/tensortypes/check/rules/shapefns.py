@@ -16,10 +16,25 @@ from tensortypes.core.dims import Dim
 from ..diagnostics import CheckFailure
 from ..symbolic import ONE, Bcast, Rest, fmt_dim, fmt_shape, is_anonymous, is_one, unrelated
 
-__all__ = ["broadcast", "broadcast_pair", "matmul_shape", "norm_axis", "reduce_shape",
-           "permute_shape", "swap_shape", "concat_shape", "stack_shape", "squeeze_shape",
-           "unsqueeze_shape", "flatten_shape", "expand_shape", "product", "why_different",
-           "split_rest", "replace_axis"]
+__all__ = [
+    "broadcast",
+    "broadcast_pair",
+    "matmul_shape",
+    "norm_axis",
+    "reduce_shape",
+    "permute_shape",
+    "swap_shape",
+    "concat_shape",
+    "stack_shape",
+    "squeeze_shape",
+    "unsqueeze_shape",
+    "flatten_shape",
+    "expand_shape",
+    "product",
+    "why_different",
+    "split_rest",
+    "replace_axis",
+]
 
 
 def why_different(a, b, broadcast: bool = False) -> str:
@@ -41,7 +56,7 @@ def split_rest(shape):
     """``(prefix, rest, suffix)`` around the one ``Rest`` entry; rest None if there is none."""
     for i, d in enumerate(shape):
         if type(d) is Rest:
-            return shape[:i], d, shape[i + 1:]
+            return shape[:i], d, shape[i + 1 :]
     return shape, None, ()
 
 
@@ -86,8 +101,11 @@ def broadcast(shapes, labels) -> tuple | None:
         joint = broadcast([s for s, _ in known], [lab for _, lab in known])
         # An array of unknown rank meets these axes with 1 or the same size (or not at
         # all): each axis that cannot be 1 keeps its size, after any other axes.
-        tail = split_rest(joint)[2] if joint is not None and \
-            split_rest(joint)[1] is not None else joint
+        tail = (
+            split_rest(joint)[2]
+            if joint is not None and split_rest(joint)[1] is not None
+            else joint
+        )
         if not tail:
             return None
         return (Rest(None), *(d if type(d) is Dim and not is_one(d) else None for d in tail))
@@ -122,7 +140,8 @@ def broadcast(shapes, labels) -> tuple | None:
                     "broadcast",
                     f"cannot broadcast {acc_label} {fmt_shape(acc_shape)} with {lab} "
                     f"{fmt_shape(full)}: axis {-k} has sizes {fmt_dim(acc)} and "
-                    f"{fmt_dim(d)}{why_different(acc, d, broadcast=True)}") from None
+                    f"{fmt_dim(d)}{why_different(acc, d, broadcast=True)}",
+                ) from None
         out.append(acc)
     out.reverse()
     if not open_rank:
@@ -155,9 +174,9 @@ def _same_rest_aligned(parts) -> None:
             continue
         count, other_lab, other_full = other
         if count != len(suffix):
-            (many, lm, fm), (few, lf, ff) = sorted(((count, other_lab, other_full),
-                                                    (len(suffix), lab, full)),
-                                                   key=lambda t: -t[0])
+            (many, lm, fm), (few, lf, ff) = sorted(
+                ((count, other_lab, other_full), (len(suffix), lab, full)), key=lambda t: -t[0]
+            )
             raise CheckFailure(
                 "broadcast",
                 f"cannot broadcast {other_lab} {fmt_shape(other_full)} with {lab} "
@@ -165,7 +184,8 @@ def _same_rest_aligned(parts) -> None:
                 f"{'axis' if many == 1 else 'axes'} in {lm} but by {few} in {lf}, so "
                 f"the axes of *{name} do not line up (the last axis of "
                 f"*{name} in {lf} meets {fmt_dim(fm[len(fm) - few - 1])} of {lm}); this "
-                f"works only when *{name} is empty")
+                f"works only when *{name} is empty",
+            )
 
 
 def product(entries):
@@ -182,8 +202,10 @@ def norm_axis(axis: int, rank: int, what: str = "dim", extra: int = 0) -> int:
     """``axis`` (negative counts from the end) as an index into ``rank + extra`` axes."""
     n = rank + extra
     if not -n <= axis < n:
-        raise CheckFailure("axis", f"{what} {axis} is out of range for an array of rank "
-                                   f"{rank} (valid: {-n} to {n - 1})")
+        raise CheckFailure(
+            "axis",
+            f"{what} {axis} is out of range for an array of rank {rank} (valid: {-n} to {n - 1})",
+        )
     return axis % n if n else 0
 
 
@@ -197,8 +219,9 @@ def matmul_shape(a, b, la: str = "left operand", lb: str = "right operand"):
     if a is None or b is None:
         return None
     if len(a) == 0 or len(b) == 0:
-        raise CheckFailure("matmul", f"matmul of a 0-d array: {la} {fmt_shape(a)}, "
-                                     f"{lb} {fmt_shape(b)}")
+        raise CheckFailure(
+            "matmul", f"matmul of a 0-d array: {la} {fmt_shape(a)}, {lb} {fmt_shape(b)}"
+        )
     ra, rb = split_rest(a)[1], split_rest(b)[1]
     ka = a[-1]
     kb = b[0] if len(b) == 1 and rb is None else (b[-2] if len(b) >= 2 else None)
@@ -209,9 +232,11 @@ def matmul_shape(a, b, la: str = "left operand", lb: str = "right operand"):
         sb = kb.dim if type(kb) is Bcast else kb
         if not (sa is sb or dims.eq(sa, sb)):
             raise CheckFailure(
-                "matmul", f"matmul: contracted axes differ: {la} {fmt_shape(a)} has "
-                          f"{fmt_dim(ka)} columns, {lb} {fmt_shape(b)} has {fmt_dim(kb)} "
-                          f"rows{why_different(sa, sb)}")
+                "matmul",
+                f"matmul: contracted axes differ: {la} {fmt_shape(a)} has "
+                f"{fmt_dim(ka)} columns, {lb} {fmt_shape(b)} has {fmt_dim(kb)} "
+                f"rows{why_different(sa, sb)}",
+            )
     if ra is None and rb is None:
         if len(a) == 1 and len(b) == 1:
             return ()
@@ -240,10 +265,12 @@ def reduce_shape(shape, axes, keepdims: bool):
         if all(-len(suffix) <= a < 0 or 0 <= a < len(prefix) for a in axes):
             head = {a for a in axes if a >= 0}
             tail = {len(suffix) + a for a in axes if a < 0}
-            new_head = [ONE if i in head else d for i, d in enumerate(prefix) if keepdims
-                        or i not in head]
-            new_tail = [ONE if i in tail else d for i, d in enumerate(suffix) if keepdims
-                        or i not in tail]
+            new_head = [
+                ONE if i in head else d for i, d in enumerate(prefix) if keepdims or i not in head
+            ]
+            new_tail = [
+                ONE if i in tail else d for i, d in enumerate(suffix) if keepdims or i not in tail
+            ]
             return (*new_head, rest, *new_tail)
         return None
     rank = len(shape)
@@ -261,8 +288,9 @@ def permute_shape(shape, perm, what: str = "permute"):
         return None
     rank = len(shape)
     if len(perm) != rank:
-        raise CheckFailure("axis", f"{what}: {len(perm)} dims given for an array of rank "
-                                   f"{rank} {fmt_shape(shape)}")
+        raise CheckFailure(
+            "axis", f"{what}: {len(perm)} dims given for an array of rank {rank} {fmt_shape(shape)}"
+        )
     idx = [norm_axis(p, rank) for p in perm]
     if len(set(idx)) != rank:
         raise CheckFailure("axis", f"{what}: repeated dim in {tuple(perm)}")
@@ -282,29 +310,35 @@ def swap_shape(shape, a: int, b: int, what: str = "transpose"):
 
 def concat_shape(shapes, labels, axis: int, what: str = "cat"):
     """The shape of joining ``shapes`` along ``axis``; other axes must agree."""
-    known = [(s, lab) for s, lab in zip(shapes, labels) if s is not None
-             and split_rest(s)[1] is None]
+    known = [
+        (s, lab) for s, lab in zip(shapes, labels) if s is not None and split_rest(s)[1] is None
+    ]
     if len(known) != len(shapes) or not known:
         return None
     rank = len(known[0][0])
     if rank == 0:
-        raise CheckFailure("concat", f"{what}: zero-dimensional arrays cannot be "
-                                     f"concatenated")
+        raise CheckFailure("concat", f"{what}: zero-dimensional arrays cannot be concatenated")
     ax = norm_axis(axis, rank)
     first, first_label = known[0]
     for s, lab in known[1:]:
         if len(s) != rank:
-            raise CheckFailure("concat", f"{what}: {first_label} has rank {rank} "
-                               f"{fmt_shape(first)} but {lab} has rank {len(s)} "
-                               f"{fmt_shape(s)}")
+            raise CheckFailure(
+                "concat",
+                f"{what}: {first_label} has rank {rank} "
+                f"{fmt_shape(first)} but {lab} has rank {len(s)} "
+                f"{fmt_shape(s)}",
+            )
         for i, (x, y) in enumerate(zip(first, s)):
             if i == ax or x is None or y is None:
                 continue
             if not (x is y or dims.eq(x, y)):
-                raise CheckFailure("concat", f"{what} along axis {axis}: {first_label} "
-                                   f"{fmt_shape(first)} and {lab} {fmt_shape(s)} differ on "
-                                   f"axis {i} ({fmt_dim(x)} vs {fmt_dim(y)})"
-                                   f"{why_different(x, y)}")
+                raise CheckFailure(
+                    "concat",
+                    f"{what} along axis {axis}: {first_label} "
+                    f"{fmt_shape(first)} and {lab} {fmt_shape(s)} differ on "
+                    f"axis {i} ({fmt_dim(x)} vs {fmt_dim(y)})"
+                    f"{why_different(x, y)}",
+                )
     total = dims.const(0)
     for s, _ in known:
         if type(s[ax]) is not Dim:
@@ -316,18 +350,23 @@ def concat_shape(shapes, labels, axis: int, what: str = "cat"):
 
 def stack_shape(shapes, labels, axis: int, what: str = "stack"):
     """The shape of stacking equal-shaped arrays along a new ``axis``."""
-    known = [(s, lab) for s, lab in zip(shapes, labels) if s is not None
-             and split_rest(s)[1] is None]
+    known = [
+        (s, lab) for s, lab in zip(shapes, labels) if s is not None and split_rest(s)[1] is None
+    ]
     if len(known) != len(shapes) or not known:
         return None
     first, first_label = known[0]
     for s, lab in known[1:]:
         if len(s) != len(first) or any(
-                x is not None and y is not None and not (x is y or dims.eq(x, y))
-                for x, y in zip(first, s)):
-            raise CheckFailure("concat", f"{what}: all arrays need the same shape; "
-                                         f"{first_label} is {fmt_shape(first)} but {lab} is "
-                                         f"{fmt_shape(s)}")
+            x is not None and y is not None and not (x is y or dims.eq(x, y))
+            for x, y in zip(first, s)
+        ):
+            raise CheckFailure(
+                "concat",
+                f"{what}: all arrays need the same shape; "
+                f"{first_label} is {fmt_shape(first)} but {lab} is "
+                f"{fmt_shape(s)}",
+            )
     ax = norm_axis(axis, len(first), extra=1)
     return (*first[:ax], dims.const(len(shapes)), *first[ax:])
 
@@ -356,14 +395,14 @@ def replace_axis(shape, axis: int, size):
         return None
     if split_rest(shape)[1] is None:
         i = norm_axis(axis, len(shape))
-        return (*shape[:i], size, *shape[i + 1:])
+        return (*shape[:i], size, *shape[i + 1 :])
     found = _open_axis(shape, axis)
     if found is None:
         return None
     prefix, rest, suffix, (side, i) = found
     if side == "head":
-        return (*prefix[:i], size, *prefix[i + 1:], rest, *suffix)
-    return (*prefix, rest, *suffix[:i], size, *suffix[i + 1:])
+        return (*prefix[:i], size, *prefix[i + 1 :], rest, *suffix)
+    return (*prefix, rest, *suffix[:i], size, *suffix[i + 1 :])
 
 
 def squeeze_shape(shape, axis, strict: bool):
@@ -376,10 +415,13 @@ def squeeze_shape(shape, axis, strict: bool):
         part = prefix if side == "head" else suffix
         if not is_one(part[i]):
             if type(part[i]) is Dim and strict:
-                raise CheckFailure("axis", f"squeeze: axis {axis} of {fmt_shape(shape)} has "
-                                           f"size {fmt_dim(part[i])}, not 1")
+                raise CheckFailure(
+                    "axis",
+                    f"squeeze: axis {axis} of {fmt_shape(shape)} has "
+                    f"size {fmt_dim(part[i])}, not 1",
+                )
             return shape if type(part[i]) is Dim and part[i].is_constant else None
-        part = part[:i] + part[i + 1:]
+        part = part[:i] + part[i + 1 :]
         return (*part, rest, *suffix) if side == "head" else (*prefix, rest, *part)
     if shape is None or split_rest(shape)[1] is not None:
         return None
@@ -390,11 +432,12 @@ def squeeze_shape(shape, axis, strict: bool):
     i = norm_axis(axis, len(shape))
     d = shape[i]
     if is_one(d):
-        return shape[:i] + shape[i + 1:]
+        return shape[:i] + shape[i + 1 :]
     if type(d) is Dim and (d.is_constant or strict):
         if strict:
-            raise CheckFailure("axis", f"squeeze: axis {axis} of {fmt_shape(shape)} has size "
-                                       f"{fmt_dim(d)}, not 1")
+            raise CheckFailure(
+                "axis", f"squeeze: axis {axis} of {fmt_shape(shape)} has size {fmt_dim(d)}, not 1"
+            )
         return shape
     return None
 
@@ -425,7 +468,7 @@ def flatten_shape(shape, start: int = 0, end: int = -1):
     i, j = norm_axis(start, rank), norm_axis(end, rank)
     if i > j:
         raise CheckFailure("axis", f"flatten: start_dim {start} comes after end_dim {end}")
-    return (*shape[:i], product(shape[i:j + 1]), *shape[j + 1:])
+    return (*shape[:i], product(shape[i : j + 1]), *shape[j + 1 :])
 
 
 def expand_shape(shape, sizes):
@@ -435,8 +478,11 @@ def expand_shape(shape, sizes):
     if split_rest(shape)[1] is not None:
         return None
     if len(sizes) < len(shape):
-        raise CheckFailure("rank", f"expand: {len(sizes)} sizes given for an array of rank "
-                                   f"{len(shape)} {fmt_shape(shape)}")
+        raise CheckFailure(
+            "rank",
+            f"expand: {len(sizes)} sizes given for an array of rank "
+            f"{len(shape)} {fmt_shape(shape)}",
+        )
     lead = len(sizes) - len(shape)
     out = list(sizes[:lead])
     for old, new in zip(shape, sizes[lead:]):
@@ -447,7 +493,10 @@ def expand_shape(shape, sizes):
         elif old is new or dims.eq(old, new):
             out.append(old)
         else:
-            raise CheckFailure("broadcast", f"expand: axis of size {fmt_dim(old)} cannot be "
-                                            f"expanded to {fmt_dim(new)}"
-                                            f"{why_different(old, new, broadcast=True)}")
+            raise CheckFailure(
+                "broadcast",
+                f"expand: axis of size {fmt_dim(old)} cannot be "
+                f"expanded to {fmt_dim(new)}"
+                f"{why_different(old, new, broadcast=True)}",
+            )
     return tuple(out)

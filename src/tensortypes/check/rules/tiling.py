@@ -19,8 +19,17 @@ from ..symbolic import UNKNOWN, Arr, IntV, ListV, StrV, TupleV, fmt_dim, fmt_sha
 from . import shapefns as sf
 from .base import Call, Rule, as_array, dims_of, first_array, int_const, int_list, promote
 
-__all__ = ["Repeat", "RepeatInterleave", "BroadcastTo", "MoveAxis", "Meshgrid", "Pad",
-           "GridSample", "SizeOf", "LegacyTensor"]
+__all__ = [
+    "Repeat",
+    "RepeatInterleave",
+    "BroadcastTo",
+    "MoveAxis",
+    "Meshgrid",
+    "Pad",
+    "GridSample",
+    "SizeOf",
+    "LegacyTensor",
+]
 
 
 _FLOAT32 = frozenset({float32})
@@ -39,16 +48,22 @@ class Repeat(Rule):
         x = first_array(call)
         if x is None:
             return UNKNOWN
-        args = list(call.args[1:]) or ([call.kwargs["repeats"]] if "repeats" in call.kwargs
-                                       else [])
+        args = list(call.args[1:]) or ([call.kwargs["repeats"]] if "repeats" in call.kwargs else [])
         counts = dims_of(args)
-        if counts is None or any(type(c) is not Dim for c in counts) or x.shape is None \
-                or x.rank is None:
+        if (
+            counts is None
+            or any(type(c) is not Dim for c in counts)
+            or x.shape is None
+            or x.rank is None
+        ):
             return x.with_(shape=None, origin=None)
         if len(counts) < x.rank:
-            raise CheckFailure("rank", f"{call.name}: {len(counts)} repeat counts for an "
-                                       f"array of rank {x.rank} {fmt_shape(x.shape)} (give "
-                                       f"at least one per axis)")
+            raise CheckFailure(
+                "rank",
+                f"{call.name}: {len(counts)} repeat counts for an "
+                f"array of rank {x.rank} {fmt_shape(x.shape)} (give "
+                f"at least one per axis)",
+            )
         lead = len(counts) - x.rank
         shape = [*counts[:lead]]
         for d, c in zip(x.shape, counts[lead:]):
@@ -73,15 +88,16 @@ class RepeatInterleave(Rule):
         axis = bound.get("dim")
         if axis is None or type(axis).__name__ == "NoneV":
             total = sf.product(x.shape) if x.rank is not None else None
-            return x.with_(shape=(total * c if total is not None and c is not None else None,),
-                           origin=None)
+            return x.with_(
+                shape=(total * c if total is not None and c is not None else None,), origin=None
+            )
         i = int_const(axis)
         if i is None or x.rank is None:
             return x.with_(shape=None, origin=None)
         k = sf.norm_axis(i, x.rank)
         d = _size(x.shape[k])
         new = d * c if d is not None and c is not None else None
-        return x.with_(shape=(*x.shape[:k], new, *x.shape[k + 1:]), origin=None)
+        return x.with_(shape=(*x.shape[:k], new, *x.shape[k + 1 :]), origin=None)
 
 
 class BroadcastTo(Rule):
@@ -116,8 +132,9 @@ class MoveAxis(Rule):
         if src is None or dst is None or x.rank is None:
             return x.with_(shape=None, origin=None, contiguous=False)
         if len(src) != len(dst):
-            raise CheckFailure("axis", f"{call.name}: {len(src)} source axes but "
-                                       f"{len(dst)} destinations")
+            raise CheckFailure(
+                "axis", f"{call.name}: {len(src)} source axes but {len(dst)} destinations"
+            )
         rank = x.rank
         src = [sf.norm_axis(a, rank, "source") for a in src]
         dst = [sf.norm_axis(a, rank, "destination") for a in dst]
@@ -162,8 +179,9 @@ class Meshgrid(Rule):
         dtypes = (values[0].dtypes, False)
         for v in values[1:]:
             dtypes = (promote(dtypes, (v.dtypes, False), v.kind or call.kind), False)
-        return TupleV(tuple(v.with_(shape=tuple(sizes), origin=None, contiguous=False)
-                            for v in values))
+        return TupleV(
+            tuple(v.with_(shape=tuple(sizes), origin=None, contiguous=False) for v in values)
+        )
 
 
 class Pad(Rule):
@@ -181,17 +199,22 @@ class Pad(Rule):
         if items is None or x.shape is None:
             return x.with_(shape=None, origin=None)
         if len(items) % 2:
-            raise CheckFailure("call", f"{call.name}: the padding has {len(items)} values; "
-                                       f"it needs two per padded axis")
+            raise CheckFailure(
+                "call",
+                f"{call.name}: the padding has {len(items)} values; it needs two per padded axis",
+            )
         axes = len(items) // 2
         prefix, rest, suffix = sf.split_rest(x.shape)
         room = len(suffix) if rest is not None else len(x.shape)
         if axes > room:
             if rest is not None:
                 return x.with_(shape=None, origin=None)
-            raise CheckFailure("rank", f"{call.name}: {len(items)} padding values pad "
-                                       f"{axes} axes, but {call.label(0)} has rank "
-                                       f"{len(x.shape)} {fmt_shape(x.shape)}")
+            raise CheckFailure(
+                "rank",
+                f"{call.name}: {len(items)} padding values pad "
+                f"{axes} axes, but {call.label(0)} has rank "
+                f"{len(x.shape)} {fmt_shape(x.shape)}",
+            )
         shape = list(x.shape)
         for k in range(axes):
             lo, hi = items[2 * k], items[2 * k + 1]
@@ -216,21 +239,30 @@ class GridSample(Rule):
         if x.rank is None or grid.rank is None:
             return x.with_(shape=None, origin=None)
         if x.rank not in (4, 5) or grid.rank != x.rank:
-            raise CheckFailure("rank", f"{call.name}: needs a 4-d or 5-d input and a grid of "
-                                       f"the same rank; got {call.label(0)} "
-                                       f"{fmt_shape(x.shape)} and {call.label(1)} "
-                                       f"{fmt_shape(grid.shape)}")
+            raise CheckFailure(
+                "rank",
+                f"{call.name}: needs a 4-d or 5-d input and a grid of "
+                f"the same rank; got {call.label(0)} "
+                f"{fmt_shape(x.shape)} and {call.label(1)} "
+                f"{fmt_shape(grid.shape)}",
+            )
         spatial = x.rank - 2
         last = _size(grid.shape[-1])
         if last is not None and last.is_constant and last.value != spatial:
-            raise CheckFailure("layer", f"{call.name}: the grid's last axis holds "
-                                        f"{fmt_dim(last)} coordinates, expected {spatial} "
-                                        f"for a {x.rank}-d input")
+            raise CheckFailure(
+                "layer",
+                f"{call.name}: the grid's last axis holds "
+                f"{fmt_dim(last)} coordinates, expected {spatial} "
+                f"for a {x.rank}-d input",
+            )
         n, m = _size(x.shape[0]), _size(grid.shape[0])
         if n is not None and m is not None and not same_size(n, m, call.facts):
-            raise CheckFailure("layer", f"{call.name}: batch sizes differ: {call.label(0)} "
-                                        f"has {fmt_dim(n)}, {call.label(1)} has "
-                                        f"{fmt_dim(m)}{sf.why_different(n, m)}")
+            raise CheckFailure(
+                "layer",
+                f"{call.name}: batch sizes differ: {call.label(0)} "
+                f"has {fmt_dim(n)}, {call.label(1)} has "
+                f"{fmt_dim(m)}{sf.why_different(n, m)}",
+            )
         return x.with_(shape=(x.shape[0], x.shape[1], *grid.shape[1:-1]), origin=None)
 
 

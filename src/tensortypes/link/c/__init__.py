@@ -26,8 +26,19 @@ from tensortypes.link.c.types_c import BoolC, FloatC, GenericC, IntC, TensorType
 from tensortypes.tensor import TensorType
 from tensortypes.types.primitives import BoolType, FloatType, IntType
 
-__all__ = ["CLinkerType", "CLinkerOp", "CDataType", "EnumType", "EnumList", "CEnumType",
-           "CLinker", "CompiledGraph", "ModuleCache", "register_lowering", "default_compiler"]
+__all__ = [
+    "CLinkerType",
+    "CLinkerOp",
+    "CDataType",
+    "EnumType",
+    "EnumList",
+    "CEnumType",
+    "CLinker",
+    "CompiledGraph",
+    "ModuleCache",
+    "register_lowering",
+    "default_compiler",
+]
 
 register_c_implementation(TensorType, TensorTypeC)
 register_c_implementation(Generic, GenericC)

@@ -40,8 +40,13 @@ import time
 from tensortypes._config import config
 from tensortypes.errors import CacheError, CompileError
 from tensortypes.link.c.compiler import Compiler, default_compiler, python_abi
-from tensortypes.link.c.trust import (HOW_TO_FIX, check_directory, entry_problem, foreign_owner,
-                                      write_private)
+from tensortypes.link.c.trust import (
+    HOW_TO_FIX,
+    check_directory,
+    entry_problem,
+    foreign_owner,
+    write_private,
+)
 
 __all__ = ["ModuleCache", "BuildSettings"]
 
@@ -100,18 +105,23 @@ class _Lock:
         except CacheError:
             raise
         except OSError as exc:
-            raise CacheError(f"cannot take the lock {self.path} of the module cache: {exc}. "
-                             "Remove the lock path if it is damaged.") from None
+            raise CacheError(
+                f"cannot take the lock {self.path} of the module cache: {exc}. "
+                "Remove the lock path if it is damaged."
+            ) from None
 
     def _acquire(self):
         if self._lock is not None:
             try:
                 self._lock.acquire()
             except _filelock.Timeout:
-                raise CacheError(f"timed out after {_LOCK_TIMEOUT:.0f} s waiting for the lock "
-                                 f"{self.path} (another process is compiling)") from None
+                raise CacheError(
+                    f"timed out after {_LOCK_TIMEOUT:.0f} s waiting for the lock "
+                    f"{self.path} (another process is compiling)"
+                ) from None
             return self
         import fcntl
+
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + _LOCK_TIMEOUT
         while True:
@@ -129,6 +139,7 @@ class _Lock:
             self._lock.release()
         else:
             import fcntl
+
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
@@ -150,18 +161,21 @@ def _clear_lock_path(path: str) -> None:
     except FileNotFoundError:
         return  # another process moved it first
     except OSError as exc:
-        raise CacheError(f"the lock path {path} of the module cache is not a file and cannot "
-                         f"be moved aside ({exc}); remove it") from None
+        raise CacheError(
+            f"the lock path {path} of the module cache is not a file and cannot "
+            f"be moved aside ({exc}); remove it"
+        ) from None
     shutil.rmtree(trash, ignore_errors=True)
 
 
 def _write_error(directory: str, exc: OSError) -> CacheError:
     """A ``CacheError`` for a failed write into the cache (disk full, read-only, ...)."""
-    advice = ("free some space" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else
-              "make it writable")
-    err = CacheError(f"cannot write to the module cache directory {directory}: "
-                     f"{exc.strerror or exc}. {advice.capitalize()}, or set "
-                     "TENSORTYPES_CACHE_DIR or tensortypes.config.cache_dir to another directory.")
+    advice = "free some space" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else "make it writable"
+    err = CacheError(
+        f"cannot write to the module cache directory {directory}: "
+        f"{exc.strerror or exc}. {advice.capitalize()}, or set "
+        "TENSORTYPES_CACHE_DIR or tensortypes.config.cache_dir to another directory."
+    )
     err.errno = exc.errno
     return err
 
@@ -243,8 +257,9 @@ class ModuleCache:
     _instances: dict = {}
     _instances_lock = threading.Lock()
 
-    def __init__(self, directory: str | os.PathLike | None = None,
-                 compiler: Compiler | None = None):
+    def __init__(
+        self, directory: str | os.PathLike | None = None, compiler: Compiler | None = None
+    ):
         self.directory = os.path.abspath(os.fspath(directory or config.cache_dir))
         self.compiler = compiler
         self.stats = {"compiled": 0, "loaded": 0, "memory_hits": 0, "rebuilt": 0}
@@ -292,13 +307,19 @@ class ModuleCache:
 
     def key_digest(self, source: str, versions, settings: BuildSettings) -> str:
         """The digest naming a module: source, versions, compiler, flags and ABI."""
-        key = repr((_FORMAT, source, versions, self.get_compiler().key(), python_abi(),
-                    tuple(settings)))
+        key = repr(
+            (_FORMAT, source, versions, self.get_compiler().key(), python_abi(), tuple(settings))
+        )
         return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
     # -- getting a module ---------------------------------------------------------------
-    def module(self, source: str, versions=(), settings: BuildSettings | None = None,
-               versioned: bool = True):
+    def module(
+        self,
+        source: str,
+        versions=(),
+        settings: BuildSettings | None = None,
+        versioned: bool = True,
+    ):
         """The loaded module compiled from ``source``, built at most once per key.
 
         ``source`` names its init function ``PyInit_`` followed by the macro
@@ -335,7 +356,8 @@ class ModuleCache:
                     "not by you; it was not loaded, since loading a module runs its code. "
                     f"Another user could write to {self.directory} at some time: remove the "
                     f"entry (rm -r {entry}), find out who wrote it, or use another cache "
-                    f"directory. {HOW_TO_FIX}")
+                    f"directory. {HOW_TO_FIX}"
+                )
         if entry_problem(entry, files) is not None:
             return False
         try:
@@ -442,8 +464,11 @@ class ModuleCache:
     def entries(self) -> list[str]:
         """Paths of the versioned modules stored in the cache."""
         root = self._root()
-        return sorted(os.path.join(root, d) for d in os.listdir(root)
-                      if d.startswith("tt_") and not d.endswith(".lock"))
+        return sorted(
+            os.path.join(root, d)
+            for d in os.listdir(root)
+            if d.startswith("tt_") and not d.endswith(".lock")
+        )
 
     def clean_stale(self) -> list[str]:
         """Remove build and private directories left by dead processes of this host."""
@@ -454,10 +479,10 @@ class ModuleCache:
             for prefix in ("tmp-", "unversioned-", "trash-"):
                 if not d.startswith(prefix):
                     continue
-                rest = d[len(prefix):]
+                rest = d[len(prefix) :]
                 dead = prefix == "trash-"
                 if rest.startswith(host + "-"):
-                    pid = rest[len(host) + 1:].split("-", 1)[0]
+                    pid = rest[len(host) + 1 :].split("-", 1)[0]
                     dead = pid.isdigit() and not _alive(int(pid))
                 if dead:
                     shutil.rmtree(os.path.join(root, d), ignore_errors=True)

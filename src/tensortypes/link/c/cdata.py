@@ -47,8 +47,9 @@ def _strings(values, what: str) -> tuple:
     out = tuple(values)
     for v in out:
         if not isinstance(v, str) or "\n" in v or not v:
-            raise TypeError(f"CDataType: {what} must be non-empty strings without newlines, "
-                            f"got {v!r}")
+            raise TypeError(
+                f"CDataType: {what} must be non-empty strings without newlines, got {v!r}"
+            )
     return out
 
 
@@ -65,19 +66,51 @@ class CDataType(Type, CLinkerType):
     ('CDataType{void *}', None, True)
     """
 
-    __slots__ = ("ctype", "freefunc", "headers", "header_dirs", "libraries", "lib_dirs",
-                 "compile_args", "extra_support_code", "version", "_hash")
+    __slots__ = (
+        "ctype",
+        "freefunc",
+        "headers",
+        "header_dirs",
+        "libraries",
+        "lib_dirs",
+        "compile_args",
+        "extra_support_code",
+        "version",
+        "_hash",
+    )
     ctype: Any
 
-    __props__ = ("ctype", "freefunc", "headers", "header_dirs", "libraries", "lib_dirs",
-                 "compile_args", "extra_support_code", "version")
+    __props__ = (
+        "ctype",
+        "freefunc",
+        "headers",
+        "header_dirs",
+        "libraries",
+        "lib_dirs",
+        "compile_args",
+        "extra_support_code",
+        "version",
+    )
 
-    def __init__(self, ctype, freefunc=None, headers=(), header_dirs=(), libraries=(),
-                 lib_dirs=(), compile_args=(), extra_support_code="", version=None):
+    def __init__(
+        self,
+        ctype,
+        freefunc=None,
+        headers=(),
+        header_dirs=(),
+        libraries=(),
+        lib_dirs=(),
+        compile_args=(),
+        extra_support_code="",
+        version=None,
+    ):
         set_ = object.__setattr__
         set_(self, "ctype", check_ctype(ctype, "CDataType: ctype", pointer=True))
-        set_(self, "freefunc", None if freefunc is None
-             else check_identifier(freefunc, "CDataType: freefunc"))
+        set_(
+            self,
+            "freefunc",
+            None if freefunc is None else check_identifier(freefunc, "CDataType: freefunc"),
+        )
         set_(self, "headers", _strings(headers, "headers"))
         set_(self, "header_dirs", _strings(header_dirs, "header_dirs"))
         set_(self, "libraries", _strings(libraries, "libraries"))
@@ -122,12 +155,13 @@ class CDataType(Type, CLinkerType):
         if data is None:
             return None
         if not isinstance(data, _CAPSULE):
-            raise TypeCheckError(f"{self}: expected None or a PyCapsule, got "
-                                 f"{type(data).__name__}")
+            raise TypeCheckError(f"{self}: expected None or a PyCapsule, got {type(data).__name__}")
         name = _capsule_name(data)
         if name is not None and name.decode("utf-8", "replace") != self.capsule_name:
-            raise TypeCheckError(f"{self}: the capsule holds a {name.decode('utf-8', 'replace')!r}"
-                                 f", not a {self.capsule_name!r}")
+            raise TypeCheckError(
+                f"{self}: the capsule holds a {name.decode('utf-8', 'replace')!r}"
+                f", not a {self.capsule_name!r}"
+            )
         return data
 
     def values_eq(self, a, b) -> bool:
@@ -181,7 +215,7 @@ if (py_{name} == Py_None) {{
 }} else {{
     PyErr_Format(tt_TypeCheckError, "%s" {kind} ": expected None or a capsule of this C "
                  "type, got %s", {label_c(name, sub)}, Py_TYPE(py_{name})->tp_name);
-    {sub['fail']}
+    {sub["fail"]}
 }}"""
 
     def c_sync(self, name, sub):
@@ -198,7 +232,7 @@ if (py_{name} == Py_None) {{
     if (capsule_{name} == NULL) {{
         {release}
         {name} = NULL; {name}_owned = 0;
-        {sub['fail']}
+        {sub["fail"]}
     }}
     Py_XDECREF(py_{name}); py_{name} = capsule_{name};
     {name}_owned = 0;  /* the capsule frees it now */

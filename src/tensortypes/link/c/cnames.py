@@ -17,29 +17,51 @@ import re
 
 import numpy as np
 
-__all__ = ["C_KEYWORDS", "DTYPE_CTYPE", "DTYPE_TYPENUM", "check_identifier", "check_ctype",
-           "c_string", "c_format", "c_number", "indent"]
+__all__ = [
+    "C_KEYWORDS",
+    "DTYPE_CTYPE",
+    "DTYPE_TYPENUM",
+    "check_identifier",
+    "check_ctype",
+    "c_string",
+    "c_format",
+    "c_number",
+    "indent",
+]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
-C_KEYWORDS = frozenset("""
+C_KEYWORDS = frozenset(
+    """
 auto break case char const continue default do double else enum extern float for goto if
 inline int long register restrict return short signed sizeof static struct switch typedef
 union unsigned void volatile while _Bool _Complex _Imaginary _Alignas _Alignof _Atomic
 _Generic _Noreturn _Static_assert _Thread_local
-""".split())
+""".split()
+)
 
 # Words a C type name may be made of besides identifiers: qualifiers and base types.
-_TYPE_WORDS = frozenset("""
+_TYPE_WORDS = frozenset(
+    """
 const volatile restrict struct union enum signed unsigned short long int char float double
 void _Bool _Complex
-""".split())
+""".split()
+)
 
 DTYPE_CTYPE = {
-    "bool": "npy_bool", "int8": "npy_int8", "int16": "npy_int16", "int32": "npy_int32",
-    "int64": "npy_int64", "uint8": "npy_uint8", "uint16": "npy_uint16",
-    "uint32": "npy_uint32", "uint64": "npy_uint64", "float16": "npy_float16",
-    "float32": "npy_float32", "float64": "npy_float64", "complex64": "npy_complex64",
+    "bool": "npy_bool",
+    "int8": "npy_int8",
+    "int16": "npy_int16",
+    "int32": "npy_int32",
+    "int64": "npy_int64",
+    "uint8": "npy_uint8",
+    "uint16": "npy_uint16",
+    "uint32": "npy_uint32",
+    "uint64": "npy_uint64",
+    "float16": "npy_float16",
+    "float32": "npy_float32",
+    "float64": "npy_float64",
+    "complex64": "npy_complex64",
     "complex128": "npy_complex128",
 }
 """dtype name -> the C element type of NumPy's API (Theano's type interface: int64 is ``npy_int64``)."""
@@ -61,8 +83,10 @@ def check_identifier(name, what: str = "C identifier", keywords: bool = False) -
     if not isinstance(name, str):
         raise TypeError(f"{what} must be a str, got {type(name).__name__} {name!r}")
     if not _IDENT.match(name) or (name in C_KEYWORDS and not keywords):
-        raise ValueError(f"{what} {name!r} is not a valid C identifier (letters, digits and "
-                         "underscores, not starting with a digit, not a C keyword)")
+        raise ValueError(
+            f"{what} {name!r} is not a valid C identifier (letters, digits and "
+            "underscores, not starting with a digit, not a C keyword)"
+        )
     return name
 
 
@@ -83,14 +107,19 @@ def check_ctype(ctype, what: str = "C type", pointer: bool | None = None) -> str
         raise TypeError(f"{what} must be a str, got {type(ctype).__name__} {ctype!r}")
     text = ctype.strip()
     stars = len(text) - len(text.rstrip("* \t"))
-    base, tail = text[:len(text) - stars].strip(), text[len(text) - stars:]
+    base, tail = text[: len(text) - stars].strip(), text[len(text) - stars :]
     nstars = tail.count("*")
     words = base.split()
-    if not words or any(not _IDENT.match(w) for w in words) or \
-            any(w in C_KEYWORDS and w not in _TYPE_WORDS for w in words) or \
-            tail.replace("*", "").strip():
-        raise ValueError(f"{what} {ctype!r} is not a C type name (words such as "
-                         "'unsigned long' or 'my_struct', optionally followed by '*')")
+    if (
+        not words
+        or any(not _IDENT.match(w) for w in words)
+        or any(w in C_KEYWORDS and w not in _TYPE_WORDS for w in words)
+        or tail.replace("*", "").strip()
+    ):
+        raise ValueError(
+            f"{what} {ctype!r} is not a C type name (words such as "
+            "'unsigned long' or 'my_struct', optionally followed by '*')"
+        )
     if pointer is True and nstars == 0:
         raise ValueError(f"{what} {ctype!r} must be a pointer type (ending with '*')")
     if pointer is False and nstars:

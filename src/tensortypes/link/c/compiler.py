@@ -37,9 +37,16 @@ __all__ = ["Compiler", "default_compiler", "python_abi"]
 # -O3 with -fno-math-errno lets the compiler inline and vectorise math calls
 # without changing any result; the -Wno flags silence what generated code
 # legitimately does (labels of the failure ladder that a graph never jumps to).
-_BASE_FLAGS = ("-O3", "-fno-math-errno", "-fvisibility=hidden", "-Wall",
-               "-Wno-unused-label", "-Wno-unused-variable", "-Wno-unused-function",
-               "-Wno-unused-but-set-variable")
+_BASE_FLAGS = (
+    "-O3",
+    "-fno-math-errno",
+    "-fvisibility=hidden",
+    "-Wall",
+    "-Wno-unused-label",
+    "-Wno-unused-variable",
+    "-Wno-unused-function",
+    "-Wno-unused-but-set-variable",
+)
 
 # A program that links only where the compiler can call glibc's vector math
 # library (libmvec) for the simd declarations the module preamble makes.
@@ -62,8 +69,9 @@ class Compiler:
 
     __slots__ = ("command", "version", "flags", "link_flags", "vector_math", "_key")
 
-    def __init__(self, command, version: str, flags=_BASE_FLAGS, link_flags=None,
-                 vector_math: bool = False):
+    def __init__(
+        self, command, version: str, flags=_BASE_FLAGS, link_flags=None, vector_math: bool = False
+    ):
         command = [command] if isinstance(command, str) else list(command)
         if not command or not all(isinstance(c, str) and c for c in command):
             raise ValueError(f"a compiler command is a non-empty list of words, got {command!r}")
@@ -80,8 +88,14 @@ class Compiler:
     def key(self) -> tuple:
         """What makes two builds of the same source differ: command, version, flags, CPU."""
         if self._key is None:
-            self._key = (" ".join(self.command), self.version, self.flags, self.link_flags,
-                         self.vector_math, _cpu_signature() if _uses_native(self.flags) else "")
+            self._key = (
+                " ".join(self.command),
+                self.version,
+                self.flags,
+                self.link_flags,
+                self.vector_math,
+                _cpu_signature() if _uses_native(self.flags) else "",
+            )
         return self._key
 
     def include_dirs(self) -> list[str]:
@@ -90,8 +104,16 @@ class Compiler:
         dirs = [paths["include"], paths.get("platinclude", paths["include"]), np.get_include()]
         return list(dict.fromkeys(dirs))
 
-    def command_line(self, source: str, output: str, include_dirs=(), lib_dirs=(),
-                     libraries=(), extra_args=(), no_args=()) -> list[str]:
+    def command_line(
+        self,
+        source: str,
+        output: str,
+        include_dirs=(),
+        lib_dirs=(),
+        libraries=(),
+        extra_args=(),
+        no_args=(),
+    ) -> list[str]:
         """The full command that builds ``source`` into the shared object ``output``."""
         drop = set(no_args)
         flags = [f for f in (*self.flags, *extra_args) if f not in drop]
@@ -113,12 +135,16 @@ class Compiler:
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
         except OSError as exc:
-            raise CompileError(f"could not run the C compiler {self.command[0]!r}: {exc}",
-                               source) from None
+            raise CompileError(
+                f"could not run the C compiler {self.command[0]!r}: {exc}", source
+            ) from None
         if proc.returncode != 0 or not os.path.exists(output):
             message = (proc.stderr or proc.stdout).strip()
-            raise CompileError(f"the C compiler failed (exit status {proc.returncode}): "
-                               f"{shlex.join(cmd)}", source, message)
+            raise CompileError(
+                f"the C compiler failed (exit status {proc.returncode}): {shlex.join(cmd)}",
+                source,
+                message,
+            )
 
 
 def _link_flags() -> list[str]:
@@ -155,8 +181,13 @@ def python_abi() -> tuple:
     >>> python_abi()[0] == sys.implementation.cache_tag
     True
     """
-    return (sys.implementation.cache_tag, sysconfig.get_config_var("EXT_SUFFIX") or "",
-            sys.version, np.__version__, _numpy_c_abi())
+    return (
+        sys.implementation.cache_tag,
+        sysconfig.get_config_var("EXT_SUFFIX") or "",
+        sys.version,
+        np.__version__,
+        _numpy_c_abi(),
+    )
 
 
 def _numpy_c_abi() -> str:
@@ -181,8 +212,16 @@ def _probe_vector_math(command: list[str]) -> bool:
         src = os.path.join(tmp, "probe.c")
         with open(src, "w") as fh:
             fh.write(_VECTOR_MATH_PROBE)
-        cmd = [*command, "-O3", "-fno-math-errno", "-fopenmp-simd", "-o",
-               os.path.join(tmp, "probe"), src, "-lm"]
+        cmd = [
+            *command,
+            "-O3",
+            "-fno-math-errno",
+            "-fopenmp-simd",
+            "-o",
+            os.path.join(tmp, "probe"),
+            src,
+            "-lm",
+        ]
         try:
             proc = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL, timeout=60)
         except (OSError, subprocess.TimeoutExpired):
@@ -247,19 +286,32 @@ def default_compiler(probe_dir: str | None = None) -> Compiler | None:
     if command is None:
         return None
     try:
-        proc = subprocess.run([*command, "--version"], capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=60)
+        proc = subprocess.run(
+            [*command, "--version"],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
         version = proc.stdout.strip() or proc.stderr.strip()
     except (OSError, subprocess.TimeoutExpired):
         return None
     flags = list(_BASE_FLAGS)
     lowered = version.lower()
-    family = ("clang" if "clang" in lowered else
-              "gcc" if ("gcc" in lowered or "free software foundation" in lowered) else "other")
+    family = (
+        "clang"
+        if "clang" in lowered
+        else "gcc"
+        if ("gcc" in lowered or "free software foundation" in lowered)
+        else "other"
+    )
     if family in ("gcc", "clang") and platform.machine() in ("x86_64", "AMD64"):
         flags.append("-march=native")
-    vector_math = (family == "gcc" and sys.platform.startswith("linux")
-                   and _vector_math(command, version, probe_dir))
+    vector_math = (
+        family == "gcc"
+        and sys.platform.startswith("linux")
+        and _vector_math(command, version, probe_dir)
+    )
     if vector_math:
         flags.append("-fopenmp-simd")
     return Compiler(command, version, tuple(flags), vector_math=vector_math)

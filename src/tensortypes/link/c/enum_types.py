@@ -47,7 +47,7 @@ _NAME = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 # hash and pickle as values.
 _NAN = float("nan")
 
-_LL_MIN, _LL_MAX = -(2 ** 63), 2 ** 63 - 1
+_LL_MIN, _LL_MAX = -(2**63), 2**63 - 1
 
 
 def _c_ranges() -> dict:
@@ -65,22 +65,27 @@ def _c_ranges() -> dict:
     groups = [
         (signed(ctypes.c_byte), "signed char|int8_t|npy_int8|npy_byte"),
         (unsigned(ctypes.c_ubyte), "unsigned char|uint8_t|npy_uint8|npy_ubyte|npy_bool"),
-        (signed(ctypes.c_short), "short|short int|signed short|signed short int|int16_t|"
-                                 "npy_int16|npy_short"),
-        (unsigned(ctypes.c_ushort), "unsigned short|unsigned short int|uint16_t|npy_uint16|"
-                                    "npy_ushort"),
+        (
+            signed(ctypes.c_short),
+            "short|short int|signed short|signed short int|int16_t|npy_int16|npy_short",
+        ),
+        (
+            unsigned(ctypes.c_ushort),
+            "unsigned short|unsigned short int|uint16_t|npy_uint16|npy_ushort",
+        ),
         (signed(ctypes.c_int), "int|signed|signed int|npy_int"),
-        ((-(2 ** 31), 2 ** 31 - 1), "int32_t|npy_int32"),
+        ((-(2**31), 2**31 - 1), "int32_t|npy_int32"),
         (unsigned(ctypes.c_uint), "unsigned|unsigned int|npy_uint"),
-        ((0, 2 ** 32 - 1), "uint32_t|npy_uint32"),
+        ((0, 2**32 - 1), "uint32_t|npy_uint32"),
         (signed(ctypes.c_long), "long|long int|signed long|signed long int|npy_long"),
         (unsigned(ctypes.c_ulong), "unsigned long|unsigned long int|npy_ulong"),
-        (signed(ctypes.c_longlong), "long long|long long int|signed long long|"
-                                    "signed long long int|npy_longlong"),
+        (
+            signed(ctypes.c_longlong),
+            "long long|long long int|signed long long|signed long long int|npy_longlong",
+        ),
         ((_LL_MIN, _LL_MAX), "int64_t|npy_int64"),
-        (unsigned(ctypes.c_ulonglong), "unsigned long long|unsigned long long int|"
-                                       "npy_ulonglong"),
-        ((0, 2 ** 64 - 1), "uint64_t|npy_uint64"),
+        (unsigned(ctypes.c_ulonglong), "unsigned long long|unsigned long long int|npy_ulonglong"),
+        ((0, 2**64 - 1), "uint64_t|npy_uint64"),
         (signed(ctypes.c_ssize_t), "ssize_t|Py_ssize_t|npy_intp|intptr_t"),
         (unsigned(ctypes.c_size_t), "size_t|npy_uintp|uintptr_t"),
     ]
@@ -90,9 +95,16 @@ def _c_ranges() -> dict:
 
 
 _INT_RANGES = _c_ranges()
-_FLOAT_CTYPES = {"float": "float32", "npy_float": "float32", "npy_float32": "float32",
-                 "double": "float64", "npy_double": "float64", "npy_float64": "float64",
-                 "long double": None, "npy_longdouble": None}
+_FLOAT_CTYPES = {
+    "float": "float32",
+    "npy_float": "float32",
+    "npy_float32": "float32",
+    "double": "float64",
+    "npy_double": "float64",
+    "npy_float64": "float64",
+    "long double": None,
+    "npy_longdouble": None,
+}
 
 
 def _number(value, what: str, cls: str):
@@ -103,8 +115,9 @@ def _number(value, what: str, cls: str):
     if isinstance(value, numbers.Real):
         value = float(value)
         return _NAN if math.isnan(value) else value
-    raise TypeError(f"{cls}: {what}: expected an int, a float or a bool, got "
-                    f"{type(value).__name__} {value!r}")
+    raise TypeError(
+        f"{cls}: {what}: expected an int, a float or a bool, got {type(value).__name__} {value!r}"
+    )
 
 
 def _check_fits(cls: str, ctype: str, name: str, value) -> None:
@@ -119,9 +132,12 @@ def _check_fits(cls: str, ctype: str, name: str, value) -> None:
         elif not lo <= value <= hi:
             problem = f"{ctype} holds {lo} to {hi}" + (
                 " (char may be signed or unsigned: use signed char or unsigned char)"
-                if ctype == "char" else "")
+                if ctype == "char"
+                else ""
+            )
     elif ctype in _FLOAT_CTYPES and _FLOAT_CTYPES[ctype] is not None:
         import numpy as np
+
         with np.errstate(all="ignore"):
             stored = float(getattr(np, _FLOAT_CTYPES[ctype])(value))
         exact = stored == value or (math.isnan(stored) and math.isnan(value))
@@ -130,13 +146,16 @@ def _check_fits(cls: str, ctype: str, name: str, value) -> None:
         if not exact:
             problem = f"{ctype} would store it as {stored!r}"
     if problem is not None:
-        raise ValueError(f"{cls}: constant {name}={value!r} does not fit the C type "
-                         f"{ctype!r} ({problem}); choose another ctype or value")
+        raise ValueError(
+            f"{cls}: constant {name}={value!r} does not fit the C type "
+            f"{ctype!r} ({problem}); choose another ctype or value"
+        )
 
 
 def _same(a, b) -> bool:
-    return a == b or (isinstance(a, float) and isinstance(b, float)
-                      and math.isnan(a) and math.isnan(b))
+    return a == b or (
+        isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
+    )
 
 
 def _ll(value: int) -> str:
@@ -170,7 +189,7 @@ def _type_name(value) -> str:
 def _value_text(value) -> str:
     """An int's or float's text without calling a subclass's ``__repr__`` (never raises)."""
     if isinstance(value, int):
-        if abs(value) > 10 ** 30:
+        if abs(value) > 10**30:
             return f"(an int of {value.bit_length()} bits)"
         return int.__repr__(value)
     return float.__repr__(value)
@@ -198,30 +217,41 @@ class EnumType(Type, CLinkerType, Mapping):
 
     def __init__(self, **kwargs):
         cls = type(self).__name__
-        ctype = check_ctype(kwargs.pop("ctype", self._default_ctype), f"{cls}: ctype",
-                            pointer=False)
-        cname = check_identifier(kwargs.pop("cname", ctype.replace(" ", "_")), f"{cls}: cname",
-                                 keywords=True)
+        ctype = check_ctype(
+            kwargs.pop("ctype", self._default_ctype), f"{cls}: ctype", pointer=False
+        )
+        cname = check_identifier(
+            kwargs.pop("cname", ctype.replace(" ", "_")), f"{cls}: cname", keywords=True
+        )
         constants: dict = {}
         aliases: dict = {}
         for name, value in kwargs.items():
             if not _NAME.match(name):
-                raise ValueError(f'{cls}: invalid constant name "{name}": only capital letters, '
-                                 "digits and underscores are allowed, starting with a letter")
+                raise ValueError(
+                    f'{cls}: invalid constant name "{name}": only capital letters, '
+                    "digits and underscores are allowed, starting with a letter"
+                )
             if isinstance(value, (list, tuple)):
                 if len(value) != 2:
-                    raise TypeError(f"{cls}: constant {name}: a tuple must hold 2 values, the "
-                                    f"alias then the value; got {value!r}")
+                    raise TypeError(
+                        f"{cls}: constant {name}: a tuple must hold 2 values, the "
+                        f"alias then the value; got {value!r}"
+                    )
                 alias, value = value
                 if not isinstance(alias, str):
-                    raise TypeError(f"{cls}: constant {name}: the alias must be a str, got "
-                                    f"{type(alias).__name__} {alias!r}")
+                    raise TypeError(
+                        f"{cls}: constant {name}: the alias must be a str, got "
+                        f"{type(alias).__name__} {alias!r}"
+                    )
                 if alias == name:
-                    raise ValueError(f"{cls}: constant {name}: an alias equal to the constant's "
-                                     "own name is useless")
+                    raise ValueError(
+                        f"{cls}: constant {name}: an alias equal to the constant's "
+                        "own name is useless"
+                    )
                 if alias in aliases:
-                    raise ValueError(f'{cls}: alias "{alias}" is used twice '
-                                     f"({aliases[alias]} and {name})")
+                    raise ValueError(
+                        f'{cls}: alias "{alias}" is used twice ({aliases[alias]} and {name})'
+                    )
                 aliases[alias] = name
             constants[name] = _number(value, f"constant {name}", cls)
             _check_fits(cls, ctype, name, constants[name])
@@ -231,16 +261,28 @@ class EnumType(Type, CLinkerType, Mapping):
         self._setup(ctype, cname, constants, aliases)
 
     def _setup(self, ctype, cname, constants, aliases) -> None:
-        constants = {k: _NAN if isinstance(v, float) and math.isnan(v) else v
-                     for k, v in constants.items()}  # an unpickled NaN is another object
+        constants = {
+            k: _NAN if isinstance(v, float) and math.isnan(v) else v for k, v in constants.items()
+        }  # an unpickled NaN is another object
         set_ = object.__setattr__
         set_(self, "ctype", ctype)
         set_(self, "cname", cname)
         set_(self, "_constants", constants)
         set_(self, "aliases", MappingProxyType(aliases))  # read-only: alias -> name
         set_(self, "_values", frozenset(constants.values()))
-        set_(self, "_hash", hash((type(self), ctype, cname, tuple(sorted(constants.items())),
-                                  tuple(sorted(aliases.items())))))
+        set_(
+            self,
+            "_hash",
+            hash(
+                (
+                    type(self),
+                    ctype,
+                    cname,
+                    tuple(sorted(constants.items())),
+                    tuple(sorted(aliases.items())),
+                )
+            ),
+        )
 
     # -- an immutable mapping whose keys are also attributes ----------------------------
     def __getitem__(self, name):
@@ -268,16 +310,27 @@ class EnumType(Type, CLinkerType, Mapping):
 
     def __eq__(self, other):
         return self is other or (
-            type(self) is type(other) and self.ctype == other.ctype
-            and self.cname == other.cname and self._constants == other._constants
-            and dict(self.aliases) == dict(other.aliases))
+            type(self) is type(other)
+            and self.ctype == other.ctype
+            and self.cname == other.cname
+            and self._constants == other._constants
+            and dict(self.aliases) == dict(other.aliases)
+        )
 
     def __hash__(self):
         return self._hash
 
     def __reduce__(self):
-        return (_rebuild, (type(self), self.ctype, self.cname,
-                           tuple(self._constants.items()), tuple(self.aliases.items())))
+        return (
+            _rebuild,
+            (
+                type(self),
+                self.ctype,
+                self.cname,
+                tuple(self._constants.items()),
+                tuple(self.aliases.items()),
+            ),
+        )
 
     def __repr__(self):
         alias_of = {name: f"({alias})" for alias, name in self.aliases.items()}
@@ -323,8 +376,7 @@ class EnumType(Type, CLinkerType, Mapping):
             elif isinstance(data, numbers.Real):
                 data = float(data)
         if not isinstance(data, (int, float)):
-            raise TypeCheckError(f"{self}: expected an int or a float, got "
-                                 f"{_type_name(data)}")
+            raise TypeCheckError(f"{self}: expected an int or a float, got {_type_name(data)}")
         if isinstance(data, float) and math.isnan(data):
             data = _NAN  # the NaN constant, if there is one
         if data not in self._values:
@@ -339,16 +391,21 @@ class EnumType(Type, CLinkerType, Mapping):
         must hold the longest name) and returns 0; for an unknown value it sets
         ``ValueError`` and returns -1.
         """
-        checks = "".join(f"    if (value == {k}) {{ strcpy(out, {c_string(k)}); return 0; }}\n"
-                         for k in self)
+        checks = "".join(
+            f"    if (value == {k}) {{ strcpy(out, {c_string(k)}); return 0; }}\n" for k in self
+        )
         message = c_string(f"{type(self).__name__} {self.cname}: unknown enum value")
-        return (f"static int tensortypes_enum_to_string_{self.cname}({self.ctype} value, "
-                f"char* out)\n{{\n{checks}    PyErr_SetString(PyExc_ValueError, {message});\n"
-                "    return -1;\n}\n")
+        return (
+            f"static int tensortypes_enum_to_string_{self.cname}({self.ctype} value, "
+            f"char* out)\n{{\n{checks}    PyErr_SetString(PyExc_ValueError, {message});\n"
+            "    return -1;\n}\n"
+        )
 
     def c_support_code(self, **kwargs) -> str:
-        defines = "".join(f"#define {name} {_define_text(value)}\n"
-                          for name, value in sorted(self._constants.items()))
+        defines = "".join(
+            f"#define {name} {_define_text(value)}\n"
+            for name, value in sorted(self._constants.items())
+        )
         return defines + self.c_to_string()
 
     def c_headers(self, **kwargs):
@@ -416,11 +473,14 @@ class EnumType(Type, CLinkerType, Mapping):
 
     def c_sync(self, name, sub):
         all_ints = all(isinstance(v, int) for v in self._constants.values())
-        make = (f"PyLong_FromLongLong((long long){name})" if all_ints
-                else f"PyFloat_FromDouble((double){name})")
+        make = (
+            f"PyLong_FromLongLong((long long){name})"
+            if all_ints
+            else f"PyFloat_FromDouble((double){name})"
+        )
         return f"""Py_XDECREF(py_{name});
 py_{name} = {make};
-if (py_{name} == NULL) {{ {sub['fail']} }}"""
+if (py_{name} == NULL) {{ {sub["fail"]} }}"""
 
     def c_cleanup(self, name, sub):
         return ""
@@ -440,18 +500,23 @@ def _list_constants(cls: str, args) -> dict:
     for rank, arg in enumerate(args):
         if isinstance(arg, (list, tuple)):
             if len(arg) != 2:
-                raise TypeError(f"{cls}: a tuple must hold 2 values, the constant name then "
-                                f"its alias; got {arg!r}")
+                raise TypeError(
+                    f"{cls}: a tuple must hold 2 values, the constant name then "
+                    f"its alias; got {arg!r}"
+                )
             name, alias = arg
             if not isinstance(alias, str):
-                raise TypeError(f"{cls}: the alias of {name!r} must be a str, got "
-                                f"{type(alias).__name__} {alias!r}")
+                raise TypeError(
+                    f"{cls}: the alias of {name!r} must be a str, got "
+                    f"{type(alias).__name__} {alias!r}"
+                )
             value = (alias, rank)
         else:
             name, value = arg, rank
         if not isinstance(name, str):
-            raise TypeError(f"{cls}: a constant name must be a str, got "
-                            f"{type(name).__name__} {name!r}")
+            raise TypeError(
+                f"{cls}: a constant name must be a str, got {type(name).__name__} {name!r}"
+            )
         if name in constants or name in ("ctype", "cname"):
             raise ValueError(f'{cls}: constant name "{name}" is used twice or reserved')
         constants[name] = value
@@ -472,8 +537,10 @@ class EnumList(EnumType):
     def __init__(self, *args, **kwargs):
         unknown = set(kwargs) - {"ctype", "cname"}
         if unknown:
-            raise TypeError(f"{type(self).__name__}: unexpected keyword arguments "
-                            f"{sorted(unknown)} (only ctype and cname)")
+            raise TypeError(
+                f"{type(self).__name__}: unexpected keyword arguments "
+                f"{sorted(unknown)} (only ctype and cname)"
+            )
         constants = _list_constants(type(self).__name__, args)
         super().__init__(**constants, **kwargs)
 
@@ -502,7 +569,7 @@ class CEnumType(EnumList):
     int over_{name} = 0;
     long long value_{name} = PyLong_Check(py_{name})
         ? PyLong_AsLongLongAndOverflow(py_{name}, &over_{name}) : -1;
-    if (value_{name} == -1 && PyErr_Occurred()) {{ {sub['fail']} }}
+    if (value_{name} == -1 && PyErr_Occurred()) {{ {sub["fail"]} }}
     if (over_{name}) value_{name} = -1;  /* beyond long long: no constant */
     switch (value_{name}) {{
 {cases}    default:
@@ -514,13 +581,14 @@ class CEnumType(EnumList):
                          "constants; expected an int from 0 to {len(self) - 1}", {label},
                          PyLong_Check(py_{name}) ? "an int beyond long long"
                                                  : Py_TYPE(py_{name})->tp_name);
-        {sub['fail']}
+        {sub["fail"]}
     }}
 }}"""
 
     def c_sync(self, name, sub):
-        checks = " else ".join(f"if ({name} == {k}) index_{name} = {i};"
-                               for i, k in enumerate(self))
+        checks = " else ".join(
+            f"if ({name} == {k}) index_{name} = {i};" for i, k in enumerate(self)
+        )
         label, kind = label_c(name, sub), c_format(f" of type {self}")
         return f"""{{
     long index_{name} = -1;
@@ -528,11 +596,11 @@ class CEnumType(EnumList):
     if (index_{name} < 0) {{
         PyErr_Format(PyExc_ValueError, "%s" {kind} ": the C value is none of the constants",
                      {label});
-        {sub['fail']}
+        {sub["fail"]}
     }}
     Py_XDECREF(py_{name});
     py_{name} = PyLong_FromLong(index_{name});
-    if (py_{name} == NULL) {{ {sub['fail']} }}
+    if (py_{name} == NULL) {{ {sub["fail"]} }}
 }}"""
 
     def c_code_cache_version(self):
@@ -553,12 +621,16 @@ def check_enum_conflicts(types) -> None:
     for t in dict.fromkeys(t for t in types if isinstance(t, EnumType)):
         other = by_cname.setdefault(t.cname, t)
         if other != t:
-            raise ValueError(f"{other} and {t} share the C name {t.cname!r}; give one of them "
-                             "another cname so that each has its own C functions")
+            raise ValueError(
+                f"{other} and {t} share the C name {t.cname!r}; give one of them "
+                "another cname so that each has its own C functions"
+            )
         if isinstance(t, CEnumType):
             continue
         for name, value in t.items():
             seen = defined.setdefault(name, (value, t))
             if not _same(seen[0], value):
-                raise ValueError(f"the C constant {name} is {seen[0]} in {seen[1]} but {value} "
-                                 f"in {t}; one C module cannot define both")
+                raise ValueError(
+                    f"the C constant {name} is {seen[0]} in {seen[1]} but {value} "
+                    f"in {t}; one C module cannot define both"
+                )

@@ -74,8 +74,9 @@ class CompiledGraph:
         return self.function(values)
 
     def __repr__(self) -> str:
-        return (f"CompiledGraph({self.module.__name__}, {len(self.fallbacks)} node(s) "
-                "through perform)")
+        return (
+            f"CompiledGraph({self.module.__name__}, {len(self.fallbacks)} node(s) through perform)"
+        )
 
 
 def _perform_thunk(node):
@@ -120,13 +121,25 @@ def _checker(names: list, entries: list, where: dict):
 class _Assembly:
     """The steps, state and settings of one module, built from the plan."""
 
-    __slots__ = ("cvars", "mod", "consts", "thunks", "checkers", "symbols", "versions",
-                 "settings", "release", "fallbacks", "labels")
+    __slots__ = (
+        "cvars",
+        "mod",
+        "consts",
+        "thunks",
+        "checkers",
+        "symbols",
+        "versions",
+        "settings",
+        "release",
+        "fallbacks",
+        "labels",
+    )
 
     def __init__(self, fgraph, cvars, plans, vector_math):
         self.cvars = cvars
-        self.mod = codegen.Module(f"{len(fgraph.inputs)} input(s), {len(fgraph.outputs)} "
-                                  f"output(s), {len(plans)} node(s)")
+        self.mod = codegen.Module(
+            f"{len(fgraph.inputs)} input(s), {len(fgraph.outputs)} output(s), {len(plans)} node(s)"
+        )
         self.mod.vector_math = vector_math
         self.mod.n_inputs = len(fgraph.inputs)
         self.consts: list = []
@@ -134,8 +147,13 @@ class _Assembly:
         self.checkers: list = []
         self.symbols: dict = {}  # name -> (index, (label index, axis) that binds it)
         self.versions: list = []
-        self.settings = {"header_dirs": [], "libraries": [], "lib_dirs": [],
-                         "compile_args": [], "no_compile_args": []}
+        self.settings = {
+            "header_dirs": [],
+            "libraries": [],
+            "lib_dirs": [],
+            "compile_args": [],
+            "no_compile_args": [],
+        }
         self.release: list = []
         self.fallbacks: list = []
         self.labels: list = [cv.label for cv in cvars.values()]
@@ -144,9 +162,15 @@ class _Assembly:
     def step(self, comment, init="", body="", cleanup="", input_index=-1) -> None:
         k = len(self.mod.steps) + 1
         fail = codegen.fail_code(k)
-        self.mod.steps.append(codegen.Step(comment, init.replace(MARK, fail),
-                                           body.replace(MARK, fail),
-                                           cleanup.replace(MARK, fail), input_index))
+        self.mod.steps.append(
+            codegen.Step(
+                comment,
+                init.replace(MARK, fail),
+                body.replace(MARK, fail),
+                cleanup.replace(MARK, fail),
+                input_index,
+            )
+        )
 
     def declare(self, cv: CVar) -> None:
         self.mod.declarations.append(f"PyObject* py_{cv.name} = NULL;")
@@ -160,9 +184,13 @@ class _Assembly:
         self.mod.add_support(iface.c_support_code())
         self.mod.init_code.extend(iface.c_init_code())
         self.versions.append(tuple(iface.c_code_cache_version()))
-        for key, method in (("header_dirs", "c_header_dirs"), ("libraries", "c_libraries"),
-                            ("lib_dirs", "c_lib_dirs"), ("compile_args", "c_compile_args"),
-                            ("no_compile_args", "c_no_compile_args")):
+        for key, method in (
+            ("header_dirs", "c_header_dirs"),
+            ("libraries", "c_libraries"),
+            ("lib_dirs", "c_lib_dirs"),
+            ("compile_args", "c_compile_args"),
+            ("no_compile_args", "c_no_compile_args"),
+        ):
             self.settings[key].extend(getattr(iface, method)())
 
     def symbol_checks(self, cv: CVar) -> tuple[str, list]:
@@ -178,10 +206,13 @@ class _Assembly:
                 pending.append(axis)
                 continue
             index, (origin, origin_axis) = self.symbols.setdefault(
-                size.name, (len(self.symbols), (cv.label_index, axis)))
+                size.name, (len(self.symbols), (cv.label_index, axis))
+            )
             # A symbol's name is an identifier: nothing to escape in this format.
-            message = c_string(f"%s: axis {axis} has size %zd, but {size.name}=%zd was bound "
-                               f"by %s, axis {origin_axis}")
+            message = c_string(
+                f"%s: axis {axis} has size %zd, but {size.name}=%zd was bound "
+                f"by %s, axis {origin_axis}"
+            )
             code.append(f"""{{
     npy_intp tt_d = PyArray_DIMS((PyArrayObject*)py_{cv.name})[{axis}];
     if (tt_sym[{index}] < 0) tt_sym[{index}] = tt_d;
@@ -196,13 +227,19 @@ class _Assembly:
     def call_checker(self, entries: list) -> str:
         """C code calling a new checker on ``entries`` (CVars with expression sizes)."""
         names = [n for n, _ in sorted(self.symbols.items(), key=lambda kv: kv[1][0])]
-        where = {n: f"{self.labels[origin]} axis {axis}"
-                 for n, (_, (origin, axis)) in self.symbols.items()}
-        self.checkers.append(_checker(names, [(cv.label, cv.var.type.shape) for cv in entries],
-                                      where))
-        return _CALL_CHECKER.format(nsym=max(len(names), 1), index=len(self.checkers) - 1,
-                                    arrays=", ".join(f"py_{cv.name}" for cv in entries),
-                                    fail=MARK)
+        where = {
+            n: f"{self.labels[origin]} axis {axis}"
+            for n, (_, (origin, axis)) in self.symbols.items()
+        }
+        self.checkers.append(
+            _checker(names, [(cv.label, cv.var.type.shape) for cv in entries], where)
+        )
+        return _CALL_CHECKER.format(
+            nsym=max(len(names), 1),
+            index=len(self.checkers) - 1,
+            arrays=", ".join(f"py_{cv.name}" for cv in entries),
+            fail=MARK,
+        )
 
 
 def assemble(fgraph, vector_math: bool) -> _Assembly:
@@ -242,9 +279,12 @@ def assemble(fgraph, vector_math: bool) -> _Assembly:
         asm.consts.append(var.data)
         body = f"py_{cv.name} = PyTuple_GET_ITEM(tt_consts, {cv.index}); Py_INCREF(py_{cv.name});"
         if var in need_c:
-            asm.step(f"constant {cv.index}", cv.iface.c_init(cv.name, cv.sub()),
-                     body + "\n" + cv.iface.c_extract(cv.name, cv.sub(), False),
-                     cv.iface.c_cleanup(cv.name, cv.sub()))
+            asm.step(
+                f"constant {cv.index}",
+                cv.iface.c_init(cv.name, cv.sub()),
+                body + "\n" + cv.iface.c_extract(cv.name, cv.sub(), False),
+                cv.iface.c_cleanup(cv.name, cv.sub()),
+            )
         elif var in need_py:
             asm.step(f"constant {cv.index}", body=body)  # C reads it as a literal
     for plan in plans:
@@ -262,14 +302,22 @@ def _c_node(asm: _Assembly, plan, need_py) -> None:
     body, cleanup = [], []
     if plan.params is not None:
         ptype, value = plan.params
-        pvar = CVar(ptype.make_constant(value), f"P{plan.index}",
-                    f"params of {node.op}", "params", len(asm.consts), len(asm.labels))
+        pvar = CVar(
+            ptype.make_constant(value),
+            f"P{plan.index}",
+            f"params of {node.op}",
+            "params",
+            len(asm.consts),
+            len(asm.labels),
+        )
         asm.consts.append(value)
         asm.labels.append(pvar.label)
         asm.declare(pvar)
         init.append(pvar.iface.c_init(pvar.name, pvar.sub()))
-        body.append(f"py_{pvar.name} = PyTuple_GET_ITEM(tt_consts, {pvar.index}); "
-                    f"Py_INCREF(py_{pvar.name});")
+        body.append(
+            f"py_{pvar.name} = PyTuple_GET_ITEM(tt_consts, {pvar.index}); "
+            f"Py_INCREF(py_{pvar.name});"
+        )
         body.append(pvar.iface.c_extract(pvar.name, pvar.sub(), True))
         cleanup.append(pvar.iface.c_cleanup(pvar.name, pvar.sub()))
     if plan.struct_decl:
@@ -278,8 +326,12 @@ def _c_node(asm: _Assembly, plan, need_py) -> None:
     for cv in outs:
         if cv.var in need_py:
             body.append(cv.iface.c_sync(cv.name, cv.sub()))
-    cleanup = [plan.cleanup, plan.struct_cleanup,
-               *(cv.iface.c_cleanup(cv.name, cv.sub()) for cv in reversed(outs)), *cleanup]
+    cleanup = [
+        plan.cleanup,
+        plan.struct_cleanup,
+        *(cv.iface.c_cleanup(cv.name, cv.sub()) for cv in reversed(outs)),
+        *cleanup,
+    ]
     for header in plan.headers:
         asm.mod.add_header(header)
     asm.mod.add_support(plan.support)
@@ -287,8 +339,12 @@ def _c_node(asm: _Assembly, plan, need_py) -> None:
     asm.versions.append(plan.version)
     for key, values in plan.settings.items():
         asm.settings[key].extend(values)
-    asm.step(f"{node.op} (C)", "\n".join(init), "\n".join(filter(None, body)),
-             "\n".join(filter(None, cleanup)))
+    asm.step(
+        f"{node.op} (C)",
+        "\n".join(init),
+        "\n".join(filter(None, body)),
+        "\n".join(filter(None, cleanup)),
+    )
 
 
 def _py_node(asm: _Assembly, plan, need_py) -> None:
@@ -297,11 +353,13 @@ def _py_node(asm: _Assembly, plan, need_py) -> None:
     ins = [cvars[v] for v in node.inputs]
     outs = [cvars[v] for v in node.outputs]
     args = ", ".join(f"py_{cv.name}" for cv in ins) or "NULL"
-    body = [f"""{{
+    body = [
+        f"""{{
     PyObject* tt_args[{max(len(ins), 1)}] = {{{args}}};
     PyObject* tt_res = PyObject_Vectorcall(PyTuple_GET_ITEM(tt_thunks, {len(asm.thunks) - 1}),
                                            tt_args, {len(ins)}, NULL);
-    if (tt_res == NULL) {MARK}"""]
+    if (tt_res == NULL) {MARK}"""
+    ]
     for j, cv in enumerate(outs):
         body.append(f"    py_{cv.name} = PyTuple_GET_ITEM(tt_res, {j}); Py_INCREF(py_{cv.name});")
     body.append("    Py_DECREF(tt_res);\n}")
@@ -317,8 +375,12 @@ def _py_node(asm: _Assembly, plan, need_py) -> None:
         cleanup.insert(0, cv.iface.c_cleanup(cv.name, cv.sub()))
     if pending:
         body.append(asm.call_checker(pending))
-    asm.step(f"{node.op} (perform)", "\n".join(init),
-             "\n".join(filter(None, body)), "\n".join(filter(None, cleanup)))
+    asm.step(
+        f"{node.op} (perform)",
+        "\n".join(init),
+        "\n".join(filter(None, body)),
+        "\n".join(filter(None, cleanup)),
+    )
 
 
 class CLinker:
@@ -348,14 +410,17 @@ class CLinker:
         asm = assemble(fgraph, cache.get_compiler().vector_math)
         source = codegen.render(asm.mod, asm.release)
         s = asm.settings
-        settings = BuildSettings(include_dirs=s["header_dirs"], lib_dirs=s["lib_dirs"],
-                                 libraries=s["libraries"], extra_args=s["compile_args"],
-                                 no_args=s["no_compile_args"])
+        settings = BuildSettings(
+            include_dirs=s["header_dirs"],
+            lib_dirs=s["lib_dirs"],
+            libraries=s["libraries"],
+            extra_args=s["compile_args"],
+            no_args=s["no_compile_args"],
+        )
         versioned = all(asm.versions)
         module = cache.module(source, tuple(asm.versions), settings, versioned=versioned)
         state = (tuple(asm.consts), tuple(asm.thunks), tuple(asm.checkers), tuple(asm.labels))
-        return CompiledGraph(module.make_function(state), source, module, asm.fallbacks,
-                             versioned)
+        return CompiledGraph(module.make_function(state), source, module, asm.fallbacks, versioned)
 
     def make_function(self, fgraph):
         """``f(list_of_input_values) -> list_of_output_values``, compiled.

@@ -25,8 +25,14 @@ import numpy as np
 from tensortypes.errors import MethodNotDefined
 from tensortypes.link.c.cnames import DTYPE_CTYPE, DTYPE_TYPENUM, c_string
 
-__all__ = ["elemwise_code", "elemwise_support", "elemwise_headers", "elemwise_version",
-           "scalar_kernel", "LOOP_SUPPORT"]
+__all__ = [
+    "elemwise_code",
+    "elemwise_support",
+    "elemwise_headers",
+    "elemwise_version",
+    "scalar_kernel",
+    "LOOP_SUPPORT",
+]
 
 _VERSION = 1
 _NO_C = frozenset({"float16", "complex64", "complex128"})
@@ -135,8 +141,10 @@ static int tt_iter_next(int nop, int m, npy_intp* idx, const npy_intp* shape,
 def scalar_kernel(sop, in_dtypes, out_dtypes, in_names, out_names) -> str:
     """C statements computing ``out_names`` from ``in_names`` with the scalar op ``sop``."""
     if _NO_C.intersection([*in_dtypes, *out_dtypes]):
-        raise MethodNotDefined(f"{sop} has no C loop for float16/complex dtypes "
-                               f"({', '.join(in_dtypes)} -> {', '.join(out_dtypes)})")
+        raise MethodNotDefined(
+            f"{sop} has no C loop for float16/complex dtypes "
+            f"({', '.join(in_dtypes)} -> {', '.join(out_dtypes)})"
+        )
     body = getattr(sop, "c_body", None)
     if body is not None:
         return body(list(in_names), list(out_names), list(in_dtypes))
@@ -150,8 +158,13 @@ def scalar_kernel(sop, in_dtypes, out_dtypes, in_names, out_names) -> str:
 
 def _kernel(node, in_names, out_names) -> str:
     """C statements computing ``out_names`` from ``in_names`` (one element each)."""
-    return scalar_kernel(node.op.scalar_op, [v.type.dtype for v in node.inputs],
-                         [v.type.dtype for v in node.outputs], in_names, out_names)
+    return scalar_kernel(
+        node.op.scalar_op,
+        [v.type.dtype for v in node.inputs],
+        [v.type.dtype for v in node.outputs],
+        in_names,
+        out_names,
+    )
 
 
 class _Layout:
@@ -163,13 +176,17 @@ class _Layout:
         self.literals = sub.get("literals", {})
         self.nd = node.outputs[0].type.ndim
         in_types = [v.type for v in node.inputs]
-        self.scalar = [i in self.literals or all(s == 1 for s in t.shape)
-                       for i, t in enumerate(in_types)]
+        self.scalar = [
+            i in self.literals or all(s == 1 for s in t.shape) for i, t in enumerate(in_types)
+        ]
         self.arrays = [i for i in range(len(in_types)) if not self.scalar[i]]
         self.ctype = [DTYPE_CTYPE[t.dtype] for t in in_types]
         self.otype = [DTYPE_CTYPE[v.type.dtype] for v in node.outputs]
-        self.kernel = _kernel(node, [f"tt_a{i}" for i in range(len(in_types))],
-                              [f"tt_o{j}" for j in range(len(node.outputs))])
+        self.kernel = _kernel(
+            node,
+            [f"tt_a{i}" for i in range(len(in_types))],
+            [f"tt_o{j}" for j in range(len(node.outputs))],
+        )
 
     def runtime_scalars(self) -> list:
         return [i for i, s in enumerate(self.scalar) if s and i not in self.literals]
@@ -178,8 +195,11 @@ class _Layout:
         """The loop body: load each input element, run the kernel, store the outputs."""
         lines = []
         for i, c in enumerate(self.ctype):
-            value = self.literals.get(i) if i in self.literals else (
-                f"tt_s{i}" if self.scalar[i] else load(i))
+            value = (
+                self.literals.get(i)
+                if i in self.literals
+                else (f"tt_s{i}" if self.scalar[i] else load(i))
+            )
             lines.append(f"const {c} tt_a{i} = {value};")
         lines += [f"{c} tt_o{j};" for j, c in enumerate(self.otype)]
         lines.append(self.kernel)
@@ -200,17 +220,27 @@ def elemwise_support(node, name, sub) -> str:
     lay = _Layout(node, sub)
     support = getattr(node.op.scalar_op, "c_support_code", None)
     scalars = [f"const {lay.ctype[i]} tt_s{i}" for i in lay.runtime_scalars()]
-    flat_args = ", ".join(["npy_intp tt_n", *scalars,
-                           *(f"const {lay.ctype[i]}* restrict tt_p{i}" for i in lay.arrays),
-                           *(f"{c}* restrict tt_q{j}" for j, c in enumerate(lay.otype))])
-    strided_args = ", ".join(["npy_intp tt_n", *scalars,
-                              *(f"const char* tt_p{i}, npy_intp tt_t{i}" for i in lay.arrays),
-                              *(f"char* tt_q{j}, npy_intp tt_u{j}"
-                                for j in range(len(lay.otype)))])
+    flat_args = ", ".join(
+        [
+            "npy_intp tt_n",
+            *scalars,
+            *(f"const {lay.ctype[i]}* restrict tt_p{i}" for i in lay.arrays),
+            *(f"{c}* restrict tt_q{j}" for j, c in enumerate(lay.otype)),
+        ]
+    )
+    strided_args = ", ".join(
+        [
+            "npy_intp tt_n",
+            *scalars,
+            *(f"const char* tt_p{i}, npy_intp tt_t{i}" for i in lay.arrays),
+            *(f"char* tt_q{j}, npy_intp tt_u{j}" for j in range(len(lay.otype))),
+        ]
+    )
     flat = lay.body(lambda i: f"tt_p{i}[tt_i]", lambda j: f"tt_q{j}[tt_i] = tt_o{j};")
     strided = lay.body(
         lambda i: f"*(const {lay.ctype[i]}*)(tt_p{i} + tt_i * tt_t{i})",
-        lambda j: f"*({lay.otype[j]}*)(tt_q{j} + tt_i * tt_u{j}) = tt_o{j};")
+        lambda j: f"*({lay.otype[j]}*)(tt_q{j} + tt_i * tt_u{j}) = tt_o{j};",
+    )
     return f"""{support() if support is not None else ""}{LOOP_SUPPORT}
 TT_LOOP void tt_flat_{name}({flat_args})
 {{
@@ -244,37 +274,55 @@ def elemwise_code(node, name, inputs, outputs, sub) -> str:
     what = c_string(str(node.op))
     lines = [f"npy_intp tt_dims[{max(nd, 1)}];"]
     if arrays:
-        lines.append(f"PyArrayObject* tt_ins[{len(arrays)}] = {{"
-                     f"{', '.join(inputs[i] for i in arrays)}}};")
-    lines.append(f"if (tt_broadcast({len(arrays)}, {'tt_ins' if arrays else 'NULL'}, {nd}, "
-                 f"tt_dims, {what}) < 0) {{ {fail} }}")
+        lines.append(
+            f"PyArrayObject* tt_ins[{len(arrays)}] = {{{', '.join(inputs[i] for i in arrays)}}};"
+        )
+    lines.append(
+        f"if (tt_broadcast({len(arrays)}, {'tt_ins' if arrays else 'NULL'}, {nd}, "
+        f"tt_dims, {what}) < 0) {{ {fail} }}"
+    )
     for j, out in enumerate(outputs):
         typenum = DTYPE_TYPENUM[node.outputs[j].type.dtype]
-        lines.append(f"Py_XDECREF({out});\n{out} = (PyArrayObject*)PyArray_EMPTY({nd}, "
-                     f"tt_dims, {typenum}, 0);\nif ({out} == NULL) {{ {fail} }}")
+        lines.append(
+            f"Py_XDECREF({out});\n{out} = (PyArrayObject*)PyArray_EMPTY({nd}, "
+            f"tt_dims, {typenum}, 0);\nif ({out} == NULL) {{ {fail} }}"
+        )
     lines.append(f"const npy_intp tt_n = PyArray_SIZE({outputs[0]});")
-    scalars = [f"*(const {lay.ctype[i]}*)PyArray_DATA({inputs[i]})"
-               for i in lay.runtime_scalars()]
-    flat_call = ", ".join(["tt_n", *scalars,
-                           *(f"(const {lay.ctype[i]}*)PyArray_DATA({inputs[i]})" for i in arrays),
-                           *(f"({c}*)PyArray_DATA({o})" for c, o in zip(lay.otype, outputs))])
+    scalars = [f"*(const {lay.ctype[i]}*)PyArray_DATA({inputs[i]})" for i in lay.runtime_scalars()]
+    flat_call = ", ".join(
+        [
+            "tt_n",
+            *scalars,
+            *(f"(const {lay.ctype[i]}*)PyArray_DATA({inputs[i]})" for i in arrays),
+            *(f"({c}*)PyArray_DATA({o})" for c, o in zip(lay.otype, outputs)),
+        ]
+    )
     ops = [*outputs, *(inputs[i] for i in arrays)]
     nop = len(ops)
     slot = {i: len(outputs) + k for k, i in enumerate(arrays)}
     stride = "tt_str[{k} * NPY_MAXDIMS + tt_m - 1]"
     strided_call = ", ".join(
-        ["tt_shape[tt_m - 1]", *scalars,
-         *(f"tt_ptr[{slot[i]}], {stride.format(k=slot[i])}" for i in arrays),
-         *(f"tt_ptr[{j}], {stride.format(k=j)}" for j in range(len(outputs)))])
-    contiguous = " && ".join(f"PyArray_IS_C_CONTIGUOUS({inputs[i]}) && "
-                             f"PyArray_SIZE({inputs[i]}) == tt_n" for i in arrays) or "1"
+        [
+            "tt_shape[tt_m - 1]",
+            *scalars,
+            *(f"tt_ptr[{slot[i]}], {stride.format(k=slot[i])}" for i in arrays),
+            *(f"tt_ptr[{j}], {stride.format(k=j)}" for j in range(len(outputs))),
+        ]
+    )
+    contiguous = (
+        " && ".join(
+            f"PyArray_IS_C_CONTIGUOUS({inputs[i]}) && PyArray_SIZE({inputs[i]}) == tt_n"
+            for i in arrays
+        )
+        or "1"
+    )
     lines.append(f"""if (tt_n > 0) {{
     NPY_BEGIN_THREADS_DEF;
     if (tt_n > {_GIL_THRESHOLD}) {{ NPY_BEGIN_THREADS; }}
     if ({contiguous}) {{
         tt_flat_{name}({flat_call});
     }} else {{
-        PyArrayObject* tt_ops[{nop}] = {{{', '.join(ops)}}};
+        PyArrayObject* tt_ops[{nop}] = {{{", ".join(ops)}}};
         npy_intp tt_shape[NPY_MAXDIMS], tt_idx[NPY_MAXDIMS], tt_str[{nop} * NPY_MAXDIMS];
         char* tt_ptr[{nop}];
         int tt_k, tt_m = tt_iter_prepare({nop}, tt_ops, {nd}, tt_dims, tt_shape, tt_str);

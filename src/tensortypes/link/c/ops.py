@@ -47,11 +47,20 @@ class Lowering:
 
     __slots__ = ("op_class", "code", "support", "headers", "version", "inline_literals")
 
-    def __init__(self, op_class, code, support=_no_support, headers=_no_headers,
-                 version=(1,), inline_literals=False):
+    def __init__(
+        self,
+        op_class,
+        code,
+        support=_no_support,
+        headers=_no_headers,
+        version=(1,),
+        inline_literals=False,
+    ):
         if not callable(code):
-            raise TypeError(f"the lowering of {op_class.__name__} needs a callable code(node, "
-                            f"name, inputs, outputs, sub), got {code!r}")
+            raise TypeError(
+                f"the lowering of {op_class.__name__} needs a callable code(node, "
+                f"name, inputs, outputs, sub), got {code!r}"
+            )
         self.op_class = op_class
         self.code = code
         self.support = support
@@ -111,11 +120,13 @@ def own_c_code(op) -> bool:
 
 # -- SpecifyShape ---------------------------------------------------------------------------
 
+
 def _specify_shape_code(node, name, inputs, outputs, sub) -> str:
     spec = node.op.shape
     if any(isinstance(s, Dim) for s in spec):
-        raise MethodNotDefined("SpecifyShape with symbolic sizes runs through perform, which "
-                               "binds and checks them")
+        raise MethodNotDefined(
+            "SpecifyShape with symbolic sizes runs through perform, which binds and checks them"
+        )
     (x,), (out,) = inputs, outputs
     checks = []
     for axis, size in enumerate(spec):
@@ -124,7 +135,7 @@ def _specify_shape_code(node, name, inputs, outputs, sub) -> str:
         message = c_string(f"SpecifyShape: axis {axis} has size %zd, expected {size}")
         checks.append(f"""if (PyArray_DIMS({x})[{axis}] != {int(size)}) {{
     PyErr_Format(tt_TypeCheckError, {message}, (Py_ssize_t)PyArray_DIMS({x})[{axis}]);
-    {sub['fail']}
+    {sub["fail"]}
 }}""")
     checks.append(f"Py_XDECREF({out}); {out} = {x}; Py_INCREF({out});")
     return "\n".join(checks)
@@ -140,19 +151,35 @@ def _register_builtin() -> None:
         return  # the elementwise ops are not there: nothing to lower
     from tensortypes.link.c import loops
 
-    register_lowering(Elemwise, loops.elemwise_code, support=loops.elemwise_support,
-                      headers=loops.elemwise_headers, version=loops.elemwise_version,
-                      inline_literals=True)
+    register_lowering(
+        Elemwise,
+        loops.elemwise_code,
+        support=loops.elemwise_support,
+        headers=loops.elemwise_headers,
+        version=loops.elemwise_version,
+        inline_literals=True,
+    )
     from tensortypes.link.c import reduce
     from tensortypes.tensor.math import Reduce
 
-    register_lowering(Reduce, reduce.reduce_code, support=reduce.reduce_support,
-                      headers=loops.elemwise_headers, version=reduce.reduce_version)
+    register_lowering(
+        Reduce,
+        reduce.reduce_code,
+        support=reduce.reduce_support,
+        headers=loops.elemwise_headers,
+        version=reduce.reduce_version,
+    )
     from tensortypes.tensor.fused import FusedReduce
     from tensortypes.tensor.math import Argmax
 
-    register_lowering(Argmax, reduce.argmax_code, support=reduce.argmax_support,
-                      version=reduce.reduce_version)
+    register_lowering(
+        Argmax, reduce.argmax_code, support=reduce.argmax_support, version=reduce.reduce_version
+    )
 
-    register_lowering(FusedReduce, reduce.fused_code, support=reduce.fused_support,
-                      headers=loops.elemwise_headers, version=reduce.fused_version)
+    register_lowering(
+        FusedReduce,
+        reduce.fused_code,
+        support=reduce.fused_support,
+        headers=loops.elemwise_headers,
+        version=reduce.fused_version,
+    )

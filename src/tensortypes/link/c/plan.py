@@ -108,8 +108,13 @@ class CVar:
         self.iface = c_interface(var.type)
 
     def sub(self, fail: str = MARK, **extra) -> dict:
-        return {"fail": fail, "label": self.label, "label_c": f"tt_label({self.label_index})",
-                "name": self.name, **extra}
+        return {
+            "fail": fail,
+            "label": self.label,
+            "label_c": f"tt_label({self.label_index})",
+            "name": self.name,
+            **extra,
+        }
 
 
 def _short(obj, limit: int = 60) -> str:
@@ -150,9 +155,25 @@ def plan_variables(fgraph) -> dict:
 class NodePlan:
     """How one node runs: ``kind`` "c" (with its code and build settings) or "py" (why)."""
 
-    __slots__ = ("node", "index", "name", "kind", "reason", "code", "cleanup", "support",
-                 "headers", "version", "init_code", "struct_decl", "struct_init",
-                 "struct_cleanup", "settings", "literals", "params")
+    __slots__ = (
+        "node",
+        "index",
+        "name",
+        "kind",
+        "reason",
+        "code",
+        "cleanup",
+        "support",
+        "headers",
+        "version",
+        "init_code",
+        "struct_decl",
+        "struct_init",
+        "struct_cleanup",
+        "settings",
+        "literals",
+        "params",
+    )
 
     def __init__(self, node, index: int):
         self.node = node
@@ -165,8 +186,13 @@ class NodePlan:
         self.headers: list = []
         self.init_code: list = []
         self.version: tuple = ()
-        self.settings = {"header_dirs": [], "libraries": [], "lib_dirs": [],
-                         "compile_args": [], "no_compile_args": []}
+        self.settings = {
+            "header_dirs": [],
+            "libraries": [],
+            "lib_dirs": [],
+            "compile_args": [],
+            "no_compile_args": [],
+        }
         self.literals: dict = {}
         self.params = None  # (params type, value) when the op has C parameters
 
@@ -198,8 +224,9 @@ def plan_node(node, index: int, cvars: dict) -> NodePlan:
         v = lacking[0]
         plan.reason = f"{v} has type {v.type}, which has no C code"
     elif lowering is None and not _ops.own_c_code(op):
-        plan.reason = (f"no C lowering is registered for {type(op).__name__} and it does "
-                       "not define c_code")
+        plan.reason = (
+            f"no C lowering is registered for {type(op).__name__} and it does not define c_code"
+        )
     else:
         params_type = getattr(op, "params_type", None)
         sub = {"fail": MARK, "id": index}
@@ -227,8 +254,9 @@ def plan_node(node, index: int, cvars: dict) -> NodePlan:
             plan.literals = {}
             plan.params = None
     if plan.kind == "py" and not _has_perform(op):
-        raise MethodNotDefined(f"cannot run {node}: {plan.reason}, and {type(op).__name__} "
-                               "does not define perform()")
+        raise MethodNotDefined(
+            f"cannot run {node}: {plan.reason}, and {type(op).__name__} does not define perform()"
+        )
     return plan
 
 
@@ -252,17 +280,27 @@ def _own_code(plan: NodePlan, op, node, inputs, outputs, sub, cvars) -> None:
     name = plan.name
     plan.code = op.c_code(node, name, inputs, outputs, sub)
     plan.cleanup = _call(op, "c_code_cleanup", "", node, name, inputs, outputs, sub)
-    plan.support = "\n".join(filter(None, [
-        _call(op, "c_support_code", ""), _call(op, "c_support_code_apply", "", node, name)]))
+    plan.support = "\n".join(
+        filter(
+            None,
+            [_call(op, "c_support_code", ""), _call(op, "c_support_code_apply", "", node, name)],
+        )
+    )
     plan.struct_decl = _call(op, "c_support_code_struct", "", node, name)
     plan.struct_init = _call(op, "c_init_code_struct", "", node, name, sub)
     plan.struct_cleanup = _call(op, "c_cleanup_code_struct", "", node, name)
     plan.headers = list(_call(op, "c_headers", []))
-    plan.init_code = [*_call(op, "c_init_code", []),
-                      *filter(None, [_call(op, "c_init_code_apply", "", node, name)])]
-    for key, method in (("header_dirs", "c_header_dirs"), ("libraries", "c_libraries"),
-                        ("lib_dirs", "c_lib_dirs"), ("compile_args", "c_compile_args"),
-                        ("no_compile_args", "c_no_compile_args")):
+    plan.init_code = [
+        *_call(op, "c_init_code", []),
+        *filter(None, [_call(op, "c_init_code_apply", "", node, name)]),
+    ]
+    for key, method in (
+        ("header_dirs", "c_header_dirs"),
+        ("libraries", "c_libraries"),
+        ("lib_dirs", "c_lib_dirs"),
+        ("compile_args", "c_compile_args"),
+        ("no_compile_args", "c_no_compile_args"),
+    ):
         plan.settings[key] = list(_call(op, method, []))
     custom = getattr(type(op), "c_code_cache_version_apply", None)
     if custom is not None and custom is not CLinkerOp.c_code_cache_version_apply:

@@ -34,15 +34,26 @@ from tensortypes.errors import MethodNotDefined
 from tensortypes.link.c.cnames import DTYPE_CTYPE, DTYPE_TYPENUM, c_string
 from tensortypes.link.c.loops import LOOP_SUPPORT, scalar_kernel
 
-__all__ = ["reduce_code", "reduce_support", "reduce_version", "SIMD_SUPPORT", "acc_ctype",
-           "identity", "combine", "mean_warning", "fused_code", "fused_support",
-           "fused_version", "argmax_code", "argmax_support"]
+__all__ = [
+    "reduce_code",
+    "reduce_support",
+    "reduce_version",
+    "SIMD_SUPPORT",
+    "acc_ctype",
+    "identity",
+    "combine",
+    "mean_warning",
+    "fused_code",
+    "fused_support",
+    "fused_version",
+    "argmax_code",
+    "argmax_support",
+]
 
 _VERSION = 1
 _NO_C = frozenset({"float16", "complex64", "complex128"})
 _GIL_THRESHOLD = 16384
-_NUMPY_NAME = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum",
-               "mean": "add"}
+_NUMPY_NAME = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum", "mean": "add"}
 
 SIMD_SUPPORT = r"""
 #ifndef TT_SIMD_SUPPORT
@@ -111,16 +122,19 @@ def combine(kind: str, acc: str, v: str) -> str:
 
 def _empty_checks(kind: str, count: str, fail: str) -> str:
     if kind in ("max", "min"):
-        message = c_string(f"zero-size array to reduction operation {_NUMPY_NAME[kind]} "
-                           "which has no identity")
+        message = c_string(
+            f"zero-size array to reduction operation {_NUMPY_NAME[kind]} which has no identity"
+        )
         return f"if ({count} == 0) {{ PyErr_SetString(PyExc_ValueError, {message}); {fail} }}"
     return ""
 
 
 def mean_warning(count: str, rows: str, fail: str) -> str:
     """NumPy's warning for the mean of an empty slice (an error under ``-W error``)."""
-    return (f"if ({count} == 0 && {rows} > 0 && PyErr_WarnEx(PyExc_RuntimeWarning, "
-            f"\"Mean of empty slice\", 1) < 0) {{ {fail} }}")
+    return (
+        f"if ({count} == 0 && {rows} > 0 && PyErr_WarnEx(PyExc_RuntimeWarning, "
+        f'"Mean of empty slice", 1) < 0) {{ {fail} }}'
+    )
 
 
 def reduce_support(node, name, sub) -> str:
@@ -130,10 +144,11 @@ def reduce_support(node, name, sub) -> str:
     kind, xd, od = op.kind, node.inputs[0].type.dtype, node.outputs[0].type.dtype
     it, ot, at = DTYPE_CTYPE[xd], DTYPE_CTYPE[od], acc_ctype(kind, xd, od)
     ident = identity(kind, od)
-    lanes = "\n".join(f"        {combine(kind, f'tt_l[{k}]', f'(({at})tt_a[tt_i + {k}])')}"
-                      for k in range(8))
+    lanes = "\n".join(
+        f"        {combine(kind, f'tt_l[{k}]', f'(({at})tt_a[tt_i + {k}])')}" for k in range(8)
+    )
     fold = "\n".join(f"    {combine(kind, 'tt_r', f'tt_l[{k}]')}" for k in range(8))
-    store_row = (f"*({ot}*)(tt_q + tt_i * tt_sq) = ({ot})tt_c;")
+    store_row = f"*({ot}*)(tt_q + tt_i * tt_sq) = ({ot})tt_c;"
     return f"""{LOOP_SUPPORT}
 TT_LOOP void tt_rr_{name}(npy_intp tt_n, const char* tt_p, npy_intp tt_sp, char* tt_q)
 {{
@@ -187,8 +202,10 @@ def reduce_code(node, name, inputs, outputs, sub) -> str:
     nd = node.inputs[0].type.ndim
     od = node.outputs[0].type.dtype
     ot = DTYPE_CTYPE[od]
-    lines = [f"npy_intp tt_kd[{max(nd, 1)}], tt_od[{max(nd, 1)}], tt_count = 1;",
-             "PyArrayObject* tt_view = NULL;"]
+    lines = [
+        f"npy_intp tt_kd[{max(nd, 1)}], tt_od[{max(nd, 1)}], tt_count = 1;",
+        "PyArrayObject* tt_view = NULL;",
+    ]
     j = 0
     for a in range(nd):
         if a in axes:
@@ -198,20 +215,26 @@ def reduce_code(node, name, inputs, outputs, sub) -> str:
             j += 1
     lines.append(_empty_checks(kind, "tt_count", fail))
     out_nd, out_dims = (nd, "tt_kd") if op.keepdims else (j, "tt_od")
-    lines.append(f"Py_XDECREF({out});\n{out} = (PyArrayObject*)PyArray_EMPTY({out_nd}, "
-                 f"{out_dims}, {DTYPE_TYPENUM[od]}, 0);\nif ({out} == NULL) {{ {fail} }}")
+    lines.append(
+        f"Py_XDECREF({out});\n{out} = (PyArrayObject*)PyArray_EMPTY({out_nd}, "
+        f"{out_dims}, {DTYPE_TYPENUM[od]}, 0);\nif ({out} == NULL) {{ {fail} }}"
+    )
     if kind == "mean":
         lines.append(mean_warning("tt_count", f"PyArray_SIZE({out})", fail))
     if op.keepdims:
         view = f"tt_view = {out}; Py_INCREF(tt_view);"
     else:
-        view = (f"PyArray_Dims tt_shape_k = {{tt_kd, {nd}}};\n"
-                f"        tt_view = (PyArrayObject*)PyArray_Newshape({out}, &tt_shape_k, "
-                "NPY_CORDER);")
+        view = (
+            f"PyArray_Dims tt_shape_k = {{tt_kd, {nd}}};\n"
+            f"        tt_view = (PyArrayObject*)PyArray_Newshape({out}, &tt_shape_k, "
+            "NPY_CORDER);"
+        )
     finish = ""
     if kind == "mean":
-        finish = (f"for (tt_k = 0; tt_k < tt_nout; tt_k++) tt_o[tt_k] = ({ot})"
-                  f"(tt_o[tt_k] / (npy_float64)tt_count);")
+        finish = (
+            f"for (tt_k = 0; tt_k < tt_nout; tt_k++) tt_o[tt_k] = ({ot})"
+            f"(tt_o[tt_k] / (npy_float64)tt_count);"
+        )
     lines.append(f"""{{
     const npy_intp tt_nout = PyArray_SIZE({out});
     {ot}* tt_o = ({ot}*)PyArray_DATA({out});
@@ -241,8 +264,13 @@ def reduce_code(node, name, inputs, outputs, sub) -> str:
     }}
     {finish}
 }}""")
-    return "{\n" + "\n".join("    " + ln if ln.strip() else ln
-                             for ln in "\n".join(filter(None, lines)).split("\n")) + "\n}"
+    return (
+        "{\n"
+        + "\n".join(
+            "    " + ln if ln.strip() else ln for ln in "\n".join(filter(None, lines)).split("\n")
+        )
+        + "\n}"
+    )
 
 
 def reduce_version(node) -> tuple:
@@ -252,11 +280,23 @@ def reduce_version(node) -> tuple:
 
 # -- FusedReduce: a program of elementwise steps and reductions, row by row ----------------
 
+
 class _Program:
     """What the C code of one ``FusedReduce`` node needs, decided from its types."""
 
-    __slots__ = ("op", "nin", "k", "dtypes", "cls", "level", "stage", "stages", "outputs",
-                 "buffered", "kernels")
+    __slots__ = (
+        "op",
+        "nin",
+        "k",
+        "dtypes",
+        "cls",
+        "level",
+        "stage",
+        "stages",
+        "outputs",
+        "buffered",
+        "kernels",
+    )
 
     def __init__(self, node):
         op = node.op
@@ -270,7 +310,7 @@ class _Program:
         self.cls = []
         for v in values:
             shape = (1,) * (op.ndim - v.type.ndim) + tuple(v.type.shape)
-            self.cls.append("row" if all(s == 1 for s in shape[self.k:]) else "full")
+            self.cls.append("row" if all(s == 1 for s in shape[self.k :]) else "full")
         avail = [0] * len(values)
         self.level: dict = {}  # step value -> stage it is computed in (reduce: accumulated)
         for i, step in enumerate(op.program):
@@ -310,8 +350,13 @@ class _Program:
     def kernel(self, v: int) -> str:
         step = self.op.program[v - self.nin]
         args = step[2]
-        return scalar_kernel(step[1], [self.dtypes[a] for a in args], [self.dtypes[v]],
-                             [self.name(a) for a in args], [self.name(v)])
+        return scalar_kernel(
+            step[1],
+            [self.dtypes[a] for a in args],
+            [self.dtypes[v]],
+            [self.name(a) for a in args],
+            [self.name(v)],
+        )
 
 
 def _fused_row(prog: _Program, name: str) -> str:
@@ -320,8 +365,9 @@ def _fused_row(prog: _Program, name: str) -> str:
     params = ["npy_intp tt_L"]
     for k in range(nin):
         ct = prog.ctype(k)
-        params.append(f"const {ct}* restrict tt_in{k}" if prog.cls[k] == "full"
-                      else f"const {ct} tt_s{k}")
+        params.append(
+            f"const {ct}* restrict tt_in{k}" if prog.cls[k] == "full" else f"const {ct} tt_s{k}"
+        )
     for j, o in enumerate(prog.outputs):
         params.append(f"{prog.ctype(o)}* restrict tt_out{j}")
     for b in sorted(prog.buffered):
@@ -422,16 +468,18 @@ def fused_code(node, name, inputs, outputs, sub) -> str:
     what = c_string(str(op))
     full_in = [i for i in range(nin) if prog.cls[i] == "full"]
     kinds = {s[1] for s in op.program if s[0] == "reduce"}
-    lines = [f"npy_intp tt_dims[{nd}], tt_kd[{nd}], tt_rows = 1, tt_L = 1;",
-             f"PyArrayObject* tt_in[{nin}] = {{{', '.join(inputs)}}};",
-             f"PyArrayObject* tt_own[{nin}] = {{{', '.join(['NULL'] * nin)}}};",
-             f"void* tt_bufs[{max(len(prog.buffered), 1)}] = {{NULL}};",
-             "int tt_a, tt_k, tt_ok = 1;",
-             f"if (tt_broadcast({nin}, tt_in, {nd}, tt_dims, {what}) < 0) {{ {fail} }}",
-             f"for (tt_a = 0; tt_a < {nd}; tt_a++) {{",
-             f"    if (tt_a < {k}) {{ tt_rows *= tt_dims[tt_a]; tt_kd[tt_a] = tt_dims[tt_a]; }}",
-             "    else { tt_L *= tt_dims[tt_a]; tt_kd[tt_a] = 1; }",
-             "}"]
+    lines = [
+        f"npy_intp tt_dims[{nd}], tt_kd[{nd}], tt_rows = 1, tt_L = 1;",
+        f"PyArrayObject* tt_in[{nin}] = {{{', '.join(inputs)}}};",
+        f"PyArrayObject* tt_own[{nin}] = {{{', '.join(['NULL'] * nin)}}};",
+        f"void* tt_bufs[{max(len(prog.buffered), 1)}] = {{NULL}};",
+        "int tt_a, tt_k, tt_ok = 1;",
+        f"if (tt_broadcast({nin}, tt_in, {nd}, tt_dims, {what}) < 0) {{ {fail} }}",
+        f"for (tt_a = 0; tt_a < {nd}; tt_a++) {{",
+        f"    if (tt_a < {k}) {{ tt_rows *= tt_dims[tt_a]; tt_kd[tt_a] = tt_dims[tt_a]; }}",
+        "    else { tt_L *= tt_dims[tt_a]; tt_kd[tt_a] = 1; }",
+        "}",
+    ]
     for kind in ("max", "min"):
         if kind in kinds:
             lines.append(_empty_checks(kind, "tt_L", fail))
@@ -446,9 +494,11 @@ def fused_code(node, name, inputs, outputs, sub) -> str:
             ndims, dims = k, "tt_dims"
         else:
             ndims, dims = nd, "tt_kd"
-        lines.append(f"Py_XDECREF({out});\n{out} = (PyArrayObject*)PyArray_EMPTY({ndims}, "
-                     f"{dims}, {DTYPE_TYPENUM[prog.dtypes[o]]}, 0);\n"
-                     f"if ({out} == NULL) {{ {fail} }}")
+        lines.append(
+            f"Py_XDECREF({out});\n{out} = (PyArrayObject*)PyArray_EMPTY({ndims}, "
+            f"{dims}, {DTYPE_TYPENUM[prog.dtypes[o]]}, 0);\n"
+            f"if ({out} == NULL) {{ {fail} }}"
+        )
     # Full inputs must have contiguous rows of the space's size; others are copied.
     for i in full_in:
         isz = f"(npy_intp)sizeof({prog.ctype(i)})"
@@ -469,14 +519,17 @@ def fused_code(node, name, inputs, outputs, sub) -> str:
     }}
 }}""")
     for n, b in enumerate(sorted(prog.buffered)):
-        lines.append(f"if (tt_ok) {{ tt_bufs[{n}] = PyMem_Malloc((size_t)(tt_L > 0 ? tt_L : 1) "
-                     f"* sizeof({prog.ctype(b)})); if (tt_bufs[{n}] == NULL) {{ PyErr_NoMemory(); "
-                     "tt_ok = 0; } }")
+        lines.append(
+            f"if (tt_ok) {{ tt_bufs[{n}] = PyMem_Malloc((size_t)(tt_L > 0 ? tt_L : 1) "
+            f"* sizeof({prog.ctype(b)})); if (tt_bufs[{n}] == NULL) {{ PyErr_NoMemory(); "
+            "tt_ok = 0; } }"
+        )
     call = ["tt_L"]
     for i in range(nin):
         ct = prog.ctype(i)
-        call.append(f"(const {ct}*)tt_ptr[{i}]" if prog.cls[i] == "full"
-                    else f"*(const {ct}*)tt_ptr[{i}]")
+        call.append(
+            f"(const {ct}*)tt_ptr[{i}]" if prog.cls[i] == "full" else f"*(const {ct}*)tt_ptr[{i}]"
+        )
     for j, o in enumerate(prog.outputs):
         ct = prog.ctype(o)
         step = "tt_r * tt_L" if prog.cls[o] == "full" else "tt_r"
@@ -498,17 +551,22 @@ def fused_code(node, name, inputs, outputs, sub) -> str:
     for (tt_a = 0; tt_a < {k}; tt_a++) {{ tt_shape[tt_a] = tt_dims[tt_a]; tt_idx[tt_a] = 0; }}
     if (tt_rows * tt_L > {_GIL_THRESHOLD}) {{ NPY_BEGIN_THREADS; }}
     for (tt_r = 0; tt_r < tt_rows; tt_r++) {{
-        tt_row_{name}({', '.join(call)});
+        tt_row_{name}({", ".join(call)});
         tt_iter_next({nin}, {k + 1}, tt_idx, tt_shape, tt_str, tt_ptr);
     }}
     NPY_END_THREADS;
 }}""")
-    lines.append("for (tt_k = 0; tt_k < (int)(sizeof(tt_bufs) / sizeof(tt_bufs[0])); tt_k++) "
-                 "PyMem_Free(tt_bufs[tt_k]);")
+    lines.append(
+        "for (tt_k = 0; tt_k < (int)(sizeof(tt_bufs) / sizeof(tt_bufs[0])); tt_k++) "
+        "PyMem_Free(tt_bufs[tt_k]);"
+    )
     lines.append(f"for (tt_k = 0; tt_k < {nin}; tt_k++) Py_XDECREF(tt_own[tt_k]);")
     lines.append(f"if (!tt_ok) {{ {fail} }}")
-    return "{\n" + "\n".join("    " + ln if ln.strip() else ln
-                             for ln in "\n".join(lines).split("\n")) + "\n}"
+    return (
+        "{\n"
+        + "\n".join("    " + ln if ln.strip() else ln for ln in "\n".join(lines).split("\n"))
+        + "\n}"
+    )
 
 
 def fused_version(node) -> tuple:
@@ -525,6 +583,7 @@ def fused_version(node) -> tuple:
 
 
 # -- Argmax: the index of the first extreme along one axis (or of the flat array) ---------
+
 
 def argmax_support(node, name, sub) -> str:
     """The scan of one row: the index of its first extreme, a NaN first of all."""
@@ -564,8 +623,12 @@ def argmax_code(node, name, inputs, outputs, sub) -> str:
     nd = node.inputs[0].type.ndim
     out_nd = node.outputs[0].type.ndim
     message = c_string(f"attempt to get {op.kind} of an empty sequence")
-    lines = [f"PyArrayObject* tt_x = {x};", "PyArrayObject* tt_c = NULL;",
-             f"npy_intp tt_od[{max(out_nd, 1)}], tt_n, tt_s, tt_rows = 1;", "int tt_a, tt_j = 0;"]
+    lines = [
+        f"PyArrayObject* tt_x = {x};",
+        "PyArrayObject* tt_c = NULL;",
+        f"npy_intp tt_od[{max(out_nd, 1)}], tt_n, tt_s, tt_rows = 1;",
+        "int tt_a, tt_j = 0;",
+    ]
     if op.axis is None:
         lines.append(f"for (tt_a = 0; tt_a < {out_nd}; tt_a++) tt_od[tt_a] = 1;")
         lines.append("tt_n = PyArray_SIZE(tt_x);")
@@ -576,8 +639,10 @@ def argmax_code(node, name, inputs, outputs, sub) -> str:
 }}
 tt_n = PyArray_DIMS(tt_x)[{op.axis}];""")
     lines.append(f"if (tt_n == 0) {{ PyErr_SetString(PyExc_ValueError, {message}); {fail} }}")
-    lines.append(f"Py_XDECREF({out});\n{out} = (PyArrayObject*)PyArray_EMPTY({out_nd}, tt_od, "
-                 f"NPY_INT64, 0);\nif ({out} == NULL) {{ {fail} }}")
+    lines.append(
+        f"Py_XDECREF({out});\n{out} = (PyArrayObject*)PyArray_EMPTY({out_nd}, tt_od, "
+        f"NPY_INT64, 0);\nif ({out} == NULL) {{ {fail} }}"
+    )
     if op.axis is None:
         lines.append(f"""tt_c = (PyArrayObject*)PyArray_GETCONTIGUOUS(tt_x);
 if (tt_c == NULL) {{ {fail} }}

@@ -37,9 +37,11 @@ __all__ = ["check_directory", "entry_problem", "foreign_owner", "write_private",
 
 _OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
 
-HOW_TO_FIX = ("Set TENSORTYPES_CACHE_DIR or tensortypes.config.cache_dir to a directory that "
-              "only you can write (the default ~/.cache/tensortypes is created so); "
-              "tensortypes never changes the permissions of a directory you named.")
+HOW_TO_FIX = (
+    "Set TENSORTYPES_CACHE_DIR or tensortypes.config.cache_dir to a directory that "
+    "only you can write (the default ~/.cache/tensortypes is created so); "
+    "tensortypes never changes the permissions of a directory you named."
+)
 
 
 def _uid():
@@ -82,33 +84,40 @@ def check_directory(path: str) -> None:
     except OSError as exc:
         raise CacheError(f"cannot inspect the module cache directory {path}: {exc}") from None
     if st.st_uid != uid:
-        raise CacheError(f"the module cache directory {path} is owned by user id {st.st_uid}, "
-                         f"not by you (user id {uid}); loading modules from it would run "
-                         f"another user's code. {HOW_TO_FIX}")
+        raise CacheError(
+            f"the module cache directory {path} is owned by user id {st.st_uid}, "
+            f"not by you (user id {uid}); loading modules from it would run "
+            f"another user's code. {HOW_TO_FIX}"
+        )
     if st.st_mode & _OTHERS_WRITE:
-        raise CacheError(f"the module cache directory {path} can be written by other users "
-                         f"(mode {_mode(st)}); a module one of them put there would run in your "
-                         f"process. Remove their write access (chmod go-w {path}) if it is "
-                         f"yours alone to use, or choose another directory. {HOW_TO_FIX}")
+        raise CacheError(
+            f"the module cache directory {path} can be written by other users "
+            f"(mode {_mode(st)}); a module one of them put there would run in your "
+            f"process. Remove their write access (chmod go-w {path}) if it is "
+            f"yours alone to use, or choose another directory. {HOW_TO_FIX}"
+        )
     for chain in _parents(path):
         for parent in chain:
             try:
                 pst = os.stat(parent)
             except OSError as exc:
-                raise CacheError(f"cannot inspect {parent}, a parent of the module cache "
-                                 f"directory {path}: {exc}") from None
+                raise CacheError(
+                    f"cannot inspect {parent}, a parent of the module cache directory {path}: {exc}"
+                ) from None
             if pst.st_uid not in (uid, 0):
                 raise CacheError(
                     f"the module cache directory {path} is inside {parent}, which is owned by "
                     f"user id {pst.st_uid}, not by you (user id {uid}) or root; that user "
-                    f"could replace the cache with modules of their own. {HOW_TO_FIX}")
+                    f"could replace the cache with modules of their own. {HOW_TO_FIX}"
+                )
             if pst.st_mode & stat.S_ISVTX:
                 break  # nobody else can rename or remove what is ours in a sticky directory
             if pst.st_mode & _OTHERS_WRITE:
                 raise CacheError(
                     f"the module cache directory {path} is inside {parent}, which other users "
                     f"can write (mode {_mode(pst)}, no sticky bit); any of them could replace "
-                    f"the cache with modules of their own. {HOW_TO_FIX}")
+                    f"the cache with modules of their own. {HOW_TO_FIX}"
+                )
             if pst.st_uid == 0:
                 break  # root's directories are as trusted as root
 
@@ -152,7 +161,6 @@ def entry_problem(entry: str, files) -> str | None:
 
 def write_private(path: str, text: str) -> None:
     """Create the new file ``path`` with mode 0600 holding ``text`` (fails if it exists)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
-                 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text)

@@ -132,13 +132,13 @@ class TensorTypeC(CLinkerType):
         return f"""{{
     static const npy_intp fixed_{name}[{max(self.ndim, 1)}] = {{{fixed or "-1"}}};
     if (tt_check_ndarray(py_{name}, {DTYPE_TYPENUM[self.dtype]}, {self.ndim}, fixed_{name},
-                         {label_c(name, sub)}, {c_string(str(self))}) < 0) {{ {sub['fail']} }}
+                         {label_c(name, sub)}, {c_string(str(self))}) < 0) {{ {sub["fail"]} }}
 }}
 if (!PyArray_CheckExact(py_{name})) {{
     /* An ndarray subclass (np.matrix) is read as the plain array it holds, here and by
        the ops that run through perform: never with the subclass's own semantics. */
     PyObject* tt_plain = PyArray_View((PyArrayObject*)py_{name}, NULL, &PyArray_Type);
-    if (tt_plain == NULL) {{ {sub['fail']} }}
+    if (tt_plain == NULL) {{ {sub["fail"]} }}
     Py_DECREF(py_{name});
     py_{name} = tt_plain;
 }}
@@ -165,8 +165,10 @@ Py_INCREF({name});"""
         """A C literal of the element type, for a value with exactly one element."""
         value = np.asarray(data)
         if value.size != 1 or self.dtype.startswith(("complex", "float16")):
-            raise MethodNotDefined(f"{self} has a C literal only for a single real element "
-                                   f"(not float16), got shape {value.shape}")
+            raise MethodNotDefined(
+                f"{self} has a C literal only for a single real element "
+                f"(not float16), got shape {value.shape}"
+            )
         return c_number(value.reshape(()).item(), DTYPE_CTYPE[self.dtype])
 
     def c_headers(self, **kwargs):
@@ -211,12 +213,13 @@ class GenericC(CLinkerType):
 
 
 def _mismatch(name, sub, expected: str) -> str:
-    return (f'PyErr_Format(tt_TypeCheckError, "%s: expected {expected}, got %s", '
-            f"{label_c(name, sub)}, Py_TYPE(py_{name})->tp_name);\n{sub['fail']}")
+    return (
+        f'PyErr_Format(tt_TypeCheckError, "%s: expected {expected}, got %s", '
+        f"{label_c(name, sub)}, Py_TYPE(py_{name})->tp_name);\n{sub['fail']}"
+    )
 
 
-def _scalar_impl(class_name: str, ctype: str, convert, extract, sync,
-                 version=lambda self: (1,)):
+def _scalar_impl(class_name: str, ctype: str, convert, extract, sync, version=lambda self: (1,)):
     """A C implementation class for a Python scalar type held as a ``ctype`` value.
 
     The methods are called with the Type instance as ``self`` (the registry's
@@ -236,10 +239,16 @@ def _scalar_impl(class_name: str, ctype: str, convert, extract, sync,
         return c_number(convert(data), ctype)
 
     namespace = {
-        "__slots__": (), "__doc__": f"C code of a Python scalar type held as ``{ctype}``.",
-        "c_declare": c_declare, "c_init": c_init, "c_cleanup": c_cleanup,
-        "c_extract": extract, "c_sync": sync, "c_literal": c_literal,
-        "c_is_simple": lambda self: True, "c_element_type": lambda self: ctype,
+        "__slots__": (),
+        "__doc__": f"C code of a Python scalar type held as ``{ctype}``.",
+        "c_declare": c_declare,
+        "c_init": c_init,
+        "c_cleanup": c_cleanup,
+        "c_extract": extract,
+        "c_sync": sync,
+        "c_literal": c_literal,
+        "c_is_simple": lambda self: True,
+        "c_element_type": lambda self: ctype,
         "c_code_cache_version": version,
     }
     return type(class_name, (CLinkerType,), namespace)
@@ -250,13 +259,13 @@ def _int_extract(self, name, sub, check_input=True):
     {_mismatch(name, sub, "an int")}
 }}
 {name} = (npy_int64)PyLong_AsLongLong(py_{name});
-if ({name} == -1 && PyErr_Occurred()) {{ {sub['fail']} }}"""
+if ({name} == -1 && PyErr_Occurred()) {{ {sub["fail"]} }}"""
 
 
 def _int_sync(self, name, sub):
     return f"""Py_XDECREF(py_{name});
 py_{name} = PyLong_FromLongLong((long long){name});
-if (py_{name} == NULL) {{ {sub['fail']} }}"""
+if (py_{name} == NULL) {{ {sub["fail"]} }}"""
 
 
 def _float_extract(self, name, sub, check_input=True):
@@ -266,21 +275,26 @@ def _float_extract(self, name, sub, check_input=True):
         refuse = _mismatch(name, sub, "a float")
     else:
         refuse = f"""if (PyLong_Check(py_{name})) {{
-        {_mismatch(name, sub, "a float (an int passes only with config.numeric_tower = True, "
-                               "the default)")}
+        {
+            _mismatch(
+                name,
+                sub,
+                "a float (an int passes only with config.numeric_tower = True, the default)",
+            )
+        }
     }}
     {_mismatch(name, sub, "a float")}"""
     return f"""if (!({accept})) {{
     {refuse}
 }}
 {name} = PyFloat_AsDouble(py_{name});
-if ({name} == -1.0 && PyErr_Occurred()) {{ {sub['fail']} }}"""
+if ({name} == -1.0 && PyErr_Occurred()) {{ {sub["fail"]} }}"""
 
 
 def _float_sync(self, name, sub):
     return f"""Py_XDECREF(py_{name});
 py_{name} = PyFloat_FromDouble({name});
-if (py_{name} == NULL) {{ {sub['fail']} }}"""
+if (py_{name} == NULL) {{ {sub["fail"]} }}"""
 
 
 def _bool_extract(self, name, sub, check_input=True):
@@ -298,8 +312,14 @@ py_{name} = PyBool_FromLong((long){name});"""
 IntC = _scalar_impl("IntC", "npy_int64", int, _int_extract, _int_sync)
 """``int`` as ``npy_int64``; ``True``/``False`` are ints, as in Python."""
 
-FloatC = _scalar_impl("FloatC", "double", float, _float_extract, _float_sync,
-                      version=lambda self: (1, bool(config.numeric_tower)))
+FloatC = _scalar_impl(
+    "FloatC",
+    "double",
+    float,
+    _float_extract,
+    _float_sync,
+    version=lambda self: (1, bool(config.numeric_tower)),
+)
 """``float`` as ``double`` (an ``int`` passes too, unless ``config.numeric_tower`` is off)."""
 
 BoolC = _scalar_impl("BoolC", "npy_bool", bool, _bool_extract, _bool_sync)
