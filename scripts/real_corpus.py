@@ -24,7 +24,10 @@ the listed commit), and:
   ``if``/``for``/``with``), and *caught in its function* when such an error
   is reported there or later in the same function (the one-line change is
   valid by itself and the error is where its result is used: a new axis in
-  the wrong place, then the broadcast that fails). Prints both recalls,
+  the wrong place, then the broadcast that fails), and *named by a note* when
+  such an error in its function has a note naming a line of the changed
+  statement (where the offending value's shape was made: a related location in
+  SARIF and the editor). Prints the three recalls,
   precision (reports that are not false alarms) and false alarms per 20k
   lines;
 - ``confirm``: runs each buggy function and its original with small random
@@ -57,6 +60,7 @@ DATA = ROOT / "tests" / "check" / "real"
 sys.path.insert(0, str(ROOT / "src"))
 
 from tensortypes.check import check_paths  # noqa: E402
+from tensortypes.check.notes import note_lines  # noqa: E402
 
 __all__ = ["load", "snapshots", "build", "apply_patch", "run", "main"]
 
@@ -184,6 +188,13 @@ def bug_span(text: str, line: int) -> tuple:
     return stmt, (stmt[0], max(function[1], stmt[1]))
 
 
+def _names_lines(diagnostic, first: int, last: int) -> bool:
+    """Whether a note of ``diagnostic`` names a line from ``first`` to ``last`` (a
+    value made there: ``centroid: ..., assigned at line 187``), as editors and SARIF
+    show it (a related location)."""
+    return any(first <= n <= last for note in diagnostic.notes for n in note_lines(note))
+
+
 def _errors(found) -> list:
     return [d for d in found if d.severity == "error"]
 
@@ -273,12 +284,14 @@ def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
             new_errors = [d for d in found if (d.line, d.code, d.message) not in old]
             hits = [d for d in new_errors if first <= d.line <= last]
             later = [d for d in new_errors if first <= d.line <= end]
-            shown = hits or later
+            pointing = [d for d in later if _names_lines(d, first, last)]
+            shown = hits or pointing or later
             out["bugs"].append(
                 {
                     "id": bug["id"],
                     "line": line,
                     "caught": bool(hits),
+                    "pointed": bool(hits or pointing),
                     "in_function": bool(later),
                     "at": shown[0].line if shown else None,
                     "kind": bug.get("kind", ""),
@@ -287,6 +300,7 @@ def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
             )
     bugs_run = out["bugs"]
     caught = sum(b["caught"] for b in bugs_run)
+    pointed = sum(b["pointed"] for b in bugs_run)
     in_function = sum(b["in_function"] for b in bugs_run)
     false = sum(r["class"] == "false alarm" for r in out["reports"])
     unclassified = sum(r["class"] == "unclassified" for r in out["reports"])
@@ -295,6 +309,8 @@ def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
         "bugs": len(bugs_run),
         "caught": caught,
         "recall": caught / len(bugs_run) if bugs_run else float("nan"),
+        "pointed": pointed,
+        "recall_pointed": pointed / len(bugs_run) if bugs_run else float("nan"),
         "in_function": in_function,
         "recall_in_function": in_function / len(bugs_run) if bugs_run else float("nan"),
         "reports": n,
@@ -312,7 +328,15 @@ def run(base: Path, verbose: bool = True, follow: bool = True) -> dict:
 def _print(out: dict) -> None:
     print("\nplanted bugs:")
     for b in out["bugs"]:
-        mark = "caught" if b["caught"] else f"at {b['at']}" if b["in_function"] else "MISSED"
+        mark = (
+            "caught"
+            if b["caught"]
+            else f"at {b['at']}, named"
+            if b["pointed"]
+            else f"at {b['at']}"
+            if b["in_function"]
+            else "MISSED"
+        )
         print(
             f"  {b['id']:<10} line {b['line']:<5} {mark:<7} {b['kind']}"
             + (f"  -- {b['message'][:90]}" if b["in_function"] else "")
@@ -328,6 +352,8 @@ def _print(out: dict) -> None:
     s = out["summary"]
     print(
         f"\nrecall: {s['caught']}/{s['bugs']} = {s['recall']:.0%} on the bug's line; "
+        f"{s['pointed']}/{s['bugs']} = {s['recall_pointed']:.0%} on its line or named by "
+        f"a note of the error; "
         f"{s['in_function']}/{s['bugs']} = {s['recall_in_function']:.0%} in its function"
     )
     print(

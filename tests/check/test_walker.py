@@ -263,3 +263,74 @@ def test_code_expected_to_raise_is_not_checked():
         "    torch.ones(2, 3) @ torch.ones(4, 5)\n"
     )
     assert _errors(body) == [(5, "matmul")]
+
+
+def _noted_lines(body: str) -> list:
+    """``(line, code, [lines named by its notes])`` of each error (lines of ``body``)."""
+    from tensortypes.check.notes import note_lines
+
+    skip = HEADER.count("\n")
+    return [
+        (d.line - skip, d.code, [n - skip for note in d.notes for n in note_lines(note)])
+        for d in _check(body)
+        if d.severity == "error"
+    ]
+
+
+def test_a_note_names_the_line_that_made_a_wrong_shape():
+    # The error is where the value is used; a note names the statement that made its
+    # shape, through the operations that keep a shape (clamp, a product).
+    found = _noted_lines(
+        "def f(a: Float[Tensor, 'b n 3']) -> Float[Tensor, 'b n']:\n"
+        "    s = torch.sum(a * a, dim=-2)\n"
+        "    s = torch.clamp(s, -1.0, 1.0)\n"
+        "    t = s * 2.0\n"
+        "    return t\n"
+    )
+    assert found == [(5, "return", [4, 2, 1])]
+    note = _check(
+        "def f(a: Float[Tensor, 'b n 3']) -> Float[Tensor, 'b n']:\n"
+        "    s = torch.sum(a * a, dim=-2)\n"
+        "    t = s * 2.0\n"
+        "    return t\n"
+    )[0].notes[0]
+    assert note == "t: float[b,3](torch), assigned at line 8, its shape from line 7"
+
+
+def test_a_note_names_the_variable_an_expression_is_computed_from():
+    found = _noted_lines(
+        "def f(x: Float[Tensor, '... p d'], y: Float[Tensor, '... r d']) -> Float[Tensor, '... p r']:\n"
+        "    diff = x.unsqueeze(-3) - y.unsqueeze(-2)\n"
+        "    return diff.pow(2).sum(dim=-1).sqrt()\n"
+    )
+    assert found == [(3, "return", [2, 1])]
+
+
+def test_a_shape_kept_from_an_input_keeps_its_line():
+    # gather's result has its index's shape: the note names where the index was made
+    found = _noted_lines(
+        "def f(x: Float[Tensor, 'b a 3'], i: Int[Tensor, 'b n']) -> Float[Tensor, 'b n 3']:\n"
+        "    index = i[..., None, :].expand(-1, 3, -1)\n"
+        "    out = torch.gather(x, 1, index)\n"
+        "    return out\n"
+    )
+    assert found == [(4, "return", [3, 2, 1])]
+
+
+def test_index_arrays_are_operands_with_notes():
+    found = _noted_lines(
+        "def f(x: Float[Tensor, 'b a'], i: Int[Tensor, 'b n']):\n"
+        "    rows = torch.arange(0, x.shape[0])[None, :]\n"
+        "    return x[rows, i]\n"
+    )
+    assert found == [(3, "broadcast", [1, 2, 1, 1])]
+
+
+def test_parameters_and_values_made_on_the_line_add_no_shape_note():
+    found = _noted_lines(
+        "def f(a: Float[Tensor, 'b n']) -> Float[Tensor, 'n b']:\n"
+        "    return a\n"
+        "def g(a: Float[Tensor, 'b n']) -> Float[Tensor, 'n']:\n"
+        "    return a.sum(0, keepdim=True)\n"
+    )
+    assert found == [(2, "return", [1]), (4, "return", [3])]

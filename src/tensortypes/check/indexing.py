@@ -58,9 +58,16 @@ class IndexMixin:
         t = type(receiver)
         if t is Arr:
             index = self.eval_index(node.slice, frame)
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            # Index arrays are operands too (their notes say where each was made).
+            arrays = [
+                (part, value)
+                for part, (kind, value) in zip(parts, index)
+                if kind == "item" and type(value) is Arr
+            ]
             return self.with_notes(
                 lambda: index_array(receiver, index, label_of(node.value)),
-                [(node.value, receiver)],
+                [(node.value, receiver), *arrays],
                 frame,
             )
         if t is ShapeV:

@@ -145,12 +145,38 @@ class Checker(
             for node, value in operands:
                 if node is None or type(value) is not Arr:
                     continue
-                text = f"{label_of(node)}: {value.describe()}"
-                if value.origin:
-                    text += f", {value.origin}"
+                text = self.value_note(node, value, frame)
                 if text not in notes:
                     notes.append(text)
             raise CheckFailure(failure.code, failure.message, notes) from None
+
+    def value_note(self, node, value: Arr, frame, always: bool = True) -> str | None:
+        """``x: f32[b,3](torch), assigned at line 4, its shape from line 2``: an operand
+        of a failed operation and where it was made.
+
+        The line is where the value's shape was made (``Arr.since``): a variable's
+        own, or for an expression (``x[:, 0]``) that of the first variable it reads.
+        With ``always=False``, None unless the note names such a line.
+        """
+        text = f"{label_of(node)}: {value.describe()}"
+        if value.origin:
+            text += f", {value.origin}"
+        here = getattr(node, "lineno", None)
+        if isinstance(node, ast.Name):
+            since = value.since
+            if since is None or since == here:
+                return text if always else None
+            return text if f"line {since}" in text else f"{text}, its shape from line {since}"
+        known = frame.vars if frame is not None else {}
+        for sub in ast.walk(node):
+            if type(sub) is ast.Name and sub.id in known:
+                found = known[sub.id]
+                if type(found) is Arr and found.since is not None and found.since != here:
+                    return (
+                        f"{text}, from {sub.id}: {found.describe()}, its shape from "
+                        f"line {found.since}"
+                    )
+        return text if always else None
 
     def gave_up(self, node, message: str) -> None:
         if self.strict:

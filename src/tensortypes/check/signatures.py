@@ -398,13 +398,15 @@ class SignatureMixin:
         return False
 
     def check_binding(
-        self, want, got, what, binder, node, frame, default=None, code="arg-type"
+        self, want, got, what, binder, node, frame, default=None, code="arg-type", source=None
     ) -> bool:
         """Parameter binding and assignment (as in TorchScript): does ``got`` fit type ``want``?
 
         Reports what does not fit (at ``node``, with ``code``) and returns False
-        then; True when ``got`` fits or when that cannot be told.
+        then; True when ``got`` fits or when that cannot be told. ``source``: the
+        expression ``got`` is the value of, when not ``node`` (an item of a tuple).
         """
+        source = node if source is None else source
         if want is ANY or type(got) is Unknown:
             return True
         if (
@@ -446,7 +448,9 @@ class SignatureMixin:
                     "np.asarray(...)",
                     frame,
                 )
-            if not self.bind_array(array_value(wanted), got_arr, what, binder, node, frame, code):
+            if not self.bind_array(
+                array_value(wanted), got_arr, what, binder, node, frame, code, source
+            ):
                 return False
             if fits(got, want) is False:  # a NumPy array where a torch.Tensor is expected
                 return self._mismatch(
@@ -457,9 +461,16 @@ class SignatureMixin:
                 )
             return True
         if type(got) is TupleV and type(want) is TupleType and len(want.elements) == len(got.items):
+            items = (
+                source.elts
+                if isinstance(source, ast.Tuple) and len(source.elts) == len(got.items)
+                else [source] * len(got.items)
+            )
             return all(
-                self.check_binding(w, g, f"item {i} of {what}", binder, node, frame, code=code)
-                for i, (w, g) in enumerate(zip(want.elements, got.items))
+                self.check_binding(
+                    w, g, f"item {i} of {what}", binder, node, frame, code=code, source=item
+                )
+                for i, (w, g, item) in enumerate(zip(want.elements, got.items, items))
             )
         if fits(got, want) is False:
             return self._mismatch(
@@ -467,8 +478,12 @@ class SignatureMixin:
             )
         return True
 
-    def bind_array(self, want: Arr, got: Arr, what, binder, node, frame, code) -> bool:
-        """Dtypes must overlap; the shape binds the annotation's size names."""
+    def bind_array(self, want: Arr, got: Arr, what, binder, node, frame, code, source=None) -> bool:
+        """Dtypes must overlap; the shape binds the annotation's size names.
+
+        A shape that does not fit gets a note naming the line where the value's
+        shape was made (``source``, the expression, read in ``frame``), when not here.
+        """
         if dtype_problem(want.dtypes, got.dtypes):
             return self._mismatch(
                 node,
@@ -478,7 +493,11 @@ class SignatureMixin:
             )
         problems = binder.match(want.shape, got.shape, f"{what} {fmt_shape(got.shape)}")
         if problems:
-            notes = binder.bound_notes(problems[0].names)
+            notes = list(binder.bound_notes(problems[0].names))
+            if isinstance(source, ast.expr):
+                made = self.value_note(source, got, frame, always=False)
+                if made is not None:
+                    notes.insert(0, made)
             self.fail(node, CheckFailure(code, problems[0].message, notes), frame)
             return False
         return True

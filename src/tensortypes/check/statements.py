@@ -288,8 +288,10 @@ class StatementMixin:
                     frame,
                     code="assign",
                 )
-            if type(value) is Arr and value.origin is None:
-                value = value.with_(origin=f"assigned at line {stmt.lineno}")
+            if type(value) is Arr:
+                value = shaped_since(value, stmt, frame)
+                if value.origin is None:
+                    value = value.with_(origin=f"assigned at line {stmt.lineno}")
             frame.vars[target.id] = value
             forget_items(frame, target.id)
             forget_guards(frame, target.id)
@@ -395,7 +397,8 @@ class StatementMixin:
         shape = value.shape
         while shape and type(shape[0]) is Dim and shape[0].value == 1:
             shape = shape[1:]  # NumPy and PyTorch drop leading 1s of an assigned value
-        try:
+
+        def store() -> None:
             region = index_array(receiver, index, label_of(target.value))
             joined = sf.broadcast(
                 [region.shape, shape], [f"{label_of(target)}", label_of(stmt.value)]
@@ -413,6 +416,10 @@ class StatementMixin:
                     f"{fmt_shape(value.shape)} to {label_of(target)} "
                     f"{fmt_shape(region.shape)}",
                 )
+
+        try:
+            # The notes say where the array and the value were made.
+            self.with_notes(store, [(target.value, receiver), (stmt.value, value)], frame)
         except CheckFailure as failure:
             self.fail(stmt, failure, frame)
 
@@ -707,3 +714,30 @@ def _none_check(test) -> bool:
         and isinstance(test.comparators[0], ast.Constant)
         and test.comparators[0].value is None
     )
+
+
+def shaped_since(value: Arr, stmt, frame) -> Arr:
+    """``value`` with ``since`` set: the line where its shape was made.
+
+    A shape equal to that of a variable the statement reads (``y = torch.clamp(x)``,
+    ``m = x > 0``, ``p = torch.gather(x, 1, index=i)``, ``x &= y``) was made where
+    that variable's was (None for a parameter's); any other shape is made by this
+    statement. Diagnostics name the line in a note (``its shape from line 26``),
+    which points at the statement that changed a shape when the error surfaces only
+    where the value is used.
+    """
+    if value.shape is None:
+        return value if value.since is None else value.with_(since=None)
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        sources = [stmt.iter]
+    else:
+        sources = [stmt.target] if isinstance(stmt, ast.AugAssign) else []
+        if getattr(stmt, "value", None) is not None:
+            sources.append(stmt.value)
+    for source in sources:
+        for node in ast.walk(source):
+            if type(node) is ast.Name:
+                old = frame.vars.get(node.id)
+                if type(old) is Arr and old.shape == value.shape:
+                    return value if value.since == old.since else value.with_(since=old.since)
+    return value if value.since == stmt.lineno else value.with_(since=stmt.lineno)

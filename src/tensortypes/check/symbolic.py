@@ -218,10 +218,14 @@ class Arr(Value):
     (not known: no view is reported). ``numpy_scalar`` is True for what a NumPy
     reduction over every axis returns (``x.sum()``): a NumPy scalar, which is
     no ``np.ndarray`` (the runtime checker refuses it for ``Float[np.ndarray, ""]``
-    too); any other operation forgets it.
+    too); any other operation forgets it. ``since`` is the line of the statement
+    that gave a variable's value its shape (``check.statements``: a shape equal to
+    one of the statement's own variables keeps that variable's line), or None (a
+    parameter's shape, an annotation's): a diagnostic's note names it when the
+    value is used on another line, as where a wrong shape was made.
     """
 
-    __slots__ = ("kind", "dtypes", "shape", "contiguous", "origin", "numpy_scalar")
+    __slots__ = ("kind", "dtypes", "shape", "contiguous", "origin", "numpy_scalar", "since")
 
     def __init__(
         self,
@@ -231,6 +235,7 @@ class Arr(Value):
         origin: str | None = None,
         contiguous: bool | tuple | None = True,
         numpy_scalar: bool = False,
+        since: int | None = None,
     ):
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "dtypes", dtypes)
@@ -238,17 +243,19 @@ class Arr(Value):
         object.__setattr__(self, "contiguous", contiguous)
         object.__setattr__(self, "origin", origin)
         object.__setattr__(self, "numpy_scalar", numpy_scalar)
+        object.__setattr__(self, "since", since)
 
     def with_(self, **changes) -> Arr:
         """A copy with some fields changed (the origin is kept unless given; a NumPy
-        scalar stays one only when nothing but the origin changes)."""
+        scalar stays one only when nothing but the origin or ``since`` changes)."""
         fields = {
             "kind": self.kind,
             "dtypes": self.dtypes,
             "shape": self.shape,
             "origin": self.origin,
             "contiguous": self.contiguous,
-            "numpy_scalar": self.numpy_scalar and set(changes) <= {"origin"},
+            "numpy_scalar": self.numpy_scalar and set(changes) <= {"origin", "since"},
+            "since": self.since,
         }
         fields.update(changes)
         return Arr(**fields)
