@@ -33,7 +33,9 @@ from .defs import RESULT_CHANGING
 from .diagnostics import CheckFailure
 from .expr import read_keys
 from .joins import join_all, strip_none
+from .rules.base import Call
 from .rules.layers import validate_layer
+from .rules.patterns import pattern_helper
 from .symbolic import (
     UNKNOWN,
     Arr,
@@ -42,6 +44,7 @@ from .symbolic import (
     LayerV,
     ListV,
     NoneV,
+    StrV,
     TupleV,
     UnionV,
     Unknown,
@@ -208,12 +211,17 @@ class SignatureMixin:
         if binder.failed:
             return UNKNOWN  # reported at the argument; its result would only cascade
         if info.overloaded:
-            return self.overload_result(info)
+            found = self.overload_result(info)
+            return self.helper_pattern_result(info, found, args, kwargs, node, frame, labels)
         if not info.keeps_result:
             return UNKNOWN  # a context manager, a transformed function
         generic = self.typevar_result(info, args, kwargs, self_value)
         if generic is not None:
             return generic
+        if info.returns is None and self_value is None:
+            found = self.inferred_return(info)
+            if type(found) is Unknown or (type(found) is Arr and found.shape is None):
+                return self.helper_pattern_result(info, found, args, kwargs, node, frame, labels)
         if info.returns is not None:
             ret = self.annotation_value(info.returns)
             if any(
@@ -253,6 +261,22 @@ class SignatureMixin:
                 value = given[name]
                 return type(value) not in (Unknown, NoneV, UnionV)
         return False
+
+    def helper_pattern_result(self, info, found, args, kwargs, node, frame, labels):
+        """``found`` (a helper's result), or when it is unknown or an array of unknown
+        shape and the call ends in an einops pattern (``und(a, b, "b i, b j -> b i j")``),
+        the array the pattern describes (``rules.patterns.pattern_helper``)."""
+        if not (type(found) is Unknown or (type(found) is Arr and found.shape is None)):
+            return found
+        if kwargs or len(args) < 2 or type(args[-1]) is not StrV:
+            return found
+        first = args[0]
+        call = Call(info.qualname, list(args), {}, labels, getattr(first, "kind", None))
+        call.facts = frame.facts if frame is not None else ()
+        call.line = getattr(node, "lineno", 0)
+        operands = [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is Arr]
+        value = self.with_notes(lambda: pattern_helper(call, f"{info.qualname}()"), operands, frame)
+        return found if value is None else value
 
     def overload_result(self, info):
         """The result of a call of an ``@overload``ed function: an array of unknown shape

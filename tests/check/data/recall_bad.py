@@ -94,8 +94,25 @@ def pair_blocks(
     q: Bool[Tensor, "b bl q"], kv: Bool[Tensor, "b bl kv"], wrapped: Bool[Tensor, "bl kv"]
 ) -> Bool[Tensor, "b bl q kv"]:
     mask = both(q, kv, "b bl q, b bl kv -> b bl q kv")
-    mask &= rearrange(wrapped, "bl kv -> 1 bl kv 1")
-    return mask  # E: axis -2 has size kv, expected q [return]
+    mask &= rearrange(wrapped, "bl kv -> 1 bl kv 1")  # E: axis -2 has sizes q and kv [broadcast]
+    return mask
+
+
+def pair_blocks_unknown(
+    q: Bool[Tensor, "b bl q"], kv: Bool[Tensor, "b bl kv"], wrapped: Bool[Tensor, "bl kv"]
+) -> Bool[Tensor, "b bl q kv"]:
+    # a helper without annotations, in einops notation: the pattern gives the result
+    mask = both_any(q, kv, "b bl q, b bl kv -> b bl q kv")
+    return mask & rearrange(wrapped, "bl kv -> bl kv 1")  # E: axis -2 has sizes q and kv [broadcast]
+
+
+def both_any(*args):
+    return args[0]
+
+
+def pair_blocks_swapped(q: Bool[Tensor, "bl q a"], kv: Bool[Tensor, "b bl kv"]) -> None:
+    both(q, kv, "b bl q, b bl kv -> b bl q kv")  # E: axis b is bl in q (bl, q, a) but b in kv [broadcast]
+    both(q[0], kv, "b bl q, b bl kv -> b bl q kv")  # E: q[0] has rank 2 (q, a) but the pattern names 3 axes [rank]
 
 
 def open_return(x: Float[Tensor, "... n"], y: Float[Tensor, "m"]) -> Float[Tensor, "m"]:

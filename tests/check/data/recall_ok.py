@@ -127,6 +127,24 @@ def pair_blocks(
     return mask
 
 
+def pair_blocks_ones(
+    q: Bool[Tensor, "b bl q"], one: Bool[Tensor, "1 bl kv"], w: Bool[Tensor, "bl kv"]
+) -> Bool[Tensor, "b 1 bl q kv"]:
+    # an axis of size 1 broadcasts; ``1`` on the right is an axis of size 1
+    mask = both(q, one, "b bl q, b bl kv -> b 1 bl q kv")
+    return mask & rearrange(w, "bl kv -> 1 1 bl 1 kv")
+
+
+def helper_patterns(q: Bool[Tensor, "b n"], k: Bool[Tensor, "b n"], h: int) -> None:
+    # a new axis, a group, or another number of arrays than of groups: not read
+    new = both(q, k, "b i, b j -> b i j c")
+    new + torch.zeros(7)
+    grouped = both(q, k, "b (i j), b j -> b i j")
+    grouped + torch.zeros(7)
+    one = both(q, "b i, b j -> b i j")
+    one + torch.zeros(7)
+
+
 def open_return(x: Float[Tensor, "... n"], y: Float[Tensor, "n"]) -> Float[Tensor, "n"]:
     return x
 

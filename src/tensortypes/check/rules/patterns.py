@@ -28,7 +28,7 @@ from ..symbolic import UNKNOWN, Arr, Bcast, IntV, ListV, StrV, TupleV, fmt_dim, 
 from . import shapefns as sf
 from .base import Call, Rule, default_int, promote
 
-__all__ = ["Einsum", "Einops", "EINOPS"]
+__all__ = ["Einsum", "Einops", "EINOPS", "pattern_helper"]
 
 _TOKEN = re.compile(r"\.\.\.|\(|\)|[A-Za-z_][A-Za-z0-9_]*|\d+|\S")
 
@@ -114,16 +114,21 @@ class Einsum(Rule):
         return einsum(call, call.args[0].value, operands, labels, "einsum", words=False)
 
 
-def _einsum_terms(equation: str, words: bool):
-    """``([operand terms], output term or None)``; a term is ``(names, ellipsis index)``."""
+def _einsum_terms(equation: str, words: bool, ones: bool = False):
+    """``([operand terms], output term or None)``; a term is ``(names, ellipsis index)``.
+
+    ``ones``: the output may have axes of size 1, written ``1``.
+    """
     lhs, arrow, rhs = equation.partition("->")
 
-    def term(text: str):
+    def term(text: str, out: bool = False):
         if words:
             names = text.split()
         else:
             names = [c for c in text.replace("...", ".") if not c.isspace()]
-        if not all(n == "..." or n == "." or n.isidentifier() for n in names):
+        if not all(
+            n == "..." or n == "." or n.isidentifier() or (out and ones and n == "1") for n in names
+        ):
             return None
         names = ["..." if n in (".", "...") else n for n in names]
         if names.count("...") > 1:
@@ -132,15 +137,25 @@ def _einsum_terms(equation: str, words: bool):
         return [n for n in names if n != "..."], cut
 
     terms = [term(t) for t in lhs.split(",")]
-    out = term(rhs) if arrow else None
+    out = term(rhs, out=True) if arrow else None
     if any(t is None for t in terms) or (arrow and out is None):
         return None
     return terms, out
 
 
-def einsum(call: Call, equation: str, operands, labels, what: str, words: bool):
-    """The value of an einsum over ``operands`` (``words``: einops' axis names)."""
-    parsed = _einsum_terms(equation, words)
+def einsum(
+    call: Call,
+    equation: str,
+    operands,
+    labels,
+    what: str,
+    words: bool,
+    ones: bool = False,
+    code: str = "matmul",
+):
+    """The value of an einsum over ``operands`` (``words``: einops' axis names;
+    ``ones``: ``1`` is an output axis of size 1; ``code``: that of a conflict)."""
+    parsed = _einsum_terms(equation, words, ones)
     if parsed is None:
         return UNKNOWN
     terms, out = parsed
@@ -152,7 +167,7 @@ def einsum(call: Call, equation: str, operands, labels, what: str, words: bool):
         )
     if any(type(x) is not Arr for x in operands):
         return UNKNOWN
-    sizes = _Sizes(f"{what} {equation!r}", call.facts, "matmul")
+    sizes = _Sizes(f"{what} {equation!r}", call.facts, code)
     ellipses, counts = [], {}
     for (names, cut), x, label in zip(terms, operands, labels):
         for n in names:
@@ -180,13 +195,13 @@ def einsum(call: Call, equation: str, operands, labels, what: str, words: bool):
         out = (names, 0 if has else None)
     names, cut = out
     for n in names:
-        if n not in sizes.sizes:
+        if n not in sizes.sizes and n != "1":
             raise CheckFailure("axis", f"{what}: output axis {n} of {equation!r} is in no operand")
     dtypes = (operands[0].dtypes, False)
     for x in operands[1:]:
         dtypes = (promote(dtypes, (x.dtypes, False), x.kind or call.kind), False)
     kind = operands[0].kind or call.kind
-    shape = [sizes.sizes[n] for n in names]
+    shape = [dims.const(1) if n == "1" else sizes.sizes[n] for n in names]
     if cut is not None:
         if any(e is None for e in ellipses):
             return Arr(kind, dtypes[0], None)
@@ -348,6 +363,41 @@ class Einops(Rule):
                 f"{unknown[0]} is unknown (einops checks it at run time)"
             )
         sizes.bind(unknown[0], q if exact else None, label)
+
+
+def pattern_helper(call: Call, what: str):
+    """The value of a call of a project's own helper in einops notation, or None.
+
+    ``und(a, b, "b i, b j -> b 1 i j")``: arrays, then a pattern with one
+    comma-separated group per array, an arrow and the result's axes (names the
+    groups have, ``...``, or ``1``). Whatever the helper computes from its arrays
+    (a product or an ``&`` of their rearranged forms, an einsum), an einops
+    pattern says the result's axes: each name is the size it has in the arrays
+    (an axis of size 1 broadcasts), and a name with two sizes proven different is
+    an error. Used only where the helper's own result is not known (no
+    annotation, or an array of any shape); anything else gives None.
+    """
+    if len(call.args) < 2 or call.kwargs:
+        return None
+    pattern = call.args[-1]
+    operands = call.args[:-1]
+    if type(pattern) is not StrV or pattern.value is None or "->" not in pattern.value:
+        return None
+    if any(type(x) is not Arr for x in operands):
+        return None
+    parsed = _einsum_terms(pattern.value, words=True, ones=True)
+    if parsed is None or len(parsed[0]) != len(operands) or parsed[1] is None:
+        return None
+    terms, (out, cut) = parsed
+    named = {n for names, _ in terms for n in names}
+    if any(n != "1" and n not in named for n in out):
+        return None  # a new axis whose size the helper takes from elsewhere
+    if (cut is not None) != any(c is not None for _, c in terms):
+        return None
+    labels = [call.label(i) for i in range(len(operands))]
+    return einsum(
+        call, pattern.value, operands, labels, what, words=True, ones=True, code="broadcast"
+    )
 
 
 def _einops_einsum(call: Call):
