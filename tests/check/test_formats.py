@@ -153,3 +153,26 @@ def test_sarif_validates_against_the_sarif_2_1_0_schema(project, capsys):
     jsonschema.validate(to_sarif([]), schema)
     d = Diagnostic("/abs/m.py", 2, 1, "reveal", "revealed: x is int", severity="note")
     jsonschema.validate(to_sarif([d]), schema)
+
+
+def test_the_line_that_made_a_shape_is_a_related_location(tmp_path, monkeypatch, capsys):
+    # The broadcast fails on line 6; the value's shape was made on line 3 and kept by
+    # line 4 (a product keeps a shape): SARIF links the error to line 3.
+    (tmp_path / "pyproject.toml").write_text("[tool.tensortypes]\n")
+    (tmp_path / "m.py").write_text(
+        "import numpy as np\n"
+        "a = np.zeros((2, 3))\n"
+        "s = a.sum(axis=0)\n"
+        "t = s * 2.0\n"
+        "b = np.zeros((2,))\n"
+        "c = t + b\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = _run(capsys, "-O", "sarif", "m.py")
+    result = json.loads(out)["runs"][0]["results"][0]
+    assert status == 1 and result["ruleId"] == "broadcast"
+    lines = [r["physicalLocation"]["region"]["startLine"] for r in result["relatedLocations"]]
+    assert lines == [4, 3, 5]
+    assert result["relatedLocations"][0]["message"]["text"] == (
+        "t: f64[3](numpy), assigned at line 4, its shape from line 3"
+    )

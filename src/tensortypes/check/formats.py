@@ -110,12 +110,12 @@ def to_sarif(diagnostics) -> dict:
     """A SARIF 2.1.0 log (a dict ready for ``json.dumps``) with one run of the checker.
 
     Each code of ``CODES`` is a rule of the tool's driver; each diagnostic a
-    result with its location, and its notes as ``relatedLocations`` when they
-    name a line (``... at line 11``) and as text otherwise.
+    result with its location, and its notes as ``relatedLocations``, one for each
+    line a note names (``... at line 11``), and as text otherwise.
     """
     from importlib.metadata import PackageNotFoundError, version
 
-    from .notes import note_line
+    from .notes import note_lines
 
     try:
         tool_version = version("tensortypes")
@@ -143,12 +143,11 @@ def to_sarif(diagnostics) -> dict:
             "locations": [location],
         }
         related = []
-        for i, note in enumerate(d.notes):
-            line = note_line(note)
-            if line is not None:
+        for note in d.notes:
+            for line in note_lines(note):  # each line a note names (made at, shaped at)
                 related.append(
                     {
-                        "id": i,
+                        "id": len(related),
                         "message": {"text": note},
                         "physicalLocation": {
                             "artifactLocation": {"uri": _uri(d.path)},
