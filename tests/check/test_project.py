@@ -318,3 +318,49 @@ y = Block(8).scale + torch.zeros(4)
     # __init__ is: its users are checked again and see the new attribute.
     (pkg / "layers.py").write_text(LAYERS.replace("torch.ones(4)", "torch.ones(5)"))
     assert _codes(check_paths([pkg], cache=cache, jobs=1)) == [(3, "broadcast")]
+
+
+MASKS = """\
+from typing import overload
+from einops import rearrange
+from torch import Tensor
+
+
+@overload
+def und(t1: Tensor, t2: Tensor, pattern: str) -> Tensor: ...
+
+
+def und(*args):
+    *tensors, pattern = args
+    return tensors[0]
+
+
+def und_self(mask: Tensor, pattern: str) -> Tensor:
+    return und(mask, mask, pattern)
+"""
+
+
+def test_a_wrapper_of_another_module_is_evaluated_with_the_callers_arguments(tmp_path):
+    pkg = _project(
+        tmp_path,
+        """\
+import torch
+from pkg.typing import *
+from .masks import und_self
+def clashes(mask: Bool[Tensor, "b a"]):
+    valid = und_self(mask, "b i, b j -> b i j")
+    return valid & torch.zeros(7, dtype=torch.bool)
+""",
+    )
+    typing = TYPING.replace("Float, Int", "Bool, Float, Int")
+    (pkg / "typing.py").write_text(
+        typing.replace('__all__ = ["Float"', '__all__ = ["Bool", "Float"')
+    )
+    (pkg / "masks.py").write_text(MASKS)
+    cache = ResultCache(tmp_path / "cache")
+    assert _codes(check_paths([pkg], cache=cache, jobs=1)) == [(6, "broadcast")]
+    # The wrapper's body is part of its module's interface: its users are checked again.
+    (pkg / "masks.py").write_text(MASKS.replace("und(mask, mask, pattern)", "und(mask, pattern)"))
+    misses = cache.misses
+    assert _codes(check_paths([pkg], cache=cache, jobs=1)) == []
+    assert cache.misses > misses + 1

@@ -24,6 +24,8 @@ __all__ = [
     "RESULT_CHANGING",
     "define",
     "decorator_name",
+    "inlinable",
+    "wrapper_return",
 ]
 
 # Attributes every torch.nn.Module has, so that using them is never an ``attr`` error.
@@ -278,6 +280,36 @@ def define(table: dict, info: FunctionInfo) -> None:
         info.overloaded = True
         info.overloads = (*before.overloads, before.returns)
     table[info.name] = info
+
+
+def wrapper_return(node) -> ast.expr | None:
+    """The expression a one-statement function returns (``def und_self(m, p): return
+    und(m, m, p)``, a docstring allowed), or None. Such a wrapper's call is
+    evaluated with the caller's arguments where its own result is not known
+    (``check.signatures``), so its body is part of its module's interface
+    (``check.project.interface_hash``)."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    body = node.body
+    if (
+        len(body) == 2
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        body = body[1:]
+    if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+        return body[0].value
+    return None
+
+
+def inlinable(node) -> bool:
+    """Whether calls may evaluate this function's body (:func:`wrapper_return`): a
+    one-statement function without a return annotation that gives a shape (none,
+    or a bare ``Tensor``; not ``Float[Tensor, "n"]``). Its body is then part of
+    its module's interface."""
+    returns = getattr(node, "returns", None)
+    return wrapper_return(node) is not None and not isinstance(returns, ast.Subscript)
 
 
 def decorator_name(node) -> str:

@@ -100,6 +100,8 @@ class Checker(
         self.last_ifexp = None  # (node, value if true, value if false) of the last IfExp
         self.ann_types: dict = {}
         self.ann_values: dict = {}
+        self.foreign_modules: dict = {}  # id of another module's FunctionInfo -> its module
+        self.inlining = 0  # one-statement wrappers being evaluated at a call (a bound)
         self.module = None
 
     # -- reporting ---------------------------------------------------------------------
@@ -381,6 +383,7 @@ class Checker(
         if found is None:
             return None
         info, owner = found
+        self.foreign_modules[id(info)] = owner
         for _, ann, _, _ in info.params:
             if ann is not None:
                 self.owners[id(ann)] = owner

@@ -25,7 +25,14 @@ import ast
 import builtins
 
 from .annotations import dtype_class
-from .defs import SIGNATURE_KEEPING, ClassFacts, ClassInfo, FunctionInfo, define
+from .defs import (
+    SIGNATURE_KEEPING,
+    ClassFacts,
+    ClassInfo,
+    FunctionInfo,
+    define,
+    inlinable,
+)
 
 __all__ = ["ModuleInfo", "REGISTERS"]
 
@@ -157,7 +164,7 @@ class ModuleInfo:
         self.defined: set = set()  # names bound at the top level other than by import
         self.imported_modules: list = []  # absolute names of the modules imported
         self.unresolved: list = []  # (line, module) of project imports not found
-        self.bodies: list = []  # (first, last) lines of function bodies but __init__'s
+        self.bodies: list = []  # (first, last) lines of function bodies but __init__'s, wrappers'
         self._star_names: dict = {}
         self._imports: list = []  # the import statements, for ``unresolved``
         self.aliases: dict = {}
@@ -239,6 +246,8 @@ class ModuleInfo:
                     t is not ast.Lambda
                     and node.name != "__init__"
                     and node.body[0].lineno > node.lineno
+                    # a wrapper's body is evaluated at calls: part of the interface
+                    and not (inlinable(node) and (cls is None or method is not None))
                 ):
                     self.bodies.append((node.body[0].lineno, node.end_lineno))
                 if cls is not None and method is None and t is not ast.Lambda:

@@ -24,7 +24,10 @@ folder. An import the project cannot resolve stays unknown, never an error;
 own module (``Checker.foreign_class``): its ``__init__`` is walked there, so
 its instances have the attributes it sets; its methods' signatures are read
 there; an unannotated method's result is unknown (its body is not part of the
-module's interface, :func:`interface_hash`).
+module's interface, :func:`interface_hash`). A one-statement function whose
+result is not known is evaluated at each call by that checker too
+(:meth:`Project.walker_of`, ``check.signatures``), so its body is part of the
+interface (``check.defs.inlinable``).
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ def interface_hash(source: str, bodies) -> str:
     r"""A hash of what other modules can see of a module: its text less the function bodies.
 
     ``bodies``: the ``(first, last)`` lines of every function body but
-    ``__init__``'s (``ModuleInfo.bodies``). Editing a function's body leaves the
+    ``__init__``'s and one-statement wrappers' (``ModuleInfo.bodies``). Editing a function's body leaves the
     hash as it was, so the modules that import it are not checked again;
     anything else (a signature, an alias, an import, the attributes a class
     sets in ``__init__``) changes it.
@@ -274,12 +277,24 @@ class Project:
         walker = self.walkers.get(file, False)
         if walker is False:
             module, classes = self._classes[file]
-            walker = self.reader(file, self, module, classes)
+            walker = self.walker_of(module)
+        return walker.module.classes.get(name) if walker is not None else None
+
+    def walker_of(self, module):
+        """The quiet checker of a module read here (``module``: its ``ModuleInfo``), made
+        once (the one :meth:`foreign_class` uses), or None."""
+        file = self._file_of.get(id(module))
+        if file is None or self.reader is None:
+            return None
+        walker = self.walkers.get(file, False)
+        if walker is False:
+            info, classes = self._classes.get(file, (module, {}))
+            walker = self.reader(file, self, info, classes)
             self.walkers[file] = walker
             if walker is not None:
-                for info in walker.module.classes.values():
-                    self._own_annotations(info, walker.module)
-        return walker.module.classes.get(name) if walker is not None else None
+                for cls in walker.module.classes.values():
+                    self._own_annotations(cls, walker.module)
+        return walker
 
     def _own_annotations(self, info, module) -> None:
         for method in info.methods.values():

@@ -29,9 +29,10 @@ from tensortypes.types import ANY, INT, TupleType
 
 from .annvalues import array_member, array_value
 from .binding import Binder, dtype_problem
-from .defs import RESULT_CHANGING
+from .defs import RESULT_CHANGING, inlinable, wrapper_return
 from .diagnostics import CheckFailure
 from .expr import read_keys
+from .frame import Frame
 from .joins import join_all, strip_none
 from .rules.base import Call
 from .rules.layers import validate_layer
@@ -55,6 +56,14 @@ from .symbolic import (
 from .typelang import allows_none, describe, fits
 
 __all__ = ["SignatureMixin", "subst_value"]
+
+
+_INLINE_DEPTH = 3  # wrappers of wrappers evaluated at a call, at most
+
+
+def _shapeless(value) -> bool:
+    """Unknown, or an array of unknown shape (``-> Tensor``)."""
+    return type(value) is Unknown or (type(value) is Arr and value.shape is None)
 
 
 def subst_value(value, binder: Binder):
@@ -220,10 +229,15 @@ class SignatureMixin:
             return generic
         if info.returns is None and self_value is None:
             found = self.inferred_return(info)
-            if type(found) is Unknown or (type(found) is Arr and found.shape is None):
-                return self.helper_pattern_result(info, found, args, kwargs, node, frame, labels)
+            if _shapeless(found):
+                found = self.helper_pattern_result(info, found, args, kwargs, node, frame, labels)
+                return self.inlined_result(info, args, kwargs) if _shapeless(found) else found
         if info.returns is not None:
             ret = self.annotation_value(info.returns)
+            if _shapeless(ret) and self_value is None and info.cls is None:
+                inlined = self.inlined_result(info, args, kwargs)
+                if type(inlined) is Arr and inlined.shape is not None:
+                    return inlined
             if any(
                 isinstance(p[2], ast.Constant) and type(p[2].value) is bool for p in info.params
             ):
@@ -261,6 +275,45 @@ class SignatureMixin:
                 value = given[name]
                 return type(value) not in (Unknown, NoneV, UnionV)
         return False
+
+    def inlined_result(self, info, args, kwargs):
+        """The array a one-statement wrapper (``def und_self(mask, pattern): return
+        und(mask, mask, pattern)``) returns for these arguments: its expression
+        evaluated, quietly, in its own module with its parameters bound to the
+        caller's values; UNKNOWN unless that is an array of known shape. Nested
+        wrappers are followed at most ``_INLINE_DEPTH`` deep."""
+        if not inlinable(info.node) or info.cls is not None or self.inlining >= _INLINE_DEPTH:
+            return UNKNOWN
+        expr = wrapper_return(info.node)
+        positional = [p for p in info.params if p[3] == "positional"]
+        names = {p[0] for p in info.params}
+        if len(args) > len(positional) or any(p[3] in ("star", "starstar") for p in info.params):
+            return UNKNOWN
+        if any(k not in names for k in kwargs):
+            return UNKNOWN
+        owner = self.foreign_modules.get(id(info))
+        walker = self if owner is None else self.project.walker_of(owner)
+        if walker is None:
+            return UNKNOWN
+        inner = Frame(info)
+        given = {p[0]: v for p, v in zip(positional, args)}
+        given.update(kwargs)
+        for name, _ann, default, _kind in info.params:
+            if name in given:
+                inner.vars[name] = given[name]
+            elif isinstance(default, ast.Constant):
+                inner.vars[name] = walker.eval(default, inner)
+            else:
+                return UNKNOWN  # a missing argument (reported) or a computed default
+        saved = walker.record, walker.inlining
+        walker.record, walker.inlining = None, self.inlining + 1
+        walker.quiet += 1
+        try:
+            value = walker.eval(expr, inner)
+        finally:
+            walker.quiet -= 1
+            walker.record, walker.inlining = saved
+        return value if type(value) is Arr and value.shape is not None else UNKNOWN
 
     def helper_pattern_result(self, info, found, args, kwargs, node, frame, labels):
         """``found`` (a helper's result), or when it is unknown or an array of unknown

@@ -110,6 +110,16 @@ def both_any(*args):
     return args[0]
 
 
+def both_self(mask: Tensor, pattern: str) -> Tensor:
+    """A one-statement wrapper: evaluated with the caller's arguments."""
+    return both(mask, mask, pattern)
+
+
+def clashes(coords: Float[Tensor, "... a 3"], mask: Bool[Tensor, "... a"]) -> Bool[Tensor, "... a a"]:
+    valid = both_self(mask, "... i, ... j -> ... i j")
+    return valid & ~torch.eye(coords.shape[-1], dtype=torch.bool)  # E: axis -1 has sizes a and 3 [broadcast]
+
+
 def pair_blocks_swapped(q: Bool[Tensor, "bl q a"], kv: Bool[Tensor, "b bl kv"]) -> None:
     both(q, kv, "b bl q, b bl kv -> b bl q kv")  # E: axis b is bl in q (bl, q, a) but b in kv [broadcast]
     both(q[0], kv, "b bl q, b bl kv -> b bl q kv")  # E: q[0] has rank 2 (q, a) but the pattern names 3 axes [rank]

@@ -135,6 +135,26 @@ def pair_blocks_ones(
     return mask & rearrange(w, "bl kv -> 1 1 bl 1 kv")
 
 
+def both_self(mask: Tensor, pattern: str) -> Tensor:
+    return both(mask, mask, pattern)
+
+
+def first_of(mask: Tensor, pattern: str = "x", *rest) -> Tensor:
+    return both(mask, mask, pattern)
+
+
+def scaled(mask: Tensor, size: int = len("ab")) -> Tensor:
+    return mask[:size]
+
+
+def clashes(coords: Float[Tensor, "... a 3"], mask: Bool[Tensor, "... a"]) -> Bool[Tensor, "... a a"]:
+    valid = both_self(mask, "... i, ... j -> ... i j")
+    # a wrapper with *rest or a default that is not a literal is not evaluated
+    first_of(mask, "... i, ... j -> ... i j") + torch.zeros(7)
+    scaled(mask) + torch.zeros(7)
+    return valid & ~torch.eye(coords.shape[-2], dtype=torch.bool)
+
+
 def helper_patterns(q: Bool[Tensor, "b n"], k: Bool[Tensor, "b n"], h: int) -> None:
     # a new axis, a group, or another number of arrays than of groups: not read
     new = both(q, k, "b i, b j -> b i j c")
