@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from tensortypes._config import config
 from tensortypes.errors import (
     AnnotationError,
+    AnnotationWarning,
     CacheError,
     CompileError,
     MethodNotDefined,
@@ -141,6 +142,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AnnotationError",
+    "AnnotationWarning",
     "CacheError",
     "CompileError",
     "MethodNotDefined",

@@ -17,6 +17,7 @@ __all__ = [
     "MethodNotDefined",
     "CompileError",
     "CacheError",
+    "AnnotationWarning",
     "caret_message",
     "raised_by_value",
     "describe_raised",
@@ -138,6 +139,16 @@ class AnnotationError(ValueError):
         else:
             full = message
         super().__init__(full)
+
+
+class AnnotationWarning(UserWarning):
+    """An annotation left unchecked because it cannot be evaluated at all.
+
+    Only the import hook warns so: it checks code its user did not write, where an
+    annotation that raises on evaluation (``callable | None`` under ``from
+    __future__ import annotations``) is the library's and must not stop the import.
+    The rest of that function's annotations are still checked.
+    """
 
 
 class TypeCheckError(TypeError):

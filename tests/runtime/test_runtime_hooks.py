@@ -6,13 +6,14 @@ import ast
 import importlib
 import sys
 import textwrap
+import warnings
 from importlib.metadata import entry_points
 
 import numpy as np
 import pytest
 
-from tensortypes.errors import TypeCheckError
-from tensortypes.runtime import install_import_hook, load_ipython_extension
+from tensortypes.errors import AnnotationError, AnnotationWarning, TypeCheckError
+from tensortypes.runtime import install_import_hook, load_ipython_extension, typechecked
 from tensortypes.runtime.import_hook import CheckTransformer
 from tensortypes.runtime.import_hook import unload_ipython_extension
 from tensortypes.runtime.pytest_plugin import split_packages
@@ -112,6 +113,59 @@ def test_import_hook_with_another_checker_by_name(package):
         mod = importlib.import_module(f"{package}.mod")
     with pytest.raises(TypeCheckError, match="parameter y"):
         mod.pair(np.zeros(2), np.zeros(3))
+
+
+BROKEN = """
+from __future__ import annotations
+
+import numpy as np
+from tensortypes.annotate import Float
+
+
+def pair(x: Float[np.ndarray, "n"], y: Float[np.ndarray, "n"], hook: callable | None = None) -> int:
+    return 1
+
+
+def later(x: Float[np.ndarray, "n"], f: callable | None, y: Later) -> int:
+    return 1
+
+
+class Later:
+    pass
+"""
+
+
+def test_import_hook_leaves_an_unevaluable_annotation_unchecked_and_warns(package, tmp_path):
+    # A library's annotation that raises when evaluated (`callable | None` under
+    # future annotations) must not stop its import: it is left unchecked, once said.
+    (tmp_path / package / "broken.py").write_text(BROKEN)
+    with install_import_hook(package):
+        with pytest.warns(AnnotationWarning) as record:
+            mod = importlib.import_module(f"{package}.broken")
+    said = sorted(str(w.message) for w in record)
+    assert len(said) == 2, said
+    assert "parameter f of " in said[0] and "broken.later (" in said[0]
+    assert "parameter hook of " in said[1] and "broken.pair (" in said[1]
+    assert all("'callable | None'" in m and "left unchecked" in m for m in said)
+    assert mod.pair(np.zeros(2), np.zeros(2), hook=print) == 1
+    with pytest.raises(TypeCheckError, match="n=2 was bound by axis 0 of x"):
+        mod.pair(np.zeros(2), np.zeros(3))
+    # Deferred to the first call (Later is defined after it), and lenient there too,
+    # without saying it again.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert mod.later(np.zeros(2), None, mod.Later()) == 1
+        with pytest.raises(TypeCheckError, match="parameter y"):
+            mod.later(np.zeros(2), None, "not Later")
+
+
+def test_typechecked_still_refuses_an_unevaluable_annotation():
+    # Written by the user and checked on request: an error at decoration.
+    def f(x: "callable | None") -> int:  # noqa: F821 (the annotation under test)
+        return 1
+
+    with pytest.raises(AnnotationError, match="cannot evaluate 'callable | None'"):
+        typechecked(f)
 
 
 def test_import_hook_refuses_bad_module_names():

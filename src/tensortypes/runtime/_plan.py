@@ -20,10 +20,11 @@ import sys
 import types
 import typing
 import unicodedata
+import warnings
 from typing import Any
 
 from tensortypes.annotate import annotation_matchers
-from tensortypes.errors import AnnotationError
+from tensortypes.errors import AnnotationError, AnnotationWarning
 from tensortypes.types import ANY, AbcType, ann_to_type
 from tensortypes.runtime._messages import function_label, where_defined
 
@@ -156,11 +157,15 @@ def _what(name: str) -> str:
     return "the return value" if name == "return" else f"parameter {name}"
 
 
-def _hints(fn: Any, localns: dict | None, missing: list | None = None) -> dict:
+def _hints(
+    fn: Any, localns: dict | None, missing: list | None = None, lenient: bool = False
+) -> dict:
     """The function's annotations with strings evaluated (one by one, so that an error
     names its parameter) in its globals and ``localns``; ``Unresolved`` on a name not
     defined yet (with ``missing``, that annotation is left out and the name, or None
-    when not known, appended to it)."""
+    when not known, appended to it). An annotation whose evaluation raises anything
+    else is an ``AnnotationError``; with ``lenient`` (the import hook, checking code
+    its user did not write) it is left out with an ``AnnotationWarning`` instead."""
     raw = dict(getattr(fn, "__annotations__", None) or {})
     if not any(isinstance(a, (str, typing.ForwardRef)) for a in raw.values()):
         return raw
@@ -176,12 +181,31 @@ def _hints(fn: Any, localns: dict | None, missing: list | None = None) -> dict:
                 raise Unresolved(str(error)) from None
             missing.append(getattr(error, "name", None))
         except Exception as error:  # noqa: BLE001 (an annotation's own code may raise anything)
-            raise AnnotationError(
+            message = (
                 f"cannot check {_what(name)} of {function_label(fn)} "
                 f"({where_defined(fn)}): cannot evaluate {ann!r}: "
                 f"{type(error).__name__}: {error}"
-            ) from None
+            )
+            if not lenient or isinstance(error, AnnotationError):
+                # Our own error (a malformed shape string) is the author's to fix.
+                raise AnnotationError(message) from None
+            _warn_unchecked(message)
     return out
+
+
+def _warn_unchecked(message: str) -> None:
+    """Say once per annotation that the import hook left it unchecked."""
+    if message in _WARNED:
+        return
+    _WARNED.add(message)
+    warnings.warn(
+        f"{message}; left unchecked (the rest of the function is checked)",
+        AnnotationWarning,
+        stacklevel=2,
+    )
+
+
+_WARNED: set[str] = set()
 
 
 _SHIM_CODE = (lambda: None).__code__
@@ -272,7 +296,9 @@ def defining_locals(fn: Any) -> dict | None:
 _OURS = ("tensortypes.runtime", "dataclasses", "functools")
 
 
-def make_plan(fn: Any, localns: dict | None = None, missing: list | None = None) -> Plan:
+def make_plan(
+    fn: Any, localns: dict | None = None, missing: list | None = None, lenient: bool = False
+) -> Plan:
     """Read ``fn``'s signature and annotations into a :class:`Plan`.
 
     String annotations are evaluated in ``fn``'s globals and ``localns`` (the
@@ -283,13 +309,15 @@ def make_plan(fn: Any, localns: dict | None = None, missing: list | None = None)
     annotation that cannot be checked. Given a list ``missing``, an annotation
     naming something undefined is left unchecked instead (``Any``) and the name
     (None when it is not a name of ``fn``'s globals) appended to ``missing``.
+    With ``lenient``, an annotation whose evaluation raises is left unchecked with
+    an ``AnnotationWarning`` (see ``_hints``).
 
     >>> def f(x: int, *, y: "list[str]" = ()) -> float: ...
     >>> p = make_plan(f)
     >>> [(q.name, str(q.type)) for q in p.params], str(p.ret)
     ([('x', 'int'), ('y', 'List[str]')], 'float')
     """
-    hints = _hints(fn, localns, missing)
+    hints = _hints(fn, localns, missing, lenient)
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError) as error:

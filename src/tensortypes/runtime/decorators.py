@@ -81,9 +81,10 @@ def _apply(obj: Any, wrap: Any, on_class: Any) -> Any:
     return wrap(obj)
 
 
-def _compile(fn: Any) -> Any:
+def _compile(fn: Any, lenient: bool = False) -> Any:
     """The checked wrapper of a function (deferred to its first call when a string
-    annotation names something not defined yet)."""
+    annotation names something not defined yet). With ``lenient`` (the import hook),
+    an annotation whose evaluation raises is left unchecked with a warning."""
     if getattr(fn, "__tensortypes_checker__", None) is not None or getattr(
         fn, "__tensortypes_deferred__", False
     ):
@@ -104,13 +105,13 @@ def _compile(fn: Any) -> Any:
                 return rewrap(template, fn)
     try:
         try:
-            plan = make_plan(fn)
+            plan = make_plan(fn, lenient=lenient)
         except Unresolved:
             localns = defining_locals(fn)
             try:
-                plan = make_plan(fn, localns)
+                plan = make_plan(fn, localns, lenient=lenient)
             except Unresolved:
-                return _deferred(fn, localns)
+                return _deferred(fn, localns, lenient)
     except AnnotationError as error:
         if not getattr(error, "deferred", False):
             raise
@@ -131,7 +132,7 @@ def _refused(fn: Any, error: AnnotationError) -> Any:
     return refused
 
 
-def _deferred(fn: Any, localns: dict | None) -> Any:
+def _deferred(fn: Any, localns: dict | None, lenient: bool = False) -> Any:
     """``fn`` checked from its first call on. An annotation naming something still
     undefined then (a class being defined, a module the file never imports) is
     unchecked (``Any``, as jaxtyping leaves it to its checker, which reads it so)
@@ -146,7 +147,7 @@ def _deferred(fn: Any, localns: dict | None) -> Any:
         if partial and not _defined_now(fn, partial[1]):
             return partial[0]
         missing: list = []
-        plan = make_plan(fn, localns, missing)
+        plan = make_plan(fn, localns, missing, lenient)
         if partial and missing == partial[1]:
             return partial[0]
         wrapper = compile_checker(plan, DRIVERS).wrapper
@@ -210,6 +211,17 @@ def typechecked(fn: Any = None, *, check_assignment: bool = False) -> Any:
     if config.disable:
         return fn
     return _apply(fn, _compile, lambda cls: _check_class(cls, check_assignment))
+
+
+def hook_checked(fn: Any) -> Any:
+    """``typechecked`` as the import hook applies it to code its user did not write:
+    an annotation that raises when evaluated is left unchecked with an
+    ``AnnotationWarning`` instead of stopping the import."""
+    if config.disable:
+        return fn
+    return _apply(
+        fn, functools.partial(_compile, lenient=True), lambda cls: _check_class(cls, False)
+    )
 
 
 def resolve_checker(typechecker: Any) -> Any:

@@ -31,7 +31,7 @@ from importlib.abc import MetaPathFinder
 from importlib.util import decode_source
 from typing import Any
 
-from tensortypes.runtime.decorators import jaxtyped, resolve_checker, typechecked
+from tensortypes.runtime.decorators import hook_checked, jaxtyped, resolve_checker, typechecked
 
 __all__ = [
     "install_import_hook",
@@ -53,7 +53,7 @@ def hook_decorator(key: int) -> Any:
     checker the hook was installed with)."""
     checker = _checker(key)
     if checker is None:
-        return typechecked
+        return hook_checked
     return jaxtyped(typechecker=checker)
 
 
