@@ -319,9 +319,7 @@ class SignatureMixin:
         """``found`` (a helper's result), or when it is unknown or an array of unknown
         shape and the call ends in an einops pattern (``und(a, b, "b i, b j -> b i j")``),
         the array the pattern describes (``rules.patterns.pattern_helper``)."""
-        if not (type(found) is Unknown or (type(found) is Arr and found.shape is None)):
-            return found
-        if kwargs or len(args) < 2 or type(args[-1]) is not StrV:
+        if not _shapeless(found) or kwargs or len(args) < 2 or type(args[-1]) is not StrV:
             return found
         first = args[0]
         call = Call(info.qualname, list(args), {}, labels, getattr(first, "kind", None))

@@ -419,7 +419,8 @@ class StatementMixin:
 
         try:
             # The notes say where the array and the value were made.
-            self.with_notes(store, [(target.value, receiver), (stmt.value, value)], frame)
+            operands = [(target.value, receiver), (getattr(stmt, "value", None), value)]
+            self.with_notes(store, operands, frame)
         except CheckFailure as failure:
             self.fail(stmt, failure, frame)
 
