@@ -62,7 +62,9 @@ def test_real_corpus(capsys):
     s = out["summary"]
     with capsys.disabled():
         print(
-            f"\nreal corpus: recall {s['caught']}/{s['bugs']}, {s['reports']} reports "
+            f"\nreal corpus: recall {s['caught']}/{s['bugs']} on the line, "
+            f"{s['pointed']} on it or named by a note, {s['in_function']} in the function; "
+            f"{s['reports']} reports "
             f"({s['false_alarms']} false alarms, {s['unclassified']} unclassified) in "
             f"{s['lines']} lines"
         )
