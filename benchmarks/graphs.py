@@ -11,7 +11,7 @@ before any of them is imported), best of several repeats of the process's CPU ti
 - the elementwise chain ``exp(x)*y + z*2 - x/y`` at 10^7 (the fused loop's benchmark).
 
 Each row also says how ours runs: which nodes run as C and which through ``perform``
-inside the compiled function (``dot`` still does, through NumPy's BLAS).
+inside the compiled function (``dot`` runs as C, calling SciPy's BLAS when installed).
 
     python benchmarks/graphs.py [--repeat 5] [--wall]
 

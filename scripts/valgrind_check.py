@@ -10,7 +10,7 @@ The workload compiles its graphs with ``-g -O1`` (and without ``-march=native``:
 valgrind does not decode every recent instruction) into a temporary module cache,
 then exercises every path of the generated C: fused elementwise loops (flat
 and strided, broadcasting, empty arrays), reductions and fused row programs
-(any axes, layouts, empty axes), every kind of wrong input, a node that
+(any axes, layouts, empty axes), ``dot``/``matmul`` (BLAS and loops, copied layouts), every kind of wrong input, a node that
 fails after allocating its output, ``perform`` fallbacks (one raising), rigid
 symbols, enum parameters and ``CDataType`` pointers freed by their capsules or
 by the cleanup code. valgrind runs it with ``PYTHONMALLOC=malloc`` and writes
@@ -144,6 +144,25 @@ m2 = np.random.rand(9, 33)
 for args in ([m2], [m2.T.copy().T], [m2[::2]], [m2[:0]]):
     fused(args)
 expect_error(fused, [m2[:, :0]])
+
+# dot/matmul: BLAS and the loop, layouts that are copied, casts, 0-size, bad sizes
+from unittest import mock
+from tensortypes.link.c import blas
+pa, pb = tensor("float64", (None, None), name="pa"), tensor("float64", (None, None), name="pb")
+pv, p3 = tensor("float64", (None,), name="pv"), tensor("float64", (None, None, None), name="p3")
+pi = tensor("int32", (None, None), name="pi")
+prod_outs = [tt.matmul(pa, pb), tt.dot(pa, pv), tt.dot(pv, pb), tt.dot(pv, pv),
+             tt.matmul(p3, pb), tt.dot(p3, pb), tt.matmul(pi, pa), tt.dot(pi, pi)]
+ma, mb, mv, m3 = (np.random.rand(*s) for s in ((6, 5), (5, 7), (5,), (3, 6, 5)))
+mi, mr = np.arange(25, dtype="i4").reshape(5, 5), np.random.rand(10, 10)
+with mock.patch.object(blas, "blas_module", lambda: None):
+    loops = build([pa, pb, pv, p3, pi], prod_outs)
+for products in (build([pa, pb, pv, p3, pi], prod_outs), loops):
+    for args in ([ma[:5, :5], mb, mv, m3, mi], [mr[::-2, ::2], mb.T.copy().T, mv[::-1],
+                 m3[:, ::-1].transpose(1, 0, 2)[:3, :5], mi.T],
+                 [ma[:5, :5], mb[:, :0], mv, m3[:0], mi]):
+        products(args)
+    expect_error(products, [ma, mb, mv, m3, mi])
 
 # enum parameters and opaque pointers
 MODES = EnumList("ONE", "TWO", cname="vg_modes")

@@ -12,7 +12,7 @@ particular node raises ``MethodNotDefined`` and that node falls back to
 Built-in entries: ``SpecifyShape`` (a check of fixed sizes, the output aliases
 the input) and, when ``tensortypes.tensor.elemwise`` exists, ``Elemwise``
 (one fused loop, see ``loops``), ``Reduce``, ``Argmax`` and ``FusedReduce`` (see
-``reduce``).
+``reduce``), ``MatMul`` and ``Dot`` (see ``blas``).
 """
 
 from __future__ import annotations
@@ -34,6 +34,10 @@ def _no_headers(node) -> list:
     return []
 
 
+def _no_init(node) -> list:
+    return []
+
+
 class Lowering:
     """The C lowering of one op class.
 
@@ -42,10 +46,12 @@ class Lowering:
     failure path; ``sub["literals"]`` maps an input position to a C literal when
     ``inline_literals`` is set and that input is a constant the linker could
     print). ``support(node, name, sub)``, ``headers(node)`` and ``version(node)`` give
-    support code, headers and the cache version (empty: unversioned).
+    support code, headers and the cache version (empty: unversioned);
+    ``init(node)`` the statements the module's init function runs (which must
+    not fail: they run once per node of the class, so they are idempotent).
     """
 
-    __slots__ = ("op_class", "code", "support", "headers", "version", "inline_literals")
+    __slots__ = ("op_class", "code", "support", "headers", "version", "init", "inline_literals")
 
     def __init__(
         self,
@@ -55,6 +61,7 @@ class Lowering:
         headers=_no_headers,
         version=(1,),
         inline_literals=False,
+        init=_no_init,
     ):
         if not callable(code):
             raise TypeError(
@@ -65,6 +72,7 @@ class Lowering:
         self.code = code
         self.support = support
         self.headers = headers
+        self.init = init
         self.version = version if callable(version) else (lambda node, v=tuple(version): v)
         self.inline_literals = bool(inline_literals)
 
@@ -183,3 +191,14 @@ def _register_builtin() -> None:
         headers=loops.elemwise_headers,
         version=reduce.fused_version,
     )
+    from tensortypes.link.c import blas
+    from tensortypes.tensor.math import Dot, MatMul
+
+    for op_class, code in ((MatMul, blas.matmul_code), (Dot, blas.dot_code)):
+        register_lowering(
+            op_class,
+            code,
+            support=blas.product_support,
+            version=blas.product_version,
+            init=blas.product_init,
+        )

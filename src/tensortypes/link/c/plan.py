@@ -246,6 +246,7 @@ def plan_node(node, index: int, cvars: dict) -> NodePlan:
                 plan.support = lowering.support(node, plan.name, sub)
                 plan.headers = list(lowering.headers(node))
                 plan.version = tuple(lowering.version(node))
+                plan.init_code = list(lowering.init(node))
             else:
                 _own_code(plan, op, node, inputs, outputs, sub, cvars)
             plan.kind = "c"
