@@ -10,7 +10,8 @@ The workload compiles its graphs with ``-g -O1`` (and without ``-march=native``:
 valgrind does not decode every recent instruction) into a temporary module cache,
 then exercises every path of the generated C: fused elementwise loops (flat
 and strided, broadcasting, empty arrays), reductions and fused row programs
-(any axes, layouts, empty axes), ``dot``/``matmul`` (BLAS and loops, copied layouts), every kind of wrong input, a node that
+(any axes, layouts, empty axes), ``dot``/``matmul`` (BLAS and loops, copied layouts),
+views (indexing, transposes, squeezes, reshapes), every kind of wrong input, a node that
 fails after allocating its output, ``perform`` fallbacks (one raising), rigid
 symbols, enum parameters and ``CDataType`` pointers freed by their capsules or
 by the cleanup code. valgrind runs it with ``PYTHONMALLOC=malloc`` and writes
@@ -163,6 +164,16 @@ for products in (build([pa, pb, pv, p3, pi], prod_outs), loops):
                  [ma[:5, :5], mb[:, :0], mv, m3[:0], mi]):
         products(args)
     expect_error(products, [ma, mb, mv, m3, mi])
+
+# views: slices, int indices, new axes, transposes, squeezes, reshapes (views and copies)
+vx = tensor("float64", ("a", "b", "c"), name="vx")
+views = build([vx], [vx[1:, ::-2, 0], vx[None, ..., -1:], vx.T, vx[:, None].squeeze(1),
+                     vx.reshape(-1), vx.reshape(("c", "b", "a")), tt.expand_dims(vx, (0, 2)),
+                     vx[0, 0, 0], exp(vx[::2].T.reshape(-1))], rewrite=False)
+mv3 = np.random.rand(4, 5, 6)
+for args in ([mv3], [mv3[::-1, ::2]], [np.asfortranarray(mv3)], [mv3[:, :0]]):
+    expect_error(views, args) if args[0].size == 0 else views(args)
+expect_error(views, [mv3[:0]])
 
 # enum parameters and opaque pointers
 MODES = EnumList("ONE", "TWO", cname="vg_modes")

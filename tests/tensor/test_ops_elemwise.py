@@ -145,9 +145,9 @@ def test_variables_stay_hashable_and_compare_by_identity():
     assert tt.eq(x, x).dtype == "bool"
 
 
-def test_indexing_is_not_provided():
+def test_indexing_with_a_tensor_is_not_provided():
     with pytest.raises(NotImplementedError, match="indexing"):
-        tt.dvector("x")[0]
+        tt.dvector("x")[tt.lscalar("i")]
 
 
 def test_elemwise_is_equal_by_scalar_op_and_cached():

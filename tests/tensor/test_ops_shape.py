@@ -1,4 +1,5 @@
-"""Shape ops: reshape (element counts), transpose, concatenate, expand_dims."""
+"""Shape ops: reshape (element counts), transpose, concatenate, expand_dims, squeeze,
+basic indexing with static bounds."""
 
 from __future__ import annotations
 
@@ -106,6 +107,71 @@ def test_expand_dims():
     assert tt.expand_dims(x, 1).eval({x: value}).shape == (2, 1, 3)
 
 
+def test_squeeze():
+    x = tensor("float64", (1, "n", None, 1))
+    assert tt.squeeze(x).type.shape == shape_of("n", None)
+    assert x.squeeze((0, 2)).type.shape == shape_of("n", 1)
+    with pytest.raises(ValueError, match="axis 1 .* does not have size 1"):
+        x.squeeze(1)
+    with pytest.raises(ValueError, match="out of bounds"):
+        x.squeeze(4)
+    assert x.squeeze(2).eval({x: np.ones((1, 2, 1, 1))}).shape == (1, 2, 1)
+    with pytest.raises(ValueError, match="cannot select an axis to squeeze out"):
+        x.squeeze(2).eval({x: np.ones((1, 2, 3, 1))})
+
+
+def test_indexing_types_and_errors():
+    x = tensor("float32", (4, "n", None))
+    assert x[1:3].type.shape == shape_of(2, "n", None)
+    assert x[::-1, :, 0].type.shape == shape_of(4, "n")
+    assert x[..., None, -1].type.shape == shape_of(4, "n", 1)
+    assert x[-1, 1:].type.shape == shape_of(None, None)
+    assert x[0, 0, 0].type.shape == ()
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 0"):
+        x[4]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0, 0, 0]
+    with pytest.raises(IndexError, match="single ellipsis"):
+        x[..., 0, ...]
+    with pytest.raises(ValueError, match="step cannot be zero"):
+        x[::0]
+    with pytest.raises(NotImplementedError, match="only Python ints or None"):
+        x[1.5:]
+    with pytest.raises(NotImplementedError, match="basic indexing with static bounds"):
+        x[[0, 1]]
+    with pytest.raises(NotImplementedError, match="basic indexing with static bounds"):
+        x[True]
+    assert str(x[1:, ::2, None].owner.op) == "Subtensor{1:, ::2, None}"
+
+
+@settings(deadline=None, max_examples=150)
+@given(data=st.data(), shape=array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=4))
+def test_indexing_static_types_hold_their_values(data, shape):
+    static = tuple(data.draw(st.sampled_from([s, None, f"s{s}"])) for s in shape)
+    x = tensor("float32", static)
+    value = np.arange(np.prod(shape), dtype="float32").reshape(shape)
+    bound = st.one_of(st.none(), st.integers(-6, 6))
+    index = []
+    for s in shape:
+        if s and data.draw(st.booleans()):
+            index.append(data.draw(st.integers(-s, s - 1)))
+        else:
+            step = data.draw(st.one_of(st.none(), st.integers(-3, 3).filter(bool)))
+            index.append(slice(data.draw(bound), data.draw(bound), step))
+        if data.draw(st.booleans()):
+            index.append(None)
+    out = x[tuple(index)]
+    _type_holds(out, out.eval({x: value}), value[(*index, Ellipsis)])
+
+
+def _type_holds(out, got, want):
+    """``out``'s static type (symbols ``s<n>`` bound to n) holds ``want``, which ``got`` equals."""
+    bindings = {f"s{n}": n for n in range(5)}
+    concrete = tuple(s.evaluate(bindings) if hasattr(s, "evaluate") else s for s in out.type.shape)
+    assert TensorType("float32", concrete).is_super(TensorType("float32", want.shape))
+    np.testing.assert_array_equal(got, want)
+
+
 @settings(deadline=None, max_examples=150)
 @given(data=st.data(), shape=array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
 def test_shape_ops_static_types_hold_their_values(data, shape):
@@ -123,11 +189,5 @@ def test_shape_ops_static_types_hold_their_values(data, shape):
         (tt.expand_dims(x, axis), np.expand_dims(value, axis)),
         (x.reshape((size,)), value.reshape(size)),
     ]
-    bindings = {f"s{n}": n for n in range(5)}
     for out, want in cases:
-        got = out.eval({x: value})
-        concrete = tuple(
-            s.evaluate(bindings) if hasattr(s, "evaluate") else s for s in out.type.shape
-        )
-        assert TensorType("float32", concrete).is_super(TensorType("float32", want.shape))
-        np.testing.assert_array_equal(got, want)
+        _type_holds(out, out.eval({x: value}), want)

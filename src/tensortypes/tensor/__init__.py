@@ -119,10 +119,13 @@ from tensortypes.tensor.shape_ops import (  # noqa: E402
     Concatenate,
     ExpandDims,
     Reshape,
+    Squeeze,
+    Subtensor,
     Transpose,
     concatenate,
     expand_dims,
     reshape,
+    squeeze,
     transpose,
 )
 
@@ -139,6 +142,8 @@ __all__ += [
     "Transpose",
     "Concatenate",
     "ExpandDims",
+    "Squeeze",
+    "Subtensor",
     "add",
     "sub",
     "mul",
@@ -184,4 +189,5 @@ __all__ += [
     "transpose",
     "concatenate",
     "expand_dims",
+    "squeeze",
 ]

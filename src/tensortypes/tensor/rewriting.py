@@ -393,9 +393,16 @@ def _provably_equal(a, b) -> bool:
 
 
 class _Space:
-    """The iteration space of a reduction over trailing axes: which values fit in it."""
+    """The iteration space of a reduction over trailing axes: which values fit in it.
 
-    __slots__ = ("ndim", "axes", "outer", "inner")
+    When every size of the seed's input is known (ints or symbols), a value fits
+    when its sizes provably are the space's (or 1 on the reduced axes). Otherwise
+    (``None`` sizes: ``unknown``) a value fits by rank and by which axes are
+    statically 1, and the region is kept only if ``spans`` proves its shapes
+    right from what each value is computed from.
+    """
+
+    __slots__ = ("ndim", "axes", "outer", "inner", "unknown")
 
     def __init__(self, seed):
         shape = seed.inputs[0].type.shape
@@ -403,6 +410,7 @@ class _Space:
         self.axes = seed.op.axis
         self.outer = shape[: self.ndim - len(self.axes)]
         self.inner = shape[self.ndim - len(self.axes) :]
+        self.unknown = not all(_provably_equal(s, s) for s in shape)
 
     def usable(self) -> bool:
         n = self.ndim
@@ -410,7 +418,6 @@ class _Space:
             bool(self.axes)
             and self.axes == tuple(range(n - len(self.axes), n))
             and not all(s == 1 for s in self.inner)
-            and all(_provably_equal(s, s) for s in (*self.outer, *self.inner))
         )
 
     def kind(self, var) -> str | None:
@@ -420,6 +427,8 @@ class _Space:
         if len(shape) != self.ndim or var.type.dtype in _NO_FUSED_DTYPES:
             return None
         k = self.ndim - len(self.axes)
+        if self.unknown:
+            return "row" if all(s == 1 for s in shape[k:]) else "full"
         if not all(_provably_equal(a, b) for a, b in zip(shape[:k], self.outer)):
             return None
         if all(s == 1 for s in shape[k:]):
@@ -441,6 +450,33 @@ class _Space:
             and self.kind(node.outputs[0]) is not None
             and not any(v.type.dtype in _NO_FUSED_DTYPES for v in node.inputs)
         )
+
+    def spans(self, fgraph, region) -> bool:
+        """With unknown sizes: whether the fused region computes every value at the
+        shape the unfused graph gives it. The fused op runs over the broadcast of all
+        its inputs; a value has that shape when it is computed from every input
+        whose shape may matter: for the argument of a reduction, every input not
+        statically 1 on the reduced axes (else it would reduce over a broadcast
+        length); for a value read outside, every input not statically 1 on all axes
+        (else its shape would be larger than the unfused one)."""
+        if not self.unknown:
+            return True
+        k = self.ndim - len(self.axes)
+        nodes = [n for n in fgraph.toposort() if n in region]
+        inputs = {v for n in nodes for v in n.inputs if v.owner not in region}
+        wide = {v for v in inputs if not all(s == 1 for s in v.type.shape)}
+        long = {v for v in wide if not all(s == 1 for s in v.type.shape[k - self.ndim :])}
+        deps: dict = {v: {v} & wide for v in inputs}
+        for node in nodes:
+            got = set().union(*(deps[v] for v in node.inputs))
+            if isinstance(node.op, Reduce) and not long <= got:
+                return False
+            deps[node.outputs[0]] = got
+            if not wide <= got and any(
+                c == "output" or c not in region for c, _ in fgraph.clients[node.outputs[0]]
+            ):
+                return False
+        return True
 
 
 def _reaches(var, region) -> bool:
@@ -466,8 +502,10 @@ class ReduceFusion(GraphRewriter):
     downwards over consumers (elementwise of the same rank, or reductions over the
     same axes) whose other inputs do not come from the region. Every value computed
     inside has, provably, the sizes of the iteration space (or 1 on the reduced
-    axes); a region that would read one of its own results through a node outside it
-    is not fused. Values read outside the region are the op's outputs.
+    axes): from the static sizes when they are known, else from what each value is
+    computed from (``_Space.spans``); a region that would read one of its own results
+    through a node outside it is not fused. Values read outside the region are the
+    op's outputs.
     """
 
     __slots__ = ()
@@ -481,7 +519,7 @@ class ReduceFusion(GraphRewriter):
             if not space.usable() or not space.member(seed):
                 continue
             region = self._grow(fgraph, seed, space)
-            if len(region) < 2:
+            if len(region) < 2 or not space.spans(fgraph, region):
                 continue
             replacements = self._fuse(fgraph, region, space)
             if replacements:

@@ -1,4 +1,5 @@
-"""Shape ops: ``reshape``, ``transpose``, ``concatenate``, ``expand_dims`` (layer 4, ``tensor``).
+"""Shape ops: ``reshape``, ``transpose``, ``concatenate``, ``expand_dims``, ``squeeze``
+and basic indexing with static bounds (``x[1:, ::2, 0, None, ...]``) (layer 4, ``tensor``).
 
 Each infers its output's static shape, symbolic sizes included:
 ``concatenate`` of ``("a", "c")`` with itself along axis 0 is ``("2*a", "c")``;
@@ -6,6 +7,13 @@ Each infers its output's static shape, symbolic sizes included:
 ``("3*n",)`` and ``(2, 3)`` reshaped to ``(4, 2)`` is an error at build time. A
 symbolic size in a new shape (``x.reshape(("n", -1))``) is evaluated at run time
 from the sizes of the input, so its symbols must appear in the input's type.
+
+Indexing takes what NumPy's basic indexing takes when every bound is a Python
+int: ints, slices of ints or None, ``None`` (a new axis) and one ``...``; the
+result is a view of the input, as in NumPy (a result with no axes left is the
+0-d view ``x[i, ...]`` gives). A static size gives static bounds checks and
+sizes (``x[1:3]`` of ``(5,)`` is ``(2,)``); an unknown or symbolic size keeps
+the full slice's size and is checked at run time (NumPy's ``IndexError``).
 """
 
 from __future__ import annotations
@@ -28,10 +36,14 @@ __all__ = [
     "Transpose",
     "Concatenate",
     "ExpandDims",
+    "Squeeze",
+    "Subtensor",
     "reshape",
     "transpose",
     "concatenate",
     "expand_dims",
+    "squeeze",
+    "getitem",
 ]
 
 
@@ -285,6 +297,181 @@ class ExpandDims(Op):
         output_storage[0][0] = np.expand_dims(inputs[0], self.axes)
 
 
+class Squeeze(Op):
+    """Remove the size-1 axes ``axes`` (sorted input axes); an axis of unknown size is
+    checked at run time (NumPy's ``ValueError``).
+
+    >>> from tensortypes.tensor import tensor
+    >>> Squeeze((0, 2))(tensor("int8", (1, "n", None))).type
+    TensorType(int8, (n,))
+    """
+
+    __props__ = ("axes",)
+
+    def __init__(self, axes):
+        self.axes = tuple(int(a) for a in axes)
+
+    def make_node(self, x) -> Apply:
+        x = as_tensor_variable(x)
+        if normalize_axes(self.axes, x.ndim, "squeeze: axis") != self.axes:
+            raise ValueError(
+                f"squeeze: axes {self.axes} are not sorted axes of {x} ({x.ndim} dimensions)"
+            )
+        for a in self.axes:
+            size = x.type.shape[a]
+            if size is not None and dim_eq(size, 1) is not True:
+                raise ValueError(
+                    f"squeeze: axis {a} of {x} with shape "
+                    f"{format_static_shape(x.type.shape)} does not have size 1"
+                )
+        shape = tuple(s for i, s in enumerate(x.type.shape) if i not in self.axes)
+        return Apply(self, [x], [TensorType(x.dtype, shape).make_variable()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = np.squeeze(inputs[0], axis=self.axes)
+
+
+def _index_entry(entry, x) -> tuple:
+    """One entry of a basic index as data: ("int", i), ("slice", start, stop, step), ("new",)."""
+    if entry is None:
+        return ("new",)
+    if isinstance(entry, (int, np.integer)) and not isinstance(entry, (bool, np.bool_)):
+        return ("int", int(entry))
+    if isinstance(entry, slice):
+        bounds = []
+        for b in (entry.start, entry.stop, entry.step):
+            if b is not None and (
+                isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, np.integer))
+            ):
+                raise NotImplementedError(
+                    f"indexing {x} with the slice {entry!r}: only Python ints or None "
+                    "are provided as bounds"
+                )
+            bounds.append(None if b is None else int(b))
+        if bounds[2] == 0:
+            raise ValueError(f"indexing {x}: slice step cannot be zero")
+        return ("slice", *bounds)
+    raise NotImplementedError(
+        f"indexing the tensor variable {x} with {entry!r} is not provided by tensortypes' "
+        "ops: indexing takes ints, slices of ints, None and ... (basic indexing with "
+        "static bounds)"
+    )
+
+
+class Subtensor(Op):
+    """Basic indexing with static bounds: ``idx`` a tuple of ("int", i), ("slice", start,
+    stop, step) and ("new",) entries, one per indexed axis (the rest are kept).
+
+    >>> from tensortypes.tensor import tensor
+    >>> Subtensor((("int", 0), ("slice", 1, None, 2)))(tensor("int8", (3, 7, "n"))).type
+    TensorType(int8, (3, n))
+    """
+
+    __props__ = ("idx",)
+
+    def __init__(self, idx):
+        self.idx = tuple(tuple(e) for e in idx)
+        for e in self.idx:
+            if e[0] not in ("int", "slice", "new") or len(e) != {"int": 2, "slice": 4}.get(e[0], 1):
+                raise ValueError(f"Subtensor: bad index entry {e!r}")
+            if e[0] == "slice" and e[3] == 0:
+                raise ValueError("Subtensor: slice step cannot be zero")
+
+    def __str__(self) -> str:
+        return f"Subtensor{{{', '.join(_entry_text(e) for e in self.idx)}}}"
+
+    def make_node(self, x) -> Apply:
+        x = as_tensor_variable(x)
+        used = sum(e[0] != "new" for e in self.idx)
+        if used > x.ndim:
+            raise IndexError(
+                f"too many indices for {x}: it has {x.ndim} dimension(s), but {used} were indexed"
+            )
+        shape: list = []
+        axis = 0
+        for e in self.idx:
+            if e[0] == "new":
+                shape.append(1)
+                continue
+            size = x.type.shape[axis]
+            if e[0] == "int":
+                if isinstance(size, int) and not -size <= e[1] < size:
+                    raise IndexError(
+                        f"index {e[1]} is out of bounds for axis {axis} of {x} with size {size}"
+                    )
+            elif isinstance(size, int):
+                shape.append(len(range(*slice(*e[1:]).indices(size))))
+            elif e[1:] in ((None, None, None), (None, None, 1)):
+                shape.append(size)
+            else:
+                shape.append(None)
+            axis += 1
+        shape += list(x.type.shape[axis:])
+        return Apply(self, [x], [TensorType(x.dtype, tuple(shape)).make_variable()])
+
+    def numpy_index(self) -> tuple:
+        """The index NumPy takes (``...`` last, so a result without axes is a 0-d view)."""
+        out: list = []
+        for e in self.idx:
+            out.append(None if e[0] == "new" else e[1] if e[0] == "int" else slice(*e[1:]))
+        return (*out, Ellipsis)
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = inputs[0][self.numpy_index()]
+
+
+def _entry_text(e) -> str:
+    if e[0] == "new":
+        return "None"
+    if e[0] == "int":
+        return str(e[1])
+    start, stop, step = ("" if b is None else str(b) for b in e[1:])
+    return f"{start}:{stop}" + (f":{step}" if step else "")
+
+
+def getitem(x, index):
+    """``x[index]`` for basic indices with static bounds (see the module docstring).
+
+    >>> from tensortypes.tensor import tensor
+    >>> x = tensor("float32", (4, "n", 3))
+    >>> x[1:, ..., None, -1].type
+    TensorType(float32, (3, n, 1))
+    """
+    x = as_tensor_variable(x)
+    entries = index if isinstance(index, tuple) else (index,)
+    if sum(e is Ellipsis for e in entries) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    parsed = [e if e is Ellipsis else _index_entry(e, x) for e in entries]
+    used = sum(e is not Ellipsis and e[0] != "new" for e in parsed)
+    if used > x.ndim:
+        raise IndexError(
+            f"too many indices for {x}: it has {x.ndim} dimension(s), but {used} were indexed"
+        )
+    idx: list = []
+    for e in parsed:
+        if e is Ellipsis:
+            idx += [("slice", None, None, None)] * (x.ndim - used)
+        else:
+            idx.append(e)
+    return Subtensor(tuple(idx))(x)
+
+
+def squeeze(x, axis=None):
+    """``x`` without the size-1 axes ``axis`` (int or tuple); None: every axis whose
+    static size is 1.
+
+    >>> from tensortypes.tensor import tensor
+    >>> squeeze(tensor("float64", (1, "n", 1))).type
+    TensorType(float64, (n,))
+    """
+    x = as_tensor_variable(x)
+    if axis is None:
+        axes = tuple(i for i, s in enumerate(x.type.shape) if s is not None and dim_eq(s, 1))
+    else:
+        axes = normalize_axes(axis, x.ndim, "squeeze: axis")
+    return Squeeze(axes)(x)
+
+
 def reshape(x, shape):
     """``x`` with a new shape: ints, at most one -1, dim expressions (``"n"``, ``"2*n"``).
 
@@ -348,4 +535,4 @@ def expand_dims(x, axis):
     return ExpandDims(normalize_axes(axis, x.ndim + count, "expand_dims: axis"))(x)
 
 
-register_operators(reshape=reshape, transpose=transpose)
+register_operators(reshape=reshape, transpose=transpose, squeeze=squeeze, getitem=getitem)

@@ -10,8 +10,8 @@ call time.
 
 ``==`` and ``hash`` stay identity, as for every ``Variable`` (graphs keep
 Variables in dicts): use ``tensortypes.tensor.eq``/``neq`` for elementwise
-equality. Indexing (``x[i]``) is not provided by these ops and raises
-``NotImplementedError``.
+equality. Indexing (``x[1:, 0]``) is NumPy's basic indexing with static bounds;
+an index holding a tensor or an array raises ``NotImplementedError``.
 """
 
 from __future__ import annotations
@@ -171,10 +171,8 @@ class TensorVariable(Variable):
     __hash__ = Variable.__hash__
 
     def __getitem__(self, index):
-        raise NotImplementedError(
-            f"indexing the tensor variable {self} is not provided by tensortypes' ops; "
-            "use reshape, transpose, concatenate, expand_dims or an explicit Op"
-        )
+        """Basic indexing with static bounds (ints, slices of ints, None, ``...``): a view."""
+        return _op("getitem")(self, index)
 
     # -- methods -----------------------------------------------------------------------
     def sum(self, axis=None, keepdims=False):
@@ -224,6 +222,10 @@ class TensorVariable(Variable):
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
             axes = axes[0]
         return _op("transpose")(self, axes or None)
+
+    def squeeze(self, axis=None):
+        """The size-1 axes ``axis`` removed (None: those of static size 1); see ``squeeze``."""
+        return _op("squeeze")(self, axis)
 
     @property
     def T(self):  # noqa: N802  (NumPy's name)

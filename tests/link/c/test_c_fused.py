@@ -90,11 +90,12 @@ def functions(shared_cache):
     config.cache_dir = shared_cache.directory
     cache: dict = {}
 
-    def get(name, dtype, mode):
-        key = (name, dtype, mode)
+    def get(name, dtype, mode, sizes="symbolic"):
+        key = (name, dtype, mode, sizes)
         if key not in cache:
             build, nd = GRAPHS[name]
-            x = tt.tensor(dtype, ("a", "b", "c")[:nd], name="x")
+            names = ("a", "b", "c") if sizes == "symbolic" else (None, None, None)
+            x = tt.tensor(dtype, names[:nd], name="x")
             f = tensortypes.function([x], build(_TT, x), mode=mode)
             ops = [type(n.op) for n in f.fgraph.toposort()]
             assert FusedReduce in ops, (name, ops)
@@ -123,8 +124,9 @@ def _value(dtype, shape, layout, rng):
     st.sampled_from(["c", "transposed", "sliced"]),
     st.integers(0, 99),
     st.integers(0, 2),
+    st.sampled_from(["symbolic", "unknown"]),
 )
-def test_fused_graphs_match_numpy(functions, name, sizes, layout, seed, which):
+def test_fused_graphs_match_numpy(functions, name, sizes, layout, seed, which, known):
     build, nd = GRAPHS[name]
     dtype = DTYPES[name][which % len(DTYPES[name])]
     value = _value(dtype, tuple(sizes[:nd]), layout, np.random.default_rng(seed))
@@ -136,11 +138,11 @@ def test_fused_graphs_match_numpy(functions, name, sizes, layout, seed, which):
             assert "no identity" in str(exc)
             for mode in ("c", "py"):
                 with pytest.raises(ValueError, match="no identity"):
-                    functions(name, dtype, mode)(value)
+                    functions(name, dtype, mode, known)(value)
             return
         wants = want if isinstance(want, list) else [want]
         for mode in ("c", "py"):
-            got = functions(name, dtype, mode)(value)
+            got = functions(name, dtype, mode, known)(value)
             gots = got if isinstance(got, list) else [got]
             for g, w in zip(gots, wants):
                 w = np.asarray(w).astype(g.dtype)
@@ -185,12 +187,61 @@ def test_fusion_keeps_every_type_and_needs_known_sizes():
     before = fg.outputs[0].type
     assert ReduceFusion().apply(fg) == {"reduce_fusion": 1}
     assert fg.outputs[0].type == before
-    y = tt.tensor("float64", (None, 4), name="y")
-    fg = FunctionGraph([y], [tt.sum(tt.exp(y), axis=1)], clone=True)
-    assert ReduceFusion().apply(fg) == {}  # an unknown size: nothing proves the rows agree
     z = tt.tensor("float64", ("n", "m"), name="z")
     fg = FunctionGraph([z], [tt.sum(tt.exp(z), axis=0)], clone=True)
     assert ReduceFusion().apply(fg) == {}  # not the trailing axes
+
+
+def _fusions(inputs, outputs) -> dict:
+    return ReduceFusion().apply(FunctionGraph(inputs, outputs, clone=True))
+
+
+def test_unknown_sizes_fuse_when_every_value_has_the_unfused_shape():
+    y, z = tt.dmatrix("y"), tt.dmatrix("z")
+    assert _fusions([y], [tt.sum(tt.exp(y), axis=1)]) == {"reduce_fusion": 1}
+    # both inputs feed the reduction and the output: the space is their broadcast
+    assert _fusions([y, z], [tt.sum(tt.exp(y * z), axis=1)]) == {"reduce_fusion": 1}
+    # z is not in the sum: z of (3, 4) with y of (3, 1) would sum y over 4 columns
+    assert _fusions([y, z], [tt.sum(tt.exp(y), axis=1, keepdims=True) * z]) == {}
+    # a value read outside that does not see z: its shape could be smaller than the space
+    r = tt.tensor("float64", (None, 1), name="r")
+    s = tt.sum(tt.exp(y), axis=1, keepdims=True)
+    assert _fusions([y, r], [s, s * r]) == {}
+    assert _fusions([y, r], [s * r]) == {"reduce_fusion": 1}
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.tuples(st.integers(0, 4), st.integers(0, 4)),
+    st.tuples(st.booleans(), st.booleans()),
+    st.tuples(st.booleans(), st.booleans()),
+)
+def test_unknown_sizes_broadcast_as_numpy(shared_cache, shape, ones_y, ones_z):
+    from tensortypes._config import config
+
+    config.cache_dir = shared_cache.directory
+    y, z = tt.dmatrix("y"), tt.dmatrix("z")
+    outs = [
+        tt.sum(tt.log(1 + tt.exp(-y * z)), axis=1),
+        tt.exp(y * z) / tt.sum(tt.exp(y * z), axis=1, keepdims=True),
+        tt.sum(tt.exp(y), axis=1, keepdims=True) * z,
+    ]
+    f = tensortypes.function([y, z], outs, mode="c")
+    kinds = [type(n.op).__name__ for n in f.fgraph.toposort()]
+    assert kinds.count("FusedReduce") == 2, kinds
+    sy = tuple(1 if one else s for one, s in zip(ones_y, shape))
+    sz = tuple(1 if one else s for one, s in zip(ones_z, shape))
+    rng = np.random.default_rng(sum(shape))
+    vy, vz = rng.normal(size=sy), rng.normal(size=sz)
+    with np.errstate(all="ignore"):
+        wants = [
+            np.log(1 + np.exp(-vy * vz)).sum(axis=1),
+            np.exp(vy * vz) / np.exp(vy * vz).sum(axis=1, keepdims=True),
+            np.exp(vy).sum(axis=1, keepdims=True) * vz,
+        ]
+        for g, w in zip(f(vy, vz), wants):
+            assert g.shape == w.shape
+            assert TensorType.values_eq_approx(g, w)
 
 
 def test_a_value_read_outside_is_an_output():

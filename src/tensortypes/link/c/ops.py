@@ -12,7 +12,8 @@ particular node raises ``MethodNotDefined`` and that node falls back to
 Built-in entries: ``SpecifyShape`` (a check of fixed sizes, the output aliases
 the input) and, when ``tensortypes.tensor.elemwise`` exists, ``Elemwise``
 (one fused loop, see ``loops``), ``Reduce``, ``Argmax`` and ``FusedReduce`` (see
-``reduce``), ``MatMul`` and ``Dot`` (see ``blas``).
+``reduce``), ``MatMul`` and ``Dot`` (see ``blas``), and the view ops ``Reshape``,
+``Transpose``, ``ExpandDims``, ``Squeeze`` and ``Subtensor`` (see ``views``).
 """
 
 from __future__ import annotations
@@ -201,4 +202,18 @@ def _register_builtin() -> None:
             support=blas.product_support,
             version=blas.product_version,
             init=blas.product_init,
+        )
+    from tensortypes.link.c import views
+    from tensortypes.tensor import shape_ops
+
+    view_ops: tuple[tuple[type, object], ...] = (
+        (shape_ops.Reshape, views.reshape_code),
+        (shape_ops.Transpose, views.transpose_code),
+        (shape_ops.ExpandDims, views.expand_dims_code),
+        (shape_ops.Squeeze, views.squeeze_code),
+        (shape_ops.Subtensor, views.subtensor_code),
+    )
+    for view_class, view_code in view_ops:
+        register_lowering(
+            view_class, view_code, support=views.view_support, version=views.view_version
         )
