@@ -2,7 +2,8 @@
 
 Float64, one process, one core (BLAS, OpenMP and XLA limited to one thread here,
 before any of them is imported), best of several repeats of the process's CPU time
-(``--wall``: wall-clock time):
+(``--wall``: wall-clock time); in each repeat every tool runs once, in turn, so a
+load that changes during the run favours none of them:
 
 - row softmax of a 2000x500 matrix: ``e = exp(S - S.max(1, keepdims)); e / e.sum(1, keepdims)``;
 - layer norm of a 4096x1024 matrix: ``(X - mean) / sqrt(var + 1e-5)`` over rows;
@@ -236,7 +237,7 @@ def main() -> None:
     for name, args_ in data.items():
         f, plan = tools["ours"][0][name]
         want = tools["numpy"][0][name](*args_)
-        times = {}
+        calls = {}
         for tool in TOOLS:
             entry = tools[tool]
             if entry is None:
@@ -245,9 +246,13 @@ def main() -> None:
             fn = fns[name][0] if tool == "ours" else fns[name]
             targs = [convert(a) for a in args_] if convert is not None else list(args_)
             np.testing.assert_allclose(np.asarray(fn(*targs)), want, rtol=1e-7, atol=1e-12)
-            times[tool] = best_seconds(
-                lambda fn=fn, targs=targs: fn(*targs), args.repeat, 0.2, timer=timer
-            )
+            calls[tool] = lambda fn=fn, targs=targs: fn(*targs)
+        # the tools take turns, so that load changing during the run favours none of them
+        times: dict = {}
+        for _ in range(args.repeat):
+            for tool, call in calls.items():
+                t = best_seconds(call, 1, 0.1, timer=timer)
+                times[tool] = min(times.get(tool, t), t)
         rows.append(
             (
                 name,
