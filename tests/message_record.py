@@ -42,6 +42,7 @@ FORBIDDEN = {
         r"\)\s(floating|integer|(float|int|uint|complex|bfloat)\d+(\|\w+)*)\b(?! result)"
     ),
     "static value as 'array (...)'": re.compile(r"\barray \([^()]*\) "),
+    "an array class by its private module": re.compile(r"\bjaxlib\._jax\.|\btorch\._C\._"),
 }
 """What no message may contain, by what it is (the one forms are in ``core.words``)."""
 

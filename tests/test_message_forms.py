@@ -150,6 +150,14 @@ def test_the_formatter_itself():
     assert annotation_text(Float[np.ndarray, "n"].type) == "Float[np.ndarray, 'n']"
 
 
+def test_array_classes_print_by_their_public_names():
+    # jax.Array's __qualname__ is "jaxlib._jax.Array": a message names it jax.Array.
+    jax = pytest.importorskip("jax")
+    assert annotation_text(Float[jax.Array, "n d"]) == "Float[jax.Array, 'n d']"
+    torch = pytest.importorskip("torch")
+    assert annotation_text(Float[torch.Tensor, "n"]) == "Float[torch.Tensor, 'n']"
+
+
 def test_an_assignment_blames_the_assigned_field_with_its_new_value():
     state = State(np.zeros((2, 3)), np.zeros((2, 3)))
     with pytest.raises(TypeCheckError) as info:
@@ -223,6 +231,32 @@ def test_static_wording():
     assert "contracted axes differ" in message and "'#'" not in message
 
 
+def test_two_names_for_one_size_say_how_to_tell_the_checker():
+    # jaxtyping code names axes freely ("b c h w"); a layer built from another name
+    # (in_ch) is an error by the contract, and the message says how to state it.
+    source = (
+        "import torch\n"
+        "from torch import nn\n"
+        "from jaxtyping import Float\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self, in_ch: int):\n"
+        "        super().__init__()\n"
+        "        self.conv = nn.Conv2d(in_ch, 16, 3)\n"
+        "        self.fc = nn.Linear(2 * in_ch, 1)\n"
+        "    def forward(self, x: Float[torch.Tensor, 'b c h w'], y: Float[torch.Tensor, 'b c']):\n"
+        "        return self.conv(x), self.fc(y)\n"
+    )
+    conv, linear = (d.message for d in check_source(source))
+    assert "if c is always in_ch, an assert on the shape or one name for both says so" in conv
+    # A formula (2*in_ch against c) is no second name for the same size: no such hint.
+    assert "(not provably equal for every size)" in linear and "assert" not in linear
+    fixed = source.replace(
+        "        return self.conv",
+        "        assert x.shape[1] == self.conv.in_channels\n        return self.conv",
+    )
+    assert [d.code for d in check_source(fixed)] == ["layer"]
+
+
 def test_paths_from_the_configuration_print_relative(tmp_path):
     (tmp_path / "src" / "pkg").mkdir(parents=True)
     (tmp_path / "sub").mkdir()
@@ -271,6 +305,7 @@ OLD_FORMS = {
     "the dtype twice": "expected a NumPy array, got float64 float64",
     "static value as shape and dtype": "x: (n, d) floating, parameter at line 6",
     "static value as 'array (...)'": "reveal_type: x is array (n, d) of some dtype",
+    "an array class by its private module": "expected: Float[jax.jaxlib._jax.Array, 'n']",
 }
 
 

@@ -223,6 +223,37 @@ def test_pytest_plugin_jaxtyping_spelling(pytester):
     result.stdout.fnmatch_lines(["*TypeCheckError*"])
 
 
+def test_a_failed_check_ends_its_traceback_at_the_users_call(pytester):
+    # pytest hides the library's frames (the generated wrapper, the error's builder):
+    # the last frame shown is the test's own line, under our checker and another one.
+    checkers = ["typechecked"]
+    if importlib.util.find_spec("beartype") is not None:
+        checkers.append("jaxtyped(typechecker=beartype.beartype)")
+    source = textwrap.dedent("""
+        import numpy as np
+        from tensortypes import Float, jaxtyped, typechecked
+
+        @CHECKER
+        def first(x: Float[np.ndarray, "n"]) -> Float[np.ndarray, "n"]:
+            return x[1:]
+
+        def test_bad_return():
+            first(np.ones(3))
+
+        def test_bad_parameter():
+            first(np.ones((3, 2)))
+    """)
+    for checker in checkers:
+        head = "import beartype\n" if "beartype" in checker else "\n"
+        (pytester.path / "test_trace.py").write_text(head + source.replace("CHECKER", checker))
+        result = pytester.runpytest_subprocess(*_plugin_args(), "-p", "no:randomly")
+        result.assert_outcomes(failed=2)
+        out = result.stdout.str()
+        assert "_codegen.py" not in out and "_external.py" not in out, out
+        result.stdout.fnmatch_lines(["test_trace.py:11: TypeCheckError"])
+        result.stdout.fnmatch_lines(["test_trace.py:14: TypeCheckError"])
+
+
 def test_split_packages():
     assert split_packages("a_pkg", False) == (["a_pkg"], None)
     assert split_packages("a_pkg,b_pkg,beartype.beartype", False) == (

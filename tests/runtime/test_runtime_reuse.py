@@ -134,7 +134,7 @@ def test_another_checker_decorates_once_per_code():
     made = []
 
     def counting(f):  # a checker that never objects, counting what it decorates
-        made.append(f.__name__)
+        made.append((f.__qualname__, sorted(f.__annotations__)))
         return f
 
     def outer(k):
@@ -144,7 +144,10 @@ def test_another_checker_decorates_once_per_code():
         return jaxtyped(typechecker=counting)(inner)
 
     assert [outer(k)(1) for k in range(3)] == [1, 2, 3]
-    assert made == ["check_params", "check_return"]
+    # One function for the parameters, one for the return value, each named as the
+    # decorated function (the other checker's own message names it).
+    name = "test_another_checker_decorates_once_per_code.<locals>.outer.<locals>.inner"
+    assert made == [(name, ["x"]), (name, ["return"])]
 
 
 def test_an_array_parameter_holding_its_default_is_not_walked():

@@ -150,6 +150,13 @@ class Binder:
             if n in self.where and not self._self_bound(n)
         )
         why = "" if dims.eq(expected, a) is False else " (not provably equal for every size)"
+        if why and _a_name(a) and _a_name(expected):
+            # Two sizes named differently (an axis "c" against a layer's in_ch): the
+            # code may know more than the annotations; say how to tell the checker.
+            why = (
+                f" (not provably equal for every size: if {fmt_dim(a)} is always "
+                f"{fmt_dim(expected)}, an assert on the shape or one name for both says so)"
+            )
         message = f"{label} axis {axis} has size {fmt_dim(a)}, expected {fmt_dim(expected)}"
         if not p.is_constant and str(p) != str(expected):
             message += f" ({p})"
@@ -380,6 +387,11 @@ class Binder:
 
 
 _UNBOUND = object()
+
+
+def _a_name(size) -> bool:
+    """Whether ``size`` is one named size (``c``, ``in_ch``), not a number or a formula."""
+    return type(size) is Dim and size.is_symbol
 
 
 def _with_shape(label: str, shape) -> str:

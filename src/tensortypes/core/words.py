@@ -188,9 +188,11 @@ def kind_text(kind: Any) -> str:
         if module == "builtins":
             return name
         top = module.split(".")[0]
+        # jax.Array's __qualname__ is "jaxlib._jax.Array" (module "jax"): the last part names it.
+        short = name.rsplit(".", 1)[-1]
         for library, text in KIND_TEXT.items():
             if top == library or (library == "jax" and top == "jaxlib"):
-                if text.rsplit(".", 1)[-1] == name:
+                if text.rsplit(".", 1)[-1] == short:
                     return text
         if top == "numpy":
             return f"np.{name}"

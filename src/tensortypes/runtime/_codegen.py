@@ -166,6 +166,7 @@ class Checker:
     def fail_params(self, values: tuple, raised: Any = None) -> None:
         """Raise the ``TypeCheckError`` for parameters the fast path rejected (or whose
         check ``raised`` an exception of the value's own)."""
+        __tracebackhide__ = True  # pytest ends the traceback at the user's call
         env = Bindings(self.arguments(values))
         for check in self.checks:
             value = values[check.index]
@@ -236,6 +237,7 @@ class Checker:
         raised: Any = None,
     ) -> None:
         """Raise the ``TypeCheckError`` for a value checked after the call began."""
+        __tracebackhide__ = True  # pytest ends the traceback at the user's call
         env = self.scope_of(values, env)
         reason, error = self.why(value, t, env, label)
         env.label = None
@@ -244,6 +246,7 @@ class Checker:
         raise format_error(self.plan, what, value, ann, t, reason, env) from (error or raised)
 
     def fail_return(self, values: tuple, result: Any, env: Any) -> None:
+        __tracebackhide__ = True  # pytest ends the traceback at the user's call
         plan = self.plan
         self.fail_value(
             "return value", "the return value", result, plan.ret_ann, plan.ret, values, env
@@ -522,6 +525,9 @@ def _finish(checker: Checker, src: Source, params: str) -> None:
     body = "\n".join([head, *src.lines]) + "\n"
     filename = f"<tensortypes check {plan.label}#{next(_COUNTER)}>"
     namespace = dict(src.consts)
+    # pytest hides a frame whose globals say so: a failed check's traceback ends at the
+    # user's call, not in this generated wrapper (pytest --full-trace shows it).
+    namespace["__tracebackhide__"] = True
     exec(compile(body, filename, "exec", dont_inherit=True), namespace)  # noqa: S102 (names validated)
     linecache.cache[filename] = (len(body), None, body.splitlines(keepends=True), filename)
     wrapper = namespace[f"{src.prefix}checked"]

@@ -128,8 +128,18 @@ def _made(name: str, params: str, body: str, namespace: dict, fn: Any) -> Any:
     # the annotations into strings.
     exec(compile(source, f"<tensortypes {name}>", "exec", dont_inherit=True), namespace)  # noqa: S102
     made = namespace[name]
-    made.__module__ = getattr(fn, "__module__", None) or __name__
+    _named_as(made, fn)
     return made
+
+
+def _named_as(made: Any, fn: Any) -> None:
+    """Name ``made`` as ``fn``: the other checker's own message (the cause of ours)
+    then says ``Function model.loss() parameter y=...``, not our helper's name."""
+    made.__module__ = getattr(fn, "__module__", None) or __name__
+    for attribute in ("__name__", "__qualname__"):
+        name = getattr(fn, attribute, None)
+        if isinstance(name, str):
+            setattr(made, attribute, name)
 
 
 def _signature_function(name: str, params: list, fn: Any) -> Any:
@@ -159,7 +169,6 @@ def _binder(signature: inspect.Signature, fn: Any) -> Any:
         namespace,
         fn,
     )
-    made.__qualname__ = getattr(fn, "__qualname__", made.__qualname__)
     return made
 
 
@@ -285,7 +294,7 @@ def _return_function(ann: Any, fn: Any) -> Any:
         namespace,
     )
     made = namespace["check_return"]
-    made.__module__ = getattr(fn, "__module__", None) or __name__
+    _named_as(made, fn)
     return made
 
 
@@ -371,6 +380,7 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
     def check_params(
         made: _Setup, arguments: dict, bindings: Bindings, args: tuple, kwargs: dict
     ) -> None:
+        __tracebackhide__ = True  # pytest ends the traceback at the user's call
         try:
             made.check_params(*args, **kwargs)
         except AnnotationError:
@@ -379,6 +389,7 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
             raise _param_error(fn, made.plan, arguments, bindings, error) from error
 
     def check_return(made: _Setup, value: Any, bindings: Bindings) -> None:
+        __tracebackhide__ = True  # pytest ends the traceback at the user's call
         try:
             made.check_return(value)
         except AnnotationError:
@@ -393,6 +404,7 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
 
         @functools.wraps(fn)
         async def checked_coroutine(*args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True  # pytest ends the traceback at the user's call
             if checked_coroutine.__dict__.get("__no_type_check__"):
                 return await fn(*args, **kwargs)
             made = state[0] if state else setup()
@@ -413,6 +425,7 @@ def external_checker(fn: Any, typechecker: Any) -> Any:
 
     @functools.wraps(fn)
     def checked(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # pytest ends the traceback at the user's call
         if checked.__dict__.get("__no_type_check__"):  # @no_type_check put on top
             return fn(*args, **kwargs)
         made = state[0] if state else setup()
