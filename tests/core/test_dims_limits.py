@@ -8,7 +8,7 @@ evaluation that stops before computing a huge integer.
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tensortypes import AnnotationError, Float
@@ -170,6 +170,7 @@ _PIECES = st.sampled_from(
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_PIECES, max_size=120))
+@example(pieces=["10", "**", "10", "2", "2"])  # 10**1022: 1023 characters when printed
 def test_any_text_parses_or_is_an_annotation_error(pieces):
     text = "".join(pieces)
     try:
@@ -177,10 +178,18 @@ def test_any_text_parses_or_is_an_annotation_error(pieces):
     except AnnotationError as error:
         assert error.text == text
         return
-    # Whatever parses is within the limits and prints back to itself.
+    # Whatever parses is within the limits and prints back to itself, unless the
+    # printed form is past MAX_LENGTH: a constant within MAX_BITS can have more
+    # digits than that ("10**1022" prints 1023 characters), and then reading it back
+    # is the length error, as for any text that long.
     assert len(d._terms) <= limits.MAX_TERMS
     assert all(c.bit_length() <= limits.MAX_BITS for _, c in d._terms)
-    assert parse(str(d)) is d
+    printed = str(d)
+    if len(printed) > limits.MAX_LENGTH:
+        with pytest.raises(AnnotationError, match="MAX_LENGTH"):
+            parse(printed)
+    else:
+        assert parse(printed) is d
 
 
 @settings(max_examples=60, deadline=None)

@@ -21,7 +21,7 @@ import copyreg
 import difflib
 import re
 import weakref
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import numpy as np
 
@@ -185,10 +185,10 @@ def _one(item: Any, text: str) -> str | re.Pattern:
         ) from None
 
 
-def _make_dtype(name: str, dtypes: Any, **extra: Any) -> type:
+def _make_dtype(name: str, dtypes: Any, **extra: Any) -> type[AbstractDtype]:
     namespace = {"dtypes": dtypes, "__module__": "tensortypes.annotate", "__qualname__": name}
     namespace.update(extra)
-    return _MetaAbstractDtype(name, (AbstractDtype,), namespace)
+    return cast("type[AbstractDtype]", _MetaAbstractDtype(name, (AbstractDtype,), namespace))
 
 
 _STRUCTS: dict[tuple, type] = {}
@@ -258,7 +258,7 @@ _SPECS: dict[str, Any] = {
     **{f"Int{b}": (f"int{b}",) for b in (2, 4, 8, 16, 32, 64)},
 }
 
-DTYPE_CLASSES: dict[str, type] = {
+DTYPE_CLASSES: dict[str, type[AbstractDtype]] = {
     name: _make_dtype(name, dtypes) for name, dtypes in _SPECS.items()
 }
 """Every dtype class of jaxtyping's array annotations by name (``DTYPE_CLASSES["Float32"]``)."""

@@ -78,7 +78,7 @@ def _dtype_set(names) -> frozenset | None:
     return _CATEGORY_SETS.get(found, found)
 
 
-_CATEGORY_SETS = {members: members for members in CATEGORIES.values()}
+_CATEGORY_SETS: dict[frozenset, frozenset] = {members: members for members in CATEGORIES.values()}
 
 # jaxtyping's dtype classes (as in jaxtyping) as dtype sets (None: any dtype), read off the
 # runtime's own table so the checker knows exactly the classes ``tensortypes.annotate`` has.

@@ -44,7 +44,7 @@ def _solve(expr: Dim, name: str, target: Dim):
     diff = target - k
     if c in (1, -1):
         return diff * c
-    if diff.is_constant:
+    if diff.value is not None:
         q, r = divmod(diff.value, c)
         return dims.const(q) if not r and q >= 0 else None
     if (diff % c).value == 0:
@@ -171,7 +171,7 @@ class Binder:
         diff = target - k
         rest = diff % c
         if rest.is_constant:
-            return c if rest.value != 0 or (diff.is_constant and diff.value < 0) else None
+            return c if rest.value != 0 or (diff.value is not None and diff.value < 0) else None
         if dims.eq(rest, 0) is True:
             return None
         if self.facts and equal_under_facts((diff // c) * c, diff, self.facts):
@@ -285,7 +285,12 @@ class Binder:
             ]
             return pairs
         cut = next((i for i, d in enumerate(bound or ()) if type(d) is Rest), None)
-        if cut is None or bound[cut] is not shape[rest_a] or bound[cut].name is None:
+        if (
+            cut is None
+            or bound is None
+            or bound[cut] is not shape[rest_a]
+            or bound[cut].name is None
+        ):
             return None
         before, after = bound[:cut], bound[cut + 1 :]
         want_head, want_tail = head_p + len(before), tail_p + len(after)

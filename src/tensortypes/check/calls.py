@@ -19,6 +19,7 @@ import ast
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
+from .host import CheckerHost
 from .diagnostics import CheckFailure
 from .expr import Labels, attr_key, label_of
 from .joins import element_of, join_all, join_values, may_be_none
@@ -60,7 +61,7 @@ _LIST_MUTATORS = frozenset(
 )
 
 
-class CallMixin:
+class CallMixin(CheckerHost):
     """Call evaluation for the walker."""
 
     def call_info(

@@ -27,7 +27,7 @@ from pathlib import Path
 
 __all__ = ["CheckConfig", "load_config", "find_pyproject", "is_excluded"]
 
-_KEYS = {
+_KEYS: dict[str, type] = {
     "paths": list,
     "exclude": list,
     "strict": bool,
@@ -123,7 +123,9 @@ def load_config(pyproject: Path | None = None) -> CheckConfig:
             raise ValueError(
                 f"{path}: [tool.tensortypes] {key} must be a {kind.__name__}, got {value!r}"
             )
-        if kind is list and not all(isinstance(v, str) for v in value):
+        if kind is list and not (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        ):
             raise ValueError(f"{path}: [tool.tensortypes] {key} must be a list of strings")
         values[key] = value
     return CheckConfig(root=path.parent, warnings=warnings, **values)

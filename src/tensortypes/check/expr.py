@@ -15,6 +15,7 @@ import ast
 
 from tensortypes.core import dims
 
+from .host import CheckerHost
 from .diagnostics import CheckFailure
 from .joins import element_of, join_values, may_be_none, strip_none
 from .rules import dtype_object
@@ -125,7 +126,7 @@ def _int_dim(value: IntV, op: str, other: IntV):
     return None
 
 
-class ExprMixin:
+class ExprMixin(CheckerHost):
     """Expression evaluation for the walker (needs ``report``, ``module``, ``call_node``)."""
 
     # -- entry -------------------------------------------------------------------------

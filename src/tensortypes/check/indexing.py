@@ -16,6 +16,7 @@ import ast
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
+from .host import CheckerHost
 from .diagnostics import CheckFailure
 from .expr import ELLIPSIS, item_key, label_of
 from .joins import join_all
@@ -47,7 +48,7 @@ from .symbolic import (
 __all__ = ["IndexMixin", "index_array"]
 
 
-class IndexMixin:
+class IndexMixin(CheckerHost):
     """Subscripts for the walker (needs ``eval``, ``check_optional`` and ``with_notes``)."""
 
     def e_Subscript(self, node, frame):
@@ -289,7 +290,7 @@ def index_array(x: Arr, index: list, label: str):
             if (
                 i is not None
                 and type(size) is Dim
-                and size.is_constant
+                and size.value is not None
                 and not -size.value <= i < size.value
             ):
                 raise CheckFailure(

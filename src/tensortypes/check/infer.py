@@ -58,6 +58,7 @@ from .symbolic import (
     TupleV,
     UnionV,
     Unknown,
+    Value,
 )
 from .typelang import class_type, describe
 
@@ -87,7 +88,7 @@ class Checker(
         self.source = source
         # When a dict: every evaluated expression node -> its value (the editor's hover).
         self.record = record
-        self.tree = None
+        self.tree: ast.Module | None = None
         self.path = path
         self.strict = strict
         self.project = project  # check.project.Project: imports followed across modules
@@ -102,7 +103,7 @@ class Checker(
         self.ann_values: dict = {}
         self.foreign_modules: dict = {}  # id of another module's FunctionInfo -> its module
         self.inlining = 0  # one-statement wrappers being evaluated at a call (a bound)
-        self.module = None
+        self.module: ModuleInfo | None = None  # set by run(), before anything reads it
 
     # -- reporting ---------------------------------------------------------------------
     def report(self, node, code: str, message: str, notes=(), severity: str = "error"):
@@ -375,7 +376,7 @@ class Checker(
         Its annotations are read in its own module (``self.owners``); its body is
         walked only when that module is checked, so an unannotated result is unknown.
         """
-        if self.project is None:
+        if self.project is None or self.module is None:
             return None
         found = self.project.function(
             self.project.canonical(path, self.module.local), self.module.local
@@ -395,7 +396,7 @@ class Checker(
     def foreign_class(self, path: str):
         """Another project module's class a ``path`` names (its ``ClassInfo``), or None
         (``check.project.Project.foreign_class``)."""
-        if self.project is None:
+        if self.project is None or self.module is None:
             return None
         return self.project.foreign_class(
             self.project.canonical(path, self.module.local), self.module.local
@@ -435,6 +436,7 @@ class Checker(
             if kind in ("star", "starstar"):
                 frame.vars[name] = UNKNOWN
                 continue
+            value: Value
             if ann is None:
                 if isinstance(default, ast.Constant) and type(default.value) is int:
                     value = self.size_param(name, frame, line)

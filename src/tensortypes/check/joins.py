@@ -147,7 +147,8 @@ def join_values(a: Value, b: Value) -> Value:
         if ta is Arr or tb is Arr:
             return UNKNOWN  # an array or a scalar: either may follow; gradual
         return join_kinds(a, b)
-    if ta is Arr:
+    # ta is tb from here: each test names both, so that static checkers narrow them.
+    if type(a) is Arr and type(b) is Arr:
         dtypes = None if a.dtypes is None or b.dtypes is None else a.dtypes | b.dtypes
         return Arr(
             a.kind if a.kind == b.kind else None,
@@ -160,33 +161,33 @@ def join_values(a: Value, b: Value) -> Value:
             if a.contiguous is None or b.contiguous is None
             else False,
         )
-    if ta is IntV:
+    if type(a) is IntV and type(b) is IntV:
         if a.dim is not None and b.dim is not None and dims.eq(a.dim, b.dim):
             return a
         return IntV()
-    if ta is TupleV:
+    if type(a) is TupleV and type(b) is TupleV:
         if len(a.items) == len(b.items):
             return TupleV(tuple(join_values(x, y) for x, y in zip(a.items, b.items)))
         return join_kinds(a, b)
-    if ta is BoolV:
+    if type(a) is BoolV and type(b) is BoolV:
         return a if a.value == b.value else BoolV()
-    if ta is StrV:
+    if type(a) is StrV and type(b) is StrV:
         return a if a.value == b.value else StrV()
-    if ta is LayerV and a.rule is b.rule and a.args == b.args:
+    if type(a) is LayerV and type(b) is LayerV and a.rule is b.rule and a.args == b.args:
         return a
-    if ta is InstV:
+    if type(a) is InstV and type(b) is InstV:
         if a.info is b.info:
             return a if a.env == b.env else InstV(a.info)
         return join_kinds(a, b)
     if ta in (FloatV, NoneV):
         return a
-    if ta is ListV:
+    if type(a) is ListV and type(b) is ListV:
         if a.kind != b.kind:
             return join_kinds(a, b)
         if a.items == () or b.items == ():  # an empty literal adds no element kind
             return ListV(None, element_of(b if a.items == () else a))
         return ListV(None, join_values(element_of(a), element_of(b)))
-    if ta is DTypeV:
+    if type(a) is DTypeV and type(b) is DTypeV:
         return a if a.dtype is b.dtype else UNKNOWN
     return a if ta in (Ref, FuncV, ClassV) and a.describe() == b.describe() else UNKNOWN
 

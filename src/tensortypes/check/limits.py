@@ -37,7 +37,7 @@ def prune_deep(tree: ast.AST, limit: int = MAX_DEPTH) -> list:
     >>> sorted({line for line, _ in cut}), ast.unparse(tree).count("+") < 400
     ([1], True)
     """
-    cut = []
+    cut: list = []
     stack = [(tree, 0)]
     while stack:
         node, depth = stack.pop()

@@ -22,6 +22,7 @@ A first pass over the syntax tree collects what every later step looks up:
 from __future__ import annotations
 
 import ast
+from typing import Any
 import builtins
 
 from .annotations import dtype_class
@@ -160,7 +161,7 @@ class ModuleInfo:
         if project is not None and file is not None:
             self.name, self.package, self.local = project.locate(file)
         self.stars: list = []  # modules of ``from m import *``, in order
-        self.all = None  # the names ``__all__`` lists, if it is a literal
+        self.all: set[str] | None = None  # the names ``__all__`` lists, if it is a literal
         self.defined: set = set()  # names bound at the top level other than by import
         self.imported_modules: list = []  # absolute names of the modules imported
         self.unresolved: list = []  # (line, module) of project imports not found
@@ -210,7 +211,8 @@ class ModuleInfo:
         ``self.x = ...``) and method name (an attribute assigned outside
         ``__init__`` is *mutated*: other methods may see another value).
         """
-        stack = [(tree, None, None, None)]
+        # (node, id of its function, id of its class, name of its method)
+        stack: list[tuple[Any, int | None, int | None, str | None]] = [(tree, None, None, None)]
         pop, push = stack.pop, stack.append
         store = ast.Store
         facts = self.class_facts
@@ -408,6 +410,7 @@ class ModuleInfo:
 
     def _read_all(self, stmt) -> None:
         """``__all__ = [...]`` (and ``+=``) with literal strings: what ``import *`` takes."""
+        value: ast.expr | None
         if isinstance(stmt, ast.Assign):
             targets, value, add = stmt.targets, stmt.value, False
         elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
@@ -421,7 +424,11 @@ class ModuleInfo:
         if isinstance(value, (ast.List, ast.Tuple)) and all(
             isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
         ):
-            names = {e.value for e in value.elts}
+            names = {
+                e.value
+                for e in value.elts
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            }
         if names is None:
             self.all = None if not add else self.all
             return

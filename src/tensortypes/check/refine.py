@@ -25,6 +25,7 @@ import ast
 from tensortypes.core.dims import Dim
 from tensortypes.types import ANY, is_subtype
 
+from .host import CheckerHost
 from .expr import attr_key, item_key
 from .frame import join_frames
 from .joins import strip_none
@@ -53,7 +54,7 @@ _PLAIN = frozenset({IntV, FloatV, BoolV, StrV, TupleV, ListV, NoneV})
 __all__ = ["RefineMixin", "assume_equal", "flag_of", "may_be_none"]
 
 
-class RefineMixin:
+class RefineMixin(CheckerHost):
     """Narrowing for the walker (needs ``eval``, ``quiet`` and ``module``)."""
 
     def narrow(self, test, frame, positive: bool):

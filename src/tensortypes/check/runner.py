@@ -107,7 +107,7 @@ def internal_error(path: str, error: BaseException, debug: bool = False) -> Diag
         for name in ("node", "stmt"):
             node = tb.tb_frame.f_locals.get(name)
             if isinstance(node, ast.AST) and hasattr(node, "lineno"):
-                line, col = node.lineno, node.col_offset + 1
+                line, col = node.lineno, getattr(node, "col_offset", 0) + 1
                 break
         tb = tb.tb_next
     message = f"internal error of the checker: {type(error).__name__}: {error}"
@@ -163,7 +163,7 @@ def read_checked(path) -> tuple:
         return source.text, []
     if source.skipped is not None:
         return None, [Diagnostic(str(path), 1, 1, "skipped", source.skipped, (), severity="note")]
-    return None, [Diagnostic(str(path), 1, 1, "syntax", source.error)]
+    return None, [Diagnostic(str(path), 1, 1, "syntax", source.error or "cannot be read")]
 
 
 # The project of the current run: set before worker processes are forked, which
@@ -264,6 +264,8 @@ class _Run:
         if text is None:
             found = ("unreadable", [])
         else:
+            tree: ast.Module | None
+            info: ModuleInfo | None
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")

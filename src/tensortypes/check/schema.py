@@ -19,6 +19,7 @@ import ast
 
 from tensortypes.core.dims import Dim
 
+from .host import CheckerHost
 from .binding import Binder
 from .defs import MODULE_ATTRS
 from .expr import Labels
@@ -43,7 +44,7 @@ from .symbolic import (
 __all__ = ["SchemaMixin", "widened"]
 
 
-class SchemaMixin:
+class SchemaMixin(CheckerHost):
     """Class schemas for the walker (needs ``check_function``, ``annotation_value``...)."""
 
     def ensure_schema(self, info) -> None:

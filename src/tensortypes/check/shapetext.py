@@ -99,7 +99,7 @@ def pattern_entries(pattern: ShapePattern) -> tuple:
     found = _ENTRIES.get(pattern)
     if found is not None:
         return found
-    out = []
+    out: list = []
     for spec in pattern.specs:
         kind = spec.kind
         if spec.variadic:

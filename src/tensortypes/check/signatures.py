@@ -27,6 +27,7 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 from tensortypes.types import ANY, INT, TupleType
 
+from .host import CheckerHost
 from .annvalues import array_member, array_value
 from .binding import Binder, dtype_problem
 from .defs import RESULT_CHANGING, inlinable, wrapper_return
@@ -127,7 +128,7 @@ def _none_default(default) -> bool:
     return isinstance(default, ast.Constant) and default.value is None
 
 
-class SignatureMixin:
+class SignatureMixin(CheckerHost):
     """Calls of checked functions, methods and classes, and the binding rule."""
 
     def construct(self, info, args, kwargs, node, frame, labels, star):

@@ -28,6 +28,7 @@ from tensortypes.core.dims import Dim
 from tensortypes.errors import AnnotationError
 from tensortypes.types import ArrayType, UnionType
 
+from .host import CheckerHost
 from .binding import Binder
 from .defs import FunctionInfo
 from .diagnostics import CheckFailure
@@ -70,7 +71,7 @@ def forget_items(frame, base: str | None) -> None:
         del frame.vars[key]
 
 
-class StatementMixin:
+class StatementMixin(CheckerHost):
     """Statement execution for the walker (needs ``eval``, ``narrow``, ``check_binding``)."""
 
     def exec_block(self, body, frame):

@@ -64,7 +64,7 @@ def ignored_lines(source: str) -> dict:
     """
     if "ignore" not in source:
         return {}
-    found = {}
+    found: dict[int, set[str] | None] = {}
     for number, line in enumerate(source.splitlines(), start=1):
         if "#" not in line:
             continue

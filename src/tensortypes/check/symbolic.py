@@ -23,6 +23,8 @@ sizes unless the algebra of ``core.dims`` proves them equal, and an axis may be
 
 from __future__ import annotations
 
+from typing import Any
+
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 from tensortypes.core.dtypes import DType
@@ -93,6 +95,7 @@ class Bcast:
     """An axis annotated ``#n``: of size ``n`` or 1 (broadcasting allowed there)."""
 
     __slots__ = ("dim",)
+    dim: Any
     _interned: dict = {}
 
     def __new__(cls, dim: Dim):
@@ -114,6 +117,7 @@ class Rest:
     """Zero or more axes: ``*name`` of an annotation, or ``...`` (name None)."""
 
     __slots__ = ("name",)
+    name: Any
     _interned: dict = {}
 
     def __new__(cls, name: str | None):
@@ -226,6 +230,13 @@ class Arr(Value):
     """
 
     __slots__ = ("kind", "dtypes", "shape", "contiguous", "origin", "numpy_scalar", "since")
+    contiguous: Any
+    dtypes: Any
+    kind: Any
+    numpy_scalar: Any
+    origin: Any
+    shape: Any
+    since: Any
 
     def __init__(
         self,
@@ -286,6 +297,7 @@ class IntV(Value):
     """An int; ``dim`` is the size it denotes when known (a constant or a symbol)."""
 
     __slots__ = ("dim",)
+    dim: Any
 
     def __init__(self, dim: Dim | None = None):
         object.__setattr__(self, "dim", dim)
@@ -310,6 +322,7 @@ class BoolV(Value):
     """A bool, with its value when known."""
 
     __slots__ = ("value",)
+    value: Any
 
     def __init__(self, value: bool | None = None):
         object.__setattr__(self, "value", value)
@@ -322,6 +335,7 @@ class StrV(Value):
     """A str, with its value when it is a literal."""
 
     __slots__ = ("value",)
+    value: Any
 
     def __init__(self, value: str | None = None):
         object.__setattr__(self, "value", value)
@@ -346,6 +360,7 @@ class TupleV(Value):
     """A tuple of known length (``x.shape`` gives one of ``IntV``)."""
 
     __slots__ = ("items",)
+    items: Any
 
     def __init__(self, items: tuple):
         object.__setattr__(self, "items", tuple(items))
@@ -364,6 +379,9 @@ class ListV(Value):
     """
 
     __slots__ = ("items", "elem", "kind")
+    elem: Any
+    items: Any
+    kind: Any
 
     def __init__(self, items: tuple | None, elem: Value = UNKNOWN, kind: str = "list"):
         object.__setattr__(self, "items", None if items is None else tuple(items))
@@ -378,6 +396,7 @@ class DTypeV(Value):
     """A dtype object such as ``torch.float32`` or ``np.int64``."""
 
     __slots__ = ("dtype",)
+    dtype: Any
 
     def __init__(self, dtype: DType):
         object.__setattr__(self, "dtype", dtype)
@@ -390,6 +409,7 @@ class Ref(Value):
     """A module, class or function of a library, by its dotted path (``torch.nn.Linear``)."""
 
     __slots__ = ("path",)
+    path: Any
 
     def __init__(self, path: str):
         object.__setattr__(self, "path", path)
@@ -407,6 +427,10 @@ class LayerV(Value):
     """
 
     __slots__ = ("rule", "args", "site", "dtype")
+    args: Any
+    dtype: Any
+    rule: Any
+    site: Any
 
     def __init__(self, rule, args: dict, site: str, dtype: DType | None):
         object.__setattr__(self, "rule", rule)
@@ -422,6 +446,7 @@ class FuncV(Value):
     """A function defined in the checked module."""
 
     __slots__ = ("info",)
+    info: Any
 
     def __init__(self, info):
         object.__setattr__(self, "info", info)
@@ -434,6 +459,7 @@ class ClassV(Value):
     """A class defined in the checked module."""
 
     __slots__ = ("info",)
+    info: Any
 
     def __init__(self, info):
         object.__setattr__(self, "info", info)
@@ -446,6 +472,8 @@ class InstV(Value):
     """An instance of a checked class; ``env`` binds its constructor's int parameters."""
 
     __slots__ = ("info", "env")
+    env: Any
+    info: Any
 
     def __init__(self, info, env: dict | None = None):
         object.__setattr__(self, "info", info)
@@ -459,6 +487,8 @@ class MethodV(Value):
     """A method looked up on a value: an array method, a checked class's method, ..."""
 
     __slots__ = ("receiver", "name")
+    name: Any
+    receiver: Any
 
     def __init__(self, receiver: Value, name: str):
         object.__setattr__(self, "receiver", receiver)
@@ -472,6 +502,7 @@ class UnionV(Value):
     """One of several values (``Optional[X]`` is ``UnionV((NONE, X))``)."""
 
     __slots__ = ("items",)
+    items: Any
 
     def __init__(self, items: tuple):
         object.__setattr__(self, "items", tuple(items))
@@ -489,6 +520,7 @@ class ShapeV(Value):
     """
 
     __slots__ = ("entries",)
+    entries: Any
 
     def __init__(self, entries: tuple):
         object.__setattr__(self, "entries", tuple(entries))
@@ -502,6 +534,7 @@ class DictV(Value):
     changed since (None: only that it is a dict)."""
 
     __slots__ = ("items",)
+    items: Any
 
     def __init__(self, items: dict | None):
         object.__setattr__(self, "items", None if items is None else dict(items))
@@ -541,7 +574,7 @@ for _cls in (
     DictV,
     Unknown,
 ):
-    _cls.__setattr__ = _frozen  # every value is immutable once built
+    type.__setattr__(_cls, "__setattr__", _frozen)  # every value is immutable once built
 del _cls
 
 

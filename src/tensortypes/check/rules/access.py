@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 from tensortypes.core.dtypes import int64
@@ -105,7 +107,7 @@ class Identity(Rule):
         x = first_array(call)
         if x is None:
             return UNKNOWN
-        changes = {"origin": None}
+        changes: dict[str, Any] = {"origin": None}
         if self.contiguous:
             changes["contiguous"] = True
         if self.kind is not None:
@@ -350,6 +352,7 @@ class Unique(ParamRule):
             return UNKNOWN
         size = dims.symbol(f"unique_{call.line}") if call.line else None
         axis = bound.get("dim")
+        shape: tuple | None
         if axis is None or type(axis).__name__ == "NoneV":
             shape = (size,)
         else:
@@ -383,7 +386,7 @@ class Unbind(ParamRule):
         found = sf.reduce_shape(x.shape, [axis], keepdims=False)
         piece = x.with_(shape=found, origin=None)
         size = x.shape[sf.norm_axis(axis, x.rank)] if x.rank is not None else None
-        if type(size) is Dim and size.is_constant and size.value <= 64:
+        if type(size) is Dim and size.value is not None and size.value <= 64:
             return TupleV((piece,) * size.value)
         return ListV(None, piece, kind="tuple")
 
@@ -410,7 +413,7 @@ class Chunk(Rule):
             return UNKNOWN
         i = sf.norm_axis(axis, x.rank)
         size = x.shape[i]
-        if type(size) is not Dim or not size.is_constant:
+        if type(size) is not Dim or size.value is None:
             if (
                 self.mode == "chunk"
                 and type(size) is Dim

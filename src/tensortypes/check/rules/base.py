@@ -11,6 +11,7 @@ annotation language (:class:`tensortypes.check.rules.ops.Sig`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tensortypes.core.dtypes import (
@@ -93,7 +94,8 @@ class Call:
         self.labels = labels
         self.kind = kind
         self.star = star  # a *args or **kwargs was passed: binding is unknown
-        self.invoke = None  # set by the walker where a rule calls values (Sequential)
+        # set by the walker where a rule calls values (Sequential): invoke(value, args)
+        self.invoke: Callable[[Any, list], Any] | None = None
         self.facts = ()  # divisibility facts the code established (assert n % k == 0)
         self.unsure: list = []  # why the rule could not tell (``--strict`` notes)
         self.line = 0  # the line of the call (names the sizes a call makes up)

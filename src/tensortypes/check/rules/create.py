@@ -10,6 +10,7 @@ float64 in NumPy; an int one int64 (int32 in JAX without x64).
 from __future__ import annotations
 
 from tensortypes.core import dims
+from tensortypes.core.dims import Dim
 from tensortypes.core.dtypes import bool_
 
 from ..symbolic import UNKNOWN, Arr, BoolV, FloatV, IntV, ListV, Ref, ShapeV, StrV, TupleV
@@ -80,7 +81,7 @@ class Creator(Rule):
                 if args
                 else (_sizes([call.kwargs["size"]]) if "size" in call.kwargs else None)
             )
-            rest = []
+            rest: list = []
         elif self.shape_param == "*dims":  # np.random.randn(d0, d1, ...)
             sizes = _sizes(args) if args else ()
             rest = []
@@ -158,7 +159,7 @@ class Arange(Rule):
             if len(args) == 1
             else (args[0].dim, args[1].dim, args[2].dim if len(args) > 2 else dims.const(1))
         )
-        if start is None or stop is None or step is None or not step.is_constant or step.value <= 0:
+        if start is None or stop is None or step is None or step.value is None or step.value <= 0:
             return Arr(call.kind, dtypes, (None,))
         s = step.value
         size = (stop - start + (s - 1)) // s if s != 1 else stop - start
@@ -174,6 +175,7 @@ class Linspace(Rule):
         steps = (
             call.args[2] if len(call.args) > 2 else call.kwargs.get("steps", call.kwargs.get("num"))
         )
+        size: Dim | None
         if steps is None and call.kind != "torch":
             size = dims.const(50)  # NumPy's default num
         else:

@@ -121,6 +121,8 @@ def layer_forward(layer, inputs: list, call: Call):
     """The value a layer's forward gives for ``inputs`` (the first one checked)."""
     rule: LayerRule = layer.rule
     if rule.kind == "seq":
+        if call.invoke is None:  # no walker to call the layers with
+            return UNKNOWN
         value = inputs[0] if inputs else UNKNOWN
         for sub in layer.args.get("layers", ()):
             value = call.invoke(sub, [value])
@@ -178,7 +180,7 @@ def layer_forward(layer, inputs: list, call: Call):
     out = _match_layouts(rule, layouts, env, x, label, where, call.facts)
     if rule.kind in ("conv", "convt", "pool") and out is not None:
         for axis, d in enumerate(out):
-            if type(d) is Dim and d.is_constant and d.value < 1:
+            if type(d) is Dim and d.value is not None and d.value < 1:
                 raise CheckFailure(
                     "layer",
                     f"{rule.name}: output size {d.value} on axis "
@@ -263,6 +265,8 @@ def _rnn(layer, x: Arr, label: str, where: str):
         (parse_shape("l {input_size}"), parse_shape("l {out}"), "l {input_size}"),
     )
     out = _match_layouts(rule, layouts, env, x, label, where)
+    h: tuple | None
+    c: tuple | None
     if x.rank == 3:
         n = x.shape[0] if first else x.shape[1]
         h, c = ((env["layers"], n, hidden_out), (env["layers"], n, hidden))

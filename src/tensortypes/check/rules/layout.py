@@ -76,7 +76,7 @@ class Reshape(Rule):
                 f"first",
             )
         shape = reshape_shape(x.shape, new, what, call.facts)
-        layout = True
+        layout: bool | tuple | None = True
         if self.view and x.contiguous is not True:
             layout = viewed_layout(x.shape, x.contiguous, shape, call.facts)
             if layout is None:  # a view that works, leaving a layout not known
@@ -220,7 +220,9 @@ class Permute(Rule):
         return x.with_(
             shape=shape,
             origin=None,
-            contiguous=permuted(x, [p % rank for p in perm]) if not self.numpy else False,
+            contiguous=permuted(x, [p % rank for p in perm if p is not None])
+            if not self.numpy
+            else False,
         )
 
 
@@ -238,7 +240,7 @@ class Swap(ParamRule):
         if a is None or b is None:
             return x.with_(shape=None, origin=None, contiguous=False)
         shape = sf.swap_shape(x.shape, a, b, call.name)
-        layout = False
+        layout: bool | tuple = False
         if shape is not None and x.kind == "torch":
             perm = list(range(len(shape)))
             i, j = a % len(perm), b % len(perm)

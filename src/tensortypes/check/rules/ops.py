@@ -194,8 +194,9 @@ class Where(Rule):
         values = [bound.get(k) for k in ("condition", "input", "other")]
         if len(call.args) == 1 and not call.kwargs:
             return UNKNOWN  # np.where(cond) returns indices
-        arrays = [as_array(v, call.kind) for v in values]
-        if any(a is None for a in arrays):
+        found = [as_array(v, call.kind) for v in values]
+        arrays = [a for a in found if a is not None]
+        if len(arrays) < len(found):
             return UNKNOWN
         shape = sf.broadcast([a.shape for a in arrays], [call.label(i) for i in range(3)])
         kind = next((v.kind for v in values if type(v) is Arr), call.kind)
@@ -371,15 +372,15 @@ class Flat(Rule):
         a, b = (bound_array(call, bound, p) for p in ("a", "b"))
         if a is None or b is None:
             return UNKNOWN
-        sizes = tuple(sf.product(x.shape) if x.rank is not None else None for x in (a, b))
+        size_a, size_b = (sf.product(x.shape) if x.rank is not None else None for x in (a, b))
         dtypes = promote((a.dtypes, False), (b.dtypes, False), call.kind)
         if not self.inner:
-            return Arr(a.kind or call.kind, dtypes, sizes)
-        if None not in sizes and not same_size(*sizes, call.facts):
+            return Arr(a.kind or call.kind, dtypes, (size_a, size_b))
+        if size_a is not None and size_b is not None and not same_size(size_a, size_b, call.facts):
             raise CheckFailure(
                 "matmul",
-                f"{call.name}: {call.label(0)} has {sizes[0]} "
-                f"elements but {call.label(1)} has {sizes[1]}"
-                f"{sf.why_different(*sizes)}",
+                f"{call.name}: {call.label(0)} has {size_a} "
+                f"elements but {call.label(1)} has {size_b}"
+                f"{sf.why_different(size_a, size_b)}",
             )
         return Arr(a.kind or call.kind, dtypes, ())

@@ -168,7 +168,8 @@ def einsum(
     if any(type(x) is not Arr for x in operands):
         return UNKNOWN
     sizes = _Sizes(f"{what} {equation!r}", call.facts, code)
-    ellipses, counts = [], {}
+    ellipses: list = []
+    counts: dict = {}
     for (names, cut), x, label in zip(terms, operands, labels):
         for n in names:
             counts[n] = counts.get(n, 0) + 1
@@ -218,7 +219,8 @@ def einsum(
 def _groups(text: str):
     """The axes of one side of an einops pattern: each a list of names and numbers
     (``"(h d)"`` is ``["h", "d"]``), ``"..."`` for the ellipsis; None if malformed."""
-    out, group = [], None
+    out: list = []
+    group: list | None = None
     for tok in _TOKEN.findall(text):
         if tok == "(":
             if group is not None:
@@ -285,7 +287,7 @@ class Einops(Rule):
                     return x.with_(shape=None, origin=None)
                 shape.extend(ellipsis)
                 continue
-            total = dims.const(1)
+            total: Dim | None = dims.const(1)
             for tok in group:
                 if not tok.isdigit() and tok not in sizes.sizes:
                     given = " or given" if self.mode == "repeat" else ""

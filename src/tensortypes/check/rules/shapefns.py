@@ -110,7 +110,7 @@ def broadcast(shapes, labels) -> tuple | None:
             return None
         return (Rest(None), *(d if type(d) is Dim and not is_one(d) else None for d in tail))
     open_rank = False
-    parts = []
+    parts: list[tuple] = []
     for s, lab in known:
         prefix, rest, suffix = split_rest(s)
         if rest is not None:
@@ -339,7 +339,7 @@ def concat_shape(shapes, labels, axis: int, what: str = "cat"):
                     f"axis {i} ({fmt_dim(x)} vs {fmt_dim(y)})"
                     f"{why_different(x, y)}",
                 )
-    total = dims.const(0)
+    total: Dim | None = dims.const(0)
     for s, _ in known:
         if type(s[ax]) is not Dim:
             total = None

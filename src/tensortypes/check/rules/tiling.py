@@ -80,8 +80,8 @@ class RepeatInterleave(Rule):
 
     def apply(self, call: Call):
         bound = call.bind(("input", "repeats", "dim"))
-        x = as_array(bound.get("input"), call.kind)
-        if type(bound.get("input")) is not Arr:
+        x = bound.get("input")
+        if type(x) is not Arr:
             return UNKNOWN
         count = bound.get("repeats")
         c = count.dim if type(count) is IntV else None
@@ -195,7 +195,7 @@ class Pad(Rule):
         pad = bound.get("pad")
         if type(x) is not Arr:
             return UNKNOWN
-        items = pad.items if type(pad) in (TupleV, ListV) else None
+        items = pad.items if type(pad) is TupleV or type(pad) is ListV else None
         if items is None or x.shape is None:
             return x.with_(shape=None, origin=None)
         if len(items) % 2:
