@@ -326,7 +326,7 @@ class scope:  # noqa: N801 (used like a function: ``with scope():``)
         if bindings is not None and not isinstance(bindings, Bindings):
             raise TypeError(f"scope(bindings=...) takes a Bindings, got {bindings!r}")
         self.bindings = bindings if bindings is not None else Bindings(arguments)
-        self._token: Token | None = None
+        self._token: Token[Bindings | None] | None = None
         self._outer: Any = None
 
     def __enter__(self) -> Bindings:
@@ -343,4 +343,5 @@ class scope:  # noqa: N801 (used like a function: ``with scope():``)
     def __exit__(self, *exc: Any) -> None:
         token, self._token = self._token, None
         self.bindings.outer, self._outer = self._outer, None
-        SCOPE.reset(token)
+        if token is not None:  # an exit without its enter has no scope to close
+            SCOPE.reset(token)

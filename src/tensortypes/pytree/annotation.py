@@ -257,7 +257,7 @@ def _bare() -> type:
     return PyTree
 
 
-def _reduce(cls: type):
+def _reduce(cls: _PyTreeMeta):
     if cls is PyTree:
         return (_bare, ())
     return (_rebuild, (cls.leaftype, cls.structure))

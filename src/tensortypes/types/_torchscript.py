@@ -145,7 +145,7 @@ def check_dict_key(ann: Any, key: Any) -> None:
     )
 
 
-def check_enum(cls: type) -> None:
+def check_enum(cls: type[enum.Enum]) -> None:
     """Enum values all int, all float or all str; no extending an enum with members.
 
     >>> class Mixed(enum.Enum):

@@ -10,6 +10,7 @@ property test checks that the two halves agree.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tensortypes._config import config
@@ -220,7 +221,8 @@ def _why_wrapper(attr: str):
     return why
 
 
-EXPLAIN = {cls: _leaf for cls in ACCEPT}
+# type -> why(value, t): the reason a value is not of that type, or None
+EXPLAIN: dict[type, Callable[[Any, Any], Any]] = {cls: _leaf for cls in ACCEPT}
 EXPLAIN.update(
     {
         FloatType: _numeric,

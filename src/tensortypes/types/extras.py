@@ -299,6 +299,8 @@ class NewTypeType(LatticeType):
 
     __slots__ = ("name", "supertype", "newtype")
     name: Any
+    supertype: Any
+    newtype: Any
     _fields = ("name", "supertype", "newtype")
     _kind = "newtype"
 

@@ -18,7 +18,7 @@ Answers are cached per pair: types are interned.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeGuard
 
 from tensortypes.core.shapes import DimSpec, ShapePattern
 from tensortypes.graph.type import Type
@@ -103,7 +103,7 @@ def unify_list(types: Iterable[Any]) -> Any:
     return result
 
 
-def _holds_none(t: Any) -> bool:
+def _holds_none(t: Any) -> TypeGuard[UnionType]:
     return isinstance(t, UnionType) and t.can_hold_none
 
 
@@ -129,8 +129,9 @@ def _unify(a: Any, b: Any) -> Any:
         inner = unify(b.without_none(), a)
         if inner is not None:
             return OptionalType(inner)
-    ta, tb = type(a), type(b)
-    if ta in (TupleType, NamedTupleType) and tb in (TupleType, NamedTupleType):
+    if (type(a) is TupleType or type(a) is NamedTupleType) and (
+        type(b) is TupleType or type(b) is NamedTupleType
+    ):
         if len(a.elements) != len(b.elements):
             return None
         elements = []
@@ -140,7 +141,7 @@ def _unify(a: Any, b: Any) -> Any:
                 return None
             elements.append(z)
         return TupleType(elements)
-    if ta is FutureType and tb is FutureType:
+    if type(a) is FutureType and type(b) is FutureType:
         inner = unify(a.element, b.element)
         return None if inner is None else FutureType(inner)
     ua, ub = unshaped(a), unshaped(b)

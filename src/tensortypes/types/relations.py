@@ -123,27 +123,27 @@ def _compute(a: Any, b: Any) -> bool | None:
     if not isinstance(b, LatticeType):
         # A foreign Type (tensor.TensorType, a user's Type) answers for itself.
         return b.is_super(a)
-    ta = type(a)
-    if ta is AnnotatedType:
+    ta = type(a)  # each test below repeats type(a) is C, which static checkers narrow on
+    if type(a) is AnnotatedType:
         return is_subtype(a.inner, b)
     tb = type(b)
-    if tb is AnnotatedType:
+    if type(b) is AnnotatedType:
         return is_subtype(a, b.inner)
-    if ta is UnionType or ta is OptionalType:
+    if type(a) is UnionType or type(a) is OptionalType:
         return all_of(is_subtype(m, b) for m in a.members)
-    if ta is LiteralType and len(a.items) > 1:
+    if type(a) is LiteralType and len(a.items) > 1:
         return all_of(is_subtype(LiteralType([v]), b) for v in a.values)
     if a is ANY:
         return False
-    if ta is TypeVarType:
+    if type(a) is TypeVarType:
         upper = a.upper
         if upper is not None and is_subtype(upper, b) is True:
             return True
-    if tb is UnionType or tb is OptionalType:
+    if type(b) is UnionType or type(b) is OptionalType:
         return any_of(is_subtype(a, m) for m in b.members)
     if ta is TypeVarType:
         return None
-    if ta is NewTypeType:
+    if type(a) is NewTypeType:
         return is_subtype(a.supertype, b)
     return SUPER_RULES[tb](a, b)
 
