@@ -45,16 +45,19 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PAGES = sorted(
-    [
-        REPO / "README.md",
-        REPO / "CONTRIBUTING.md",
-        REPO / "examples" / "README.md",
-        REPO / "benchmarks" / "README.md",
-        *(REPO / "docs").glob("*.md"),
-    ]
-)
-PAGES = [p for p in PAGES if p.exists()]
+
+
+def _markdown_pages() -> list[Path]:
+    """Every Markdown page of the repository (hidden folders, such as .venv, skipped):
+    a page added anywhere has its blocks run without being listed here."""
+    found = []
+    for folder, subfolders, files in os.walk(REPO):
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith((".", "__")))
+        found += [Path(folder) / f for f in files if f.endswith(".md")]
+    return sorted(found)
+
+
+PAGES = _markdown_pages()
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.M | re.S)
 
@@ -259,6 +262,56 @@ def check_command(line: str) -> str | None:
     return f"tests/test_docs.py does not know how to check the command {line!r}"
 
 
+def _runnable(argv: list[str]) -> list[str] | None:
+    """The arguments of a ``tensortypes check`` or ``demo --list`` command (either spelling),
+    which run in a moment and touch nothing; None for any other command."""
+    program = argv[0].rsplit("/", 1)[-1] if argv else ""
+    if program == "tensortypes":
+        rest = argv[1:]
+    elif re.fullmatch(r"python3?(\.\d+)?", program) and argv[1:3] == ["-m", "tensortypes"]:
+        rest = argv[3:]
+    else:
+        return None
+    if rest[:1] == ["check"] or rest == ["demo", "--list"]:
+        return rest
+    return None
+
+
+def run_command(line: str, env: dict, tmp_path: Path) -> str | None:
+    """Run a cheap command of a bash block for real: ``tensortypes check`` (on the
+    scratch stand-ins when they hold its paths, else on the repository) and
+    ``demo --list``. None when it ran as a reader would see it (exit status 0, or 1
+    for a check that found errors, with no internal error), else what went wrong."""
+    argv = shlex.split(line, comments=True)
+    output = None
+    if ">" in argv:  # tensortypes check ... > file: written to a scratch file
+        output = tmp_path / argv[argv.index(">") + 1]
+        argv = argv[: argv.index(">")]
+    while argv and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", argv[0]):
+        argv = argv[1:]
+    rest = _runnable(argv)
+    if rest is None:
+        return None
+    paths = [a for a in rest[1:] if not a.startswith("-") and a not in ("json", "github", "sarif")]
+    cwd = Path.cwd() if paths and all(Path(p).exists() for p in paths) else REPO
+    proc = subprocess.run(
+        [sys.executable, "-m", "tensortypes", *rest],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    text = proc.stdout + proc.stderr
+    if output is not None:
+        output.write_text(proc.stdout, encoding="utf-8")
+    allowed = (0, 1) if rest[0] == "check" else (0,)
+    if proc.returncode not in allowed or "internal error" in text or "Traceback" in text:
+        return f"`{line}` exited with status {proc.returncode}:\n{text[-2000:]}"
+    return None
+
+
 def _console(block: Block, env: dict) -> list[str]:
     """Run each ``$ command`` of a console block; the problems found."""
     problems = []
@@ -427,7 +480,7 @@ def page_problems(page: Path, tmp_path: Path, env: dict) -> list[str]:
             problems += [f"{rel}: {p}" for p in _console(block, env)]
         elif block.lang in ("bash", "sh"):
             for line in block.body.splitlines():
-                problem = check_command(line)
+                problem = check_command(line) or run_command(line, env, tmp_path)
                 if problem:
                     problems.append(f"{where}: {problem}")
         elif block.lang == "toml":
@@ -453,6 +506,7 @@ def test_every_block_of_the_page_runs(page, scratch, tmp_path, cache_dir):
 def test_the_pages_have_blocks():
     names = {p.relative_to(REPO).as_posix() for p in PAGES}
     assert {"README.md", "docs/check.md", "docs/checker.md", "docs/graph.md"} <= names
+    assert {"CONTRIBUTING.md", "CHANGELOG.md", "examples/README.md"} <= names
     assert sum(len(blocks(p)) for p in PAGES) > 50
 
 
@@ -472,6 +526,21 @@ def test_the_pages_have_blocks():
 )
 def test_a_wrong_command_is_caught(line, problem):
     assert problem in (check_command(line) or "")
+
+
+def test_cheap_commands_of_bash_blocks_run(tmp_path):
+    env = {**os.environ, "TENSORTYPES_CACHE_DIR": str(tmp_path / "cache")}
+    assert run_command("python -m tensortypes demo --list", env, tmp_path) is None
+    line = "tensortypes check examples/numpy_stats_buggy.py --output-format sarif > out.sarif"
+    assert run_command(line, env, tmp_path) is None  # exit status 1: it found the errors
+    sarif = json.loads((tmp_path / "out.sarif").read_text(encoding="utf-8"))
+    assert sarif["runs"][0]["results"]
+    # A run that fails (here: no cache directory can be made) is reported with its output.
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    broken = {**env, "TENSORTYPES_CACHE_DIR": str(tmp_path / "file" / "cache")}
+    problem = run_command("tensortypes check examples/numpy_stats.py", broken, tmp_path)
+    assert problem is not None and "exited with status 2" in problem and "cache" in problem
+    assert run_command("pip install ./tensortypes", env, tmp_path) is None  # only checked
 
 
 def test_a_text_block_must_follow_its_code(tmp_path):
