@@ -47,7 +47,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _markdown_pages() -> list[Path]:
+def markdown_pages() -> list[Path]:
     """Every Markdown page of the repository (hidden folders, such as .venv, skipped):
     a page added anywhere has its blocks run without being listed here."""
     found = []
@@ -57,7 +57,7 @@ def _markdown_pages() -> list[Path]:
     return sorted(found)
 
 
-PAGES = _markdown_pages()
+PAGES = markdown_pages()
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.M | re.S)
 
@@ -262,6 +262,19 @@ def check_command(line: str) -> str | None:
     return f"tests/test_docs.py does not know how to check the command {line!r}"
 
 
+def _run(argv: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    """Run a command of a page as a reader would, its output captured."""
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
 def _runnable(argv: list[str]) -> list[str] | None:
     """The arguments of a ``tensortypes check`` or ``demo --list`` command (either spelling),
     which run in a moment and touch nothing; None for any other command."""
@@ -294,15 +307,7 @@ def run_command(line: str, env: dict, tmp_path: Path) -> str | None:
         return None
     paths = [a for a in rest[1:] if not a.startswith("-") and a not in ("json", "github", "sarif")]
     cwd = Path.cwd() if paths and all(Path(p).exists() for p in paths) else REPO
-    proc = subprocess.run(
-        [sys.executable, "-m", "tensortypes", *rest],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        stdin=subprocess.DEVNULL,
-    )
+    proc = _run([sys.executable, "-m", "tensortypes", *rest], cwd, env)
     text = proc.stdout + proc.stderr
     if output is not None:
         output.write_text(proc.stdout, encoding="utf-8")
@@ -332,15 +337,7 @@ def _console(block: Block, env: dict) -> list[str]:
         else:
             problems.append(f"{block}: only tensortypes and python commands run here: {command}")
             continue
-        proc = subprocess.run(
-            argv,
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=env,
-            stdin=subprocess.DEVNULL,
-        )
+        proc = _run(argv, REPO, env)
         expected = "\n".join(want).strip() + "\n"
         if not _matches(expected, proc.stdout + proc.stderr):
             problems.append(

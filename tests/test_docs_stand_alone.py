@@ -17,11 +17,11 @@ are what a reader follows). A failure is
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
+from test_docs import markdown_pages
 
 REPO = Path(__file__).resolve().parents[1]
 TOP = ("docs", "tests", "src", "benchmarks", "examples", "scripts", ".ci")
@@ -36,17 +36,8 @@ LINK = re.compile(r"\]\(([^)\s#]*[./][^)\s#]*)(?:#[^)]*)?\)")
 REPO_PATH = re.compile(r"(?<![\w./-])((?:%s)/[\w./-]*\w)" % "|".join(re.escape(t) for t in TOP))
 
 
-def _pages() -> list[Path]:
-    """Every Markdown page of the repository, wherever it is (hidden folders skipped)."""
-    found = []
-    for folder, subfolders, files in os.walk(REPO):
-        subfolders[:] = sorted(d for d in subfolders if not d.startswith((".", "__")))
-        found += [Path(folder) / f for f in files if f.endswith(".md")]
-    return sorted(found)
-
-
 def _files() -> list[Path]:
-    pages = _pages()
+    pages = markdown_pages()
     code = [
         *(REPO / "src" / "tensortypes").rglob("*.py"),
         *(REPO / "benchmarks").glob("*.py"),
