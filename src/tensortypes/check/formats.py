@@ -142,7 +142,7 @@ def to_sarif(diagnostics) -> dict:
             "message": {"text": "\n".join((d.message, *d.notes))},
             "locations": [location],
         }
-        related = []
+        related: list[dict] = []
         for note in d.notes:
             for line in note_lines(note):  # each line a note names (made at, shaped at)
                 related.append(
