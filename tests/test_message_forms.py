@@ -231,6 +231,19 @@ def test_static_wording():
     assert "contracted axes differ" in message and "'#'" not in message
 
 
+def test_jaxtypings_array_imported_from_tensortypes_is_a_jax_array():
+    # docs/migrating.md moves `from jaxtyping import Array` to `from tensortypes import
+    # Array`: the static checker reads it as jax.Array either way.
+    for module in ("jaxtyping", "tensortypes", "tensortypes.annotate"):
+        source = (
+            f"from {module} import Array, Float\n"
+            "def f(x: Float[Array, 'n d']):\n"
+            "    reveal_type(x)\n"
+        )
+        (note,) = check_source(source)
+        assert note.message == "revealed: x is float[n,d](jax)", (module, note.message)
+
+
 def test_two_names_for_one_size_say_how_to_tell_the_checker():
     # jaxtyping code names axes freely ("b c h w"); a layer built from another name
     # (in_ch) is an error by the contract, and the message says how to state it.

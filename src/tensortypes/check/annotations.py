@@ -95,6 +95,9 @@ ARRAY_KINDS = {
     "jax.Array": "jax",
     "jax.numpy.ndarray": "jax",
     "jaxtyping.Array": "jax",
+    # jaxtyping's names as a migrated code base imports them (docs/migrating.md)
+    "tensortypes.Array": "jax",
+    "tensortypes.annotate.Array": "jax",
     "torch.nn.Parameter": "torch",
 }
 _FIXED_TENSORS = {"torch.FloatTensor": "float32", "torch.LongTensor": "int64"}
