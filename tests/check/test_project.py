@@ -364,3 +364,20 @@ def clashes(mask: Bool[Tensor, "b a"]):
     misses = cache.misses
     assert _codes(check_paths([pkg], cache=cache, jobs=1)) == []
     assert cache.misses > misses + 1
+
+
+def test_a_predicate_of_another_module_narrows_like_its_test(tmp_path):
+    pkg = _project(
+        tmp_path,
+        """\
+from jaxtyping import Float
+from torch import Tensor
+from .helpers import exists
+def g(x: Float[Tensor, "n"], m: Float[Tensor, "n"] | None = None) -> Float[Tensor, "n"]:
+    if exists(m):
+        x = x * m
+    return x * m
+""",
+    )
+    (pkg / "helpers.py").write_text("def exists(v):\n    return v is not None\n")
+    assert _codes(check_paths([pkg], cache=False, jobs=1)) == [(7, "optional")]

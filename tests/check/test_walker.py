@@ -334,3 +334,28 @@ def test_parameters_and_values_made_on_the_line_add_no_shape_note():
         "    return a.sum(0, keepdim=True)\n"
     )
     assert found == [(2, "return", [1]), (4, "return", [3])]
+
+
+def test_a_one_line_predicate_of_the_module_narrows_like_its_test():
+    body = (
+        "def exists(v):\n"
+        "    return v is not None\n"
+        "def both(a, b):\n"
+        "    return exists(a) and exists(b)\n"
+        "def noisy(v):\n"
+        "    print(v)\n"
+        "    return v is not None\n"
+        "def f(x: Float[Tensor, 'n'], m: Float[Tensor, 'n'] | None = None,\n"
+        "      c: float | None = None) -> Float[Tensor, 'n']:\n"
+        "    if exists(m):\n"
+        "        x = x * m\n"
+        "    if both(m, c):\n"
+        "        x = x * m * c\n"
+        "    if noisy(m):\n"
+        "        x = x * m\n"
+        "    if not exists(m):\n"
+        "        return x\n"
+        "    return x + m\n"
+    )
+    # Only the call of a predicate with more than a return proves nothing.
+    assert _errors(body) == [(15, "optional")]

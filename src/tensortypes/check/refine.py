@@ -21,6 +21,7 @@ frame in which ``test`` is known true (``positive``) or false. It narrows
 from __future__ import annotations
 
 import ast
+import copy
 
 from tensortypes.core.dims import Dim
 from tensortypes.types import ANY, is_subtype
@@ -37,10 +38,12 @@ from .symbolic import (
     BoolV,
     DTypeV,
     FloatV,
+    FuncV,
     InstV,
     IntV,
     ListV,
     NoneV,
+    Ref,
     Rest,
     StrV,
     TupleV,
@@ -110,7 +113,54 @@ class RefineMixin(CheckerHost):
             if key is not None:  # hasattr(x, "a"): x.a exists here, of a kind not known
                 frame = frame.copy()
                 frame.vars.setdefault(f"{key}.{test.args[1].value}", UNKNOWN)
+        if isinstance(test, ast.Call) and self.predicate_depth < _PREDICATE_DEPTH:
+            inlined = self.predicate_test(test, frame)
+            if inlined is not None:  # if exists(x): with def exists(v): return v is not None
+                self.predicate_depth += 1
+                try:
+                    return self.narrow(inlined, frame, positive)
+                finally:
+                    self.predicate_depth -= 1
         return frame
+
+    predicate_depth = 0
+
+    def predicate_test(self, test, frame):
+        """The test a call of a one-line predicate of the project stands for, or None.
+
+        ``def exists(v): return v is not None`` makes ``exists(mask)`` the test
+        ``mask is not None``: the function's one ``return`` with its parameters
+        replaced by the call's arguments (names, attributes or constant subscripts,
+        which evaluate the same twice). Other bodies prove nothing here.
+        """
+        if test.keywords or not all(_key(a) is not None for a in test.args):
+            return None
+        callee = self.peek(test.func, frame)
+        info = (
+            callee.info
+            if type(callee) is FuncV
+            else self.foreign_function(callee.path)
+            if type(callee) is Ref
+            else None
+        )
+        if info is None or info.cls is not None:
+            return None
+        body = _predicate_body(info.node)
+        if body is None:
+            return None
+        params, expr = body
+        if len(params) != len(test.args):
+            return None
+        given = dict(zip(params, test.args))
+
+        class Bind(ast.NodeTransformer):
+            def visit_Name(self, node):
+                return copy.deepcopy(given[node.id]) if node.id in given else node
+
+        out = Bind().visit(copy.deepcopy(expr))
+        for sub in ast.walk(out):
+            ast.copy_location(sub, test)
+        return out
 
     def narrow_flag(self, key: str, test, frame, positive: bool):
         """What a flag's truthiness proves of the values correlated with it.
@@ -444,6 +494,38 @@ def _matches(value, target) -> bool | None:
             return True
         return None  # a subclass of both may exist
     return False if t in _PLAIN or t is Arr else None
+
+
+_PREDICATE_DEPTH = 3  # exists() calling is_none() calling ...: bounded
+
+
+def _predicate_body(node):
+    """``(params, expr)`` of ``def f(a, b): return expr`` whose names are its parameters
+    (or predicates it calls), else None: a predicate the caller's test can stand for."""
+    if not isinstance(node, ast.FunctionDef) or node.decorator_list:
+        return None
+    args = node.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.defaults:
+        return None
+    body = node.body
+    if (
+        len(body) == 2
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        body = body[1:]  # a docstring
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return None
+    expr = body[0].value
+    params = [a.arg for a in (*args.posonlyargs, *args.args)]
+    called = {id(sub.func) for sub in ast.walk(expr) if isinstance(sub, ast.Call)}
+    for sub in ast.walk(expr):
+        if isinstance(sub, (ast.Lambda, ast.NamedExpr, ast.Await, ast.comprehension)):
+            return None
+        if isinstance(sub, ast.Name) and sub.id not in params and id(sub) not in called:
+            return None
+    return params, expr
 
 
 def _rank_of(node):
