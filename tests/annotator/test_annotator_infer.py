@@ -6,7 +6,7 @@ import ast
 
 import numpy as np
 
-from tensortypes.annotator.infer import dtype_class, infer_function
+from tensortypes.annotator.infer import dtype_class, infer_function, open_ranks, unequal_axes
 from tensortypes.annotator.trace import describe
 
 
@@ -327,3 +327,164 @@ def test_the_tracer_records_distinct_calls_up_to_its_cap():
             f(np.zeros(2))
     code = f.__code__
     assert len(tracer.rows) == 1 and tracer.examined[code] == 12
+
+
+def _method(source: str, name: str):
+    tree = ast.parse(source)
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef))
+    return next(n for n in cls.body if n.name == name), cls, tree
+
+
+def test_sizes_two_constructor_ints_fit_are_no_one_size():
+    # LoRALinear(dim_in, dim_out) tested with dim_in == dim_out: the output width is
+    # not the input's.
+    func, cls, tree = _method(
+        "import torch\nclass L:\n    def __init__(self, dim_in, dim_out):\n"
+        "        self.dim_in, self.dim_out = dim_in, dim_out\n"
+        "    def forward(self, x):\n        return x @ self.w\n",
+        "forward",
+    )
+    calls = [
+        (
+            {"x": _torch("float32", b, n, 16)},
+            _torch("float32", b, n, 16),
+            {"dim_in": 16, "dim_out": 16},
+        )
+        for b, n in ((2, 5), (3, 7))
+    ]
+    plan = infer_function(calls, func, cls, tree)
+    assert plan.params["x"].text == 'Float32[torch.Tensor, "batch n m"]'
+    assert plan.returns.text == 'Float32[torch.Tensor, "batch n k"]'
+
+
+def test_a_square_of_a_size_that_never_varied_is_not_taken_for_the_codes():
+    func, tree = _func("import torch\ndef bias(x, w):\n    return x @ w\n")
+    calls = [
+        (
+            {"x": _torch("float32", b, 4, 8), "w": _torch("float32", 8, 8)},
+            _torch("float32", b, 4, 8),
+            {},
+        )
+        for b in (2, 3)
+    ]
+    plan = infer_function(calls, func, None, tree)
+    # Which of w's 8s is x's is unknown: nobody shares the 8, and w names none of its
+    # axes (it would be left alone if a name of the code were among them).
+    assert plan.params["w"].text == 'Float32[torch.Tensor, "*batch2"]'
+    assert plan.params["x"].text == 'Float32[torch.Tensor, "batch n m"]'
+    assert plan.returns.text == 'Float32[torch.Tensor, "batch n q"]'
+
+
+def test_axes_another_method_saw_unequal_get_two_names():
+    source = (
+        "import torch\nclass A:\n    def __init__(self):\n        pass\n"
+        "    def forward(self, q, k):\n        return self.inner(q, k)\n"
+        "    def inner(self, q, k):\n        return q @ k.transpose(-1, -2)\n"
+    )
+    inner, cls, tree = _method(source, "inner")
+    # The tests called inner with keys as long as the queries only; forward saw both.
+    calls = [
+        (
+            {"q": _torch("float32", b, n, 8), "k": _torch("float32", b, n, 8)},
+            _torch("float32", b, n, n),
+            {},
+        )
+        for b, n in ((2, 5), (3, 6))
+    ]
+    plan = infer_function(calls, inner, cls, tree)
+    assert plan.params["k"].text == 'Float32[torch.Tensor, "batch n m"]'
+    seen = unequal_axes(
+        [({"q": _torch("float32", 2, 5, 8), "k": _torch("float32", 2, 9, 8)}, None, {})]
+    )
+    plan = infer_function(calls, inner, cls, tree, unequal=seen)
+    assert plan.params["q"].text == 'Float32[torch.Tensor, "batch n m"]'
+    assert plan.params["k"].text == 'Float32[torch.Tensor, "batch k2 m"]'
+
+
+def test_ranks_the_code_tests_or_expands_are_open():
+    func, tree = _func(
+        "import torch\ndef attend(q, k, bias):\n"
+        "    if k.ndim == 3:\n        k = k[:, None]\n"
+        "    bias = bias.expand(q.shape[0], q.shape[1], -1, -1)\n"
+        "    return (q @ k.transpose(-1, -2) + bias).softmax(-1)\n"
+    )
+    calls = [
+        (
+            {
+                "q": _torch("float32", b, 4, n, 8),
+                "k": _torch("float32", b, 4, n, 8),
+                "bias": _torch("float32", b, 4, n, n),
+            },
+            _torch("float32", b, 4, n, n),
+            {},
+        )
+        for b, n in ((2, 5), (3, 9))
+    ]
+    assert open_ranks(func) == {"k": {3}, "bias": {3}}
+    plan = infer_function(calls, func, None, tree)
+    # k of rank 3 or 4: only its last axis is named, and that one says nothing here.
+    assert plan.params["k"].text == 'Float32[torch.Tensor, "*batch2"]'
+    assert plan.params["bias"].text.startswith('Float32[torch.Tensor, "*')
+    assert plan.params["q"].text == 'Float32[torch.Tensor, "batch n m k2"]'
+
+
+def test_a_return_of_two_forms_is_left_alone():
+    func, tree = _func(
+        "import torch\ndef loss(x, return_outputs=False):\n"
+        "    l = x.mean()\n    if not return_outputs:\n        return l\n    return l, x\n"
+    )
+    calls = [
+        ({"x": _torch("float32", b, 3), "return_outputs": describe(False)}, _torch("float32"), {})
+        for b in (2, 4)
+    ]
+    plan = infer_function(calls, func, None, tree)
+    assert plan.returns is None
+    assert any("returns a tuple in some places" in n for n in plan.notes)
+
+
+def test_a_results_1_is_the_codes_only_where_the_code_makes_one():
+    func, tree = _func(
+        "import torch\ndef or_reduce(masks):\n    head, *body = masks\n"
+        "    for rest in body:\n        head = head | rest\n    return head\n"
+    )
+    calls = [
+        ({"masks": {"k": "list"}}, _torch("bool", b, 1, 1, n), {}) for b, n in ((2, 5), (1, 9))
+    ]
+    assert infer_function(calls, func, None, tree).returns.text == 'Bool[torch.Tensor, "*batch"]'
+    func, tree = _func("import torch\ndef pool(x):\n    return x.mean(-1, keepdim=True)\n")
+    calls = [
+        ({"x": _torch("float32", b, n)}, _torch("float32", b, 1), {}) for b, n in ((2, 5), (3, 9))
+    ]
+    assert (
+        infer_function(calls, func, None, tree).returns.text == 'Float32[torch.Tensor, "batch 1"]'
+    )
+
+
+def test_a_helper_whose_tests_shared_no_varying_size_is_of_any_shape():
+    # pad_at_dim(t, pad, dim): every axis generic, no size that varied in two arrays.
+    func, tree = _func(
+        "import torch\nimport torch.nn.functional as F\n"
+        "def pad_at_dim(t, pad, dim=-1):\n    return F.pad(t, pad)\n"
+    )
+    calls = [
+        ({"t": _torch("float32", 1, n, 9), "dim": describe(1)}, _torch("float32", 1, 4, 9), {})
+        for n in (4, 3)
+    ]
+    plan = infer_function(calls, func, None, tree)
+    assert plan.params["t"].text == 'Float32[torch.Tensor, "*batch"]'
+    assert plan.returns.text == 'Float32[torch.Tensor, "*batch2"]'
+
+
+def test_a_shape_preserving_layer_takes_any_leading_axes():
+    func, cls, tree = _method(
+        "import torch\nclass Norm:\n    def __init__(self, dim):\n        self.dim = dim\n"
+        "    def forward(self, x):\n        return x / x.norm(dim=-1, keepdim=True)\n",
+        "forward",
+    )
+    calls = [
+        ({"x": _torch("float32", b, h, n, d)}, _torch("float32", b, h, n, d), {"dim": d})
+        for b, h, n, d in ((2, 8, 4, 64), (1, 8, 3, 32))
+    ]
+    plan = infer_function(calls, func, cls, tree)
+    assert plan.params["x"].text == 'Float32[torch.Tensor, "*batch dim"]'
+    assert plan.returns.text == 'Float32[torch.Tensor, "*batch dim"]'

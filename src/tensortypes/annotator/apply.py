@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
-from .infer import FunctionPlan, infer_function
+from .infer import FunctionPlan, infer_function, open_ranks, unequal_axes
 
 __all__ = ["annotate_source", "stub_source", "plans_for_source", "Report"]
 
@@ -77,10 +77,28 @@ def plans_for_source(text: str, calls_by_qualname: dict, package: str = "tensort
     tree = ast.parse(text)
     package = _package(tree, package)
     plans = {}
-    for qualname, (node, cls) in _qualnames(tree).items():
+    found = _qualnames(tree)
+    # Per class, the axes each method saw unequal: evidence for its other methods.
+    # and the ranks each method's code expects of its parameters.
+    seen_unequal: dict = {}
+    ranks: dict = {}
+    for qualname, (node, cls) in found.items():
+        if cls is None:
+            continue
+        if calls_by_qualname.get(qualname):
+            seen_unequal.setdefault(id(cls), {})[qualname] = unequal_axes(
+                calls_by_qualname[qualname]
+            )
+        for param, tested in open_ranks(node).items():
+            ranks.setdefault(id(cls), {}).setdefault(param, set()).update(tested)
+    for qualname, (node, cls) in found.items():
         calls = calls_by_qualname.get(qualname)
         if calls:
-            plans[qualname] = infer_function(calls, node, cls, tree, package)
+            others = seen_unequal.get(id(cls), {}) if cls is not None else {}
+            unequal = set().union(*(v for q, v in others.items() if q != qualname))
+            plans[qualname] = infer_function(
+                calls, node, cls, tree, package, unequal, ranks.get(id(cls))
+            )
     return plans
 
 

@@ -240,6 +240,222 @@ def _shape_names(func) -> dict:
     return names
 
 
+def unequal_axes(calls) -> set:
+    """Pairs of array axes seen with different sizes in one recorded call.
+
+    Each axis is ``(parameter, rank, axis)``; a pair is a frozenset of two. The calls
+    of one method are evidence for another method of the same class taking
+    parameters of the same names (``Attend.forward(q, k, ...)`` calls
+    ``self.flash_attn(q, k, ...)``): keys longer than the queries there mean their
+    lengths are not one size here either, whatever the tests passed to this one.
+
+    >>> arr = lambda *s: {"k": "array", "lib": "numpy", "dtype": "float32", "shape": list(s)}
+    >>> sorted(sorted(p) for p in unequal_axes([({"q": arr(2, 3), "k": arr(2, 5)}, None, {})]))
+    [[('k', 2, 0), ('k', 2, 1)], [('k', 2, 0), ('q', 2, 1)], [('k', 2, 1), ('q', 2, 0)], \
+[('k', 2, 1), ('q', 2, 1)], [('q', 2, 0), ('q', 2, 1)]]
+    """
+    found: set = set()
+    for call in calls:
+        args = dict(call[0]) if isinstance(call[0], dict) else {}
+        args[_RETURN] = call[1]
+        axes = [
+            ((name, len(v["shape"]), axis), size)
+            for name, v in args.items()
+            if isinstance(v, dict) and v.get("k") == "array"
+            for axis, size in enumerate(v["shape"])
+        ]
+        for (a, x), (b, y) in itertools.combinations(axes, 2):
+            if x != y:
+                found.add(frozenset((a, b)))
+    return found
+
+
+_UNIT_AXES = frozenset(
+    {
+        "unsqueeze",
+        "view",
+        "reshape",
+        "expand",
+        "rearrange",
+        "repeat",
+        "unflatten",
+        "einsum",
+        "pack",
+        "unpack",
+        "expand_dims",
+        "new_zeros",
+        "new_ones",
+        "zeros",
+        "ones",
+        "full",
+        "empty",
+    }
+)
+
+
+def builds_unit_axes(node) -> bool:
+    """Whether a function writes something that makes a size-1 axis: ``unsqueeze``,
+    ``x[:, None]``, ``keepdim=True``, a reshape or rearrange. A result's 1 is the
+    code's only then; ``a | b`` of the tests' ``(b, 1, 1, n)`` masks keeps theirs.
+
+    >>> builds_unit_axes(ast.parse("def f(x):\n    return x[:, None]"))
+    True
+    >>> builds_unit_axes(ast.parse("def f(a, b):\n    return a | b"))
+    False
+    """
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            callee = sub.func.attr if isinstance(sub.func, ast.Attribute) else None
+            callee = callee or (sub.func.id if isinstance(sub.func, ast.Name) else None)
+            if callee in _UNIT_AXES:
+                return True
+            if any(k.arg in ("keepdim", "keepdims") for k in sub.keywords):
+                return True
+        elif isinstance(sub, ast.Subscript):
+            index = sub.slice
+            items = index.elts if isinstance(index, ast.Tuple) else [index]
+            if any(isinstance(i, ast.Constant) and i.value is None for i in items):
+                return True
+    return False
+
+
+_RESHAPES = frozenset(
+    {
+        "view",
+        "reshape",
+        "flatten",
+        "unflatten",
+        "rearrange",
+        "einsum",
+        "permute",
+        "transpose",
+        "squeeze",
+        "unsqueeze",
+        "movedim",
+        "moveaxis",
+        "pack",
+        "unpack",
+    }
+)
+
+
+def _reshapes(func) -> bool:
+    """Whether ``func`` calls something that moves or regroups axes (``reshape``,
+    ``rearrange``, ``transpose``...): its rank is then the code's, not the caller's."""
+    for sub in ast.walk(func):
+        if isinstance(sub, ast.Call):
+            callee = sub.func.attr if isinstance(sub.func, ast.Attribute) else None
+            callee = callee or (sub.func.id if isinstance(sub.func, ast.Name) else None)
+            if callee in _RESHAPES:
+                return True
+    return False
+
+
+def open_ranks(func) -> dict:
+    """``{param: ranks}`` a function compares its parameters' ranks with (``x.ndim ==
+    3``, ``x.dim() in (2, 3)``, ``len(x.shape) < 4``), read before the body reassigns
+    them: the code expects ranks other than those one test run passed. An
+    ``x.expand(b, h, -1, -1)`` counts as a test of rank 3 (two axes kept, one more
+    that may be missing).
+
+    >>> open_ranks(ast.parse("def f(k, v):\n    if k.ndim == 3:\n        k = k[None]"
+    ...                        "\n    return k.ndim"))
+    {'k': {3}}
+    """
+    params = {a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
+    rebound: dict = {}
+    for sub in ast.walk(func):
+        if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        rebound[name.id] = min(rebound.get(name.id, sub.lineno), sub.lineno)
+    found: dict = {}
+    for sub in ast.walk(func):
+        if (
+            isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Attribute)
+            and sub.func.attr in ("expand", "broadcast_to")
+            and isinstance(sub.func.value, ast.Name)
+            and sub.func.value.id in params
+            and sub.lineno <= rebound.get(sub.func.value.id, sub.lineno)
+            and len(sub.args) > 1
+        ):
+            # ``bias.expand(b, h, -1, -1)``: the axes before the kept ones may be
+            # missing or 1; the code names a rank of one more than it keeps.
+            kept = 0
+            for arg in reversed(sub.args):
+                if not (
+                    isinstance(arg, ast.UnaryOp)
+                    and isinstance(arg.op, ast.USub)
+                    and isinstance(arg.operand, ast.Constant)
+                    and arg.operand.value == 1
+                ):
+                    break
+                kept += 1
+            found.setdefault(sub.func.value.id, set()).add(kept + 1)
+        if not isinstance(sub, ast.Compare):
+            continue
+        sides = [sub.left, *sub.comparators]
+        numbers: set = set()
+        for side in sides:
+            items = side.elts if isinstance(side, (ast.Tuple, ast.Set, ast.List)) else [side]
+            numbers |= {
+                i.value for i in items if isinstance(i, ast.Constant) and type(i.value) is int
+            }
+        for side in sides:
+            target = _rank_read(side)
+            if target in params and numbers and sub.lineno <= rebound.get(target, sub.lineno):
+                found.setdefault(target, set()).update(numbers)
+    return found
+
+
+def _rank_read(node) -> str | None:
+    """``x`` of ``x.ndim``, ``x.dim()``, ``x.ndimension()``, ``len(x.shape)``."""
+    if isinstance(node, ast.Attribute) and node.attr == "ndim":
+        node = node.value
+    elif (
+        isinstance(node, ast.Call)
+        and not node.args
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("dim", "ndimension")
+    ):
+        node = node.func.value
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "len"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Attribute)
+        and node.args[0].attr == "shape"
+    ):
+        node = node.args[0].value
+    else:
+        return None
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _return_widths(func) -> set:
+    """How each ``return`` of ``func`` (not of nested functions) builds its value: the
+    length of a tuple written out, else 0 (a value of any kind); None values aside."""
+    widths: set = set()
+
+    def visit(nodes):
+        for node in nodes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            if isinstance(node, ast.Return) and node.value is not None:
+                value = node.value
+                if isinstance(value, ast.Constant) and value.value is None:
+                    continue
+                widths.add(len(value.elts) if isinstance(value, ast.Tuple) else 0)
+            visit(ast.iter_child_nodes(node))
+
+    visit(func.body)
+    return widths
+
+
 @dataclass
 class Proposal:
     """One proposed annotation: its source text and the names it imports."""
@@ -364,14 +580,112 @@ def _expression(sizes: tuple, atoms: dict, constants: set) -> str | None:
     return None
 
 
+def _at(arrays, present, slot, call):
+    """The array ``slot`` held in recorded call number ``call`` (a list of 0 or 1)."""
+    return [arrays[slot][j] for j, i in enumerate(present[slot]) if i == call]
+
+
+def _code_ints(calls, params, class_node) -> tuple:
+    """``(int_params, self_attrs)``: each int of the code with its value per call."""
+    int_params = {}
+    for p in params:
+        seen = [c[0].get(p) for c in calls]
+        if seen and all(
+            v is not None and v.get("k") == "int" and v.get("v") is not None for v in seen
+        ):
+            int_params[p] = tuple(v["v"] for v in seen)
+    self_attrs: dict = {}
+    if calls and all(c[2] for c in calls):
+        common = set(calls[0][2])
+        for c in calls[1:]:
+            common &= set(c[2])
+        # Only the sizes a layer is built from: names its constructor reads
+        # (``__init__(self, dim)``, ``config.n_embd``, ``self.heads = heads``), not the
+        # state a call leaves behind (a cache length that equals this call's length).
+        built_from = _init_names(class_node)
+        for attr in sorted(common):
+            if attr in built_from:
+                self_attrs[attr] = tuple(c[2][attr] for c in calls)
+    return int_params, self_attrs
+
+
+def _split_coincidences(
+    sizes, members, arrays, prefix, unequal, int_params, self_attrs, unsure, separated
+):
+    """The parts of one group of equal sizes that the evidence lets share a name.
+
+    Equal sizes in every recorded call may be the tests' choice, not the code's:
+    - two ints of the code equal to the size (``LoRALinear(dim_in, dim_out)`` built
+      with ``dim_in == dim_out``): each array keeps its own name for it;
+    - one array's two axes of a size that never varied (a ``(4, 4)`` attention bias
+      when no test cached) are two sizes; when other arrays have that size too
+      (``points @ rotation.T + offset`` tested with 3x3 rotations only), which of
+      the two is theirs is unknown: every array gets its own name for it, and the
+      array holding it twice goes into ``unsure`` (left alone);
+    - axes that another method of the class saw unequal, under the same parameter
+      names (``unequal``), are two sizes here too.
+    """
+    parts = _coincidence_parts(sizes, members, arrays, prefix, unequal, int_params, self_attrs)
+    if isinstance(parts, tuple):
+        unsure.update(parts[1])
+        parts = parts[0]
+    # (Arrays whose sizes were told apart share no variadic name either.)
+    for one, other in itertools.combinations(parts, 2):
+        separated.update(frozenset((a[0], b[0])) for a in one for b in other if a[0] != b[0])
+    return parts
+
+
+def _coincidence_parts(sizes, members, arrays, prefix, unequal, int_params, self_attrs):
+    slots = list(dict.fromkeys(pos[0] for pos in members))
+    fits = [p for p, v in int_params.items() if v == sizes]
+    fits += [a for a, v in self_attrs.items() if v == sizes and a not in fits]
+    if len(fits) > 1 and len(slots) > 1:
+        return [[pos for pos in members if pos[0] == slot] for slot in slots]
+    constant = len({x for x in sizes if x is not None}) == 1
+
+    def key(pos):
+        slot, axis = pos
+        rank = None if slot in prefix else len(arrays[slot][0]["shape"])
+        return (slot, rank, axis) if axis >= 0 or rank is None else (slot, rank, axis + rank)
+
+    def apart(a, b) -> bool:
+        if constant and a[0] == b[0]:
+            return True
+        return unequal is not None and frozenset((key(a), key(b))) in unequal
+
+    parts: list = []
+    for pos in members:
+        for part in parts:
+            if not any(apart(pos, other) for other in part):
+                part.append(pos)
+                break
+        else:
+            parts.append([pos])
+    repeated = [s for s in slots if sum(pos[0] == s for pos in members) > 1]
+    if constant and repeated and len(slots) > 1:
+        # The one size is at least two sizes of the code, which ones is unknown: no
+        # two arrays share it, and the arrays holding it twice are left alone.
+        return [[pos] for pos in members], repeated
+    return parts
+
+
 def infer_function(
-    calls, func, class_node=None, module_tree=None, package: str = "tensortypes"
+    calls,
+    func,
+    class_node=None,
+    module_tree=None,
+    package: str = "tensortypes",
+    unequal: set | None = None,
+    class_ranks: dict | None = None,
 ) -> FunctionPlan:
     """Annotations for ``func`` (an ``ast.FunctionDef``) from its recorded ``calls``.
 
     ``calls``: ``(args, ret, self_ints)`` triples as the trace stores them.
     ``package``: where the dtype classes are imported from (``tensortypes`` or
-    ``jaxtyping``).
+    ``jaxtyping``). ``unequal``: :func:`unequal_axes` of the other methods of the
+    class, axes that are no one size whatever this function's calls had;
+    ``class_ranks``: :func:`open_ranks` of the other methods (a parameter of the
+    same name is the same kind of array).
     """
     libs = _Libraries(module_tree)
     params = [a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)]
@@ -429,20 +743,30 @@ def infer_function(
             out[i] = size
         return tuple(out)
 
+    tested = {p: set(r) for p, r in (class_ranks or {}).items() if p in params}
+    for p, ranks in open_ranks(func).items():
+        tested.setdefault(p, set()).update(ranks)
+    trailing_of: dict = {}  # slot of varying rank -> how many trailing axes are named
     for slot, seen in arrays.items():
         ranks = {len(v["shape"]) for v in seen}
-        if len(ranks) == 1:
+        if len(ranks) == 1 and slot not in tested:
             rank = ranks.pop()
             for axis in range(rank):
                 positions[(slot, axis)] = per_call(slot, [v["shape"][axis] for v in seen])
         else:
             low = min(ranks)
+            if slot in tested:
+                # ``if k.ndim == 3:``: the code takes other ranks than the tests passed;
+                # the axis next to the ones that come and go may be either's.
+                low = max(0, min(low, *tested[slot]) - 1)
+            trailing_of[slot] = low
             prefix[slot] = per_call(
                 slot, [tuple(v["shape"][: len(v["shape"]) - low]) for v in seen]
             )
             for back in range(low, 0, -1):
                 positions[(slot, -back)] = per_call(slot, [v["shape"][-back] for v in seen])
     code_names = _shape_names(func)
+    unit_axes = builds_unit_axes(func)
     constants = source_ints(func)
     sizes_written = shape_ints(func)
     # The class's constants (``Linear(d, 4 * d)`` in ``__init__``) count for expressions.
@@ -472,6 +796,16 @@ def infer_function(
             parts += [(sizes, part) for part in (lead, rest) if part]
         else:
             parts.append((sizes, members))
+    int_params, self_attrs = _code_ints(calls, params, class_node)
+    unsure: set = set()  # slots with two axes of one size that may be either's
+    separated: set = set()  # pairs of slots with equal sizes told apart
+    parts = [
+        (sizes, part)
+        for sizes, members in parts
+        for part in _split_coincidences(
+            sizes, members, arrays, prefix, unequal, int_params, self_attrs, unsure, separated
+        )
+    ]
     for sizes, members in parts:
         by_name: dict = {}
         for pos in members:
@@ -493,25 +827,6 @@ def infer_function(
     # -- names ------------------------------------------------------------------------------
     used: set = set(params) | {"self", "cls"}
     labels: dict = {}
-    int_params = {}
-    for p in params:
-        seen = [c[0].get(p) for c in calls]
-        if seen and all(
-            v is not None and v.get("k") == "int" and v.get("v") is not None for v in seen
-        ):
-            int_params[p] = tuple(v["v"] for v in seen)
-    self_attrs: dict = {}
-    if calls and all(c[2] for c in calls):
-        common = set(calls[0][2])
-        for c in calls[1:]:
-            common &= set(c[2])
-        # Only the sizes a layer is built from: names its constructor reads
-        # (``__init__(self, dim)``, ``config.n_embd``, ``self.heads = heads``), not the
-        # state a call leaves behind (a cache length that equals this call's length).
-        built_from = _init_names(class_node)
-        for attr in sorted(common):
-            if attr in built_from:
-                self_attrs[attr] = tuple(c[2][attr] for c in calls)
 
     def fresh(base: str) -> str:
         base = base if base.isidentifier() and not keyword.iskeyword(base) else "n"
@@ -574,9 +889,10 @@ def infer_function(
             constant
             and known[0] == 1
             and not any(pos[1] == 0 and (pos[0] in params or None in sizes) for pos in group)
+            and (unit_axes or any(pos[0] in params for pos in group))
         ):
             # (A leading 1 of an argument is the tests' batch of 1; a leading 1 of a
-            # result the code builds is a broadcast axis.)
+            # result the code builds is a broadcast axis, when the code makes one.)
             label = "1"
         else:
             deferred.append((sizes, group))
@@ -640,31 +956,78 @@ def infer_function(
         shapes_of = {
             slot: per_call(slot, [tuple(v["shape"]) for v in seen]) for slot, seen in arrays.items()
         }
-        for slot, seen in arrays.items():
-            rank = len(seen[0]["shape"])
-            if slot in prefix or not rank:
-                continue
-            mine = [labels[(slot, axis)] for axis in range(rank)]
-            if all(label in generic_labels for label in mine) and all(
-                shapes_of[other] == shapes_of[slot] for label in mine for other in holders[label]
+        fixed = [s for s, seen in arrays.items() if s not in prefix and seen[0]["shape"]]
+        nothing_said = {
+            s
+            for s in fixed
+            if all(
+                labels[(s, axis)] in generic_labels for axis in range(len(arrays[s][0]["shape"]))
+            )
+        }
+        for slot in fixed:
+            mine = [labels[(slot, axis)] for axis in range(len(arrays[slot][0]["shape"]))]
+            if slot in nothing_said and all(
+                shapes_of[other] == shapes_of[slot]
+                and (other == slot or frozenset((slot, other)) not in separated)
+                for label in mine
+                for other in holders[label]
             ):
                 whole.add(slot)
-    for slot in whole:
+        covaried = any(
+            len(holders[label] & nothing_said) > 1
+            and len({x for x in label_sizes.get(label, ()) if x is not None}) > 1
+            for label in generic_labels
+        )
+        if len(nothing_said) > 1 and nothing_said == set(fixed) and not covaried:
+            # Every array of the function has nothing but generic names, and no size
+            # that varied is shared by two of them (``pad_at_dim(t, pad, dim)`` called
+            # on (1, 4, 9) and (1, 3, 9)): the sizes and ranks the tests chose are no
+            # evidence of the function's.
+            whole |= nothing_said
+    # A function whose arrays all had one shape in every call (a norm, a residual, a
+    # feedforward): leading axes with generic names are the caller's, of any rank:
+    # ``x: "*batch dim" -> "*batch dim"``, not the tests' ``"batch n m dim"``.
+    lead_cut: dict = {}
+    fixed_slots = [s for s in arrays if s not in prefix and s not in whole]
+    if len(fixed_slots) >= 2 and len(fixed_slots) == len(arrays) and not _reshapes(func):
+        first = fixed_slots[0]
+        rank = len(arrays[first][0]["shape"])
+        same = len({len(arrays[s][0]["shape"]) for s in fixed_slots}) == 1 and all(
+            len({tuple(v["shape"]) for s in fixed_slots for v in _at(arrays, present, s, i)}) <= 1
+            for i in range(len(calls))
+        )
+        if same and all(
+            labels[(s, a)] == labels[(first, a)] for s in fixed_slots for a in range(rank)
+        ):
+            cut = 0
+            while cut < rank and labels[(first, cut)] in generic_labels:
+                cut += 1
+            for s in fixed_slots:
+                if cut == rank:
+                    whole.add(s)
+                elif cut:
+                    lead_cut[s] = cut
+                    prefix[s] = per_call(s, [tuple(v["shape"][:cut]) for v in arrays[s]])
+    for slot in sorted(whole, key=slots.index):
         prefix[slot] = per_call(slot, [tuple(v["shape"]) for v in arrays[slot]])
     for slot in prefix:
-        if slot in whole:
+        if slot in whole or slot in lead_cut:
             continue
-        low = min(len(v["shape"]) for v in arrays[slot])
+        low = trailing_of[slot]
         trailing = [labels[(slot, -back)] for back in range(low, 0, -1)]
         if all(label in generic_labels for label in trailing):
             whole.add(slot)
             prefix[slot] = per_call(slot, [tuple(v["shape"]) for v in arrays[slot]])
     prefix_names: dict = {}
     # Names of the axes written (a collapsed array's generic names are free again).
-    written = {label for (slot, _axis), label in labels.items() if slot not in whole}
+    written = {
+        label
+        for (slot, axis), label in labels.items()
+        if slot not in whole and not 0 <= axis < lead_cut.get(slot, 0)
+    }
     for slot, shapes in prefix.items():
         for other, name in prefix_names.items():
-            if prefix[other] == shapes:
+            if prefix[other] == shapes and frozenset((slot, other)) not in separated:
                 prefix_names[slot] = name
                 break
         else:
@@ -682,12 +1045,22 @@ def infer_function(
         if slot in ambiguous:
             notes.append(f"{slot}: a size two int parameters fit equally")
             continue
+        if slot in unsure and slot not in whole:
+            notes.append(
+                f"{slot}: two axes of one size that other arrays share; which is theirs is unknown"
+            )
+            continue
         dims = []
         if slot in whole:
             dims.append(f"*{prefix_names[slot]}")
+        elif slot in lead_cut:
+            dims.append(f"*{prefix_names[slot]}")
+            dims.extend(
+                labels[(slot, axis)] for axis in range(lead_cut[slot], len(seen[0]["shape"]))
+            )
         elif slot in prefix:
             dims.append(f"*{prefix_names[slot]}")
-            low = min(len(v["shape"]) for v in seen)
+            low = trailing_of[slot]
             dims.extend(labels[(slot, -back)] for back in range(low, 0, -1))
         else:
             dims.extend(labels[(slot, axis)] for axis in range(len(seen[0]["shape"])))
@@ -717,6 +1090,11 @@ def infer_function(
         elif kinds == set() and optional and slot in returns_slots:
             proposals[slot] = Proposal("None")
     items = [proposals.pop(slot, None) for slot in returns_slots]
+    if len(_return_widths(func)) > 1 and any(items):
+        # ``return loss`` here, ``return loss, (logits, cache)`` there: the calls
+        # recorded one form; an annotation of it would refuse the other.
+        notes.append("return: the function returns a tuple in some places, not in others")
+        return FunctionPlan(proposals, None, notes)
     returns = items[0] if not width else None
     if width and all(items):
         returns = Proposal(
