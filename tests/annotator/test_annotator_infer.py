@@ -284,12 +284,13 @@ def test_sizes_that_are_sums_or_multiples_become_expressions():
     ]
     plan = infer_function(calls, func, cls, tree)
     assert plan.returns.text == 'Float32[torch.Tensor, "n 4*d_model"]'
-    # A size that never varies is not an expression: too many would fit.
+    # A size that never varies is not an expression: too many would fit. (The input
+    # width is d_model all the same: the one int the layer is built from.)
     calls = [({"x": _torch("float32", 2, 8)}, _torch("float32", 2, 32), {"d_model": 8})]
     plan = infer_function(calls, func, cls, tree)
     assert (plan.params["x"].text, plan.returns.text) == (
+        'Float32[torch.Tensor, "n d_model"]',
         'Float32[torch.Tensor, "n m"]',
-        'Float32[torch.Tensor, "n k"]',
     )
 
 
@@ -488,3 +489,49 @@ def test_a_shape_preserving_layer_takes_any_leading_axes():
     plan = infer_function(calls, func, cls, tree)
     assert plan.params["x"].text == 'Float32[torch.Tensor, "*batch dim"]'
     assert plan.returns.text == 'Float32[torch.Tensor, "*batch dim"]'
+
+
+def test_a_size_that_is_1_or_another_is_a_broadcast():
+    # Rotary frequencies shared by all heads (1) or given per head.
+    func, tree = _func("import torch\ndef rotate(t, freqs):\n    return t * freqs\n")
+    calls = [
+        (
+            {"t": _torch("float32", b, h, n, 8), "freqs": _torch("float32", f, n, 8)},
+            _torch("float32", b, h, n, 8),
+            {},
+        )
+        for b, h, n, f in ((2, 4, 6, 1), (2, 4, 6, 4), (1, 8, 3, 8), (1, 8, 3, 1))
+    ]
+    plan = infer_function(calls, func, None, tree)
+    assert plan.params["t"].text == 'Float32[torch.Tensor, "batch n m k"]'
+    assert plan.params["freqs"].text == 'Float32[torch.Tensor, "#n m k"]'
+
+
+def test_a_constant_width_is_the_int_a_layer_is_built_from():
+    func, cls, tree = _method(
+        "import torch\nclass GLU:\n    def __init__(self, dim_in, dim_out):\n"
+        "        self.proj = nn.Linear(dim_in, dim_out * 2)\n"
+        "    def forward(self, x):\n        a, b = self.proj(x).chunk(2, dim=-1)\n"
+        "        return a * b\n",
+        "forward",
+    )
+    calls = [
+        (
+            {"x": _torch("float32", 1, 10, 512)},
+            _torch("float32", 1, 10, 2048),
+            {"dim_in": 512, "dim_out": 2048},
+        )
+    ]
+    plan = infer_function(calls, func, cls, tree)
+    # One call, one width: tied all the same, since nn.Linear is built from dim_in.
+    assert plan.params["x"].text == 'Float32[torch.Tensor, "n m dim_in"]'
+
+
+def test_a_returned_state_gets_no_scalar_type_from_some_calls():
+    func, cls, tree = _method(
+        "class always:\n    def __init__(self, val):\n        self.val = val\n"
+        "    def __call__(self, *args):\n        return self.val\n",
+        "__call__",
+    )
+    calls = [({}, describe(0), {}), ({}, describe(1), {})]
+    assert infer_function(calls, func, cls, tree).returns is None
