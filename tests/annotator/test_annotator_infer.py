@@ -535,3 +535,19 @@ def test_a_returned_state_gets_no_scalar_type_from_some_calls():
     )
     calls = [({}, describe(0), {}), ({}, describe(1), {})]
     assert infer_function(calls, func, cls, tree).returns is None
+
+
+def test_a_decorators_wrapper_is_left_alone():
+    import pytest
+
+    pytest.importorskip("libcst")
+    from tensortypes.annotator.apply import plans_for_source
+
+    source = (
+        "def maybe(fn):\n    def inner(x, *args):\n"
+        "        return x if x is None else fn(x, *args)\n    return inner\n"
+    )
+    calls = _calls(({"x": np.ones((2, 3), np.float32)}, np.ones((2, 3), np.float32)))
+    plan = plans_for_source(source, {"maybe.<locals>.inner": calls})["maybe.<locals>.inner"]
+    assert not plan.params and plan.returns is None
+    assert "decorator's wrapper" in plan.notes[0]

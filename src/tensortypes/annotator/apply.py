@@ -63,6 +63,26 @@ def _qualnames(tree: ast.Module) -> dict:
     return found
 
 
+def _returned_closures(tree: ast.Module) -> set:
+    """Qualnames of nested functions their enclosing function returns (``maybe(fn)``'s
+    ``inner``): one per decorated function, so no one annotation fits them all."""
+    found: set = set()
+    for qualname, (node, _cls) in _qualnames(tree).items():
+        returned = {
+            sub.value.id
+            for sub in ast.walk(node)
+            if isinstance(sub, ast.Return) and isinstance(sub.value, ast.Name)
+        }
+        for sub in ast.walk(node):
+            if (
+                sub is not node
+                and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and sub.name in returned
+            ):
+                found.add(f"{qualname}.<locals>.{sub.name}")
+    return found
+
+
 def _package(tree: ast.Module, default: str) -> str:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == "jaxtyping":
@@ -91,9 +111,19 @@ def plans_for_source(text: str, calls_by_qualname: dict, package: str = "tensort
             )
         for param, tested in open_ranks(node).items():
             ranks.setdefault(id(cls), {}).setdefault(param, set()).update(tested)
+    wrappers = _returned_closures(tree)
     for qualname, (node, cls) in found.items():
         calls = calls_by_qualname.get(qualname)
-        if calls:
+        if calls and qualname in wrappers:
+            plans[qualname] = FunctionPlan(
+                {},
+                None,
+                [
+                    "a function its enclosing function returns (a decorator's wrapper): "
+                    "its types are those of each function it wraps"
+                ],
+            )
+        elif calls:
             others = seen_unequal.get(id(cls), {}) if cls is not None else {}
             unequal = set().union(*(v for q, v in others.items() if q != qualname))
             plans[qualname] = infer_function(
