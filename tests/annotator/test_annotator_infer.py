@@ -551,3 +551,46 @@ def test_a_decorators_wrapper_is_left_alone():
     plan = plans_for_source(source, {"maybe.<locals>.inner": calls})["maybe.<locals>.inner"]
     assert not plan.params and plan.returns is None
     assert "decorator's wrapper" in plan.notes[0]
+
+
+def test_a_result_passed_on_from_a_held_callable_or_a_container_is_left_alone():
+    func, cls, tree = _method(
+        "class Fold:\n    def __init__(self, fn):\n        self.fn = fn\n"
+        "    def forward(self, x, *args, **kwargs):\n        return self.fn(x, *args, **kwargs)\n",
+        "forward",
+    )
+    calls = [({"x": _torch("float32", b, 4, 8)}, _torch("float32", b, 4, 16), {}) for b in (1, 2)]
+    plan = infer_function(calls, func, cls, tree)
+    assert plan.returns is None and "x" in plan.params
+    assert any("what a callable it holds returns" in n for n in plan.notes)
+    func, tree = _func("def first(it, default=None):\n    return it[0] if len(it) else default\n")
+    calls = [
+        ({"it": {"k": "list"}, "default": describe(None)}, _torch("float32", b), {}) for b in (2, 3)
+    ]
+    plan = infer_function(calls, func, None, tree)
+    assert plan.returns is None
+    assert any("an item of a container argument" in n for n in plan.notes)
+
+
+def test_a_results_leading_1_is_no_1_when_the_code_takes_other_ranks():
+    # PolarEmbedding: t of rank 1 becomes (1, n); of rank 2 it stays (b, n).
+    func, cls, tree = _method(
+        "import torch\nclass Polar:\n    def __init__(self, dim, heads):\n"
+        "        self.bias = torch.zeros(heads, 1, dim)\n"
+        "    def forward(self, t):\n        if t.ndim == 1:\n"
+        "            t = rearrange(t, 'n -> 1 n')\n"
+        "        return t[..., None] * self.freq, self.bias\n",
+        "forward",
+    )
+    calls = [
+        (
+            {"t": _torch("int64", n)},
+            {"k": "tuple", "items": [_torch("float32", 1, n, 64), _torch("float32", h, 1, 64)]},
+            {"dim": 64, "heads": h},
+        )
+        for n, h in ((10, 8), (15, 4))
+    ]
+    plan = infer_function(calls, func, cls, tree)
+    assert plan.returns.text == (
+        'tuple[Float32[torch.Tensor, "n m dim"], Float32[torch.Tensor, "heads 1 dim"]]'
+    )

@@ -451,6 +451,51 @@ def _broadcast_of(sizes, named: dict) -> str | None:
     return f"#{fits[0]}" if len(fits) == 1 else None
 
 
+def _returns_passed_on(func, others: set) -> str | None:
+    """Why the result of ``func`` is not its own, or None: it returns what a callable it
+    holds returns, forwarding its ``*args``/``**kwargs`` (``return self.fn(x, *args,
+    **kwargs)``), or an item of a container argument (``return it[0] if it else
+    default``), whose kind the calls recorded say nothing general about."""
+    found = [
+        sub.value for sub in ast.walk(func) if isinstance(sub, ast.Return) and sub.value is not None
+    ]
+    if not found:
+        return None
+
+    def leaves(node):
+        if isinstance(node, ast.IfExp):
+            return leaves(node.body) + leaves(node.orelse)
+        return [node]
+
+    def forwarded(node) -> bool:
+        return (
+            isinstance(node, ast.Call)
+            and (
+                any(isinstance(a, ast.Starred) for a in node.args)
+                or any(k.arg is None for k in node.keywords)
+            )
+            and (
+                isinstance(node.func, ast.Name)
+                and node.func.id in others
+                or isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "self"
+            )
+        )
+
+    def item(node) -> bool:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in others
+
+    ends = [leaf for value in found for leaf in leaves(value)]
+    if any(forwarded(leaf) for leaf in ends):
+        return "what a callable it holds returns"
+    if all(item(leaf) for leaf in ends) and any(isinstance(leaf, ast.Subscript) for leaf in ends):
+        return "an item of a container argument"
+    return None
+
+
 def _returns_state(func) -> bool:
     """Whether every ``return`` of ``func`` returns an attribute of ``self``."""
     found = [
@@ -841,9 +886,10 @@ def infer_function(
     named_groups = []
     parts = []
     for sizes, members in groups.items():
-        if None in sizes and len({x for x in sizes if x is not None}) == 1:
-            # A size that never varied, of arrays absent from some calls: a leading
-            # axis (those calls' batch) is no other axis of the same size.
+        if (None in sizes or tested) and len({x for x in sizes if x is not None}) == 1:
+            # A size that never varied, of arrays absent from some calls (or when the
+            # code takes other ranks): a leading axis (those calls' batch) is no other
+            # axis of the same size.
             lead = [pos for pos in members if pos[1] == 0]
             rest = [pos for pos in members if pos[1] != 0]
             parts += [(sizes, part) for part in (lead, rest) if part]
@@ -955,6 +1001,7 @@ def infer_function(
             and known[0] == 1
             and not any(pos[1] == 0 and (pos[0] in params or None in sizes) for pos in group)
             and (unit_axes or any(pos[0] in params for pos in group))
+            and not (tested and any(pos[1] == 0 for pos in group))
         ):
             # (A leading 1 of an argument is the tests' batch of 1; a leading 1 of a
             # result the code builds is a broadcast axis, when the code makes one.)
@@ -1167,6 +1214,10 @@ def infer_function(
         # ``return loss`` here, ``return loss, (logits, cache)`` there: the calls
         # recorded one form; an annotation of it would refuse the other.
         notes.append("return: the function returns a tuple in some places, not in others")
+        return FunctionPlan(proposals, None, notes)
+    passed_on = _returns_passed_on(func, set(params) - set(arrays))
+    if passed_on and any(items):
+        notes.append(f"return: {passed_on}, of whatever kind that is")
         return FunctionPlan(proposals, None, notes)
     returns = items[0] if not width else None
     if width and all(items):
