@@ -96,6 +96,16 @@ BUGS = {
             "        return self.rmsnorm(x).transpose(1, 2) * (self.gamma + 1.)\n",
             "MultiheadRMSNorm: heads and sequence swapped",
         ),
+        (
+            "        x, gate = self.proj(x).chunk(2, dim = -1)\n",
+            "        x, gate = self.proj(x).chunk(2, dim = 1)\n",
+            "GLU: value and gate split along the sequence",
+        ),
+        (
+            "    out = cat((t * freqs.cos(), t * freqs.sin()), dim = -1)\n",
+            "    out = cat((t * freqs.cos(), t * freqs.sin()), dim = -2)\n",
+            "polar embedding: halves joined along the sequence",
+        ),
     ],
 }
 

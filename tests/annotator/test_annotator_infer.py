@@ -594,3 +594,12 @@ def test_a_results_leading_1_is_no_1_when_the_code_takes_other_ranks():
     assert plan.returns.text == (
         'tuple[Float32[torch.Tensor, "n m dim"], Float32[torch.Tensor, "heads 1 dim"]]'
     )
+
+
+def test_an_array_parameter_defaulting_to_none_is_optional():
+    func, tree = _func("import torch\ndef f(x, mask=None):\n    return x\n")
+    calls = [
+        ({"x": _torch("float32", b, 4), "mask": _torch("bool", b, 4)}, _torch("float32", b, 4), {})
+        for b in (2, 3)
+    ]
+    assert infer_function(calls, func, None, tree).params["mask"].text.endswith("| None")

@@ -496,6 +496,15 @@ def _returns_passed_on(func, others: set) -> str | None:
     return None
 
 
+def _none_defaults(func) -> set:
+    """The parameters whose default is ``None``."""
+    a = func.args
+    positional = [*a.posonlyargs, *a.args]
+    pairs = list(zip(positional[len(positional) - len(a.defaults) :], a.defaults))
+    pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+    return {p.arg for p, d in pairs if isinstance(d, ast.Constant) and d.value is None}
+
+
 def _returns_state(func) -> bool:
     """Whether every ``return`` of ``func`` returns an attribute of ``self``."""
     found = [
@@ -812,6 +821,7 @@ def infer_function(
         return call[0].get(slot)
 
     # -- which slots are arrays, of one library, in every call ------------------------------
+    none_defaults = _none_defaults(func)
     arrays: dict = {}
     optional: set = set()  # array slots that were None in some calls (``targets=None``)
     present: dict = {}  # slot -> indices of the calls where it holds an array
@@ -826,7 +836,9 @@ def infer_function(
         if len(libs_seen) != 1:
             notes.append(f"{slot}: arrays of several libraries ({', '.join(sorted(libs_seen))})")
             continue
-        if len(held) < len(seen):
+        if len(held) < len(seen) or slot in none_defaults:
+            # (``mask=None`` in the signature: a caller may leave it out, whatever
+            # the recorded calls passed.)
             optional.add(slot)
         present[slot] = held
         arrays[slot] = [seen[i] for i in held]
