@@ -6,8 +6,10 @@ Each suite runs in a fresh subprocess, untraced (``python -m pytest ...``) and t
 traced time over the untraced one (the issue's target: under 2x).
 
 Suites: the sample projects of ``tests/annotator/projects`` (NumPy geometry; a tiny
-GPT in PyTorch, skipped without torch), and, with ``--suite DIR PKG``, any project of
-yours (its tests under ``DIR/tests``).
+GPT in PyTorch, skipped without torch); x-transformers with the selection of its own
+tests that ``scripts/annotate_real.py`` runs, when a snapshot is under
+``$TENSORTYPES_SNAPSHOTS/x-transformers`` (skipped with a note otherwise); and, with
+``--suite DIR PKG``, any project of yours (its tests under ``DIR/tests``).
 
     python benchmarks/annotate_overhead.py [--repeat 3] [--suite DIR PKG]
 """
@@ -41,8 +43,8 @@ def _time(cmd: list, cwd: Path) -> float:
     return elapsed
 
 
-def measure(project: Path, package: str, repeat: int) -> tuple:
-    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
+def measure(project: Path, package: str, repeat: int, tests=("tests",)) -> tuple:
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests]
     traced = [
         sys.executable,
         "-m",
@@ -73,13 +75,23 @@ def main() -> None:
     suites = [(ROOT / "tests" / "annotator" / "projects" / "npgeo", "npgeo")]
     if importlib.util.find_spec("torch") is not None:
         suites.append((ROOT / "tests" / "annotator" / "projects" / "tinygpt", "tinygpt"))
-    suites += [(Path(d), p) for d, p in args.suite]
+    suites = [(path, package, ("tests",)) for path, package in suites]
+    snapshot = Path(os.environ.get("TENSORTYPES_SNAPSHOTS", "/nonexistent")) / "x-transformers"
+    if snapshot.is_dir() and importlib.util.find_spec("torch") is not None:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from annotate_real import SUITES
+
+        package, tests = SUITES["x-transformers"]
+        suites.append((snapshot, package, tuple(tests)))
+    else:
+        print("x-transformers skipped: no snapshot under $TENSORTYPES_SNAPSHOTS (or no torch)")
+    suites += [(Path(d), p, ("tests",)) for d, p in args.suite]
     rows = []
-    for source, package in suites:
+    for source, package, tests in suites:
         with tempfile.TemporaryDirectory() as tmp:
             project = Path(tmp) / source.name
-            shutil.copytree(source, project)
-            plain, traced = measure(project, package, args.repeat)
+            shutil.copytree(source, project, ignore=shutil.ignore_patterns(".git", "*.ipynb"))
+            plain, traced = measure(project, package, args.repeat, tests)
         rows.append((package, f"{plain:.2f} s", f"{traced:.2f} s", f"{traced / plain:.2f}x"))
     print(markdown_table(("suite", "untraced", "annotate run", "ratio"), rows))
 

@@ -489,6 +489,14 @@ def test_a_shape_preserving_layer_takes_any_leading_axes():
     plan = infer_function(calls, func, cls, tree)
     assert plan.params["x"].text == 'Float32[torch.Tensor, "*batch dim"]'
     assert plan.returns.text == 'Float32[torch.Tensor, "*batch dim"]'
+    # A block handing x to a layer of its own takes that layer's ranks: no *batch.
+    func, cls, tree = _method(
+        "import torch\nclass Block:\n    def __init__(self, dim):\n        self.dim = dim\n"
+        "    def forward(self, x):\n        return x + self.attn(x)\n",
+        "forward",
+    )
+    plan = infer_function(calls, func, cls, tree)
+    assert plan.params["x"].text == 'Float32[torch.Tensor, "batch n m dim"]'
 
 
 def test_a_size_that_is_1_or_another_is_a_broadcast():

@@ -351,6 +351,18 @@ def _reshapes(func) -> bool:
     return False
 
 
+def _calls_own_layers(func) -> bool:
+    """Whether ``func`` hands values to a layer or method of its own (``self.attn(x)``):
+    that one's rank requirements, which no recorded call shows, are then its too."""
+    return any(
+        isinstance(sub, ast.Call)
+        and isinstance(sub.func, ast.Attribute)
+        and isinstance(sub.func.value, ast.Name)
+        and sub.func.value.id == "self"
+        for sub in ast.walk(func)
+    )
+
+
 def open_ranks(func) -> dict:
     """``{param: ranks}`` a function compares its parameters' ranks with (``x.ndim ==
     3``, ``x.dim() in (2, 3)``, ``len(x.shape) < 4``), read before the body reassigns
@@ -1117,7 +1129,12 @@ def infer_function(
     # ``x: "*batch dim" -> "*batch dim"``, not the tests' ``"batch n m dim"``.
     lead_cut: dict = {}
     fixed_slots = [s for s in arrays if s not in prefix and s not in whole]
-    if len(fixed_slots) >= 2 and len(fixed_slots) == len(arrays) and not _reshapes(func):
+    if (
+        len(fixed_slots) >= 2
+        and len(fixed_slots) == len(arrays)
+        and not _reshapes(func)
+        and not _calls_own_layers(func)
+    ):
         first = fixed_slots[0]
         rank = len(arrays[first][0]["shape"])
         same = len({len(arrays[s][0]["shape"]) for s in fixed_slots}) == 1 and all(
