@@ -303,12 +303,10 @@ def builds_unit_axes(node) -> bool:
     >>> builds_unit_axes(ast.parse("def f(a, b):\\n    return a | b"))
     False
     """
+    if _callees(node) & _UNIT_AXES:
+        return True
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call):
-            callee = sub.func.attr if isinstance(sub.func, ast.Attribute) else None
-            callee = callee or (sub.func.id if isinstance(sub.func, ast.Name) else None)
-            if callee in _UNIT_AXES:
-                return True
             if any(k.arg in ("keepdim", "keepdims") for k in sub.keywords):
                 return True
         elif isinstance(sub, ast.Subscript):
@@ -342,13 +340,16 @@ _RESHAPES = frozenset(
 def _reshapes(func) -> bool:
     """Whether ``func`` calls something that moves or regroups axes (``reshape``,
     ``rearrange``, ``transpose``...): its rank is then the code's, not the caller's."""
-    for sub in ast.walk(func):
-        if isinstance(sub, ast.Call):
-            callee = sub.func.attr if isinstance(sub.func, ast.Attribute) else None
-            callee = callee or (sub.func.id if isinstance(sub.func, ast.Name) else None)
-            if callee in _RESHAPES:
-                return True
-    return False
+    return bool(_callees(func) & _RESHAPES)
+
+
+def _callees(node) -> set:
+    """The names called in ``node``: ``f`` of ``f(x)`` and ``view`` of ``x.view(...)``."""
+    return {
+        sub.func.attr if isinstance(sub.func, ast.Attribute) else sub.func.id
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Call) and isinstance(sub.func, (ast.Attribute, ast.Name))
+    }
 
 
 def _calls_own_layers(func) -> bool:
@@ -425,27 +426,10 @@ def open_ranks(func) -> dict:
 
 def _rank_read(node) -> str | None:
     """``x`` of ``x.ndim``, ``x.dim()``, ``x.ndimension()``, ``len(x.shape)``."""
-    if isinstance(node, ast.Attribute) and node.attr == "ndim":
-        node = node.value
-    elif (
-        isinstance(node, ast.Call)
-        and not node.args
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("dim", "ndimension")
-    ):
-        node = node.func.value
-    elif (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "len"
-        and len(node.args) == 1
-        and isinstance(node.args[0], ast.Attribute)
-        and node.args[0].attr == "shape"
-    ):
-        node = node.args[0].value
-    else:
-        return None
-    return node.id if isinstance(node, ast.Name) else None
+    from tensortypes.check.refine import _rank_of  # (the checker reads ranks so too)
+
+    target = _rank_of(node)
+    return target.id if isinstance(target, ast.Name) else None
 
 
 def _broadcast_of(sizes, named: dict) -> str | None:

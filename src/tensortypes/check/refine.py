@@ -26,6 +26,7 @@ import copy
 from tensortypes.core.dims import Dim
 from tensortypes.types import ANY, is_subtype
 
+from .defs import wrapper_return
 from .host import CheckerHost
 from .expr import attr_key, item_key
 from .frame import join_frames
@@ -507,17 +508,9 @@ def _predicate_body(node):
     args = node.args
     if args.vararg or args.kwarg or args.kwonlyargs or args.defaults:
         return None
-    body = node.body
-    if (
-        len(body) == 2
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
-        body = body[1:]  # a docstring
-    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+    expr = wrapper_return(node)
+    if expr is None:
         return None
-    expr = body[0].value
     params = [a.arg for a in (*args.posonlyargs, *args.args)]
     called = {id(sub.func) for sub in ast.walk(expr) if isinstance(sub, ast.Call)}
     for sub in ast.walk(expr):
