@@ -92,15 +92,24 @@ def test_divisibility_facts_reach_bindings_and_reshapes():
         "                ) -> Float[Tensor, 'b c 2*h 2*w']:\n"
         "        return torch.cat([skip, self.up(x)], dim=1)\n"
     )
-    assert _errors(body.format(check="pass")) == [(9, "return")]
-    assert _errors(body.format(check="assert c % 2 == 0")) == []
+    # c//2 + c//2 is c only for an even c: without the assert that is "cannot
+    # tell" (a --strict note), with it the sizes are proven equal (no note).
+    assert _errors(body.format(check="pass")) == []
+    notes = [d for d in _check(body.format(check="pass"), strict=True) if "exact" in d.message]
+    assert [(d.line - HEADER.count("\n"), d.code) for d in notes] == [(9, "unchecked")]
+    assert "equal only when the divisions in them are exact" in notes[0].message
+    proven = _check(body.format(check="assert c % 2 == 0"), strict=True)
+    assert not [d for d in proven if "exact" in d.message]
+    assert _errors(body.format(check="pass").replace("c // 2, 2", "c // 3, 2")) == [(9, "return")]
 
 
 def test_sizes_compare_under_facts():
     n, k = dims.symbol("n"), dims.symbol("k")
     assert same_size(n, n) and not same_size(n, k)
-    assert not same_size(k * (n // k), n)
-    assert same_size(k * (n // k), n, (("n", k),))
+    assert same_size(k * (n // k), n)  # equal when k divides n: cannot tell
+    assert not same_size(k * (n // k), n, remainders=False)
+    assert not same_size(k * (n // k), n + 1)
+    assert same_size(k * (n // k), n, (("n", k),), remainders=False)
     assert equal_under_facts(n // 2 + n // 2, n, (("n", dims.const(2)),))
     assert not equal_under_facts(n // 2, n, (("n", dims.const(2)),))
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim, split_linear
 
-from .sizes import equal_under_facts, same_size
+from .sizes import agree, equal_under_facts, same_size
 from .symbolic import Bcast, Rest, fmt_dim, fmt_shape
 
 __all__ = ["Binder", "Mismatch", "dtype_problem"]
@@ -347,7 +347,7 @@ class Binder:
             )
             return
         for i, (x, y) in enumerate(zip(bound, entries)):
-            if type(x) is Dim and type(y) is Dim and not dims.eq(x, y):
+            if not agree(x, y):
                 out.append(
                     Mismatch(
                         f"{label}: *{spec.name} axis {i} is {fmt_dim(y)}, but "

@@ -382,7 +382,14 @@ class SignatureMixin(CheckerHost):
             params = params[1:]
         elif info.cls is not None and not info.is_static and self_value is None and params:
             params = params[1:]  # an unbound method looked up on the class
-        binder = Binder(self_value.env if type(self_value) is InstV else None, facts=frame.facts)
+        env = self_value.env if type(self_value) is InstV else None
+        if env:
+            # The construction's sizes (``Enc(resolution=32)``) reach the method's
+            # annotations, but a parameter of the method is its own value:
+            # ``upsample_grid(resolution=64)`` is not tied to the 32.
+            own = {p[0] for p in params}
+            env = {k: v for k, v in env.items() if k not in own}
+        binder = Binder(env, facts=frame.facts)
         positional = [p for p in params if p[3] == "positional"]
         has_star = any(p[3] == "star" for p in params)
         has_kw = any(p[3] == "starstar" for p in params)

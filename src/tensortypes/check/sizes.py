@@ -7,6 +7,14 @@ allow. Quotients by a symbolic size (``dim // heads``) are opaque to the normal
 form, so :func:`same_size` also takes the divisibility facts the code
 established (``assert dim % heads == 0``, in the function or in ``__init__``)
 and then decides by :func:`equal_under_facts`.
+
+Sizes that differ only through the remainders of their divisions
+(``(n+1)//2`` and ``n//2``, ``3*(c//3)`` and ``c``, ``h*(n//h)`` and ``n``:
+equal exactly when a division is exact, ``dims.eq_for_some_remainders``) are
+"cannot tell" instead: the code may rely on an evenness or a divisibility it
+never states. :func:`agree` treats them as equal and keeps a ``--strict`` note
+(:func:`drain_unsure`); a change of a constant (``4*(c//3)`` and ``c``) is
+still different.
 """
 
 from __future__ import annotations
@@ -17,9 +25,18 @@ import random
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
-from .symbolic import unrelated
+from .symbolic import fmt_dim, unrelated
 
-__all__ = ["same_size", "equal_under_facts", "size_symbol", "indivisible_example"]
+__all__ = [
+    "same_size",
+    "agree",
+    "drain_unsure",
+    "equal_under_facts",
+    "size_symbol",
+    "indivisible_example",
+]
+
+_UNSURE: list = []  # --strict notes of sizes taken as equal but not proven so
 
 _RESERVED = frozenset({"min", "max"})
 
@@ -35,19 +52,65 @@ def size_symbol(name: str):
     return dims.symbol(name)
 
 
-def same_size(a: Dim, b: Dim, facts=()) -> bool:
-    """Whether sizes ``a`` and ``b`` are equal for every size the facts allow.
+def same_size(a: Dim, b: Dim, facts=(), remainders: bool = True) -> bool:
+    """Whether sizes ``a`` and ``b`` may be taken as equal for every size the facts allow.
 
-    >>> n = dims.symbol("n")
-    >>> same_size(2 * (n // 2), n), same_size(2 * (n // 2), n, (("n", dims.const(2)),))
-    (False, True)
+    Equal but for a division's remainder counts as equal ("cannot tell", see the
+    module doc) unless ``remainders`` is False (a quotient taken as exact, a
+    run of axes matched); an unrelated difference does not.
+
+    >>> n, m = dims.symbol("n"), dims.symbol("m")
+    >>> same_size(2 * (n // 2), n), same_size(2 * (n // 2), n + 1), same_size(n, m)
+    (True, False, False)
+    >>> same_size(n // m * m, n, (("n", m),))
+    True
     """
     if a is b or unrelated(a, b):
         return True  # an axis of a ``...`` is never compared with a named size
     found = dims.eq(a, b)
-    if found is None and facts:
-        return equal_under_facts(a, b, facts)
-    return bool(found)
+    if found is None and facts and equal_under_facts(a, b, facts):
+        return True
+    if found is None:
+        return remainders and only_remainders(a, b)
+    return found
+
+
+def agree(a, b) -> bool:
+    """``a is b or dims.eq(a, b)``, but also True for sizes equal but for remainders.
+
+    Non-Dim entries (None, an unknown size) agree with anything.
+
+    >>> n = dims.symbol("n")
+    >>> agree((n + 1) // 2, n // 2), agree(4 * (n // 3), n), agree(None, n)
+    (True, False, True)
+    """
+    if a is b or type(a) is not Dim or type(b) is not Dim:
+        return True
+    found = dims.eq(a, b)
+    return only_remainders(a, b) if found is None else found
+
+
+def only_remainders(a: Dim, b: Dim) -> bool:
+    """Whether ``a`` and ``b`` (not provably equal) differ only through remainders.
+
+    When they do, a ``--strict`` note is kept for the statement being checked.
+    """
+    if not dims.eq_for_some_remainders(a, b):
+        return False
+    note = (
+        f"sizes {fmt_dim(a)} and {fmt_dim(b)} are equal only when the divisions in "
+        f"them are exact: taken as equal, not reported"
+    )
+    if note not in _UNSURE:
+        _UNSURE.append(note)
+    return True
+
+
+def drain_unsure() -> list:
+    """The ``--strict`` notes :func:`only_remainders` kept since the last call, cleared."""
+    found = list(_UNSURE)
+    _UNSURE.clear()
+    return found
 
 
 def equal_under_facts(a: Dim, b: Dim, facts) -> bool:

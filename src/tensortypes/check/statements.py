@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 
-from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 from tensortypes.errors import AnnotationError
 from tensortypes.types import ArrayType, UnionType
@@ -40,7 +39,7 @@ from .refine import flag_of, may_be_none
 from .rules import dtype_object
 from .rules import shapefns as sf
 from .rules.base import is_float, is_int
-from .sizes import size_symbol
+from .sizes import agree, drain_unsure, size_symbol
 from .symbolic import (
     NONE,
     UNKNOWN,
@@ -95,6 +94,9 @@ class StatementMixin(CheckerHost):
             # bound to 3): the checked call would raise the same at run time.
             self.report(stmt, "annotation", f"a size here cannot be computed: {error.message}")
             return frame
+        finally:
+            for note in drain_unsure():
+                self.gave_up(stmt, note)
 
     def s_Expr(self, stmt, frame):
         self.eval(stmt.value, frame)
@@ -246,10 +248,7 @@ class StatementMixin(CheckerHost):
             and new_shape is not None
             and (
                 len(new_shape) != len(old_shape)
-                or any(
-                    type(a) is Dim and type(b) is Dim and not dims.eq(a, b)
-                    for a, b in zip(old_shape, new_shape)
-                )
+                or any(not agree(a, b) for a, b in zip(old_shape, new_shape))
             )
         ):
             self.report(

@@ -16,6 +16,7 @@ import re
 __all__ = ["CAUSES", "cause_of", "unchecked_summary"]
 
 _UNRESOLVED = re.compile(r"annotation .* names \w+, which is not resolved")
+_REMAINDERS = re.compile(r"sizes .* are equal only when the divisions in them are exact")
 
 # (cause, its singular, what the message starts with or a pattern it matches), most
 # specific first.
@@ -35,6 +36,11 @@ CAUSES = (
     ),
     ("calls of unknown functions", "call of an unknown function", "call of "),
     ("expressions nested too deeply", "expression nested too deeply", "expression nested "),
+    (
+        "sizes equal only when a division is exact",
+        "size equal only when a division is exact",
+        _REMAINDERS,
+    ),
 )
 _OTHER = ("other values the checker gave up on", "other value the checker gave up on")
 

@@ -42,6 +42,7 @@ from ._dimexpr import (
     symbol_dim,
 )
 from ._dimparse import FUNCTIONS, parse_tree
+from ._dimrem import eq_for_some_remainders
 
 __all__ = [
     "Dim",
@@ -53,6 +54,7 @@ __all__ = [
     "dmin",
     "dmax",
     "eq",
+    "eq_for_some_remainders",
     "ne",
     "lt",
     "le",

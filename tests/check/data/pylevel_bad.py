@@ -164,3 +164,21 @@ class Trainer:
 
     def remote(self) -> bool:
         return self.config.other.startswith("s3://")  # E: self.config.other may be None [optional]
+
+
+class Grid(nn.Module):
+    def __init__(self, resolution: int = 128) -> None:
+        super().__init__()
+        self.resolution = resolution
+
+    def sample(self, x: Float[Tensor, "n resolution"]) -> Float[Tensor, "n"]:
+        return x.sum(-1)
+
+    def resample(self, resolution: int, x: Float[Tensor, "n resolution"]) -> Float[Tensor, "n"]:
+        return x.sum(-1)
+
+
+def sample_grid() -> None:
+    grid = Grid(resolution=32)
+    grid.sample(torch.zeros(5, 64))  # E: arg-type
+    grid.resample(16, torch.zeros(5, 32))  # E: arg-type

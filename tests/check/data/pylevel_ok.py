@@ -300,3 +300,25 @@ def flags_decide(x: Tensor) -> Tensor:
     # The flags (given or defaulted) decide which parts are None: not reported.
     covars, _ = flagged_parts(x, covar=True)
     return covars.abs()
+
+
+class Grid(nn.Module):
+    # A method's int parameter is its own value, not the size the construction bound.
+    def __init__(self, resolution: int = 128, channels: int = 8) -> None:
+        super().__init__()
+        self.resolution = resolution
+        self.coef = nn.Parameter(torch.randn(channels, resolution, resolution))
+
+    def upsample_grid(self, resolution: int) -> None:
+        self.coef = nn.Parameter(torch.randn(self.coef.shape[0], resolution, resolution))
+        self.resolution = resolution
+
+    def sample(self, x: Float[Tensor, "n resolution"]) -> Float[Tensor, "n"]:
+        return x.sum(-1)
+
+
+def grow_grid() -> None:
+    grid = Grid(resolution=32)
+    grid.upsample_grid(resolution=64)
+    grid.upsample_grid(128)
+    grid.sample(torch.zeros(5, 32))

@@ -7,7 +7,7 @@ from torch import Tensor
 
 def patchify(x: Float[Tensor, "b c h w"], p: int) -> Tensor:
     b, c, h, w = x.shape
-    x = x.reshape(b, c, h // p, p, w // p, p)  # E: cannot reshape [reshape]
+    x = x.reshape(b, c, h // p, p, w // p)  # E: cannot reshape [reshape]
     return x
 
 

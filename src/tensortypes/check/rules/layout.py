@@ -167,7 +167,7 @@ def _groups(shape, new, facts):
                     left = left * d
                 for d in new[j : j + b]:
                     right = right * d
-                if same_size(left, right, facts):
+                if same_size(left, right, facts, remainders=False):
                     found = (a, b)
                     break
             if found is not None:

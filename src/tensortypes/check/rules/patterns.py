@@ -350,7 +350,7 @@ class Einops(Rule):
                 )
             return
         q = d // known if not (known.is_constant and known.value == 0) else None
-        exact = q is not None and same_size(q * known, d, sizes.facts)
+        exact = q is not None and same_size(q * known, d, sizes.facts, remainders=False)
         if q is not None and not exact and d.is_constant and known.is_constant:
             raise CheckFailure(
                 "reshape",

@@ -16,7 +16,7 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
-from ..sizes import equal_under_facts, indivisible_example
+from ..sizes import equal_under_facts, indivisible_example, only_remainders
 from ..symbolic import Rest, fmt_dim, fmt_shape
 from .shapefns import product
 
@@ -128,7 +128,7 @@ def reshape_shape(shape, new, what: str = "reshape", facts=(), shown=None):
     same = dims.eq(total, known)
     if not same and facts:
         same = equal_under_facts(total, known, facts) or same
-    if same:
+    if same or (same is None and only_remainders(total, known)):
         return tuple(new)
     reason = "" if same is False else " (not provably equal for every size)"
     raise CheckFailure(

@@ -14,6 +14,7 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
+from ..sizes import agree, only_remainders
 from ..symbolic import ONE, Bcast, Rest, fmt_dim, fmt_shape, is_anonymous, is_one, unrelated
 
 __all__ = [
@@ -78,6 +79,8 @@ def broadcast_pair(a, b):
         return b if type(a) is Bcast else a
     if unrelated(da, db):
         return None  # an axis of ``...`` meets a named one: nothing says how
+    if dims.eq(da, db) is None and only_remainders(da, db):
+        return b if type(a) is Bcast else a  # equal when a division is exact
     raise ValueError
 
 
@@ -230,7 +233,7 @@ def matmul_shape(a, b, la: str = "left operand", lb: str = "right operand"):
     if type(ka) is not Rest and ka is not None and kb is not None:
         sa = ka.dim if type(ka) is Bcast else ka
         sb = kb.dim if type(kb) is Bcast else kb
-        if not (sa is sb or dims.eq(sa, sb)):
+        if not agree(sa, sb):
             raise CheckFailure(
                 "matmul",
                 f"matmul: contracted axes differ: {la} {fmt_shape(a)} has "
@@ -331,7 +334,7 @@ def concat_shape(shapes, labels, axis: int, what: str = "cat"):
         for i, (x, y) in enumerate(zip(first, s)):
             if i == ax or x is None or y is None:
                 continue
-            if not (x is y or dims.eq(x, y)):
+            if not agree(x, y):
                 raise CheckFailure(
                     "concat",
                     f"{what} along axis {axis}: {first_label} "
@@ -358,8 +361,7 @@ def stack_shape(shapes, labels, axis: int, what: str = "stack"):
     first, first_label = known[0]
     for s, lab in known[1:]:
         if len(s) != len(first) or any(
-            x is not None and y is not None and not (x is y or dims.eq(x, y))
-            for x, y in zip(first, s)
+            x is not None and y is not None and not agree(x, y) for x, y in zip(first, s)
         ):
             raise CheckFailure(
                 "concat",
@@ -490,7 +492,7 @@ def expand_shape(shape, sizes):
             out.append(old)
         elif old is None or new is None or is_one(old) or type(old) is Bcast:
             out.append(new)
-        elif old is new or dims.eq(old, new):
+        elif agree(old, new):
             out.append(old)
         else:
             raise CheckFailure(
