@@ -381,3 +381,76 @@ def g(x: Float[Tensor, "n"], m: Float[Tensor, "n"] | None = None) -> Float[Tenso
     )
     (pkg / "helpers.py").write_text("def exists(v):\n    return v is not None\n")
     assert _codes(check_paths([pkg], cache=False, jobs=1)) == [(7, "optional")]
+
+
+MLPS = """\
+import torch.nn as nn
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+class Gated(nn.Module):
+    def __init__(self):
+        super().__init__()
+class Block(nn.Module):
+    def __init__(self, gated: bool):
+        super().__init__()
+        self.mlp = Gated() if gated else Plain()
+"""
+
+
+def test_isinstance_narrows_to_a_class_of_another_module(tmp_path):
+    # the else branch of isinstance(block.mlp, Gated) holds the other member only
+    pkg = _project(
+        tmp_path,
+        """\
+from .mlps import Block, Gated, Plain
+def init_plain(m: Plain) -> None: ...
+def init_gated(m: Gated) -> None: ...
+def init(block: Block) -> None:
+    if isinstance(block.mlp, Gated):
+        init_gated(block.mlp)
+    else:
+        init_plain(block.mlp)
+def wrong(block: Block) -> None:
+    if isinstance(block.mlp, Gated):
+        init_plain(block.mlp)
+""",
+    )
+    (pkg / "mlps.py").write_text(MLPS)
+    assert _codes(check_paths([pkg], cache=False, jobs=1)) == [(11, "arg-type")]
+
+
+HOOKS = """\
+def add_hooks(bridge, comp) -> None:
+    bridge.add_module("hook_q", bridge)
+    object.__setattr__(comp, "alias", comp)
+"""
+
+
+def test_attributes_an_imported_module_sets_by_name(tmp_path):
+    # add_module / object.__setattr__ with a literal name in an imported module: an
+    # instance here may have that attribute; a name set nowhere is still an error.
+    pkg = _project(
+        tmp_path,
+        """\
+import torch.nn as nn
+from .hooks import add_hooks
+class Bridge(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.Linear(2, 2)
+def use() -> None:
+    b = Bridge()
+    add_hooks(b, b)
+    b.hook_q
+    b.alias
+    b.hook_k
+""",
+    )
+    (pkg / "hooks.py").write_text(HOOKS)
+    cache = ResultCache(tmp_path / "cache")
+    assert _codes(check_paths([pkg], cache=cache, jobs=1)) == [(12, "attr")]
+    # The names a body sets by name are part of the module's interface: an edit of
+    # that body checks the importer again.
+    (pkg / "hooks.py").write_text(HOOKS.replace('"hook_q"', '"hook_k"'))
+    assert _codes(check_paths([pkg], cache=cache, jobs=1)) == [(10, "attr")]

@@ -491,7 +491,7 @@ class ClassInfo:
         found = self._own_attr(name, module)
         if found is not False:
             return found
-        if not self.constructed(module) or name in module.set_by_name:
+        if not self.constructed(module) or name in module.set_outside():
             return None  # set from outside by name: net.add_module("head", m)
         for other in module.classes.values():
             if (

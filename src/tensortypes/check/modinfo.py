@@ -139,6 +139,7 @@ class ModuleInfo:
         "by_type",
         "shadowed",
         "set_by_name",
+        "_outside",
         "project",
         "name",
         "package",
@@ -183,6 +184,8 @@ class ModuleInfo:
         # module (``net.add_module("head", m)``, ``setattr(cfg, "lr", 0.1)``): any
         # instance may have them, since the walker cannot tell which class ``net`` is.
         self.set_by_name: set = set()
+        self._outside: frozenset | None = None  # set_by_name with the imported modules'
+
         self._scan(tree)
         assigned: dict = {}
         for stmt in tree.body:
@@ -435,6 +438,25 @@ class ModuleInfo:
         self.all = (self.all | names) if add and self.all is not None else names
 
     # -- names across modules -------------------------------------------------------------
+    def set_outside(self) -> frozenset:
+        """Attribute names this module or a project module it imports sets by name.
+
+        ``adapter.setup(bridge)`` in another module may ``bridge.attn.add_module(
+        "hook_q", ...)`` or ``object.__setattr__(comp, "vision_model", comp)``: an
+        instance used here may then have those attributes. Only the modules
+        imported directly count (their names are part of their interface hash).
+        """
+        found = self._outside
+        if found is None:
+            names = set(self.set_by_name)
+            if self.project is not None:
+                for module in self.imported_modules:
+                    info = self.project.info(module, self.local)
+                    if info is not None and info is not self:
+                        names |= info.set_by_name
+            found = self._outside = frozenset(names)
+        return found
+
     def exports(self, name: str, depth: int = 0) -> bool:
         """Whether ``from <this module> import *`` binds ``name`` (``__all__`` honoured)."""
         if self.all is not None:

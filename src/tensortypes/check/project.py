@@ -61,14 +61,16 @@ def module_name(file: Path) -> tuple:
     return ".".join(parts), folder
 
 
-def interface_hash(source: str, bodies) -> str:
+def interface_hash(source: str, bodies, extra=()) -> str:
     r"""A hash of what other modules can see of a module: its text less the function bodies.
 
     ``bodies``: the ``(first, last)`` lines of every function body but
     ``__init__``'s and one-statement wrappers' (``ModuleInfo.bodies``). Editing a function's body leaves the
     hash as it was, so the modules that import it are not checked again;
     anything else (a signature, an alias, an import, the attributes a class
-    sets in ``__init__``) changes it.
+    sets in ``__init__``) changes it. ``extra``: strings that bodies show to
+    importers too (the attribute names set by name on other objects,
+    ``ModuleInfo.set_by_name``).
 
     >>> a, b = "def f(x):\n    return 1\n", "def f(x):\n    return 2\n"
     >>> interface_hash(a, [(2, 2)]) == interface_hash(b, [(2, 2)])
@@ -83,6 +85,8 @@ def interface_hash(source: str, bodies) -> str:
         if not hidden[number]:
             h.update(line.encode("utf-8", "surrogatepass"))
             h.update(b"\n")
+    for item in extra:
+        h.update(b"\0" + item.encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 

@@ -432,7 +432,8 @@ class RefineMixin(CheckerHost):
         return frame
 
     def class_target(self, node):
-        """What ``isinstance`` tests for: a checked class (its ClassInfo) or a name.
+        """What ``isinstance`` tests for: a checked class (its ClassInfo, of this module
+        or of another module of the project) or a name.
 
         Names: an array library (``"torch"``, ``"numpy"``, ``"jax"``, or
         ``"array"`` when not known), a builtin's name (``"int"``), ``"iterable"``
@@ -442,6 +443,9 @@ class RefineMixin(CheckerHost):
         if isinstance(node, ast.Name) and node.id in self.module.classes:
             return self.module.classes[node.id]
         path = self.module.path_of(node) or ""
+        foreign = self.foreign_class(path) if path else None
+        if foreign is not None:  # a class of another module of the checked project
+            return foreign
         if path.endswith(("Tensor", "ndarray", "Array")) or path == "torch.nn.Parameter":
             return {"torch": "torch", "numpy": "numpy", "jax": "jax", "jaxtyping": "jax"}.get(
                 path.partition(".")[0], "array"

@@ -199,7 +199,10 @@ def _meta(text: str, tree, module) -> tuple:
     """``(interface hash, imported modules)`` of a module (see ``check.cache``)."""
     if tree is None or module is None:
         return content_key(text), []
-    return interface_hash(text, module.bodies), sorted(set(module.imported_modules))
+    return (
+        interface_hash(text, module.bodies, sorted(module.set_by_name)),
+        sorted(set(module.imported_modules)),
+    )
 
 
 def check_paths(

@@ -180,5 +180,5 @@ class Grid(nn.Module):
 
 def sample_grid() -> None:
     grid = Grid(resolution=32)
-    grid.sample(torch.zeros(5, 64))  # E: arg-type
-    grid.resample(16, torch.zeros(5, 32))  # E: arg-type
+    grid.sample(torch.zeros(5, 64))  # E: expected 32 (resolution) [arg-type]
+    grid.resample(16, torch.zeros(5, 32))  # E: makes resolution = 32 [arg-type]
