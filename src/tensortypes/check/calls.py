@@ -231,7 +231,9 @@ class CallMixin(CheckerHost):
             return given if type(given) is ListV else ListV(None)
         if path == "torch.nn.Parameter" and args and type(args[0]) is Arr:
             return args[0].with_(origin=None)
-        if path.partition(".")[0] in _LIBRARY_ROOTS:
+        if node is self.discarded:
+            pass  # the statement drops the result: nothing is lost
+        elif path.partition(".")[0] in _LIBRARY_ROOTS:
             self.gave_up(node, f"no rule for {path}: its result is unknown")
         else:
             self.gave_up(
@@ -335,7 +337,10 @@ class CallMixin(CheckerHost):
         if t is Arr:
             rule = method_rule(receiver.kind, name)
             if rule is None:
-                self.gave_up(node, f"no rule for the array method .{name}(): its result is unknown")
+                if node is not self.discarded:
+                    self.gave_up(
+                        node, f"no rule for the array method .{name}(): its result is unknown"
+                    )
                 return UNKNOWN
             shifted = Labels({(k + 1 if type(k) is int else k): v for k, v in labels.nodes.items()})
             shifted.nodes[0] = (

@@ -98,6 +98,9 @@ class Checker(
             project.reader = type(self).reader
         self.diagnostics: dict = {}
         self.quiet = 0
+        # The call whose result the statement drops (``with torch.no_grad():``,
+        # ``nn.init.zeros_(w)``): its unknown result costs nothing, so no note.
+        self.discarded = None
         self.last_ifexp = None  # (node, value if true, value if false) of the last IfExp
         self.ann_types: dict = {}
         self.ann_values: dict = {}

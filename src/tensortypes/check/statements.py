@@ -99,8 +99,16 @@ class StatementMixin(CheckerHost):
                 self.gave_up(stmt, note)
 
     def s_Expr(self, stmt, frame):
-        self.eval(stmt.value, frame)
+        self.eval_discarded(stmt.value, frame)
         return frame
+
+    def eval_discarded(self, node, frame):
+        """Evaluate an expression whose value is dropped (see ``Checker.discarded``)."""
+        outer, self.discarded = self.discarded, node if type(node) is ast.Call else None
+        try:
+            return self.eval(node, frame)
+        finally:
+            self.discarded = outer
 
     def s_Assign(self, stmt, frame):
         value = self.eval(stmt.value, frame)
@@ -571,7 +579,10 @@ class StatementMixin(CheckerHost):
     def s_With(self, stmt, frame):
         expects_error = False
         for item in stmt.items:
-            value = self.eval(item.context_expr, frame)
+            if item.optional_vars is None:
+                value = self.eval_discarded(item.context_expr, frame)
+            else:
+                value = self.eval(item.context_expr, frame)
             expects_error |= _raises(item.context_expr)
             if item.optional_vars is not None:
                 self.assign(
