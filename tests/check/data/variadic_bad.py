@@ -48,3 +48,11 @@ def leading(x: Float[Tensor, "t *b n"]) -> Float[Tensor, "t *b"]:
 
 def missing_keepdim(x: Float[Tensor, "*bs n"]) -> Float[Tensor, "*bs n"]:
     return x - x.mean(-1)  # E: *bs is followed by 1 axis in x but by 0 [broadcast]
+
+
+def project_points(y: Float[Tensor, "*b n d"], v: Float[Tensor, "e"]) -> Float[Tensor, "*b n"]:
+    return y @ v  # E: contracted axes differ [matmul]
+
+
+def project_rows(y: Float[Tensor, "*b n d"], v: Float[Tensor, "d"]) -> Float[Tensor, "*b d"]:
+    return y @ v  # E: return

@@ -55,3 +55,14 @@ def leading(x: Float[Tensor, "t *b n"]) -> Float[Tensor, "*b n"]:
 
 def centred(x: Float[Tensor, "*bs n"]) -> Float[Tensor, "*bs n"]:
     return x - x.mean(-1, keepdim=True)
+
+
+def shade(normals: Float[Tensor, "*bs 3"], light: Float[Tensor, "*bs 3"]) -> Tensor:
+    # (*bs, 3) @ (*bs, 3): a dot product for an empty *bs, a batch of matrices
+    # otherwise; the result's shape depends on *bs, so it is unknown (no report).
+    lam = normals @ light
+    return normals * lam.unsqueeze(-1)
+
+
+def project_points(y: Float[Tensor, "*b n d"], v: Float[Tensor, "d"]) -> Float[Tensor, "*b n"]:
+    return y @ v

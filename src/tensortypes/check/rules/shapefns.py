@@ -245,9 +245,13 @@ def matmul_shape(a, b, la: str = "left operand", lb: str = "right operand"):
             return ()
         if len(a) == 1:
             return (*b[:-2], b[-1])
-        if len(b) == 1:
-            return a[:-1]
+    if rb is None and len(b) == 1:
+        return a[:-1]  # (..., n, k) @ (k,) is (..., n) whatever the leading axes are
     if len(a) < 2 or len(b) < 2:
+        return None
+    if type(b[-2]) is Rest or (type(a[-2]) is Rest and not (rb is None and len(b) == 2)):
+        # A variadic group where the rows are: the operand may be a vector (an empty
+        # group) or a batch of matrices, and the result's axes differ with it.
         return None
     batch = broadcast([a[:-2], b[:-2]], [la, lb])
     if batch is None:
