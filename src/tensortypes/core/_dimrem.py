@@ -15,6 +15,7 @@ all of several random points with negligible probability (Schwartz-Zippel).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from fractions import Fraction
@@ -26,8 +27,6 @@ __all__ = ["eq_for_some_remainders"]
 _SMALL_DIVISOR = 8  # every remainder of a constant divisor up to this is tried
 _MAX_CHOICES = 256  # beyond this many combinations only the exact divisions are tried
 _POINTS = 6
-_CACHE: dict[tuple, bool] = {}
-_CACHE_LIMIT = 1 << 12
 
 
 def _divisions(d: Dim, found: list) -> None:
@@ -88,16 +87,10 @@ def eq_for_some_remainders(a: Dim, b: Dim) -> bool:
     >>> eq_for_some_remainders(parse("n"), parse("m"))
     False
     """
-    key = (a, b)
-    found = _CACHE.get(key)
-    if found is None:
-        found = _decide(a, b)
-        if len(_CACHE) >= _CACHE_LIMIT:
-            _CACHE.clear()
-        _CACHE[key] = found
-    return found
+    return _decide(a, b)
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def _decide(a: Dim, b: Dim) -> bool:
     atoms: list = []
     _divisions(a, atoms)
