@@ -30,6 +30,7 @@ from .symbolic import fmt_dim, unrelated
 __all__ = [
     "same_size",
     "agree",
+    "only_remainders",
     "drain_unsure",
     "equal_under_facts",
     "size_symbol",
