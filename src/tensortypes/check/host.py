@@ -20,6 +20,7 @@ class CheckerHost:
     if TYPE_CHECKING:
         module: Any  # check.modinfo.ModuleInfo of the module being checked (None before run)
         last_ifexp: Any  # (node, value if true, value if false) of the last IfExp
+        discarded: Any  # the call whose result the statement drops (no --strict note)
 
         # Each is defined by one mixin (or Checker itself); ``*args: Any`` accepts
         # that definition, whatever its parameters.
