@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import tensortypes.types as T
-from tensortypes.errors import AnnotationError
+from tensortypes.errors import AnnotationError, TypeCheckError
 
 I, F = T.INT, T.FLOAT
 
@@ -53,7 +53,7 @@ def test_module_instance_classes_under_torchscript():
         T.ann_to_type(SpecSubModule, torchscript=True)
     # ... except as the annotated attribute of a module (#49650) ...
     module = T.ModuleType.from_class(SpecModule, torchscript=True)
-    assert module.attribute("sub") is T.ModuleType.from_class(SpecSubModule)
+    assert module.attribute("sub") is T.ModuleType.from_class(SpecSubModule, torchscript=True)
     assert T.ann_to_type(SpecModule, torchscript=True) is module
     # ... or when every attribute is declared statically.
     declared = T.ann_to_type(Declared, torchscript=True)
@@ -73,3 +73,29 @@ def test_module_types_from_instances():
     assert T.is_subtype(b, T.ClassType(Declared)) is True
     with pytest.raises(AttributeError, match="Declared has no attribute 'nope'"):
         b.attribute("nope")
+
+
+class Branchy(torch.nn.Module):  # x-transformers' AttentionLayers: rel_pos is None or a module
+    def __init__(self, rel_pos: bool = False):
+        super().__init__()
+        self.rel_pos = None
+        if rel_pos:
+            self.rel_pos = torch.nn.Linear(2, 2)
+
+
+def test_module_class_annotation_is_nominal_for_values():
+    # Python's meaning of an annotation naming a class: an instance of it. The schema
+    # read from __init__ (first assignment, TorchScript's rule) is not held against
+    # a value, which could have reassigned anything since.
+    t = T.ann_to_type(Branchy)
+    assert t.nominal and dict(t.attributes)["rel_pos"] is T.NONE
+    for value in (Branchy(), Branchy(rel_pos=True)):
+        assert T.is_instance(value, t)
+        assert T.check_value(value, t) is value
+    assert not T.is_instance(Declared(3), t)
+    with pytest.raises(TypeCheckError):
+        T.check_value(Declared(3), t)
+    # Inferred from an instance, the type stays structural (test above), and so does
+    # TorchScript's.
+    assert not T.infer_type(Branchy()).nominal
+    assert not T.ModuleType.from_class(Branchy, torchscript=True).nominal

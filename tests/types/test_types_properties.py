@@ -72,6 +72,18 @@ def test_subtype_is_a_partial_order(a, b, c):
         assert a is b
 
 
+def test_a_literal_value_another_member_holds_leaves_the_union():
+    # Found by the property above: each was a subtype of the other, two objects.
+    a = T.UnionType([T.NONE, T.BOOL, T.LiteralType([1])])
+    b = T.UnionType([T.NONE, T.BOOL, T.LiteralType([True, 1])])
+    assert a is b and str(a) == "Union[NoneType, bool, Literal[1]]"
+    # bool is no subtype of int here (TorchScript's rule): True stays.
+    assert T.UnionType([T.INT, T.LiteralType([True, 1, "a"])]) is T.UnionType(
+        [T.INT, T.LiteralType([True, "a"])]
+    )
+    assert T.UnionType([T.STR, T.LiteralType(["a"])]) is T.STR
+
+
 @settings(deadline=None, max_examples=300)
 @given(types, types, types)
 def test_join_is_the_least_upper_bound(a, b, c):

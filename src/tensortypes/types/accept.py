@@ -182,6 +182,8 @@ def _array(v, t):
 def _module(v, t):
     if not isinstance(v, t.cls):
         return False
+    if t.nominal:
+        return True
     for name, at in t.attributes:
         try:
             attr = getattr(v, name)

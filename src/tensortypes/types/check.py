@@ -194,6 +194,8 @@ def _why_typeddict(value, t):
 def _why_module(value, t):
     if not isinstance(value, t.cls):
         return _leaf(value, t)
+    if t.nominal:
+        return None
     for name, at in t.attributes:
         if not hasattr(value, name):
             return ("", f"attribute {name!r} is missing")

@@ -15,7 +15,7 @@ import enum
 from collections.abc import Iterable
 from typing import Any
 
-from tensortypes.types.base import LatticeType, as_type, join_strs, qualified, ts_of
+from tensortypes.types.base import LatticeType, as_type, hooks, join_strs, qualified, ts_of
 from tensortypes.types.nominal import EnumClassType
 from tensortypes.types.primitives import BOOL, NONE
 from tensortypes.types.structural import UnionType, union_mergers
@@ -99,12 +99,23 @@ class LiteralType(LatticeType):
 
 
 def _merge_literals(members: list) -> list:
+    """One literal member for all, without the values another member already holds
+    (``Union[bool, Literal[True, 1]]`` is ``Union[bool, Literal[1]]``, so that
+    equivalent unions are one object)."""
     literals = [m for m in members if type(m) is LiteralType]
-    if len(literals) < 2:
+    if not literals:
         return members
-    merged = LiteralType([v for lit in literals for v in lit.values])
     out = [m for m in members if type(m) is not LiteralType]
-    out.append(merged)
+    values = [v for lit in literals for v in lit.values]
+    if out:
+        is_subtype = hooks.is_subtype
+        values = [
+            v for v in values if not any(is_subtype(LiteralType([v]), k) is True for k in out)
+        ]
+    if len(literals) == 1 and len(values) == len(literals[0].values):
+        return members
+    if values:
+        out.append(LiteralType(values))
     return out
 
 

@@ -374,16 +374,19 @@ class ModuleType(LatticeType):
     ('Box', 'int')
     """
 
-    __slots__ = ("cls", "attributes", "unresolved", "_schema")
+    __slots__ = ("cls", "attributes", "unresolved", "nominal", "_schema")
     _schema: Any
     attributes: Any
     cls: Any
     unresolved: Any
-    _fields = ("cls", "attributes", "unresolved")
+    nominal: bool
+    _fields = ("cls", "attributes", "unresolved", "nominal")
     _kind = "module"
 
     @classmethod
-    def _construct(cls, py_class: Any, attributes: Any = (), unresolved: Any = ()):
+    def _construct(
+        cls, py_class: Any, attributes: Any = (), unresolved: Any = (), nominal: bool = False
+    ):
         if not isinstance(py_class, type):
             raise TypeError(f"ModuleType takes a class, got {py_class!r}")
         attrs = tuple(sorted(dict(attributes).items()))
@@ -391,7 +394,7 @@ class ModuleType(LatticeType):
             if not isinstance(name, str) or not isinstance(t, Type):
                 raise TypeError(f"ModuleType attributes map names to types; got {name!r}: {t!r}")
         missing = tuple(sorted(dict(unresolved).items()))
-        return cls._get((py_class, attrs, missing))
+        return cls._get((py_class, attrs, missing, bool(nominal)))
 
     @classmethod
     def from_instance(cls, obj: Any) -> ModuleType:
@@ -403,9 +406,15 @@ class ModuleType(LatticeType):
     def from_class(cls, py_class: type, torchscript: bool = False) -> ModuleType:
         """The type of instances of ``py_class`` with the schema of its annotations
         and ``__init__`` assignments (read under TorchScript's rules with
-        ``torchscript``, where a module class may annotate an attribute)."""
+        ``torchscript``, where a module class may annotate an attribute).
+
+        Outside TorchScript the type is *nominal* for values (``nominal``): a value
+        is accepted when it is an instance of the class, as Python reads an
+        annotation (an attribute ``__init__`` sets to None in one branch and to a
+        module in another is the program's business). The schema still serves
+        subtyping and attribute types."""
         schema = hooks.class_schema(py_class, torchscript)
-        return cls(py_class, schema.attributes, schema.unresolved)
+        return cls(py_class, schema.attributes, schema.unresolved, not torchscript)
 
     def _post_init(self) -> None:
         self._set("_schema", None)
