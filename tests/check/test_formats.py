@@ -40,9 +40,15 @@ def test_every_format_carries_the_same_findings(project, capsys):
     assert (first.line, first.col, first.end_line, first.end_col) == (3, 5, 3, 20)
     status, out, _ = _run(capsys, "--output-format", "github", "bad.py")
     lines = out.strip().split("\n")
-    assert status == 1 and len(lines) == 2
+    errors = [line for line in lines if line.startswith("::error ")]
+    assert status == 1 and len(errors) == 2
     assert lines[0].startswith(
         "::error file=bad.py,line=3,col=5,endLine=3,endColumn=20,title=tensortypes [reshape]::"
+    )
+    # The located note (where a's shape was made) is an annotation on its own line.
+    assert lines[1] == (
+        "::notice file=bad.py,line=2,col=1,title=tensortypes [reshape]::"
+        "a gets its shape (2, 3) here (used at line 3)"
     )
     status, out, _ = _run(capsys, "-O", "sarif", "bad.py")
     log = json.loads(out)
@@ -54,8 +60,42 @@ def test_every_format_carries_the_same_findings(project, capsys):
         "endLine": 3,
         "endColumn": 20,
     }
-    # The note "assigned at line 2" is a related location.
-    assert results[0]["relatedLocations"][0]["physicalLocation"]["region"] == {"startLine": 2}
+    # The located note (a's shape made at line 2) is a related location with its message.
+    first_related = results[0]["relatedLocations"][0]
+    assert first_related["physicalLocation"]["region"] == {"startLine": 2, "startColumn": 1}
+    assert first_related["message"]["text"] == "a gets its shape (2, 3) here (used at line 3)"
+
+
+def test_a_located_note_follows_its_error(project, capsys):
+    """mypy's layout: the note where an operand's shape was made, at its own line, right
+    after the error; the error's own notes stay; JSON keeps it as a related entry."""
+    status, text, _ = _run(capsys, "bad.py")
+    lines = text.splitlines()
+    assert lines[:3] == [
+        "bad.py:3:5: error: .reshape: cannot reshape (2, 3) to (4, 2): 6 elements vs 8 [reshape]",
+        "bad.py:2:1: note: a gets its shape (2, 3) here (used at line 3)",
+        "bad.py:3:5: note: a: f64[2,3](numpy), assigned at line 2",
+    ]
+    status, out, _ = _run(capsys, "-O", "json", "bad.py")
+    data = json.loads(out)["diagnostics"][0]
+    assert data["related"] == [
+        {"line": 2, "column": 1, "message": "a gets its shape (2, 3) here (used at line 3)"}
+    ]
+    assert from_json(out)[0].related == ((2, 1, "a gets its shape (2, 3) here (used at line 3)"),)
+    # Not a finding: the summary counts errors, and hiding codes keeps the note whole.
+    assert text.strip().endswith("Found 2 errors in 1 file (checked 1 source file)")
+    _, out, _ = _run(capsys, "--hide-error-codes", "bad.py")
+    assert "bad.py:2:1: note: a gets its shape (2, 3) here (used at line 3)" in out.splitlines()
+
+
+def test_a_shape_made_on_the_error_line_gets_no_located_note(tmp_path, monkeypatch, capsys):
+    (tmp_path / "pyproject.toml").write_text("[tool.tensortypes]\n")
+    (tmp_path / "one.py").write_text(
+        "import numpy as np\nc = np.zeros((2, 3)) @ np.zeros((2, 3))\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = _run(capsys, "-O", "json", "one.py")
+    assert status == 1 and json.loads(out)["diagnostics"][0]["related"] == []
 
 
 def test_hide_error_codes(project, capsys):
@@ -97,6 +137,8 @@ def test_baseline_reports_only_new_errors(project, capsys):
     status, out, _ = _run(capsys, "--baseline", "baseline.json", "bad.py")
     assert status == 1 and "[broadcast]" in out
     assert "[reshape]" not in out and "[matmul]" not in out
+    # Located notes are not findings: those of the recorded errors went with them.
+    assert "gets its shape (2, 3)" not in out
     # The configuration names the baseline too, relative to pyproject.toml.
     (project / "pyproject.toml").write_text("[tool.tensortypes]\nbaseline = 'baseline.json'\n")
     status, out, _ = _run(capsys, "bad.py")
@@ -171,8 +213,18 @@ def test_the_line_that_made_a_shape_is_a_related_location(tmp_path, monkeypatch,
     status, out, _ = _run(capsys, "-O", "sarif", "m.py")
     result = json.loads(out)["runs"][0]["results"][0]
     assert status == 1 and result["ruleId"] == "broadcast"
+    # First the located notes (t's shape made on line 3, b's on line 5), then the other
+    # lines the notes name (t assigned on line 4).
     lines = [r["physicalLocation"]["region"]["startLine"] for r in result["relatedLocations"]]
-    assert lines == [4, 3, 5]
+    assert lines == [3, 5, 4]
     assert result["relatedLocations"][0]["message"]["text"] == (
+        "t gets its shape (3,) here (used at line 6)"
+    )
+    assert result["relatedLocations"][2]["message"]["text"] == (
         "t: f64[3](numpy), assigned at line 4, its shape from line 3"
     )
+    _, out, _ = _run(capsys, "m.py")
+    assert out.splitlines()[1:3] == [
+        "m.py:3:1: note: t gets its shape (3,) here (used at line 6)",
+        "m.py:5:1: note: b gets its shape (2,) here (used at line 6)",
+    ]

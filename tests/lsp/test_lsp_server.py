@@ -77,6 +77,26 @@ async def test_diagnostics_on_open_with_related_information(client: LanguageClie
 
 
 @pytest.mark.asyncio
+async def test_the_line_that_made_a_shape_is_located_related_information(client: LanguageClient):
+    # The broadcast fails on line 7; m's shape was made on line 6 (keepdim, then .T).
+    text = (
+        "import torch\n"
+        "from jaxtyping import Float\n"
+        "\n"
+        "def f(x: Float[torch.Tensor, 'b c']):\n"
+        "    m = x.sum(0, keepdim=True)\n"
+        "    m = m.T\n"
+        "    return x * m\n"
+    )
+    uri = await _open(client, "shaped.py", text)
+    (d,) = client.diagnostics[uri]
+    assert d.code == "broadcast" and d.range.start.line == 6
+    first = d.related_information[0]
+    assert first.message == "m gets its shape (c, 1) here (used at line 7)"
+    assert (first.location.range.start.line, first.location.range.start.character) == (5, 4)
+
+
+@pytest.mark.asyncio
 async def test_change_is_debounced_and_rechecked(client: LanguageClient):
     uri = await _open(client, "edit.py", BAD)
     assert client.diagnostics[uri]

@@ -4,10 +4,16 @@ A :class:`Diagnostic` is one finding about a source file: where
 (``path:line:col``, 1-based line and column as editors count them), how bad
 (``error``, or ``note`` for what ``--strict`` reports), a code naming the rule
 (``[matmul]``), the message, and notes (the sizes involved and where each was
-bound). Text output follows mypy's layout::
+bound), and ``related`` notes at other places of the file (where an operand's
+shape was made). Text output follows mypy's layout, the located notes right
+after the error::
 
     model.py:12:16: error: matmul: contracted axes differ: 128 vs 64 [matmul]
-    model.py:12:16: note: left operand h: (b, 128) float32, from self.fc1(x) at line 11
+    model.py:11:5: note: h gets its shape (b, 128) here (used at line 12)
+    model.py:12:16: note: left operand h: (b, 128) float32, its shape from line 11
+
+Notes are not findings: ``--baseline`` and ``# type: ignore`` deal with the
+error only, and its notes go with it.
 
 The rules raise :class:`CheckFailure`; the walker turns it into a
 ``Diagnostic`` at the node it was checking.
@@ -63,12 +69,16 @@ class Diagnostic:
     """One finding: ``path``, ``line``, ``col`` (1-based), ``code``, ``message``, ``notes``.
 
     ``end_line``/``end_col`` (1-based, the column after the last character, or
-    None) give the extent of the expression, for editors and SARIF.
+    None) give the extent of the expression, for editors and SARIF. ``related``
+    holds notes located elsewhere in the same file, ``(line, col, message)``.
 
-    >>> d = Diagnostic("m.py", 3, 5, "matmul", "contracted axes differ: 3 vs 4", ("a: (2, 3)",))
+    >>> d = Diagnostic("m.py", 3, 5, "matmul", "contracted axes differ: 3 vs 4",
+    ...                ("a: (2, 3), its shape from line 2",),
+    ...                related=((2, 5, "a gets its shape (2, 3) here (used at line 3)"),))
     >>> print(d.to_text())
     m.py:3:5: error: contracted axes differ: 3 vs 4 [matmul]
-    m.py:3:5: note: a: (2, 3)
+    m.py:2:5: note: a gets its shape (2, 3) here (used at line 3)
+    m.py:3:5: note: a: (2, 3), its shape from line 2
     """
 
     __slots__ = (
@@ -81,6 +91,7 @@ class Diagnostic:
         "severity",
         "end_line",
         "end_col",
+        "related",
     )
 
     def __init__(
@@ -94,6 +105,7 @@ class Diagnostic:
         severity: str = "error",
         end_line: int | None = None,
         end_col: int | None = None,
+        related: tuple | list = (),
     ):
         if code not in CODES:
             raise ValueError(f"unknown diagnostic code {code!r}")
@@ -108,6 +120,7 @@ class Diagnostic:
         self.severity = severity
         self.end_line = end_line
         self.end_col = end_col
+        self.related = tuple((int(ln), int(c), str(m)) for ln, c, m in related)
 
     def key(self) -> tuple:
         return (self.path, self.line, self.col, self.code, self.message)
@@ -118,6 +131,7 @@ class Diagnostic:
             and self.key() == other.key()
             and self.notes == other.notes
             and self.severity == other.severity
+            and self.related == other.related
         )
 
     def __hash__(self):
@@ -127,9 +141,11 @@ class Diagnostic:
         return f"Diagnostic({self.path}:{self.line}:{self.col} [{self.code}] {self.message!r})"
 
     def to_text(self) -> str:
-        """The mypy-style lines: the finding, then one ``note:`` line per note."""
+        """The mypy-style lines: the finding, its located notes (each at its own
+        line), then one ``note:`` line per note."""
         where = f"{self.path}:{self.line}:{self.col}"
         lines = [f"{where}: {self.severity}: {self.message} [{self.code}]"]
+        lines.extend(f"{self.path}:{ln}:{c}: note: {m}" for ln, c, m in self.related)
         lines.extend(f"{where}: note: {note}" for note in self.notes)
         return "\n".join(lines)
 
@@ -145,6 +161,7 @@ class Diagnostic:
             "code": self.code,
             "message": self.message,
             "notes": list(self.notes),
+            "related": [{"line": ln, "column": c, "message": m} for ln, c, m in self.related],
         }
 
     @classmethod
@@ -160,6 +177,7 @@ class Diagnostic:
             data.get("severity", "error"),
             data.get("end_line"),
             data.get("end_column"),
+            [(r["line"], r["column"], r["message"]) for r in data.get("related", ())],
         )
 
 

@@ -59,7 +59,7 @@ def _lines_with_owner(text: str, diagnostics):
     owners = []
     for d in diagnostics:
         owners.append(d)
-        owners.extend([None] * len(d.notes))
+        owners.extend([None] * (len(d.related) + len(d.notes)))
     lines = text.split("\n")
     owners.extend([None] * (len(lines) - len(owners)))
     return zip(lines, owners)
@@ -98,6 +98,11 @@ def to_github(diagnostics) -> str:
             f"::{kind} {where},title={_escape_property(f'tensortypes [{d.code}]')}::"
             f"{_escape_data(body)}"
         )
+        for line, col, message in d.related:  # a located note: an annotation on its line
+            out.append(
+                f"::notice file={_escape_property(d.path)},line={line},col={col},"
+                f"title={_escape_property(f'tensortypes [{d.code}]')}::{_escape_data(message)}"
+            )
     return "\n".join(out)
 
 
@@ -110,8 +115,9 @@ def to_sarif(diagnostics) -> dict:
     """A SARIF 2.1.0 log (a dict ready for ``json.dumps``) with one run of the checker.
 
     Each code of ``CODES`` is a rule of the tool's driver; each diagnostic a
-    result with its location, and its notes as ``relatedLocations``, one for each
-    line a note names (``... at line 11``), and as text otherwise.
+    result with its location, its located notes as ``relatedLocations`` (line,
+    column and their own message), and its notes as further ``relatedLocations``,
+    one for each other line a note names (``... at line 11``), and as text otherwise.
     """
     from importlib.metadata import PackageNotFoundError, version
 
@@ -143,8 +149,22 @@ def to_sarif(diagnostics) -> dict:
             "locations": [location],
         }
         related: list[dict] = []
+        for line, col, message in d.related:
+            related.append(
+                {
+                    "id": len(related),
+                    "message": {"text": message},
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(d.path)},
+                        "region": {"startLine": line, "startColumn": col},
+                    },
+                }
+            )
+        located = {line for line, _, _ in d.related}
         for note in d.notes:
             for line in note_lines(note):  # each line a note names (made at, shaped at)
+                if line in located:
+                    continue
                 related.append(
                     {
                         "id": len(related),

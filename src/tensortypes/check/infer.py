@@ -39,6 +39,7 @@ from .indexing import IndexMixin
 from .joins import join_all, strip_none
 from .limits import MAX_DEPTH, prune_deep
 from .modinfo import ModuleInfo
+from .notes import ShapeNote, shape_origin
 from .refine import RefineMixin
 from .schema import SchemaMixin
 from .signatures import SignatureMixin
@@ -59,6 +60,7 @@ from .symbolic import (
     UnionV,
     Unknown,
     Value,
+    fmt_shape,
 )
 from .typelang import class_type, describe
 
@@ -86,6 +88,7 @@ class Checker(
         project=None,
     ):
         self.source = source
+        self.source_lines: list | None = None  # split when a located note needs a column
         # When a dict: every evaluated expression node -> its value (the editor's hover).
         self.record = record
         self.tree: ast.Module | None = None
@@ -126,8 +129,23 @@ class Checker(
             severity,
             end_line,
             None if end_col is None else end_col + 1,
+            self.shape_origins(notes, line),
         )
         self.diagnostics.setdefault(d.key(), d)
+
+    def shape_origins(self, notes, line: int) -> tuple:
+        """The located notes of an error at ``line``: one at each other line where an
+        operand's shape was made (``notes.shape_origin``), in the order of the notes."""
+        if not any(isinstance(note, ShapeNote) for note in notes):
+            return ()
+        if self.source_lines is None:
+            self.source_lines = self.source.splitlines()
+        found = []
+        for note in notes:
+            located = shape_origin(note, line, self.source_lines)
+            if located is not None and located not in found:
+                found.append(located)
+        return tuple(found)
 
     def fail(self, node, failure: CheckFailure, frame) -> None:
         notes = list(failure.notes)
@@ -172,15 +190,20 @@ class Checker(
             since = value.since
             if since is None or since == here:
                 return text if always else None
-            return text if f"line {since}" in text else f"{text}, its shape from line {since}"
+            if f"line {since}" not in text:
+                text = f"{text}, its shape from line {since}"
+            return ShapeNote(text, since, node.id, fmt_shape(value.shape))
         known = frame.vars if frame is not None else {}
         for sub in ast.walk(node):
             if type(sub) is ast.Name and sub.id in known:
                 found = known[sub.id]
                 if type(found) is Arr and found.since is not None and found.since != here:
-                    return (
+                    return ShapeNote(
                         f"{text}, from {sub.id}: {found.describe()}, its shape from "
-                        f"line {found.since}"
+                        f"line {found.since}",
+                        found.since,
+                        sub.id,
+                        fmt_shape(found.shape),
                     )
         return text if always else None
 

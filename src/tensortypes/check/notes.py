@@ -4,13 +4,18 @@ A note names the line where a size was bound or a value came from
 (``n from x axis 0 (line 3)``, ``from self.fc1(x) at line 11``). The editor
 (``relatedInformation``) and SARIF (``relatedLocations``) turn those lines into
 links; :func:`note_lines` finds them.
+
+A note that names the line where an operand's shape was made (``its shape
+from line 26``) is a :class:`ShapeNote`: besides its text it knows the line,
+the operand and its shape, so the diagnostic can also show a note *at* that
+line (:func:`shape_origin`), as mypy prints a note at its own location.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["note_line", "note_lines"]
+__all__ = ["ShapeNote", "note_line", "note_lines", "shape_origin"]
 
 _LINE = re.compile(r"\bline (\d{1,9})\b")
 
@@ -37,3 +42,48 @@ def note_line(note: str) -> int | None:
     """
     lines = note_lines(note)
     return lines[0] if lines else None
+
+
+class ShapeNote(str):
+    """A note's text that names where an operand's shape was made.
+
+    ``line`` is that line, ``name`` the variable that carries the shape and
+    ``shape`` the shape as the message writes it. It compares and prints as its
+    text; the cache and the JSON output keep the text only.
+    """
+
+    line: int
+    name: str
+    shape: str
+
+    def __new__(cls, text: str, line: int, name: str, shape: str) -> ShapeNote:
+        made = super().__new__(cls, text)
+        made.line = line
+        made.name = name
+        made.shape = shape
+        return made
+
+    def __reduce__(self):
+        return (ShapeNote, (str(self), self.line, self.name, self.shape))
+
+
+def shape_origin(note, used_at: int, source_lines) -> tuple | None:
+    """``(line, column, message)`` of the located note a :class:`ShapeNote` gives for an
+    error at line ``used_at``, or None (another kind of note, the error's own line, or
+    a line the source does not have). The column is where the line's statement starts.
+
+    >>> n = ShapeNote("m: (c, 1), its shape from line 2", 2, "m", "(c, 1)")
+    >>> shape_origin(n, 4, ["def f(x):", "    m = x[:, None]", "", "    return m @ x"])
+    (2, 5, 'm gets its shape (c, 1) here (used at line 4)')
+    """
+    if not isinstance(note, ShapeNote) or note.line == used_at:
+        return None
+    if not 1 <= note.line <= len(source_lines):
+        return None
+    text = source_lines[note.line - 1]
+    column = len(text) - len(text.lstrip()) + 1
+    return (
+        note.line,
+        column,
+        f"{note.name} gets its shape {note.shape} here (used at line {used_at})",
+    )

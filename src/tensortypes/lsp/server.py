@@ -7,7 +7,8 @@ The only module that imports ``pygls`` and ``lsprotocol`` (the ``lsp`` extra:
   (``debounce``, 0.25 s by default) so typing is not slowed; the diagnostics are
   those of ``tensortypes check`` (same rules, codes and ``[tool.tensortypes]``
   settings), and each note that names a line (where a size was bound, where a
-  value came from) is a ``relatedInformation`` link to that line;
+  value came from) is a ``relatedInformation`` link to that line (a located
+  note, where an operand's shape was made, with its own message);
 - **hover** on an expression: its shape and dtype as the checker knows them
   (what ``reveal_type`` prints);
 - **imports followed** into the workspace's other modules as ``tensortypes check``
@@ -299,6 +300,14 @@ def to_lsp(d, uri: str, lines, codec) -> lsp.Diagnostic:
     """One checker diagnostic as an LSP diagnostic, its notes as related information."""
     where = _range(d.line, d.col, d.end_line, d.end_col, lines, codec)
     related = []
+    for line, _, message in d.related:  # located notes: their own line and message
+        if 1 <= line <= len(lines):
+            related.append(
+                lsp.DiagnosticRelatedInformation(
+                    location=lsp.Location(uri=uri, range=_line_range(line, lines, codec)),
+                    message=message,
+                )
+            )
     for note in d.notes:
         targets = [line for line in note_lines(note) if 1 <= line <= len(lines)]
         for line in targets or [None]:

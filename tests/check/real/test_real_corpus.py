@@ -63,6 +63,7 @@ def test_real_corpus(capsys):
     with capsys.disabled():
         print(
             f"\nreal corpus: recall {s['caught']}/{s['bugs']} on the line, "
+            f"{s['located']} by a located error or note on the line, "
             f"{s['pointed']} on it or named by a note, {s['in_function']} in the function; "
             f"{s['reports']} reports "
             f"({s['false_alarms']} false alarms, {s['unclassified']} unclassified) in "
