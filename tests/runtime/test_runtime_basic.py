@@ -320,3 +320,33 @@ def test_pytree_parameters_bind_sizes_and_structures():
         f({"a": np.zeros(2)}, {"a": np.zeros(3)})
     with pytest.raises(TypeCheckError, match="structure"):
         f({"a": np.zeros(2)}, [np.zeros(2)])
+
+
+def test_unpacked_axes_bind_and_meet_in_order():
+    # The generated check reads a shape whose axes all bind or meet named sizes with
+    # one unpacking; a met size is compared after it, a repeated name in one array too.
+    @typechecked
+    def f(
+        x: Float32[np.ndarray, "b c"], y: Float32[np.ndarray, "c d"], z: Float32[np.ndarray, "d d"]
+    ) -> Float32[np.ndarray, "b d"]:
+        return np.zeros((x.shape[0], y.shape[1]), np.float32)
+
+    a, b, sq = (
+        np.zeros((2, 3), np.float32),
+        np.zeros((3, 4), np.float32),
+        np.zeros((4, 4), np.float32),
+    )
+    assert f(a, b, sq).shape == (2, 4)
+    with pytest.raises(TypeCheckError, match="c"):
+        f(a, np.zeros((5, 4), np.float32), sq)
+    with pytest.raises(TypeCheckError):
+        f(a, b, np.zeros((4, 5), np.float32))
+    with pytest.raises(TypeCheckError):
+        f(a, b, np.zeros((5, 5), np.float32))
+
+    class Sub(np.ndarray):
+        pass
+
+    # A subclass of NumPy's array is not NumPy's class by identity: the set and the
+    # slow path still accept it.
+    assert f(a.view(Sub), b, sq).shape == (2, 4)

@@ -253,8 +253,15 @@ class Source:
             # properties do.
             seen = _NATIVE_CLASSES.setdefault(kind, {np.ndarray} if kind == "numpy" else set())
             ks = self.const(seen, "KS")
+            # NumPy's own class is tested by identity first: one pointer comparison
+            # where the set lookup hashes the class.
+            first = (
+                f"{self.b('type')}({v}) is {self.const(np.ndarray, 'ND')} or "
+                if kind == "numpy"
+                else ""
+            )
             self.add(
-                f"if {self.b('type')}({v}) in {ks} or "
+                f"if {first}{self.b('type')}({v}) in {ks} or "
                 f"{self.const(_native_slow, 'kslow')}({v}, {kind!r}, {ks}):"
             )
             self.depth += 1
@@ -273,13 +280,24 @@ class Source:
         if (
             ops[0][0] == "rank"
             and len(ops) == ops[0][1] + 1
-            and all(op[0] == "bind" and not op[3] for op in ops[1:])
+            and all(
+                op[0] in ("bind", "same") and op[1] == i and not op[3]
+                for i, op in enumerate(ops[1:])
+            )
         ):
-            # Every axis binds a new name: one unpacking does it.
+            # Every axis binds a new name or meets a bound one, in order: one unpacking
+            # reads them all (a met size into a temporary compared after).
             self.add(f"if {self.b('len')}({s}) != {ops[0][1]}:")
             self.add(f"    {fail}")
-            targets = ", ".join(self.size_var(op[2]) for op in ops[1:])
-            self.add(f"{targets}{',' if len(ops) == 2 else ''} = {s}")
+            targets = [
+                self.size_var(op[2]) if op[0] == "bind" else f"{self.prefix}e{op[1]}"
+                for op in ops[1:]
+            ]
+            self.add(f"{', '.join(targets)}{',' if len(ops) == 2 else ''} = {s}")
+            for op, target in zip(ops[1:], targets, strict=True):
+                if op[0] == "same":
+                    self.add(f"if {target} != {self.size_var(op[2])}:")
+                    self.add(f"    {fail}")
             return
         for op in ops:
             self._shape_op(op, s, fail)
