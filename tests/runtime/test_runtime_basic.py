@@ -350,3 +350,31 @@ def test_unpacked_axes_bind_and_meet_in_order():
     # A subclass of NumPy's array is not NumPy's class by identity: the set and the
     # slow path still accept it.
     assert f(a.view(Sub), b, sq).shape == (2, 4)
+
+
+def test_union_of_arrays_without_names_is_tried_member_by_member():
+    # PRNGKeyArray-like unions bind no size: each member is tried by its matcher in
+    # the generated code, no walk of the general checker per call.
+    Key2 = Union[Float32[np.ndarray, ""], Int[np.ndarray, "2"]]
+
+    @typechecked
+    def f(key: Key2, other: Optional[Key2] = None) -> int:
+        return 1
+
+    source = f.__tensortypes_checker__.source
+    assert ".match(key, None)" in source and "why" not in source
+    assert f(np.zeros((), np.float32)) == 1
+    assert f(np.zeros(2, np.int64), np.zeros((), np.float32)) == 1
+    assert f(np.zeros(2, np.int64), None) == 1
+    for bad in (np.zeros(3, np.int64), np.zeros((), np.float64), [1, 2], None):
+        with pytest.raises(TypeCheckError, match="key"):
+            f(bad)
+
+    # A union whose members name sizes still binds them for the rest of the call.
+    @typechecked
+    def g(x: Union[Float[np.ndarray, "n"], Int[np.ndarray, "n 2"]], y: Float[np.ndarray, "n"]):
+        return None
+
+    g(np.zeros(3), np.zeros(3))
+    with pytest.raises(TypeCheckError):
+        g(np.zeros((3, 2), int), np.zeros(4))

@@ -34,7 +34,7 @@ from tensortypes.types.arrays import dtype_category
 from tensortypes.types.check import ACCEPT
 from tensortypes.annotate._extract import DtypeTest, extractor
 from tensortypes.annotate import Bindings
-from tensortypes.annotate._compile import scope_aware
+from tensortypes.annotate._compile import matcher_for, scope_aware
 from tensortypes.runtime._ir import (
     Accept,
     Always,
@@ -44,6 +44,7 @@ from tensortypes.runtime._ir import (
     Instance,
     IsNone,
     Mapping,
+    Match,
     Node,
     Numeric,
     Or,
@@ -219,6 +220,11 @@ class Source:
                 self.expression(e, f"{v}[{i}]", label, depth) for i, e in enumerate(node.elements)
             ]
             return "(" + " and ".join(p for p in parts if p != "True") + ")"
+        if kind is Match:
+            if self.overrides and node.t in self.overrides:
+                # The annotation's own matcher may read {...} sizes of the call.
+                return self.expression(Walk(node.t), v, label, depth)
+            return f"{self.const(matcher_for(node.t), 'm')}.match({v}, None)"
         if kind is Walk:
             env = self.env or f"{self.const(Bindings, 'B')}()"
             if scope_aware(node.t):

@@ -163,6 +163,16 @@ class Walk(Node):
         self.t = t
 
 
+class Match(Node):
+    """An array type with no named size, as a member of a union: its matcher, no
+    bindings (the general checker gives the same answer, dearer)."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t: Any):
+        self.t = t
+
+
 class ArrayCheck(Node):
     """An array at the top of a parameter, its sizes in local variables.
 
@@ -220,9 +230,13 @@ def lower(t: Any) -> Node:
         return Numeric(t.py_class.__name__)
     if t is NUMBER:
         return Instance((int, float, complex))
-    if has_arrays(t):
-        return Walk(t)
     cls = type(t)
+    if has_arrays(t):
+        if (cls is UnionType or cls is OptionalType) and not has_names(t):
+            # Each member tried in turn (an array member by its matcher): what the
+            # general checker does for such a union, without a walk per call.
+            return Or(tuple(_member(m) for m in t.members))
+        return Walk(t)
     if cls is ClassType or cls is EnumClassType:
         return Instance(t.cls)
     if cls in _SEQUENCES:
@@ -246,6 +260,11 @@ def lower(t: Any) -> Node:
     if cls is TypeVarType:
         return Always() if t.upper is None else lower(t.upper)
     return Accept(t)
+
+
+def _member(t: Any) -> Node:
+    """The test of one member of a union whose members bind no size."""
+    return Match(t) if type(t) is ArrayType else lower(t)
 
 
 class Binder:
