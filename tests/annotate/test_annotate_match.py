@@ -268,3 +268,41 @@ def test_generated_source_is_registered_for_tracebacks():
     lines = linecache.getlines("<tensortypes match Float[ndarray, 'b c']>")
     assert "".join(lines) == source
     assert Float[np.ndarray, "n-1"]._tt_matcher.source is None  # interpreted
+
+
+@pytest.mark.parametrize("library", ["torch", "jax"])
+def test_library_arrays_are_read_inline_once_their_class_is_seen(library):
+    # torch's and JAX's own array classes are read inline by the generated matcher
+    # after the first (guarded) extraction; the answers and bindings stay the same,
+    # a torch.Size is bound as a tuple, and a subclass whose .shape is its own code
+    # still goes through the guarded extraction.
+    mod = pytest.importorskip(library)
+    if library == "torch":
+        make, cls = (
+            (lambda *s, dtype="float32": mod.zeros(s, dtype=getattr(mod, dtype))),
+            mod.Tensor,
+        )
+    else:
+        import jax.numpy as jnp
+
+        make, cls = (lambda *s, dtype="float32": jnp.zeros(s, dtype=dtype)), mod.Array
+    hint = Float[cls, "*batch n 3"]
+    assert "type(x) in _NK" in hint._tt_matcher.source
+    for _ in range(2):  # the first call learns the class, the second reads it inline
+        assert isinstance(make(2, 4, 3), hint)
+        assert not isinstance(make(2, 4, 2), hint)
+        assert not isinstance(make(2, 4, 3, dtype="int32"), hint)
+        with scope() as b:
+            assert isinstance(make(5, 2, 3), hint)
+            assert isinstance(make(5, 2, 3), hint)
+            assert not isinstance(make(6, 2, 3), hint)
+        assert type(b.sizes["*batch"]) is tuple and b.sizes["*batch"] == (5,)
+    if library == "torch":
+
+        class Liar(mod.Tensor):
+            @property
+            def shape(self):
+                return (7, 3)
+
+        liar = mod.zeros(2, 4, 3).as_subclass(Liar)
+        assert isinstance(liar, Float[cls, "a 3"]) and not isinstance(liar, Float[cls, "a n 3"])

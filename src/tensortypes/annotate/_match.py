@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from tensortypes.core.arrays import array_info, native_kind
 from tensortypes.annotate._extract import (
     DNAMES,
     KIND_NAMES,
@@ -163,12 +164,24 @@ def _generate(m: Matcher) -> tuple[Any, str]:
         src(2, "s = x.shape")
         src(1, "else:")
         depth = 2
+    elif m.kind in _NATIVE_READ:
+        # The library's own classes (core.arrays.native_kind: .shape and .dtype are its
+        # code) are read inline once seen; anything else goes through the extraction.
+        src(1, "if type(x) in _NK:")
+        src(2, "n = _KN.get(x.dtype)")
+        src(2, "if n is None:")
+        src(3, "n = _kn(x)")
+        src(2, "s = x.shape" if m.kind == "jax" else "s = _tuple(x.shape)")
+        src(1, "else:")
+        depth = 2
     else:
         depth = 1
     src(depth, "e = _ex(x)")
     src(depth, "if e is None:")
     src(depth + 1, "return False")
     src(depth, "n, s = e")
+    if m.kind in _NATIVE_READ:
+        src(depth, "_learn(x)")
     test = m.dtype
     if test.names is not None:
         src(1, "if n not in _acc and not _slow(x, n):" if test.slow else "if n not in _acc:")
@@ -283,6 +296,15 @@ def _generate(m: Matcher) -> tuple[Any, str]:
         "_cv": _commit_variadic,
         "_IL": ISINSTANCE_LABEL,
     }
+    if m.kind in _NATIVE_READ:
+        native, names = _NATIVE_READ[m.kind]
+        namespace.update(
+            _NK=native,
+            _KN=names,
+            _kn=lambda x: _kind_dtype_name(x, names),
+            _learn=lambda x: _learn_native(x, m.kind, native),
+            _tuple=tuple,
+        )
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (validated above)
     entry = (len(source), None, [line + "\n" for line in src.lines], filename)
     linecache.cache[filename] = entry
@@ -292,6 +314,31 @@ def _generate(m: Matcher) -> tuple[Any, str]:
     _USERS[filename] = _USERS.get(filename, 0) + 1
     weakref.finalize(namespace["match"], _forget_source, filename)
     return namespace["match"], source
+
+
+# Per kind read inline by generated matchers: the native classes seen so far and a
+# dtype-name cache of that kind's dtype objects (a kind of its own: torch's dtypes
+# must never meet NumPy's in one dict, whose equality would try to convert them).
+_NATIVE_READ: dict[str, tuple[set, dict]] = {"jax": (set(), {}), "torch": (set(), {})}
+
+
+def _kind_dtype_name(x: Any, names: dict) -> str:
+    """The dtype name of a native array (read inline), cached per dtype object."""
+    info = array_info(x)
+    name = info[1] if info is not None else str(x.dtype)
+    if len(names) < 256:
+        try:
+            names[x.dtype] = name
+        except TypeError:  # an unhashable dtype is named again each time
+            pass
+    return name
+
+
+def _learn_native(x: Any, kind: str, native: set) -> None:
+    """Remember ``x``'s class when its ``.shape`` and ``.dtype`` are the library's own."""
+    cls = type(x)
+    if len(native) < 64 and native_kind(cls) == kind:
+        native.add(cls)
 
 
 _USERS: dict[str, int] = {}  # file name -> live generated matchers registered under it
