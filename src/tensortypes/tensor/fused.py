@@ -1,15 +1,18 @@
-"""``FusedReduce``: elementwise steps and reductions over the trailing axes, as one op
+"""``FusedReduce``: elementwise steps and reductions over some axes, as one op
 (layer 4, ``tensor``).
 
 The op carries a small program over its inputs, each step an ``Elemwise`` of a
-scalar op or a ``Reduce`` over the op's ``axes`` (the last ones of an
-``ndim``-dimensional iteration space); ``outputs`` says which values leave
-the op. Its output types are those the same ops give on the same input
+scalar op or a ``Reduce`` over the op's ``axes`` (any nonempty sorted set of
+axes of an ``ndim``-dimensional iteration space: the trailing ones for row
+softmax, the leading one for column standardisation); ``outputs`` says which
+values leave the op. Its output types are those the same ops give on the same input
 types (the steps are built as the real ops when the node is made), and
 ``perform`` runs those ops' ``perform`` in order, so the op computes exactly
 what the graph it replaces computes. ``tensor.rewriting.ReduceFusion`` builds it
-(row softmax, layer norm, log-sum-exp, a sum of an elementwise chain); the C
-back end runs it row by row (``link.c.reduce``).
+(row or column softmax, layer norm, standardisation, log-sum-exp, a sum of an
+elementwise chain); the C back end runs it row by row when the axes are the
+trailing ones (``link.c.reduce``), else in passes over the whole space in memory
+order, accumulating into one buffer per kept position (``link.c.fused_walk``).
 
 A value is a *row* value when its size is 1 on every reduced axis (a reduction
 kept with ``keepdims``, a per-row scale), else a *full* value, with the
@@ -47,9 +50,14 @@ class FusedReduce(Op):
         self.ndim = int(ndim)
         self.axes = tuple(int(a) for a in axes)
         self.nin = int(nin)
-        if self.axes != tuple(range(self.ndim - len(self.axes), self.ndim)) or not self.axes:
+        if (
+            not self.axes
+            or self.axes != tuple(sorted(set(self.axes)))
+            or not 0 <= self.axes[0] <= self.axes[-1] < self.ndim
+        ):
             raise ValueError(
-                f"FusedReduce: axes {self.axes} are not the trailing axes of {self.ndim} dimensions"
+                f"FusedReduce: axes {self.axes} are not a sorted set of axes of "
+                f"{self.ndim} dimensions"
             )
         steps: list[tuple] = []
         for i, step in enumerate(program):
@@ -73,6 +81,11 @@ class FusedReduce(Op):
         self.outputs = tuple(int(o) for o in outputs)
         if not self.outputs or not all(0 <= o < self.nin + len(steps) for o in self.outputs):
             raise ValueError(f"FusedReduce: outputs {self.outputs} are not values of the program")
+
+    @property
+    def trailing(self) -> bool:
+        """Whether the reduced axes are the last ones (each row of the space is contiguous)."""
+        return self.axes == tuple(range(self.ndim - len(self.axes), self.ndim))
 
     def __str__(self) -> str:
         kinds = [str(s[1]) for s in self.program if s[0] == "reduce"]

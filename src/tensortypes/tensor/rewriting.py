@@ -17,10 +17,12 @@
   (``log(1 + exp(x))`` -> ``softplus(x)``, ``log(1 + y)`` -> ``log1p(y)``,
   ``exp(x) - 1`` -> ``expm1(x)``, ``1 / (1 + exp(-x))`` -> ``sigmoid(x)``,
   ``log(sum(exp(x)))`` -> a log-sum-exp that subtracts the maximum first).
-- ``ReduceFusion``: a pass that turns a reduction over the trailing axes, the
+- ``ReduceFusion``: a pass that turns a reduction (over any axes), the
   elementwise nodes feeding it and those consuming its ``keepdims`` result (and
   further reductions over the same axes among them) into one ``FusedReduce``,
-  which the C back end runs row by row: row softmax, layer norm, log-sum-exp.
+  which the C back end runs row by row over trailing axes (row softmax, layer
+  norm, log-sum-exp) and in passes accumulating per column over other axes
+  (column softmax, standardisation, ``sum(exp(X), axis=0)``).
 - ``default_rewriter()``: merge, canonicalise, stabilise, merge again, fuse: what
   ``tensortypes.function`` applies.
 """
@@ -393,47 +395,50 @@ def _provably_equal(a, b) -> bool:
 
 
 class _Space:
-    """The iteration space of a reduction over trailing axes: which values fit in it.
+    """The iteration space of a reduction: which values fit in it.
 
-    When every size of the seed's input is known (ints or symbols), a value fits
-    when its sizes provably are the space's (or 1 on the reduced axes). Otherwise
-    (``None`` sizes: ``unknown``) a value fits by rank and by which axes are
-    statically 1, and the region is kept only if ``spans`` proves its shapes
-    right from what each value is computed from.
+    The reduced axes are any of the space's (the trailing ones for a row softmax,
+    the leading one for a column standardisation). When every size of the seed's
+    input is known (ints or symbols), a value fits when its sizes provably are the
+    space's (or 1 on the reduced axes). Otherwise (``None`` sizes: ``unknown``) a
+    value fits by rank and by which axes are statically 1, and the region is kept
+    only if ``spans`` proves its shapes right from what each value is computed from.
     """
 
-    __slots__ = ("ndim", "axes", "outer", "inner", "unknown")
+    __slots__ = ("ndim", "axes", "kept", "outer", "inner", "unknown")
 
     def __init__(self, seed):
         shape = seed.inputs[0].type.shape
         self.ndim = len(shape)
         self.axes = seed.op.axis
-        self.outer = shape[: self.ndim - len(self.axes)]
-        self.inner = shape[self.ndim - len(self.axes) :]
+        self.kept = tuple(a for a in range(self.ndim) if a not in self.axes)
+        self.outer = tuple(shape[a] for a in self.kept)
+        self.inner = tuple(shape[a] for a in self.axes)
         self.unknown = not all(_provably_equal(s, s) for s in shape)
 
     def usable(self) -> bool:
-        n = self.ndim
-        return (
-            bool(self.axes)
-            and self.axes == tuple(range(n - len(self.axes), n))
-            and not all(s == 1 for s in self.inner)
-        )
+        return bool(self.axes) and not all(s == 1 for s in self.inner)
+
+    def reduced(self, shape) -> tuple:
+        """The sizes of ``shape`` (broadcast to the space's rank) on the reduced axes."""
+        padded = (1,) * (self.ndim - len(shape)) + tuple(shape)
+        return tuple(padded[a] for a in self.axes)
 
     def kind(self, var) -> str | None:
         """``"full"``, ``"row"`` or None (a shape the space cannot run), for a value
-        computed inside (inputs from outside may have any shape that broadcasts)."""
+        computed inside (inputs from outside may have any shape that broadcasts).
+        A *row* value is 1 on every reduced axis (one value per kept position)."""
         shape = var.type.shape
         if len(shape) != self.ndim or var.type.dtype in _NO_FUSED_DTYPES:
             return None
-        k = self.ndim - len(self.axes)
+        reduced = self.reduced(shape)
         if self.unknown:
-            return "row" if all(s == 1 for s in shape[k:]) else "full"
-        if not all(_provably_equal(a, b) for a, b in zip(shape[:k], self.outer)):
+            return "row" if all(s == 1 for s in reduced) else "full"
+        if not all(_provably_equal(shape[a], b) for a, b in zip(self.kept, self.outer)):
             return None
-        if all(s == 1 for s in shape[k:]):
+        if all(s == 1 for s in reduced):
             return "row"
-        if all(_provably_equal(a, b) for a, b in zip(shape[k:], self.inner)):
+        if all(_provably_equal(a, b) for a, b in zip(reduced, self.inner)):
             return "full"
         return None
 
@@ -461,11 +466,10 @@ class _Space:
         (else its shape would be larger than the unfused one)."""
         if not self.unknown:
             return True
-        k = self.ndim - len(self.axes)
         nodes = [n for n in fgraph.toposort() if n in region]
         inputs = {v for n in nodes for v in n.inputs if v.owner not in region}
         wide = {v for v in inputs if not all(s == 1 for s in v.type.shape)}
-        long = {v for v in wide if not all(s == 1 for s in v.type.shape[k - self.ndim :])}
+        long = {v for v in wide if not all(s == 1 for s in self.reduced(v.type.shape))}
         deps: dict = {v: {v} & wide for v in inputs}
         for node in nodes:
             got = set().union(*(deps[v] for v in node.inputs))
@@ -495,7 +499,7 @@ def _reaches(var, region) -> bool:
 
 
 class ReduceFusion(GraphRewriter):
-    """Fuse reductions over trailing axes with their elementwise neighbours (see above).
+    """Fuse reductions with their elementwise neighbours (see above).
 
     A region grows from a reduction: upwards over the producers (elementwise, or a
     ``keepdims`` reduction over the same axes) whose results only the region reads,

@@ -180,7 +180,7 @@ def test_bad_inputs_are_type_check_errors(functions):
         f(np.zeros(3))
 
 
-def test_fusion_keeps_every_type_and_needs_known_sizes():
+def test_fusion_keeps_every_type():
     x = tt.tensor("float64", ("n", 4), name="x")
     out = tt.exp(x) / tt.sum(tt.exp(x), axis=1, keepdims=True)
     fg = FunctionGraph([x], [out], clone=True)
@@ -189,7 +189,9 @@ def test_fusion_keeps_every_type_and_needs_known_sizes():
     assert fg.outputs[0].type == before
     z = tt.tensor("float64", ("n", "m"), name="z")
     fg = FunctionGraph([z], [tt.sum(tt.exp(z), axis=0)], clone=True)
-    assert ReduceFusion().apply(fg) == {}  # not the trailing axes
+    before = fg.outputs[0].type
+    assert ReduceFusion().apply(fg) == {"reduce_fusion": 1}  # a leading axis too
+    assert fg.outputs[0].type == before and fg.outputs[0].owner.op.axes == (0,)
 
 
 def _fusions(inputs, outputs) -> dict:

@@ -43,6 +43,9 @@ __all__ = [
     "identity",
     "combine",
     "mean_warning",
+    "empty_checks",
+    "FusedProgram",
+    "scalar_support",
     "fused_code",
     "fused_support",
     "fused_version",
@@ -120,7 +123,7 @@ def combine(kind: str, acc: str, v: str) -> str:
     return f"{acc} = ({v} {cmp} {acc} || {v} != {v}) ? {v} : {acc};"
 
 
-def _empty_checks(kind: str, count: str, fail: str) -> str:
+def empty_checks(kind: str, count: str, fail: str) -> str:
     if kind in ("max", "min"):
         message = c_string(
             f"zero-size array to reduction operation {_NUMPY_NAME[kind]} which has no identity"
@@ -213,7 +216,7 @@ def reduce_code(node, name, inputs, outputs, sub) -> str:
         else:
             lines.append(f"tt_kd[{a}] = tt_od[{j}] = PyArray_DIMS({x})[{a}];")
             j += 1
-    lines.append(_empty_checks(kind, "tt_count", fail))
+    lines.append(empty_checks(kind, "tt_count", fail))
     out_nd, out_dims = (nd, "tt_kd") if op.keepdims else (j, "tt_od")
     lines.append(
         f"Py_XDECREF({out});\n{out} = (PyArrayObject*)PyArray_EMPTY({out_nd}, "
@@ -281,14 +284,20 @@ def reduce_version(node) -> tuple:
 # -- FusedReduce: a program of elementwise steps and reductions, row by row ----------------
 
 
-class _Program:
-    """What the C code of one ``FusedReduce`` node needs, decided from its types."""
+class FusedProgram:
+    """What the C code of one ``FusedReduce`` node needs, decided from its types.
+
+    ``cls[v]`` is ``"row"`` (1 on every reduced axis) or ``"full"``; ``level[v]`` is the
+    stage a step is computed in (a reduction: the stage it accumulates in; its value
+    is ready from the next one); ``buffered`` are the full values a later stage reads.
+    """
 
     __slots__ = (
         "op",
         "nin",
         "k",
         "dtypes",
+        "values_ndim",
         "cls",
         "level",
         "stage",
@@ -305,12 +314,13 @@ class _Program:
         self.k = op.ndim - len(op.axes)
         values = op.build(list(node.inputs))
         self.dtypes = [v.type.dtype for v in values]
+        self.values_ndim = [v.type.ndim for v in values]
         if _NO_C & set(self.dtypes):
             raise MethodNotDefined(f"{op} has a float16/complex step")
         self.cls = []
         for v in values:
             shape = (1,) * (op.ndim - v.type.ndim) + tuple(v.type.shape)
-            self.cls.append("row" if all(s == 1 for s in shape[self.k :]) else "full")
+            self.cls.append("row" if all(shape[a] == 1 for a in op.axes) else "full")
         avail = [0] * len(values)
         self.level: dict = {}  # step value -> stage it is computed in (reduce: accumulated)
         for i, step in enumerate(op.program):
@@ -359,7 +369,7 @@ class _Program:
         )
 
 
-def _fused_row(prog: _Program, name: str) -> str:
+def _fused_row(prog: FusedProgram, name: str) -> str:
     """The function computing one row: every stage in order."""
     op, nin = prog.op, prog.nin
     params = ["npy_intp tt_L"]
@@ -433,14 +443,25 @@ def _fused_row(prog: _Program, name: str) -> str:
     return f"TT_LOOP void tt_row_{name}({', '.join(params)})\n{{\n{inner}\n}}\n"
 
 
-def fused_support(node, name, sub) -> str:
-    """The shared loop helpers, the scalar ops' support code and this node's row function."""
-    prog = _Program(node)
-    support = []
-    for step in node.op.program:
+def scalar_support(op) -> list:
+    """The support code of the scalar ops of a ``FusedReduce``'s steps, each once."""
+    support: list = []
+    for step in op.program:
         code = step[1].c_support_code() if step[0] == "elemwise" else ""
         if code and code not in support:
             support.append(code)
+    return support
+
+
+def fused_support(node, name, sub) -> str:
+    """The shared loop helpers, the scalar ops' support code and this node's row function
+    (or, over axes that are not the trailing ones, its passes: ``fused_walk``)."""
+    if not node.op.trailing:
+        from tensortypes.link.c.fused_walk import walk_support
+
+        return walk_support(node, name, sub)
+    prog = FusedProgram(node)
+    support = scalar_support(node.op)
     return "\n".join([*support, LOOP_SUPPORT, SIMD_SUPPORT, _fused_row(prog, name)])
 
 
@@ -462,7 +483,11 @@ def fused_code(node, name, inputs, outputs, sub) -> str:
     ...                            {"fail": "goto fail;"})
     True
     """
-    prog = _Program(node)
+    if not node.op.trailing:
+        from tensortypes.link.c.fused_walk import walk_code
+
+        return walk_code(node, name, inputs, outputs, sub)
+    prog = FusedProgram(node)
     op, nin, k, nd = prog.op, prog.nin, prog.k, prog.op.ndim
     fail = sub["fail"]
     what = c_string(str(op))
@@ -482,7 +507,7 @@ def fused_code(node, name, inputs, outputs, sub) -> str:
     ]
     for kind in ("max", "min"):
         if kind in kinds:
-            lines.append(_empty_checks(kind, "tt_L", fail))
+            lines.append(empty_checks(kind, "tt_L", fail))
     if "mean" in kinds:
         lines.append(mean_warning("tt_L", "tt_rows", fail))
     for j, o in enumerate(prog.outputs):
