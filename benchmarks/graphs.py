@@ -9,12 +9,15 @@ load that changes during the run favours none of them:
 - layer norm of a 4096x1024 matrix: ``(X - mean) / sqrt(var + 1e-5)`` over rows;
 - logistic loss, X 20000x200: ``sum(log(1 + exp(-y * (X @ w))))`` (our graph becomes
   ``softplus`` through the stability rewrites);
-- the elementwise chain ``exp(x)*y + z*2 - x/y`` at 10^7 (the fused loop's benchmark).
+- the elementwise chain ``exp(x)*y + z*2 - x/y`` at 10^7 (the fused loop's benchmark);
+- reductions over the leading axis of a 4096x1024 matrix: the column sum ``sum(exp(X), 0)``,
+  column standardisation ``(X - mean) / sqrt(var + 1e-5)`` over axis 0 and the column
+  softmax ``e = exp(X - X.max(0, keepdims)); e / e.sum(0, keepdims)``.
 
 Each row also says how ours runs: which nodes run as C and which through ``perform``
 inside the compiled function (``dot`` runs as C, calling SciPy's BLAS when installed).
 
-    python benchmarks/graphs.py [--repeat 5] [--wall]
+    python benchmarks/graphs.py [--repeat 5] [--wall] [--only colsum colstd ...]
 
 Tools that are not installed read ``absent``. PyTensor is the ``FAST_RUN`` C mode;
 numba runs the same loops written out (``njit``, no ``fastmath``), its ``dot`` from
@@ -68,12 +71,30 @@ def _ours():
         x, y, z = (tt.tensor("float64", ("n",), name=n) for n in "xyz")
         return [x, y, z], tt.exp(x) * y + z * 2 - x / y
 
+    def colsum():
+        x = tt.tensor("float64", (4096, 1024), name="X")
+        return [x], tt.sum(tt.exp(x), axis=0)
+
+    def colstd():
+        x = tt.tensor("float64", (4096, 1024), name="X")
+        mu = tt.mean(x, axis=0, keepdims=True)
+        var = tt.mean((x - mu) * (x - mu), axis=0, keepdims=True)
+        return [x], (x - mu) / tt.sqrt(var + 1e-5)
+
+    def colsoftmax():
+        x = tt.tensor("float64", (4096, 1024), name="X")
+        e = tt.exp(x - tt.max(x, axis=0, keepdims=True))
+        return [x], e / tt.sum(e, axis=0, keepdims=True)
+
     out = {}
     for name, build in (
         ("softmax", softmax),
         ("layernorm", layernorm),
         ("logistic", logistic),
         ("chain", chain),
+        ("colsum", colsum),
+        ("colstd", colstd),
+        ("colsoftmax", colsoftmax),
     ):
         inputs, output = build()
         f = tensortypes.function(inputs, output, mode="c")
@@ -105,11 +126,23 @@ def _reference(xp) -> dict:
         var = ((x - mu) ** 2).mean(1, keepdims=True)
         return (x - mu) / xp.sqrt(var + 1e-5)
 
+    def colstd(x):
+        mu = x.mean(0, keepdims=True)
+        var = ((x - mu) ** 2).mean(0, keepdims=True)
+        return (x - mu) / xp.sqrt(var + 1e-5)
+
+    def colsoftmax(x):
+        e = xp.exp(x - x.max(0, keepdims=True))
+        return e / e.sum(0, keepdims=True)
+
     return {
         "softmax": softmax,
         "layernorm": layernorm,
         "logistic": lambda x, w, y: xp.sum(xp.logaddexp(0.0, -y * (x @ w))),
         "chain": lambda x, y, z: xp.exp(x) * y + z * 2 - x / y,
+        "colsum": lambda x: xp.exp(x).sum(0),
+        "colstd": colstd,
+        "colsoftmax": colsoftmax,
     }
 
 
@@ -140,11 +173,17 @@ def _pytensor():
     var = ((x - mu) * (x - mu)).mean(axis=1, keepdims=True)
     w, y = pt.dvector("w"), pt.dvector("y")
     a, b, c = pt.dvector("a"), pt.dvector("b"), pt.dvector("c")
+    cmu = x.mean(axis=0, keepdims=True)
+    cvar = ((x - cmu) * (x - cmu)).mean(axis=0, keepdims=True)
+    ce = pt.exp(x - x.max(axis=0, keepdims=True))
     graphs = {
         "softmax": ([s], e / e.sum(axis=1, keepdims=True)),
         "layernorm": ([x], (x - mu) / pt.sqrt(var + 1e-5)),
         "logistic": ([x, w, y], pt.sum(pt.log(1 + pt.exp(-y * pt.dot(x, w))))),
         "chain": ([a, b, c], pt.exp(a) * b + c * 2 - a / b),
+        "colsum": ([x], pt.exp(x).sum(axis=0)),
+        "colstd": ([x], (x - cmu) / pt.sqrt(cvar + 1e-5)),
+        "colsoftmax": ([x], ce / ce.sum(axis=0, keepdims=True)),
     }
     return {k: pytensor.function(i, o, mode="FAST_RUN") for k, (i, o) in graphs.items()}, None
 
@@ -204,7 +243,62 @@ def _numba():
             out[i] = np.exp(x[i]) * y[i] + z[i] * 2 - x[i] / y[i]
         return out
 
-    return {"softmax": softmax, "layernorm": layernorm, "logistic": logistic, "chain": chain}, None
+    # column reductions walk the rows in memory order, one partial result per column
+
+    @njit
+    def colsum(x):
+        acc = np.zeros(x.shape[1])
+        for i in range(x.shape[0]):
+            for j in range(x.shape[1]):
+                acc[j] += np.exp(x[i, j])
+        return acc
+
+    @njit
+    def colstd(x):
+        n, m = x.shape
+        mu = np.zeros(m)
+        for i in range(n):
+            for j in range(m):
+                mu[j] += x[i, j]
+        mu /= n
+        var = np.zeros(m)
+        for i in range(n):
+            for j in range(m):
+                var[j] += (x[i, j] - mu[j]) * (x[i, j] - mu[j])
+        scale = 1.0 / np.sqrt(var / n + 1e-5)
+        out = np.empty_like(x)
+        for i in range(n):
+            for j in range(m):
+                out[i, j] = (x[i, j] - mu[j]) * scale[j]
+        return out
+
+    @njit
+    def colsoftmax(x):
+        n, m = x.shape
+        top = np.full(m, -np.inf)
+        for i in range(n):
+            for j in range(m):
+                top[j] = max(top[j], x[i, j])
+        total = np.zeros(m)
+        out = np.empty_like(x)
+        for i in range(n):
+            for j in range(m):
+                out[i, j] = np.exp(x[i, j] - top[j])
+                total[j] += out[i, j]
+        for i in range(n):
+            for j in range(m):
+                out[i, j] /= total[j]
+        return out
+
+    return {
+        "softmax": softmax,
+        "layernorm": layernorm,
+        "logistic": logistic,
+        "chain": chain,
+        "colsum": colsum,
+        "colstd": colstd,
+        "colsoftmax": colsoftmax,
+    }, None
 
 
 def main() -> None:
@@ -213,6 +307,7 @@ def main() -> None:
     parser.add_argument(
         "--wall", action="store_true", help="wall-clock time instead of the process's CPU time"
     )
+    parser.add_argument("--only", nargs="+", metavar="GRAPH", help="run only these graphs")
     args = parser.parse_args()
     timer = time.perf_counter if args.wall else time.process_time
     rng = np.random.default_rng(0)
@@ -225,6 +320,9 @@ def main() -> None:
             np.sign(rng.normal(size=20000)),
         ),
         "chain": (rng.normal(size=10**7), rng.uniform(1, 2, size=10**7), rng.normal(size=10**7)),
+        "colsum": (rng.normal(size=(4096, 1024)),),
+        "colstd": (rng.normal(size=(4096, 1024)),),
+        "colsoftmax": (rng.normal(size=(4096, 1024)),),
     }
     tools = {
         "ours": (_ours(), None),
@@ -235,6 +333,8 @@ def main() -> None:
     }
     rows, plans = [], []
     for name, args_ in data.items():
+        if args.only and name not in args.only:
+            continue
         f, plan = tools["ours"][0][name]
         want = tools["numpy"][0][name](*args_)
         calls = {}

@@ -10,7 +10,7 @@ The workload compiles its graphs with ``-g -O1`` (and without ``-march=native``:
 valgrind does not decode every recent instruction) into a temporary module cache,
 then exercises every path of the generated C: fused elementwise loops (flat
 and strided, broadcasting, empty arrays), reductions and fused row programs
-(any axes, layouts, empty axes), ``dot``/``matmul`` (BLAS and loops, copied layouts),
+(any axes, layouts, empty axes), fused passes over leading, middle and several axes, ``dot``/``matmul`` (BLAS and loops, copied layouts),
 views (indexing, transposes, squeezes, reshapes), every kind of wrong input, a node that
 fails after allocating its output, ``perform`` fallbacks (one raising), rigid
 symbols, enum parameters and ``CDataType`` pointers freed by their capsules or
@@ -145,6 +145,32 @@ m2 = np.random.rand(9, 33)
 for args in ([m2], [m2.T.copy().T], [m2[::2]], [m2[:0]]):
     fused(args)
 expect_error(fused, [m2[:, :0]])
+
+# fused passes over leading / middle / several axes (per-column accumulators, row steps)
+cm = tensor("float64", (None, None), name="cm")
+ce = exp(cm - tt.max(cm, axis=0, keepdims=True))
+cmu = tt.mean(cm, axis=0, keepdims=True)
+cd = cm - cmu
+cols = build([cm], [ce / tt.sum(ce, axis=0, keepdims=True),
+                    cd / tt.sqrt(tt.mean(cd * cd, axis=0, keepdims=True) + 1e-5),
+                    tt.sum(exp(cm), axis=0), tt.min(cm * 2, axis=0, keepdims=True)])
+for args in ([m2], [m2.T.copy().T], [m2[::-1, ::2]], [np.broadcast_to(m2[:1], m2.shape)],
+             [m2[:0]], [m2[:, :0]], [m2[:1]]):
+    expect_error(cols, args) if args[0].shape[0] == 0 else cols(args)
+bx = tensor("float64", ("n", "c", "hw"), name="bx")
+bg = tensor("float64", ("c", 1), name="bg")
+bmu = tt.mean(bx, axis=(0, 2), keepdims=True)
+bd = bx - bmu
+bn = build([bx, bg], [bd / tt.sqrt(tt.mean(bd * bd, axis=(0, 2), keepdims=True) + 1e-5) * bg,
+                      tt.sum(exp(bx), axis=1)])
+for args in ([c3, np.ones((6, 1))], [np.asfortranarray(c3), np.ones((6, 1))],
+             [c3[:0], np.ones((6, 1))], [c3[:, :, ::3], np.ones((6, 1))]):
+    bn(args)
+expect_error(bn, [c3, np.ones((5, 1))])
+ci = tensor("int8", (None, None, None), name="ci")
+build([ci], [tt.sum(ci * 3, axis=(0, 1)), tt.mean(ci * 3, axis=0)])([np.ones((4, 9, 3), "i1")])
+cf = tensor("float32", (None, None), name="cf")
+build([cf], [tt.sum(exp(cf), axis=0)])([np.random.rand(7, 5).astype("f4")])
 
 # dot/matmul: BLAS and the loop, layouts that are copied, casts, 0-size, bad sizes
 from unittest import mock

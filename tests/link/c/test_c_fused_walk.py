@@ -36,54 +36,31 @@ class _NP:
     exp, log, sqrt = np.exp, np.log, np.sqrt
 
     @staticmethod
-    def sum(x, axes, keepdims):
-        return x.sum(axis=axes, keepdims=keepdims)
-
-    @staticmethod
-    def mean(x, axes, keepdims):
-        return x.mean(axis=axes, keepdims=keepdims)
-
-    @staticmethod
-    def max(x, axes, keepdims):
-        return x.max(axis=axes, keepdims=keepdims)
-
-    @staticmethod
-    def min(x, axes, keepdims):
-        return x.min(axis=axes, keepdims=keepdims)
+    def red(kind, x, axes, keepdims):
+        return getattr(x, kind)(axis=axes, keepdims=keepdims)
 
 
 class _TT:
     exp, log, sqrt = tt.exp, tt.log, tt.sqrt
 
     @staticmethod
-    def sum(x, axes, keepdims):
-        return tt.sum(x, axis=axes, keepdims=keepdims)
-
-    @staticmethod
-    def mean(x, axes, keepdims):
-        return tt.mean(x, axis=axes, keepdims=keepdims)
-
-    @staticmethod
-    def max(x, axes, keepdims):
-        return tt.max(x, axis=axes, keepdims=keepdims)
-
-    @staticmethod
-    def min(x, axes, keepdims):
-        return tt.min(x, axis=axes, keepdims=keepdims)
+    def red(kind, x, axes, keepdims):
+        return getattr(tt, kind)(x, axis=axes, keepdims=keepdims)
 
 
 def _graphs(xp, x, axes, keepdims) -> list:
     """What users write over ``axes``: every one fuses into a ``FusedReduce``."""
-    mu = xp.mean(x, axes, True)
+    red = xp.red
+    mu = red("mean", x, axes, True)
     d = x - mu
-    e = xp.exp(x - xp.max(x, axes, True))
+    e = xp.exp(x - red("max", x, axes, True))
     return [
-        xp.sum(xp.exp(x), axes, keepdims),  # no temporary for exp(x)
-        d / xp.sqrt(xp.mean(d * d, axes, True) + 1.0),  # standardisation
-        e / xp.sum(e, axes, True),  # softmax over axes
-        xp.log(xp.sum(xp.exp(x), axes, keepdims)),  # log-sum-exp (sizes may be 0: naive)
-        xp.min(x * 2, axes, keepdims),
-        xp.sum(x * x + 1, axes, keepdims),
+        red("sum", xp.exp(x), axes, keepdims),  # no temporary for exp(x)
+        d / xp.sqrt(red("mean", d * d, axes, True) + 1.0),  # standardisation
+        e / red("sum", e, axes, True),  # softmax over axes
+        xp.log(red("sum", xp.exp(x), axes, keepdims)),  # log-sum-exp (sizes may be 0: naive)
+        red("min", x * 2, axes, keepdims),
+        red("sum", x * x + 1, axes, keepdims),
     ]
 
 
@@ -173,9 +150,8 @@ def test_fused_over_other_axes_match_numpy(
 
 
 def _batch_norm(xp, x, gamma, beta, axes):
-    mu = xp.mean(x, axes, True)
-    d = x - mu
-    return [d / xp.sqrt(xp.mean(d * d, axes, True) + 1e-5) * gamma + beta]
+    d = x - xp.red("mean", x, axes, True)
+    return [d / xp.sqrt(xp.red("mean", d * d, axes, True) + 1e-5) * gamma + beta]
 
 
 @settings(max_examples=15, deadline=None)

@@ -25,17 +25,16 @@ space's size would be the temporary fusion avoids). Everything else is as in
 from __future__ import annotations
 
 from tensortypes.errors import MethodNotDefined
-from tensortypes.link.c.cnames import DTYPE_TYPENUM, c_string
+from tensortypes.link.c.cnames import DTYPE_TYPENUM
 from tensortypes.link.c.loops import LOOP_SUPPORT
 from tensortypes.link.c.reduce import (
     SIMD_SUPPORT,
     FusedProgram,
     acc_ctype,
     combine,
-    empty_checks,
     identity,
-    mean_warning,
     scalar_support,
+    space_prologue,
 )
 
 __all__ = ["walk_code", "walk_support", "WALK_SUPPORT"]
@@ -383,7 +382,6 @@ def walk_code(node, name, inputs, outputs, sub) -> str:
     walk, passes, rows = _kernels(node, name)
     prog, op = walk.prog, node.op
     nin, nd, fail = walk.nin, op.ndim, sub["fail"]
-    kinds = {s[1] for s in op.program if s[0] == "reduce"}
     # buffers: one per row step value (its dtype), one accumulator per reduction
     buffers: dict = {}
     sizes: list[str] = []
@@ -396,21 +394,11 @@ def walk_code(node, name, inputs, outputs, sub) -> str:
         sizes.append(acc_ctype(kind, prog.dtypes[prog.args(v)[0]], prog.dtypes[v]))
     out_of = {o: outputs[j] for j, o in enumerate(prog.outputs)}
     lines = [
-        f"npy_intp tt_dims[{nd}], tt_kd[{nd}], tt_od[{nd}], tt_count = 1, tt_nkept = 1, tt_i;",
-        f"PyArrayObject* tt_in[{nin}] = {{{', '.join(inputs)}}};",
         f"void* tt_mem[{max(len(sizes), 1)}] = {{NULL}};",
-        "int tt_a, tt_j = 0, tt_ok = 1;",
-        f"if (tt_broadcast({nin}, tt_in, {nd}, tt_dims, {c_string(str(op))}) < 0) {{ {fail} }}",
-        f"for (tt_a = 0; tt_a < {nd}; tt_a++) {{",
-        f"    if ({' || '.join(f'tt_a == {a}' for a in op.axes)}) {{ tt_count *= tt_dims[tt_a]; tt_kd[tt_a] = 1; }}",
-        "    else { tt_nkept *= tt_dims[tt_a]; tt_kd[tt_a] = tt_od[tt_j++] = tt_dims[tt_a]; }",
-        "}",
+        "npy_intp tt_i;",
+        "int tt_ok = 1;",
+        *space_prologue(op, inputs, fail, "tt_count", "tt_nkept"),
     ]
-    for kind in ("max", "min"):
-        if kind in kinds:
-            lines.append(empty_checks(kind, "tt_count", fail))
-    if "mean" in kinds:
-        lines.append(mean_warning("tt_count", "tt_nkept", fail))
     for j, o in enumerate(prog.outputs):
         step = op.program[o - nin]
         if prog.cls[o] == "full":

@@ -46,6 +46,7 @@ __all__ = [
     "empty_checks",
     "FusedProgram",
     "scalar_support",
+    "space_prologue",
     "fused_code",
     "fused_support",
     "fused_version",
@@ -443,6 +444,32 @@ def _fused_row(prog: FusedProgram, name: str) -> str:
     return f"TT_LOOP void tt_row_{name}({', '.join(params)})\n{{\n{inner}\n}}\n"
 
 
+def space_prologue(op, inputs, fail: str, count: str, kept: str) -> list:
+    """C lines for a ``FusedReduce``'s space: ``tt_in`` (the inputs), ``tt_dims`` (their
+    broadcast), ``tt_kd`` (1 on the reduced axes), ``tt_od`` (the kept sizes), ``count``
+    (the reduced elements per kept position) and ``kept`` (the kept positions); then
+    NumPy's error for an empty ``max``/``min`` and its warning for an empty ``mean``."""
+    nd, nin = op.ndim, op.nin
+    reduced = " || ".join(f"tt_a == {a}" for a in op.axes)
+    lines = [
+        f"npy_intp tt_dims[{nd}], tt_kd[{nd}], tt_od[{nd}], {count} = 1, {kept} = 1;",
+        f"PyArrayObject* tt_in[{nin}] = {{{', '.join(inputs)}}};",
+        "int tt_a, tt_d = 0;",
+        f"if (tt_broadcast({nin}, tt_in, {nd}, tt_dims, {c_string(str(op))}) < 0) {{ {fail} }}",
+        f"for (tt_a = 0; tt_a < {nd}; tt_a++) {{",
+        f"    if ({reduced}) {{ {count} *= tt_dims[tt_a]; tt_kd[tt_a] = 1; }}",
+        f"    else {{ {kept} *= tt_dims[tt_a]; tt_kd[tt_a] = tt_od[tt_d++] = tt_dims[tt_a]; }}",
+        "}",
+    ]
+    kinds = {s[1] for s in op.program if s[0] == "reduce"}
+    for kind in ("max", "min"):
+        if kind in kinds:
+            lines.append(empty_checks(kind, count, fail))
+    if "mean" in kinds:
+        lines.append(mean_warning(count, kept, fail))
+    return lines
+
+
 def scalar_support(op) -> list:
     """The support code of the scalar ops of a ``FusedReduce``'s steps, each once."""
     support: list = []
@@ -490,26 +517,13 @@ def fused_code(node, name, inputs, outputs, sub) -> str:
     prog = FusedProgram(node)
     op, nin, k, nd = prog.op, prog.nin, prog.k, prog.op.ndim
     fail = sub["fail"]
-    what = c_string(str(op))
     full_in = [i for i in range(nin) if prog.cls[i] == "full"]
-    kinds = {s[1] for s in op.program if s[0] == "reduce"}
     lines = [
-        f"npy_intp tt_dims[{nd}], tt_kd[{nd}], tt_rows = 1, tt_L = 1;",
-        f"PyArrayObject* tt_in[{nin}] = {{{', '.join(inputs)}}};",
         f"PyArrayObject* tt_own[{nin}] = {{{', '.join(['NULL'] * nin)}}};",
         f"void* tt_bufs[{max(len(prog.buffered), 1)}] = {{NULL}};",
-        "int tt_a, tt_k, tt_ok = 1;",
-        f"if (tt_broadcast({nin}, tt_in, {nd}, tt_dims, {what}) < 0) {{ {fail} }}",
-        f"for (tt_a = 0; tt_a < {nd}; tt_a++) {{",
-        f"    if (tt_a < {k}) {{ tt_rows *= tt_dims[tt_a]; tt_kd[tt_a] = tt_dims[tt_a]; }}",
-        "    else { tt_L *= tt_dims[tt_a]; tt_kd[tt_a] = 1; }",
-        "}",
+        "int tt_k, tt_ok = 1;",
+        *space_prologue(op, inputs, fail, "tt_L", "tt_rows"),
     ]
-    for kind in ("max", "min"):
-        if kind in kinds:
-            lines.append(empty_checks(kind, "tt_L", fail))
-    if "mean" in kinds:
-        lines.append(mean_warning("tt_L", "tt_rows", fail))
     for j, o in enumerate(prog.outputs):
         out = outputs[j]
         step = op.program[o - nin] if o >= nin else None
