@@ -61,6 +61,7 @@ def _graphs(xp, x, axes, keepdims) -> list:
         xp.log(red("sum", xp.exp(x), axes, keepdims)),  # log-sum-exp (sizes may be 0: naive)
         red("min", x * 2, axes, keepdims),
         red("sum", x * x + 1, axes, keepdims),
+        red("prod", x * 0.5, axes, keepdims),
     ]
 
 

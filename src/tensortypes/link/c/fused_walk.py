@@ -32,12 +32,14 @@ from tensortypes.link.c.reduce import (
     FusedProgram,
     acc_ctype,
     combine,
+    fused_code,
+    fused_support,
     identity,
     scalar_support,
     space_prologue,
 )
 
-__all__ = ["walk_code", "walk_support", "WALK_SUPPORT"]
+__all__ = ["walk_code", "walk_support", "fused_reduce_code", "fused_reduce_support", "WALK_SUPPORT"]
 
 _GIL_THRESHOLD = 16384
 _MAX_OPERANDS = 32
@@ -460,3 +462,19 @@ def walk_code(node, name, inputs, outputs, sub) -> str:
     lines.append(f"if (!tt_ok) {{ {fail} }}")
     body = "\n".join(lines)
     return "{\n" + "\n".join("    " + ln if ln.strip() else ln for ln in body.split("\n")) + "\n}"
+
+
+def fused_reduce_support(node, name, sub) -> str:
+    """The support code of any ``FusedReduce``: its row function over the trailing axes
+    (``reduce.fused_support``), else its passes."""
+    if node.op.trailing:
+        return fused_support(node, name, sub)
+    return walk_support(node, name, sub)
+
+
+def fused_reduce_code(node, name, inputs, outputs, sub) -> str:
+    """The C code of any ``FusedReduce``: row by row over the trailing axes
+    (``reduce.fused_code``), else in passes (``walk_code``)."""
+    if node.op.trailing:
+        return fused_code(node, name, inputs, outputs, sub)
+    return walk_code(node, name, inputs, outputs, sub)

@@ -185,10 +185,12 @@ def _register_builtin() -> None:
         Argmax, reduce.argmax_code, support=reduce.argmax_support, version=reduce.reduce_version
     )
 
+    from tensortypes.link.c import fused_walk
+
     register_lowering(
         FusedReduce,
-        reduce.fused_code,
-        support=reduce.fused_support,
+        fused_walk.fused_reduce_code,
+        support=fused_walk.fused_reduce_support,
         headers=loops.elemwise_headers,
         version=reduce.fused_version,
     )

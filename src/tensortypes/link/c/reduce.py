@@ -482,11 +482,7 @@ def scalar_support(op) -> list:
 
 def fused_support(node, name, sub) -> str:
     """The shared loop helpers, the scalar ops' support code and this node's row function
-    (or, over axes that are not the trailing ones, its passes: ``fused_walk``)."""
-    if not node.op.trailing:
-        from tensortypes.link.c.fused_walk import walk_support
-
-        return walk_support(node, name, sub)
+    (over the trailing axes; other axes: ``fused_walk``)."""
     prog = FusedProgram(node)
     support = scalar_support(node.op)
     return "\n".join([*support, LOOP_SUPPORT, SIMD_SUPPORT, _fused_row(prog, name)])
@@ -510,10 +506,6 @@ def fused_code(node, name, inputs, outputs, sub) -> str:
     ...                            {"fail": "goto fail;"})
     True
     """
-    if not node.op.trailing:
-        from tensortypes.link.c.fused_walk import walk_code
-
-        return walk_code(node, name, inputs, outputs, sub)
     prog = FusedProgram(node)
     op, nin, k, nd = prog.op, prog.nin, prog.k, prog.op.ndim
     fail = sub["fail"]
