@@ -162,3 +162,22 @@ class Unversioned(DoubleType):
 def fgraph(inputs, outputs) -> FunctionGraph:
     """A FunctionGraph on a clone of the graph (tests may reuse their variables)."""
     return FunctionGraph(list(inputs), list(outputs), clone=True)
+
+
+def array_value(dtype, shape, layout, rng):
+    """A test array of ``shape``: integers in [-20, 20) or normal floats (sd 4), laid
+    out C-contiguous, transposed, sliced (step 2 on the last axis), reversed
+    (negative strides on the first axis) or broadcast (stride 0 on the first axis)."""
+    if np.dtype(dtype).kind in "iu":
+        v = rng.integers(-20, 20, shape).astype(dtype)
+    else:
+        v = rng.normal(0, 4, shape).astype(dtype)
+    if layout == "transposed":
+        return np.ascontiguousarray(v.T).T
+    if layout == "sliced":
+        return np.concatenate([v, v], axis=-1)[..., ::2]
+    if layout == "reversed":
+        return np.ascontiguousarray(v[::-1])[::-1]
+    if layout == "broadcast":  # stride 0 along the first axis
+        return np.broadcast_to(v[:1], v.shape) if v.shape[0] else v
+    return v

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import tensortypes
 import tensortypes.tensor as tt
-from c_toys import needs_cc
+from c_toys import array_value, needs_cc
 from tensortypes.errors import TypeCheckError
 from tensortypes.graph import FunctionGraph
 from tensortypes.link.c import CLinker
@@ -105,18 +105,6 @@ def functions(shared_cache):
     return get
 
 
-def _value(dtype, shape, layout, rng):
-    if np.dtype(dtype).kind in "iu":
-        v = rng.integers(-20, 20, shape).astype(dtype)
-    else:
-        v = (rng.normal(0, 4, shape)).astype(dtype)
-    if layout == "transposed":
-        return np.ascontiguousarray(v.T).T
-    if layout == "sliced":
-        return np.concatenate([v, v], axis=-1)[..., ::2]
-    return v
-
-
 @settings(max_examples=40, deadline=None)
 @given(
     st.sampled_from(sorted(GRAPHS)),
@@ -129,7 +117,7 @@ def _value(dtype, shape, layout, rng):
 def test_fused_graphs_match_numpy(functions, name, sizes, layout, seed, which, known):
     build, nd = GRAPHS[name]
     dtype = DTYPES[name][which % len(DTYPES[name])]
-    value = _value(dtype, tuple(sizes[:nd]), layout, np.random.default_rng(seed))
+    value = array_value(dtype, tuple(sizes[:nd]), layout, np.random.default_rng(seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         try:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import tensortypes
 import tensortypes.tensor as tt
-from c_toys import needs_cc
+from c_toys import array_value, needs_cc
 from tensortypes.errors import TypeCheckError
 from tensortypes.graph import FunctionGraph
 from tensortypes.link.c import CLinker
@@ -93,22 +93,6 @@ def functions(shared_cache):
     return get
 
 
-def _value(dtype, shape, layout, rng):
-    if np.dtype(dtype).kind in "iu":
-        v = rng.integers(-20, 20, shape).astype(dtype)
-    else:
-        v = rng.normal(0, 4, shape).astype(dtype)
-    if layout == "transposed":
-        return np.ascontiguousarray(v.T).T
-    if layout == "sliced":
-        return np.concatenate([v, v], axis=-1)[..., ::2]
-    if layout == "reversed":
-        return np.ascontiguousarray(v[::-1])[::-1]
-    if layout == "broadcast":  # stride 0 along the first axis
-        return np.broadcast_to(v[:1], v.shape) if v.shape[0] else v
-    return v
-
-
 def _assert_like_numpy(f, value, want_fn):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -144,7 +128,7 @@ def test_fused_over_other_axes_match_numpy(
     functions, case, keepdims, dtype, sizes, layout, known, seed
 ):
     nd, axes = case
-    value = _value(dtype, tuple(sizes[:nd]), layout, np.random.default_rng(seed))
+    value = array_value(dtype, tuple(sizes[:nd]), layout, np.random.default_rng(seed))
     for mode in ("c", "py"):
         f = functions(nd, axes, keepdims, dtype, mode, known)
         _assert_like_numpy(f, value, lambda v: _graphs(_NP, v, axes, keepdims))
@@ -171,7 +155,7 @@ def test_batch_norm_with_per_channel_scale(shared_cache, sizes, layout, seed):
     gamma = tt.tensor("float64", ("c", 1), name="gamma")
     beta = tt.tensor("float64", ("c", 1), name="beta")
     rng = np.random.default_rng(seed)
-    value = _value("float64", tuple(sizes), layout, rng)
+    value = array_value("float64", tuple(sizes), layout, rng)
     g, b = rng.normal(size=(sizes[1], 1)), rng.normal(size=(sizes[1], 1))
     for mode in ("c", "py"):
         f = tensortypes.function(
