@@ -403,6 +403,7 @@ from einops import rearrange, repeat, reduce, einsum
 from typing import Any, Optional, Tuple, Union, Callable, Dict, List
 from tensortypes import Float, Int, Bool, Shaped, Num, Float32, Int32, UInt8, Integer
 import dataclasses, enum, functools, typing
+from types import SimpleNamespace
 """
 
 
@@ -417,6 +418,20 @@ def _module_namespace(text: str, name: str, extra: str = "") -> dict:
     namespace: dict = {"__name__": name}
     exec(compile(_PRELUDE + extra, name, "exec", dont_inherit=True), namespace)
     for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef):  # its methods, as ``Class.method`` (self given)
+            for method in stmt.body:
+                if not isinstance(method, ast.FunctionDef):
+                    continue
+                method.decorator_list = []
+                code = compile(
+                    ast.Module(body=[method], type_ignores=[]), name, "exec", dont_inherit=True
+                )
+                try:
+                    exec(code, namespace)
+                except Exception:  # an annotation naming what this run does not make
+                    continue
+                namespace[f"{stmt.name}.{method.name}"] = namespace.pop(method.name)
+            continue
         if isinstance(stmt, ast.FunctionDef):
             stmt.decorator_list = []
         elif not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -472,11 +487,13 @@ def _make_inputs(function, spec: dict, namespace: dict, seed: int) -> dict:
     return args
 
 
-def confirm(base: Path) -> int:
+def confirm(base: Path, only_slice: int | None = None) -> int:
     """Run each bug's function before and after its patch (see the module docstring)."""
     from tensortypes import typechecked
 
     repos, bugs = load()
+    if only_slice is not None:
+        bugs = [b for b in bugs if b.get("slice", 1) == only_slice]
     bad = 0
     for bug in bugs:
         spec = bug.get("confirm")
@@ -561,7 +578,8 @@ def main(argv=None) -> int:
     )
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("run")
-    sub.add_parser("confirm")
+    c = sub.add_parser("confirm")
+    c.add_argument("--slice", type=int, default=None, help="only the bugs of this slice")
     p = sub.add_parser("plant")
     for name in ("id", "repo", "file"):
         p.add_argument(name)
@@ -583,7 +601,7 @@ def main(argv=None) -> int:
         )
         return 0
     if args.command == "confirm":
-        return confirm(base)
+        return confirm(base, args.slice)
     out = run(base, verbose=not args.json, follow=not args.no_follow)
     if args.json:
         print(json.dumps(out, indent=1))

@@ -213,18 +213,17 @@ def test_the_line_that_made_a_shape_is_a_related_location(tmp_path, monkeypatch,
     status, out, _ = _run(capsys, "-O", "sarif", "m.py")
     result = json.loads(out)["runs"][0]["results"][0]
     assert status == 1 and result["ruleId"] == "broadcast"
-    # First the located notes (t's shape made on line 3, b's on line 5), then the other
-    # lines the notes name (t assigned on line 4).
+    # The located notes: t's shape made on line 3 and kept by its assignment on line 4,
+    # b's shape made on line 5 (each line once).
     lines = [r["physicalLocation"]["region"]["startLine"] for r in result["relatedLocations"]]
-    assert lines == [3, 5, 4]
+    assert lines == [3, 4, 5]
     assert result["relatedLocations"][0]["message"]["text"] == (
         "t gets its shape (3,) here (used at line 6)"
     )
-    assert result["relatedLocations"][2]["message"]["text"] == (
-        "t: f64[3](numpy), assigned at line 4, its shape from line 3"
-    )
     _, out, _ = _run(capsys, "m.py")
-    assert out.splitlines()[1:3] == [
+    assert out.splitlines()[1:5] == [
         "m.py:3:1: note: t gets its shape (3,) here (used at line 6)",
+        "m.py:4:1: note: t is assigned here, its shape (3,) from line 3 (used at line 6)",
         "m.py:5:1: note: b gets its shape (2,) here (used at line 6)",
+        "m.py:6:5: note: t: f64[3](numpy), assigned at line 4, its shape from line 3",
     ]

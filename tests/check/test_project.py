@@ -454,3 +454,30 @@ def use() -> None:
     # that body checks the importer again.
     (pkg / "hooks.py").write_text(HOOKS.replace('"hook_q"', '"hook_k"'))
     assert _codes(check_paths([pkg], cache=cache, jobs=1)) == [(10, "attr")]
+
+
+def test_namespace_package_modules_are_followed(tmp_path):
+    # ns/ has no __init__.py (PEP 420): `from ns.util import scale` in ns/model.py is
+    # found from the folder above ns/, and the short unannotated helper is evaluated at
+    # the call with the caller's values (a tuple: its isinstance(Tensor) branch is dead).
+    ns = tmp_path / "ns"
+    ns.mkdir()
+    (ns / "util.py").write_text(
+        "from typing import Tuple, Union\n"
+        "from jaxtyping import Float\n"
+        "from torch import Tensor\n"
+        "def scale(x: Float[Tensor, '... d'], s: Union[Tuple[float, float], Tensor]):\n"
+        "    if isinstance(s, Tensor):\n"
+        "        s = (s[0], s[1])\n"
+        "    return (x - s[0]) / (s[1] - s[0])\n"
+    )
+    (ns / "model.py").write_text(
+        "from jaxtyping import Float\n"
+        "from torch import Tensor\n"
+        "from ns.util import scale\n"
+        "def f(x: Float[Tensor, 'n 3'], r: float) -> Float[Tensor, '3 n']:\n"
+        "    return scale(x, (-r, r))\n"
+    )
+    found = check_paths([ns / "model.py"], cache=False, jobs=1)
+    assert _codes(found, "model.py") == [(5, "return")]
+    assert "(n, 3)" in found[0].message

@@ -363,7 +363,12 @@ class Binder:
         out = []
         for d in entries:
             if type(d) is Rest:
-                bound = self.env.get("*" + d.name) if d.name is not None else None
+                if d.name is None:
+                    # ``...``: anonymous, bound by nothing (as in jaxtyping); the
+                    # result has some leading axes, then the axes named after it.
+                    out.append(d)
+                    continue
+                bound = self.env.get("*" + d.name)
                 if bound is None:
                     return None
                 out.extend(bound)

@@ -303,13 +303,55 @@ def wrapper_return(node) -> ast.expr | None:
     return None
 
 
+SHORT_BODY = 12  # statements (nested ones counted) of a short function: see short_body
+
+
+def short_body(node) -> bool:
+    """Whether a function is short enough for calls to evaluate its whole body: at
+    most ``SHORT_BODY`` statements, counting those nested in ``if``/``with``/``for``,
+    with a ``return``, and no nested function or class, ``yield``, ``global``,
+    ``nonlocal`` or ``try`` (whose paths the evaluation would not follow alike).
+
+    >>> short_body(ast.parse("def f(x, s):\\n    if s is None:\\n        s = 1\\n    return x * s").body[0])
+    True
+    """
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    count, returns = 0, False
+    for sub in ast.walk(node):
+        if sub is node:
+            continue
+        if isinstance(
+            sub,
+            (
+                ast.FunctionDef,
+                ast.AsyncFunctionDef,
+                ast.ClassDef,
+                ast.Lambda,
+                ast.Yield,
+                ast.YieldFrom,
+                ast.Global,
+                ast.Nonlocal,
+                ast.Try,
+                ast.Await,
+            ),
+        ):
+            return False
+        if isinstance(sub, ast.stmt):
+            count += 1
+            returns = returns or (isinstance(sub, ast.Return) and sub.value is not None)
+    return returns and count <= SHORT_BODY
+
+
 def inlinable(node) -> bool:
-    """Whether calls may evaluate this function's body (:func:`wrapper_return`): a
-    one-statement function without a return annotation that gives a shape (none,
-    or a bare ``Tensor``; not ``Float[Tensor, "n"]``). Its body is then part of
-    its module's interface."""
+    """Whether calls may evaluate this function's body: a one-statement function
+    (:func:`wrapper_return`) or a short one (:func:`short_body`), without a return
+    annotation that gives a shape (none, or a bare ``Tensor``; not
+    ``Float[Tensor, "n"]``). Its body is then part of its module's interface."""
     returns = getattr(node, "returns", None)
-    return wrapper_return(node) is not None and not isinstance(returns, ast.Subscript)
+    return (wrapper_return(node) is not None or short_body(node)) and not isinstance(
+        returns, ast.Subscript
+    )
 
 
 def decorator_name(node) -> str:

@@ -142,9 +142,9 @@ class Checker(
             self.source_lines = self.source.splitlines()
         found = []
         for note in notes:
-            located = shape_origin(note, line, self.source_lines)
-            if located is not None and located not in found:
-                found.append(located)
+            for located in shape_origin(note, line, self.source_lines):
+                if located not in found:
+                    found.append(located)
         return tuple(found)
 
     def fail(self, node, failure: CheckFailure, frame) -> None:
@@ -192,7 +192,14 @@ class Checker(
                 return text if always else None
             if f"line {since}" not in text:
                 text = f"{text}, its shape from line {since}"
-            return ShapeNote(text, since, node.id, fmt_shape(value.shape))
+            assigned = _ASSIGNED.search(value.origin or "")
+            return ShapeNote(
+                text,
+                since,
+                node.id,
+                fmt_shape(value.shape),
+                int(assigned.group(1)) if assigned else None,
+            )
         known = frame.vars if frame is not None else {}
         for sub in ast.walk(node):
             if type(sub) is ast.Name and sub.id in known:
@@ -506,6 +513,9 @@ class Checker(
         if info.inferred is None:
             self.check_function(info, building=None)
         return info.inferred if info.inferred is not None else UNKNOWN
+
+
+_ASSIGNED = re.compile(r"^assigned at line (\d+)$")
 
 
 class _Pos:

@@ -47,43 +47,70 @@ def note_line(note: str) -> int | None:
 class ShapeNote(str):
     """A note's text that names where an operand's shape was made.
 
-    ``line`` is that line, ``name`` the variable that carries the shape and
-    ``shape`` the shape as the message writes it. It compares and prints as its
-    text; the cache and the JSON output keep the text only.
+    ``line`` is that line, ``name`` the variable that carries the shape, ``shape``
+    the shape as the message writes it and ``assigned`` the line that assigned the
+    variable (None when unknown). It compares and prints as its text; the cache and
+    the JSON output keep the text only.
     """
 
     line: int
     name: str
     shape: str
+    assigned: int | None
 
-    def __new__(cls, text: str, line: int, name: str, shape: str) -> ShapeNote:
+    def __new__(
+        cls, text: str, line: int, name: str, shape: str, assigned: int | None = None
+    ) -> ShapeNote:
         made = super().__new__(cls, text)
         made.line = line
         made.name = name
         made.shape = shape
+        made.assigned = assigned
         return made
 
     def __reduce__(self):
-        return (ShapeNote, (str(self), self.line, self.name, self.shape))
+        return (ShapeNote, (str(self), self.line, self.name, self.shape, self.assigned))
 
 
-def shape_origin(note, used_at: int, source_lines) -> tuple | None:
-    """``(line, column, message)`` of the located note a :class:`ShapeNote` gives for an
-    error at line ``used_at``, or None (another kind of note, the error's own line, or
-    a line the source does not have). The column is where the line's statement starts.
+def shape_origin(note, used_at: int, source_lines) -> list:
+    """The located notes ``(line, column, message)`` a :class:`ShapeNote` gives for an
+    error at line ``used_at``: one at the line that made the shape, and one at the
+    line that assigned the variable when that is a third line (a shape kept from
+    another variable: ``m = torch.gather(x, -1, index=i)`` has the shape of ``i``).
+    None for another kind of note, and none at the error's own line or at a line
+    the source does not have. The column is where the line's statement starts.
 
     >>> n = ShapeNote("m: (c, 1), its shape from line 2", 2, "m", "(c, 1)")
     >>> shape_origin(n, 4, ["def f(x):", "    m = x[:, None]", "", "    return m @ x"])
-    (2, 5, 'm gets its shape (c, 1) here (used at line 4)')
+    [(2, 5, 'm gets its shape (c, 1) here (used at line 4)')]
     """
-    if not isinstance(note, ShapeNote) or note.line == used_at:
-        return None
-    if not 1 <= note.line <= len(source_lines):
-        return None
-    text = source_lines[note.line - 1]
-    column = len(text) - len(text.lstrip()) + 1
-    return (
-        note.line,
-        column,
-        f"{note.name} gets its shape {note.shape} here (used at line {used_at})",
-    )
+    if not isinstance(note, ShapeNote):
+        return []
+    found = []
+    if note.line != used_at and 1 <= note.line <= len(source_lines):
+        found.append(
+            (
+                note.line,
+                _column(source_lines[note.line - 1]),
+                f"{note.name} gets its shape {note.shape} here (used at line {used_at})",
+            )
+        )
+    assigned = note.assigned
+    if (
+        assigned is not None
+        and assigned not in (used_at, note.line)
+        and 1 <= assigned <= len(source_lines)
+    ):
+        found.append(
+            (
+                assigned,
+                _column(source_lines[assigned - 1]),
+                f"{note.name} is assigned here, its shape {note.shape} from line "
+                f"{note.line} (used at line {used_at})",
+            )
+        )
+    return found
+
+
+def _column(text: str) -> int:
+    return len(text) - len(text.lstrip()) + 1

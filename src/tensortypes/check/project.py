@@ -19,7 +19,8 @@ imported or run), so that:
 Modules are found the way Python would find them: from the package roots of
 the checked files (the first folder up without an ``__init__.py``), the
 checked folders, and, for a module outside any package (a script), its own
-folder. An import the project cannot resolve stays unknown, never an error;
+folder; ``import a.b`` from a file somewhere under a folder ``a`` without an
+``__init__.py`` (a namespace package) is found from the folder above that one. An import the project cannot resolve stays unknown, never an error;
 ``--strict`` names it. A class of another module is read by a checker of its
 own module (``Checker.foreign_class``): its ``__init__`` is walked there, so
 its instances have the attributes it sets; its methods' signatures are read
@@ -154,15 +155,40 @@ class Project:
                     break
             if found is not None:
                 break
+        if found is None and local is not None:
+            found = self._namespace_find(rel, local)
         self._files[key] = found
         return found
+
+    def _namespace_find(self, rel: Path, local: Path) -> Path | None:
+        """``a/b.py`` for ``import a.b`` from a file under a folder ``a`` that has no
+        ``__init__.py`` (a namespace package, PEP 420): found from the folder above
+        it, as Python finds it when that folder is on its path (the project's root)."""
+        head = rel.parts[0]
+        for folder in (local, *local.parents):
+            if folder.name != head:
+                continue
+            for candidate in (
+                folder.parent / rel.with_suffix(".py") if rel.name else None,
+                folder.parent / rel / "__init__.py",
+            ):
+                if candidate is not None and candidate.is_file():
+                    return candidate.resolve()
+        return None
 
     def has_head(self, head: str, local) -> bool:
         """Whether a top-level name could be a module of the project (cheap, cached)."""
         key = (head, local)
         found = self._heads.get(key)
         if found is None:
-            found = bool(head) and head.isidentifier() and self.find(head, local) is not None
+            found = (
+                bool(head)
+                and head.isidentifier()
+                and (
+                    self.find(head, local) is not None
+                    or (local is not None and any(f.name == head for f in (local, *local.parents)))
+                )
+            )
             self._heads[key] = found
         return found
 

@@ -431,6 +431,26 @@ class RefineMixin(CheckerHost):
             frame.vars[key] = kept[0] if len(kept) == 1 else UnionV(tuple(kept))
         return frame
 
+    def never_instance(self, test, frame) -> bool:
+        """Whether ``test`` is ``isinstance(x, C)`` that no value ``x`` may hold passes
+        (a tuple tested for ``Tensor``): the branch it guards is never taken."""
+        if not (
+            isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Name)
+            and test.func.id == "isinstance"
+            and len(test.args) == 2
+            and not test.keywords
+        ):
+            return False
+        key = _key(test.args[0])
+        if key is None:
+            return False
+        current = self.current(key, test.args[0], frame)
+        nodes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        targets = [self.class_target(node) for node in nodes]
+        items = current.items if type(current) is UnionV else (current,)
+        return all(_matches(item, t) is False for item in items for t in targets)
+
     def class_target(self, node):
         """What ``isinstance`` tests for: a checked class (its ClassInfo, of this module
         or of another module of the project) or a name.

@@ -41,6 +41,8 @@ from .rules.patterns import pattern_helper
 from .symbolic import (
     UNKNOWN,
     Arr,
+    BoolV,
+    FloatV,
     InstV,
     IntV,
     LayerV,
@@ -299,21 +301,33 @@ class SignatureMixin(CheckerHost):
         inner = Frame(info)
         given = {p[0]: v for p, v in zip(positional, args)}
         given.update(kwargs)
-        for name, _ann, default, _kind in info.params:
+        for name, ann, default, _kind in info.params:
             if name in given:
-                inner.vars[name] = given[name]
+                value = given[name]
+                if ann is not None and _has_unknown_scalars(value):
+                    value = _with_declared_scalars(value, walker.annotation_value(ann))
+                inner.vars[name] = value
             elif isinstance(default, ast.Constant):
                 inner.vars[name] = walker.eval(default, inner)
             else:
                 return UNKNOWN  # a missing argument (reported) or a computed default
-        saved = walker.record, walker.inlining
+        saved = walker.record, walker.inlining, walker.last_ifexp, walker.discarded
         walker.record, walker.inlining = None, self.inlining + 1
         walker.quiet += 1
         try:
-            value = walker.eval(expr, inner)
+            if expr is not None:
+                value = walker.eval(expr, inner)
+            else:  # a short body: used when every path returns an array of one shape
+                end = walker.exec_block(info.node.body, inner)
+                values = [v for v, _ in inner.returns]
+                same = all(
+                    type(v) is Arr and v.shape is not None and v.shape == values[0].shape
+                    for v in values
+                )
+                value = join_all(values) if values and end.terminated and same else UNKNOWN
         finally:
             walker.quiet -= 1
-            walker.record, walker.inlining = saved
+            walker.record, walker.inlining, walker.last_ifexp, walker.discarded = saved
         return value if type(value) is Arr and value.shape is not None else UNKNOWN
 
     def helper_pattern_result(self, info, found, args, kwargs, node, frame, labels):
@@ -588,3 +602,37 @@ class SignatureMixin(CheckerHost):
     def _mismatch(self, node, code: str, message: str, frame) -> bool:
         self.fail(node, CheckFailure(code, message), frame)
         return False
+
+
+_SCALARS = (IntV, FloatV, BoolV, StrV)
+
+
+def _has_unknown_scalars(value) -> bool:
+    return type(value) is Unknown or (
+        type(value) is TupleV and any(type(v) is Unknown for v in value.items)
+    )
+
+
+def _with_declared_scalars(value, declared):
+    """An argument where the checker knows less than the parameter's annotation says
+    of plain scalars: ``(-r, r)`` with ``r`` unknown, for ``Union[Tuple[float, float],
+    Tensor]``, is a tuple of two floats (the caller's binding checked it against the
+    annotation; an unknown part is only the checker's ignorance). Only scalars are
+    taken from the annotation: its array sizes name the callee's own symbols.
+
+    >>> t = _with_declared_scalars(TupleV((UNKNOWN, FloatV())), UnionV((TupleV((FloatV(), FloatV())), UNKNOWN)))
+    >>> t.describe()
+    'tuple[float, float]'
+    """
+    members = declared.items if type(declared) is UnionV else (declared,)
+    if type(value) is Unknown:
+        plain = [m for m in members if type(m) in _SCALARS]
+        return plain[0] if len(plain) == 1 == len(members) else value
+    tuples = [m for m in members if type(m) is TupleV and len(m.items) == len(value.items)]
+    if len(tuples) != 1:
+        return value
+    items = [
+        d if type(v) is Unknown and type(d) in _SCALARS else v
+        for v, d in zip(value.items, tuples[0].items)
+    ]
+    return TupleV(tuple(items))

@@ -542,6 +542,8 @@ class StatementMixin(CheckerHost):
         flags = frame.flags if _none_check(stmt.test) else frame.flags | read_keys(stmt.test)
         start = self.narrow(stmt.test, frame.copy(), True)
         start.flags = flags
+        if self.never_instance(stmt.test, frame):
+            start.terminated = True  # ``isinstance(t, Tensor)`` of a tuple: never taken
         yes = self.exec_block(stmt.body, start)
         start = self.narrow(stmt.test, frame.copy(), False)
         start.flags = flags

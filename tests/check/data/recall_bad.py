@@ -3,7 +3,7 @@ generic helpers (``T | None`` to ``T``), in-place methods, branches on ``x.ndim`
 arrays of unknown rank meeting known axes, branches giving ``b`` or 1, ``@overload``ed
 helpers returning ``Tensor``, enum values, ``unique`` (a size of its own), ``unbind``."""
 from enum import Enum
-from typing import Optional, TypeVar, overload
+from typing import Optional, Tuple, TypeVar, Union, overload
 
 import torch
 from einops import rearrange, repeat
@@ -158,3 +158,35 @@ def per_chain(masks: Bool[Tensor, "... c n"], flags: Bool[Tensor, "... n"]) -> N
         flags & mask  # E: axis -1 has sizes n and c [broadcast]
     x, y, z = torch.zeros(3, 5).unbind(0)
     x + torch.zeros(4)  # E: axis -1 has sizes 5 and 4 [broadcast]
+
+
+# A short helper with no return annotation is evaluated at each call with the caller's
+# values: the tuple given for a Union[tuple, Tensor] parameter makes the isinstance
+# branch dead, and an unknown radius is a float as the annotation says.
+ScaleBounds = Union[Tuple[float, float], Float[Tensor, "2 D"]]
+
+
+def scale_to(dat: Float[Tensor, "... D"], inp: ScaleBounds, tgt: ScaleBounds):
+    if tgt is None:
+        tgt = (0, 1)
+    if isinstance(tgt, Tensor):
+        assert dat.shape[-1] == tgt.shape[-1]
+    dat = (dat - inp[0]) / (inp[1] - inp[0])
+    return dat * (tgt[1] - tgt[0]) + tgt[0]
+
+
+def chains_of(ids: Int[Tensor, "... n"]) -> Bool[Tensor, "... c n"]:
+    # A helper's "..." result: some leading axes, then the named ones.
+    return rearrange(ids, "... n -> ... 1 n") == rearrange(torch.unique(ids), "c -> c 1")
+
+
+def stacked_planes(p: Float[Tensor, "b n 3"], radius: float) -> Float[Tensor, "b 3 n 2"]:
+    q = scale_to(p, (-radius, radius), (-1, 1))
+    return torch.stack((q[..., [0, 1]], q[..., [0, 2]], q[..., [1, 2]]), dim=-2)  # E: axis 2 has size 3, expected n [return]
+
+
+def polymer_of_chains(ids: Int[Tensor, "... n"], kinds: Int[Tensor, "... n"]) -> None:
+    masks = chains_of(ids)
+    is_polymer = torch.any(kinds.unsqueeze(-1) == torch.tensor([0, 1, 2, 3]), dim=-2)
+    for m in masks.unbind(dim=-2):
+        is_polymer & m  # E: axis -1 has sizes 4 and n [broadcast]

@@ -1,6 +1,6 @@
 """The correct twins of recall_bad.py: nothing is reported."""
 from enum import Enum
-from typing import List, Optional, Tuple, TypeVar, overload
+from typing import List, Optional, Tuple, TypeVar, Union, overload
 
 import numpy as np
 import torch
@@ -210,3 +210,51 @@ def listed(x: Float[Tensor, "n k"]) -> List[Tensor]:
 def waves(n: int) -> None:
     x = np.empty((100, 1000), "int64")
     x[:] = np.array(range(1000)) + np.random.randint(-80, 80, 100).reshape(100, 1)
+
+
+# A short helper with no return annotation is evaluated at each call with the caller's
+# values: the tuple given for a Union[tuple, Tensor] parameter makes the isinstance
+# branch dead, and an unknown radius is a float as the annotation says.
+ScaleBounds = Union[Tuple[float, float], Float[Tensor, "2 D"]]
+
+
+def scale_to(dat: Float[Tensor, "... D"], inp: ScaleBounds, tgt: ScaleBounds):
+    if tgt is None:
+        tgt = (0, 1)
+    if isinstance(tgt, Tensor):
+        assert dat.shape[-1] == tgt.shape[-1]
+    dat = (dat - inp[0]) / (inp[1] - inp[0])
+    return dat * (tgt[1] - tgt[0]) + tgt[0]
+
+
+def chains_of(ids: Int[Tensor, "... n"]) -> Bool[Tensor, "... c n"]:
+    # A helper's "..." result: some leading axes, then the named ones.
+    return rearrange(ids, "... n -> ... 1 n") == rearrange(torch.unique(ids), "c -> c 1")
+
+
+def stacked_planes(p: Float[Tensor, "b n 3"], radius: float) -> Float[Tensor, "b 3 n 2"]:
+    q = scale_to(p, (-radius, radius), (-1, 1))
+    return torch.stack((q[..., [0, 1]], q[..., [0, 2]], q[..., [1, 2]]), dim=-3)
+
+
+def scaled_to_box(p: Float[Tensor, "b n 3"], box: Float[Tensor, "2 3"]) -> Float[Tensor, "b n 3"]:
+    return scale_to(p, box, (0, 1))
+
+
+def polymer_of_chains(ids: Int[Tensor, "... n"], kinds: Int[Tensor, "... n"]) -> None:
+    masks = chains_of(ids)
+    is_polymer = torch.any(kinds.unsqueeze(-1) == torch.tensor([0, 1, 2, 3]), dim=-1)
+    for m in masks.unbind(dim=-2):
+        is_polymer & m
+
+
+def frames_tv(x: Tensor, mask: Tensor) -> Tensor:
+    # Returns of two shapes ((1,) or (b-1,)): the call's result is not taken from them.
+    if x.shape[0] <= 1:
+        return torch.zeros(1)
+    return x.diff(dim=0).square().mean(dim=(1, 2)) * mask
+
+
+def use_tv() -> None:
+    tv = frames_tv(torch.rand(3, 2, 2), torch.tensor([0.0, 1.0]))
+    tv[1]
