@@ -317,30 +317,41 @@ def short_body(node) -> bool:
     """
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
+    found = getattr(node, "_tt_short_body", None)  # computed once per syntax tree
+    if found is None:
+        found = _short_body(node)
+        setattr(node, "_tt_short_body", found)  # noqa: B010 (an attribute ast does not declare)
+    return found
+
+
+_NOT_SHORT = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.Yield,
+    ast.YieldFrom,
+    ast.Global,
+    ast.Nonlocal,
+    ast.Try,
+    ast.Await,
+)
+
+
+def _short_body(node) -> bool:
     count, returns = 0, False
-    for sub in ast.walk(node):
-        if sub is node:
-            continue
-        if isinstance(
-            sub,
-            (
-                ast.FunctionDef,
-                ast.AsyncFunctionDef,
-                ast.ClassDef,
-                ast.Lambda,
-                ast.Yield,
-                ast.YieldFrom,
-                ast.Global,
-                ast.Nonlocal,
-                ast.Try,
-                ast.Await,
-            ),
-        ):
+    stack = list(node.body)
+    while stack:  # the statements first (cheap): at most SHORT_BODY of them
+        stmt = stack.pop()
+        count += 1
+        if count > SHORT_BODY or isinstance(stmt, _NOT_SHORT) or type(stmt).__name__ == "Match":
             return False
-        if isinstance(sub, ast.stmt):
-            count += 1
-            returns = returns or (isinstance(sub, ast.Return) and sub.value is not None)
-    return returns and count <= SHORT_BODY
+        returns = returns or (isinstance(stmt, ast.Return) and stmt.value is not None)
+        for field in ("body", "orelse"):
+            stack.extend(getattr(stmt, field, ()))
+    return returns and not any(
+        isinstance(sub, _NOT_SHORT) for sub in ast.walk(node) if sub is not node
+    )
 
 
 def inlinable(node) -> bool:
@@ -348,10 +359,9 @@ def inlinable(node) -> bool:
     (:func:`wrapper_return`) or a short one (:func:`short_body`), without a return
     annotation that gives a shape (none, or a bare ``Tensor``; not
     ``Float[Tensor, "n"]``). Its body is then part of its module's interface."""
-    returns = getattr(node, "returns", None)
-    return (wrapper_return(node) is not None or short_body(node)) and not isinstance(
-        returns, ast.Subscript
-    )
+    if isinstance(getattr(node, "returns", None), ast.Subscript):
+        return False
+    return wrapper_return(node) is not None or short_body(node)
 
 
 def decorator_name(node) -> str:

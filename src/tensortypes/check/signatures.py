@@ -288,6 +288,10 @@ class SignatureMixin(CheckerHost):
         if not inlinable(info.node) or info.cls is not None or self.inlining >= _INLINE_DEPTH:
             return UNKNOWN
         expr = wrapper_return(info.node)
+        if expr is None and not any(
+            type(v) is Arr and v.shape is not None for v in (*args, *kwargs.values())
+        ):
+            return UNKNOWN  # a short body is walked only for an array argument's shape
         positional = [p for p in info.params if p[3] == "positional"]
         names = {p[0] for p in info.params}
         if len(args) > len(positional) or any(p[3] in ("star", "starstar") for p in info.params):
