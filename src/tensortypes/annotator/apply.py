@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
-from .infer import FunctionPlan, infer_function, open_ranks, unequal_axes
+from .infer import FunctionPlan, infer_function, open_ranks, passed_on, unequal_axes
 
 __all__ = ["annotate_source", "stub_source", "plans_for_source", "Report"]
 
@@ -83,6 +83,116 @@ def _returned_closures(tree: ast.Module) -> set:
     return found
 
 
+def _held_classes(cls: ast.ClassDef) -> dict:
+    """``{attr: class names}`` of the objects ``__init__`` stores on ``self``:
+    ``self.rotary = RotaryEmbedding(d) if rotary else None`` gives ``RotaryEmbedding``."""
+    found: dict = {}
+    for node in cls.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name == "__init__"):
+            continue
+        for sub in ast.walk(node):
+            if not isinstance(sub, ast.Assign):
+                continue
+            values = [sub.value]
+            while any(isinstance(v, ast.IfExp) for v in values):
+                values = [
+                    part
+                    for v in values
+                    for part in ((v.body, v.orelse) if isinstance(v, ast.IfExp) else (v,))
+                ]
+            names = {
+                v.func.id
+                for v in values
+                if isinstance(v, ast.Call) and isinstance(v.func, ast.Name)
+            }
+            for target in sub.targets:
+                if (
+                    names
+                    and isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    found.setdefault(target.attr, set()).update(names)
+    return found
+
+
+def _callee_params(node: ast.FunctionDef, method: bool) -> list:
+    a = node.args
+    params = [p.arg for p in (*a.posonlyargs, *a.args)]
+    return params[1:] if method and params else params
+
+
+def _passed_ranks(found: dict, calls_by_qualname: dict, own: dict) -> dict:
+    """``{qualname: {param: ranks}}``: parameters passed as they are to a function of the
+    module whose code handles several ranks of that parameter (it tests the rank:
+    ``AttentionLayers.forward(context_pos)`` calls ``self.rotary_pos_emb(context_pos)``,
+    a ``RotaryEmbedding`` whose ``forward(t)`` tests ``t.ndim == 1`` and was called
+    with ``(n,)`` and ``(b, n)``). The caller's parameter takes those ranks (tested and
+    recorded) too, whatever its own tests passed. A helper that takes anything
+    (``exists(v)``) tests no rank and says nothing. Followed through the module's
+    functions until nothing changes.
+
+    ``own``: ``{qualname: {param: ranks}}`` each function's code tests.
+    """
+
+    def recorded(qualname: str, param: str) -> set:
+        return {
+            len(v["shape"])
+            for c in calls_by_qualname.get(qualname, ())
+            if isinstance(c[0], dict)
+            for v in (c[0].get(param),)
+            if isinstance(v, dict) and v.get("k") == "array"
+        }
+
+    open_: dict = {}
+    for qualname, (node, _cls) in found.items():
+        for param in _callee_params(node, _cls is not None):
+            if param in own.get(qualname, {}):
+                ranks = recorded(qualname, param) | own[qualname][param]
+                open_.setdefault(qualname, {})[param] = ranks
+    held = {id(cls): _held_classes(cls) for _q, (_n, cls) in found.items() if cls is not None}
+    flows = {q: passed_on(node) for q, (node, _c) in found.items()}
+    result: dict = {}
+    for _round in range(4):
+        changed = False
+        for qualname, (_node, cls) in found.items():
+            prefix = qualname.rsplit(".", 1)[0] + "." if cls is not None else ""
+            for param, (kind, name), where in flows[qualname]:
+                if kind == "self" and cls is not None:
+                    targets = [f"{prefix}{name}"] + [
+                        f"{c}.{m}"
+                        for c in sorted(held[id(cls)].get(name, ()))
+                        for m in ("forward",)
+                    ]
+                elif kind == "name":
+                    targets = [name]
+                else:
+                    continue
+                for target in targets:
+                    if target not in found:
+                        continue
+                    tnode, tcls = found[target]
+                    tparams = _callee_params(tnode, tcls is not None)
+                    tparam = (
+                        tparams[where]
+                        if isinstance(where, int) and where < len(tparams)
+                        else where
+                        if isinstance(where, str)
+                        else None
+                    )
+                    ranks = open_.get(target, {}).get(tparam)
+                    if ranks is None:
+                        continue
+                    mine = result.setdefault(qualname, {}).setdefault(param, set())
+                    if not ranks <= mine:
+                        mine |= ranks
+                        open_.setdefault(qualname, {}).setdefault(param, set()).update(ranks)
+                        changed = True
+        if not changed:
+            break
+    return result
+
+
 def _package(tree: ast.Module, default: str) -> str:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == "jaxtyping":
@@ -111,6 +221,8 @@ def plans_for_source(text: str, calls_by_qualname: dict, package: str = "tensort
             )
         for param, tested in open_ranks(node).items():
             ranks.setdefault(id(cls), {}).setdefault(param, set()).update(tested)
+    own_ranks = {q: open_ranks(node) for q, (node, _cls) in found.items()}
+    passed = _passed_ranks(found, calls_by_qualname, own_ranks)
     wrappers = _returned_closures(tree)
     for qualname, (node, cls) in found.items():
         calls = calls_by_qualname.get(qualname)
@@ -127,7 +239,14 @@ def plans_for_source(text: str, calls_by_qualname: dict, package: str = "tensort
             others = seen_unequal.get(id(cls), {}) if cls is not None else {}
             unequal = set().union(*(v for q, v in others.items() if q != qualname))
             plans[qualname] = infer_function(
-                calls, node, cls, tree, package, unequal, ranks.get(id(cls))
+                calls,
+                node,
+                cls,
+                tree,
+                package,
+                unequal,
+                ranks.get(id(cls)),
+                passed.get(qualname),
             )
     return plans
 

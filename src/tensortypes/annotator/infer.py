@@ -37,7 +37,15 @@ import itertools
 import keyword
 from dataclasses import dataclass, field
 
-__all__ = ["Proposal", "FunctionPlan", "infer_function", "dtype_class", "source_ints"]
+__all__ = [
+    "Proposal",
+    "FunctionPlan",
+    "infer_function",
+    "dtype_class",
+    "dtypes_written",
+    "source_ints",
+    "widen_dtype_class",
+]
 
 _FLOATS = {"float16": "Float16", "bfloat16": "BFloat16", "float32": "Float32", "float64": "Float64"}
 _INTS = {"int8": "Int8", "int16": "Int16", "int32": "Int32", "int64": "Int64"}
@@ -69,6 +77,108 @@ def dtype_class(dtypes) -> str:
     if dtypes <= set(_INTS) | set(_UINTS) | set(_FLOATS):
         return "Real"
     return "Shaped"
+
+
+# How code names each dtype: ``torch.float32``/``np.float32``/``x.float()``/``"float32"``
+# (attributes and strings; the builtins ``float`` and ``int`` as names are no dtype).
+_DTYPE_WORDS = {
+    "float16": ("float16", "half"),
+    "bfloat16": ("bfloat16",),
+    "float32": ("float32", "float", "single"),
+    "float64": ("float64", "double"),
+    "int8": ("int8",),
+    "int16": ("int16", "short"),
+    "int32": ("int32", "int"),
+    "int64": ("int64", "long"),
+    "uint8": ("uint8",),
+    "uint16": ("uint16",),
+    "uint32": ("uint32",),
+    "uint64": ("uint64",),
+    "complex64": ("complex64", "cfloat"),
+    "complex128": ("complex128", "cdouble"),
+}
+_WORD_DTYPE = {word: dtype for dtype, words in _DTYPE_WORDS.items() for word in words}
+_BUILTIN_WORDS = frozenset({"float", "int"})
+
+
+def dtypes_written(node) -> set:
+    """The dtypes a function's code names: it builds or converts arrays to them.
+
+    >>> sorted(dtypes_written(ast.parse("def f(x):\\n    return x.float() + zeros(3, dtype='int64')")))
+    ['float32', 'int64']
+    >>> dtypes_written(ast.parse("def f(t):\\n    return -torch.finfo(t.dtype).max + float(1)"))
+    set()
+    """
+    found: set = set()
+    for sub in ast.walk(node):
+        word = None
+        if isinstance(sub, ast.Attribute):
+            word = sub.attr
+        elif isinstance(sub, ast.Name) and sub.id not in _BUILTIN_WORDS:
+            word = sub.id
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            word = sub.value
+        if word in _WORD_DTYPE:
+            found.add(_WORD_DTYPE[word])
+    return found
+
+
+def dtype_uses(func) -> tuple:
+    """``(passes_through, tested)``: whether the body reads a dtype (``t.dtype``,
+    ``x.type_as(y)``: its results follow their inputs' dtypes), and the parameters
+    whose dtype it tests (``pos.dtype != torch.long``, ``x.is_floating_point()``: it
+    takes other kinds than the tests passed).
+
+    >>> source = "def f(t, pos):\\n    if pos.dtype != torch.long:\\n        return t.float()"
+    >>> dtype_uses(ast.parse(source).body[0])
+    (True, {'pos'})
+    """
+    params = {a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
+    passes = False
+    tested: set = set()
+
+    def param_of(node):
+        return node.id if isinstance(node, ast.Name) and node.id in params else None
+
+    for sub in ast.walk(func):
+        if isinstance(sub, ast.Attribute) and sub.attr in ("dtype", "type_as"):
+            passes = True
+        if isinstance(sub, ast.Call) and isinstance(sub.func, (ast.Attribute, ast.Name)):
+            name = sub.func.attr if isinstance(sub.func, ast.Attribute) else sub.func.id
+            if name in ("is_floating_point", "is_complex"):
+                owner = (
+                    param_of(sub.args[0])
+                    if sub.args
+                    else param_of(sub.func.value)
+                    if isinstance(sub.func, ast.Attribute)
+                    else None
+                )
+                if owner:
+                    tested.add(owner)
+        if isinstance(sub, ast.Compare):
+            for side in (sub.left, *sub.comparators):
+                if isinstance(side, ast.Attribute) and side.attr == "dtype":
+                    owner = param_of(side.value)
+                    if owner:
+                        tested.add(owner)
+    return passes, tested
+
+
+def widen_dtype_class(cls: str) -> str:
+    """The kind of a one-dtype class: ``Float32`` -> ``Float``, ``Int64`` -> ``Int``.
+
+    >>> widen_dtype_class("Float32"), widen_dtype_class("UInt8"), widen_dtype_class("Bool")
+    ('Float', 'UInt', 'Bool')
+    """
+    for table, wide in (
+        (_FLOATS, "Float"),
+        (_INTS, "Int"),
+        (_UINTS, "UInt"),
+        (_COMPLEX, "Complex"),
+    ):
+        if cls in table.values():
+            return wide
+    return cls
 
 
 def source_ints(node) -> set:
@@ -424,6 +534,156 @@ def open_ranks(func) -> dict:
     return found
 
 
+def _rebound_lines(func) -> dict:
+    """``{name: the first line assigning it}`` in ``func``'s body."""
+    rebound: dict = {}
+    for sub in ast.walk(func):
+        targets = (
+            sub.targets
+            if isinstance(sub, ast.Assign)
+            else [sub.target]
+            if isinstance(sub, (ast.AugAssign, ast.AnnAssign, ast.For))
+            else []
+        )
+        line = getattr(sub, "lineno", 0)
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    rebound[name.id] = min(rebound.get(name.id, line), line)
+    return rebound
+
+
+def passed_on(func) -> list:
+    """``(param, callee, where)`` for each parameter ``func`` passes as it is to a call,
+    before the body reassigns it: ``callee`` is ``("self", attr)`` for
+    ``self.attr(param)`` (a layer the object holds, or a method) or ``("name", f)`` for
+    ``f(param)``; ``where`` is the argument's position or keyword.
+
+    >>> source = "def f(self, pos):\\n    return self.rotary(pos), g(t=pos)"
+    >>> passed_on(ast.parse(source).body[0])
+    [('pos', ('self', 'rotary'), 0), ('pos', ('name', 'g'), 't')]
+    """
+    params = {a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
+    rebound = _rebound_lines(func)
+    found: list = []
+    for sub in ast.walk(func):
+        if not isinstance(sub, ast.Call):
+            continue
+        target = sub.func
+        if (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+        ):
+            callee = ("self", target.attr)
+        elif isinstance(target, ast.Name):
+            callee = ("name", target.id)
+        else:
+            continue
+        places: list = list(enumerate(sub.args))
+        if any(isinstance(a, ast.Starred) for a in sub.args):
+            places = places[: next(i for i, a in enumerate(sub.args) if isinstance(a, ast.Starred))]
+        places += [(k.arg, k.value) for k in sub.keywords if k.arg is not None]
+        for where, arg in places:
+            if (
+                isinstance(arg, ast.Name)
+                and arg.id in params
+                and sub.lineno <= rebound.get(arg.id, sub.lineno)
+            ):
+                found.append((arg.id, callee, where))
+    return found
+
+
+def _replaced_when_absent(func) -> set:
+    """The parameters the body gives a value of its own when the caller passed none:
+    ``if not exists(pos): pos = arange(n)`` (an ``if`` testing the parameter that
+    assigns it) or ``pos = pos if pos is not None else arange(n)``.
+
+    >>> source = "def f(x, pos=None):\\n    if not exists(pos):\\n        pos = arange(3)"
+    >>> _replaced_when_absent(ast.parse(source).body[0])
+    {'pos'}
+    """
+    params = {a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
+
+    def reads(node, name) -> bool:
+        return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+
+    def absent(test, name) -> bool:
+        # ``not exists(p)``, ``not p``, ``p is None``
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return reads(test.operand, name)
+        return (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], (ast.Is, ast.Eq))
+            and isinstance(test.left, ast.Name)
+            and test.left.id == name
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None
+        )
+
+    found: set = set()
+    for sub in ast.walk(func):
+        if isinstance(sub, ast.If):
+            found |= {
+                p
+                for p in params
+                if absent(sub.test, p)
+                and any(
+                    isinstance(a, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == p for t in a.targets)
+                    and not reads(a.value, p)
+                    for stmt in sub.body
+                    for a in ast.walk(stmt)
+                )
+            }
+        elif (
+            isinstance(sub, ast.Assign)
+            and isinstance(sub.value, ast.IfExp)
+            and len(sub.targets) == 1
+            and isinstance(sub.targets[0], ast.Name)
+            and sub.targets[0].id in params
+        ):
+            p, value = sub.targets[0].id, sub.value
+            if reads(value.test, p) and any(
+                isinstance(mine, ast.Name) and mine.id == p and not reads(theirs, p)
+                for mine, theirs in ((value.body, value.orelse), (value.orelse, value.body))
+            ):
+                found.add(p)
+    return found
+
+
+def _ranks_when_absent(func, calls, arrays, present, value_of) -> dict:
+    """``{param: ranks}`` for a parameter the body replaces when it is None (see
+    :func:`_replaced_when_absent`) when the result, in the calls without it, had a rank
+    it never had in the calls with it: the code's own value has another rank than the
+    callers' (x-transformers' ``AbsolutePositionalEmbedding.forward(x, pos=None)``
+    builds ``arange(n)`` of rank 1 and returns ``(n, d)``; the one test that passed
+    positions passed ``(b, n)`` and got ``(b, n, d)``). Its rank is then open: the ranks
+    recorded, and the code's by that difference.
+    """
+    found: dict = {}
+    results = [slot for slot in arrays if slot.split(".")[0] == _RETURN]
+    for p in _replaced_when_absent(func):
+        if p not in arrays:
+            continue
+        absent = [i for i, c in enumerate(calls) if (value_of(c, p) or {}).get("k") == "none"]
+        given = dict(zip(present[p], (len(v["shape"]) for v in arrays[p])))
+        for result in results:
+            rank = dict(zip(present[result], (len(v["shape"]) for v in arrays[result])))
+            with_p = {rank[i] for i in given if i in rank}
+            only_without = {rank[i] for i in absent if i in rank} - with_p
+            if with_p and only_without:
+                found[p] = set(given.values()) | {
+                    r + shift
+                    for r in given.values()
+                    for shift in {a - b for a in only_without for b in with_p}
+                    if r + shift >= 0
+                }
+                break
+    return found
+
+
 def _rank_read(node) -> str | None:
     """``x`` of ``x.ndim``, ``x.dim()``, ``x.ndimension()``, ``len(x.shape)``."""
     from tensortypes.check.refine import _rank_of  # (the checker reads ranks so too)
@@ -697,9 +957,13 @@ def _code_ints(calls, params, class_node) -> tuple:
         ):
             int_params[p] = tuple(v["v"] for v in seen)
     self_attrs: dict = {}
-    if calls and all(c[2] for c in calls):
-        common = set(calls[0][2])
-        for c in calls[1:]:
+    # Calls of an object built without its constructor (a ``deepcopy`` of a layer) have
+    # no ints recorded: ``None`` there, which any size matches (:func:`_matches`); at
+    # least two calls with ints are needed.
+    known = [c for c in calls if c[2]]
+    if len(known) > 1 or (known and len(calls) == 1):
+        common = set(known[0][2])
+        for c in known[1:]:
             common &= set(c[2])
         # Only the sizes a layer is built from: names its constructor reads
         # (``__init__(self, dim)``, ``config.n_embd``, ``self.heads = heads``), not the
@@ -707,8 +971,14 @@ def _code_ints(calls, params, class_node) -> tuple:
         built_from = _init_names(class_node)
         for attr in sorted(common):
             if attr in built_from:
-                self_attrs[attr] = tuple(c[2][attr] for c in calls)
+                self_attrs[attr] = tuple(c[2][attr] if c[2] else None for c in calls)
     return int_params, self_attrs
+
+
+def _matches(values: tuple, sizes: tuple) -> bool:
+    """Whether an int of the code (``values`` per call, None where not recorded) equals
+    ``sizes`` in every call that recorded it."""
+    return all(v is None or v == s for v, s in zip(values, sizes))
 
 
 def _split_coincidences(
@@ -740,7 +1010,7 @@ def _split_coincidences(
 def _coincidence_parts(sizes, members, arrays, prefix, unequal, int_params, self_attrs):
     slots = list(dict.fromkeys(pos[0] for pos in members))
     fits = [p for p, v in int_params.items() if v == sizes]
-    fits += [a for a, v in self_attrs.items() if v == sizes and a not in fits]
+    fits += [a for a, v in self_attrs.items() if _matches(v, sizes) and a not in fits]
     if len(fits) > 1 and len(slots) > 1:
         return [[pos for pos in members if pos[0] == slot] for slot in slots]
     constant = len({x for x in sizes if x is not None}) == 1
@@ -779,6 +1049,7 @@ def infer_function(
     package: str = "tensortypes",
     unequal: set | None = None,
     class_ranks: dict | None = None,
+    passed_ranks: dict | None = None,
 ) -> FunctionPlan:
     """Annotations for ``func`` (an ``ast.FunctionDef``) from its recorded ``calls``.
 
@@ -787,7 +1058,8 @@ def infer_function(
     ``jaxtyping``). ``unequal``: :func:`unequal_axes` of the other methods of the
     class, axes that are no one size whatever this function's calls had;
     ``class_ranks``: :func:`open_ranks` of the other methods (a parameter of the
-    same name is the same kind of array).
+    same name is the same kind of array); ``passed_ranks``: ``{param: ranks}`` of the
+    parameters passed as they are to a function that takes several ranks there.
     """
     libs = _Libraries(module_tree)
     params = [a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)]
@@ -849,7 +1121,9 @@ def infer_function(
         return tuple(out)
 
     tested = {p: set(r) for p, r in (class_ranks or {}).items() if p in params}
-    for p, ranks in open_ranks(func).items():
+    for p, ranks in [*open_ranks(func).items(), *(passed_ranks or {}).items()]:
+        tested.setdefault(p, set()).update(ranks)
+    for p, ranks in _ranks_when_absent(func, calls, arrays, present, value_of).items():
         tested.setdefault(p, set()).update(ranks)
     trailing_of: dict = {}  # slot of varying rank -> how many trailing axes are named
     for slot, seen in arrays.items():
@@ -976,9 +1250,9 @@ def infer_function(
             constant
             and known[0] > 2
             and all(pos[1] != 0 for pos in group)
-            and [a for a, v in self_attrs.items() if v == sizes]
-            == [a for a in self_attrs if a in layer_ints and self_attrs[a] == sizes]
-            and len([a for a, v in self_attrs.items() if v == sizes]) == 1
+            and [a for a, v in self_attrs.items() if _matches(v, sizes)]
+            == [a for a in self_attrs if a in layer_ints and _matches(self_attrs[a], sizes)]
+            and len([a for a, v in self_attrs.items() if _matches(v, sizes)]) == 1
             and not [p for p, v in int_params.items() if v == sizes]
         )
         tied = tied or built
@@ -987,7 +1261,7 @@ def infer_function(
             # create_causal_mask(i, j) called with i == j: which axis is which is unknown.
             ambiguous.update(pos[0] for pos in group)
         candidates += [
-            a for a, v in self_attrs.items() if v == sizes and a not in candidates and tied
+            a for a, v in self_attrs.items() if _matches(v, sizes) and a not in candidates and tied
         ]
         if len(candidates) == 1:
             label = candidates[0]
@@ -1166,6 +1440,8 @@ def infer_function(
             prefix_names[slot] = name
     # -- proposals ---------------------------------------------------------------------------
     proposals: dict = {}
+    written_dtypes = dtypes_written(func)
+    dtype_passes, dtype_tested = dtype_uses(func)
     for slot, seen in arrays.items():
         array = libs.array_type(seen[0]["lib"])
         if array is None:
@@ -1193,7 +1469,17 @@ def infer_function(
             dims.extend(labels[(slot, -back)] for back in range(low, 0, -1))
         else:
             dims.extend(labels[(slot, axis)] for axis in range(len(seen[0]["shape"])))
-        cls = dtype_class({v["dtype"] for v in seen})
+        if slot in dtype_tested:
+            notes.append(f"{slot}: the code tests its dtype: it takes other kinds than the calls")
+            continue
+        dtypes = {v["dtype"] for v in seen}
+        cls = dtype_class(dtypes)
+        if slot in params or dtype_passes or not dtypes & written_dtypes:
+            # An argument's one dtype is the tests' choice (``model.half()`` runs the
+            # same code on float16), and so is a result's unless the code builds it:
+            # a dtype the body names (``dtype=torch.long``, ``x.float()``), when it
+            # reads no dtype to pass on (``t.dtype``, ``type_as``).
+            cls = widen_dtype_class(cls)
         text = f'{cls}[{array.text}, "{" ".join(dims)}"]'
         if slot in optional:
             text += " | None"

@@ -16,8 +16,12 @@ Low overhead by design:
   frames that are traced have their line events switched off;
 - at most ``cap`` calls are recorded per function, and only calls that differ from
   the ones recorded (a test suite calls a layer over and over with one shape; the
-  variety is what the inference needs); at most ``cap * 4`` calls are looked at,
-  then the function is left alone; and
+  variety is what the inference needs); at most ``cap * 4`` calls are looked at
+  in full, then the function is sampled sparsely (:meth:`Tracer._sparse`): a call
+  whose arguments are of types no looked-at call had is always looked at (a module
+  passed where arrays were), the others at gaps that double up to ``cap * 4`` calls,
+  so a late unusual call is still seen while a hot function costs a few dict
+  operations per call; and
   arguments are described at once (kind, dtype, shape): no value is kept alive.
 """
 
@@ -28,6 +32,7 @@ import os
 import sqlite3
 import sys
 import threading
+import weakref
 from pathlib import Path
 
 from tensortypes.core.arrays import array_info
@@ -40,6 +45,7 @@ _GENERATOR_FLAGS = 0x20 | 0x100 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ASYNC_
 _MAX_SELF_ATTRS = 48
 _MAX_TUPLE = 8
 _LOOK = 4  # calls looked at per recorded call of the cap
+_SPARSE_ROWS = _LOOK  # past the cap, rows recorded up to this many times the cap
 
 
 def describe(value, nested: bool = False) -> dict:
@@ -153,8 +159,11 @@ class Tracer:
         self.examined: dict = {}  # code -> calls looked at
         self.limit = cap * _LOOK
         self.signatures: dict = {}  # code -> the recorded calls' descriptions
+        self.kinds: dict = {}  # code -> the argument types of the looked-at calls
+        self.sparse: dict = {}  # code -> [calls past the cap, next look, gap]
+        self.names: dict = {}  # code -> its parameter names
         self.wanted: dict = {}
-        self.init_ints: dict = {}
+        self.init_ints: dict = {}  # id(object) -> (weak reference or None, its ints)
         self.lock = threading.Lock()
         self._ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         self._tool = None
@@ -186,28 +195,113 @@ class Tracer:
         )
 
     def _wanted(self, frame) -> bool:
+        """Whether this call is looked at (an included function, under its cap or sampled)."""
         code = frame.f_code
         state = self.wanted.get(code)
         if state is None:
             state = self.included(code, frame.f_globals.get("__name__"))
             self.wanted[code] = state
-        return (
-            state
-            and self.counts.get(code, 0) < self.cap
-            and self.examined.get(code, 0) < self.limit
-        )
+        if not state:
+            return False
+        if self.counts.get(code, 0) < self.cap and self.examined.get(code, 0) < self.limit:
+            return True
+        return self._sparse(frame, code)
+
+    def _arg_names(self, code) -> list:
+        names = self.names.get(code)
+        if names is None:
+            n = code.co_argcount + code.co_kwonlyargcount
+            names = list(code.co_varnames[:n])
+            if code.co_flags & 0x04:  # *args
+                names.append(code.co_varnames[n])
+                n += 1
+            if code.co_flags & 0x08:  # **kwargs
+                names.append(code.co_varnames[n])
+            self.names[code] = names
+        return names
+
+    def _sparse(self, frame, code) -> bool:
+        """Past a function's cap: whether to look at this call all the same.
+
+        A call whose argument types (``type()`` of each, ``self`` aside) no looked-at
+        call of the function had is looked at, up to ``cap * 4`` such types; the
+        other calls at gaps that double (1, 2, 4, ...) up to ``cap * 4`` calls. Rows
+        are still recorded only for calls unlike the recorded ones, at most
+        ``cap * 4`` per function.
+        """
+        if code.co_name == "__init__":
+            # (A constructor's ints name the sizes of its object's later calls.)
+            self._remember_init(frame, code)
+        if self.counts.get(code, 0) >= self.cap * _SPARSE_ROWS:
+            if code.co_name != "__init__":
+                self.wanted[code] = False  # enough variety: the function is left alone
+            return False
+        with self.lock:
+            state = self.sparse.get(code)
+            if state is None:
+                state = self.sparse[code] = [0, 1, 1]
+            state[0] += 1
+            if state[0] >= state[1]:
+                state[2] = min(state[2] * 2, self.limit)
+                state[1] = state[0] + state[2]
+                return True
+        kinds = self.kinds.get(code)
+        if kinds is None or len(kinds) >= self.limit:
+            return False
+        return self._kind(frame, code) not in kinds
+
+    def _init_ints_of(self, obj) -> dict:
+        """The int arguments ``obj``'s constructor was called with (none for an object
+        built without ``__init__``, a ``deepcopy``)."""
+        entry = self.init_ints.get(id(obj))
+        if entry is None or (entry[0] is not None and entry[0]() is not obj):
+            return {}  # (another object that lived at this address)
+        return entry[1]
+
+    def _remember_init(self, frame, code) -> None:
+        """Keep the int arguments of a constructor's call (every call, looked at or not):
+        ``__init__(self, dim)`` gives ``dim``; a layer built from a config object
+        (``GPT(config)``) gets its int fields too, after the constructor's own ints."""
+        names = self._arg_names(code)
+        local = frame.f_locals
+        if not names or names[0] != "self" or names[0] not in local:
+            return
+        obj = local[names[0]]
+        ints: dict = {}
+        fields: dict = {}
+        for name in names[1:]:
+            value = local.get(name)
+            if type(value) is int:
+                ints[name] = value
+            elif value is not None and type(value) not in (bool, float, str, bytes, tuple, list):
+                for k, v in _self_ints(value).items():
+                    fields.setdefault(k, v)
+        found = {**fields, **ints}
+        if not found:
+            return
+        try:
+            ref = weakref.ref(obj)
+        except TypeError:
+            ref = None
+        with self.lock:
+            entry = self.init_ints.get(id(obj))
+            if entry is None or (entry[0] is not None and entry[0]() is not obj):
+                if len(self.init_ints) >= 65536:
+                    return
+                entry = self.init_ints[id(obj)] = (ref, {})
+            entry[1].update(found)
+
+    def _kind(self, frame, code) -> tuple:
+        local = frame.f_locals
+        names = self._arg_names(code)
+        if names and names[0] in ("self", "cls"):
+            names = names[1:]
+        return tuple(type(local.get(name)) for name in names)
 
     # -- recording -------------------------------------------------------------------------
     def _enter(self, frame):
         code = frame.f_code
-        n = code.co_argcount + code.co_kwonlyargcount
-        flags = code.co_flags
-        names = list(code.co_varnames[:n])
-        if flags & 0x04:  # *args
-            names.append(code.co_varnames[n])
-            n += 1
-        if flags & 0x08:  # **kwargs
-            names.append(code.co_varnames[n])
+        names = self._arg_names(code)
         local = frame.f_locals
         args = {}
         self_ints = {}
@@ -218,32 +312,20 @@ class Tracer:
             value = local[name]
             if i == 0 and name in ("self", "cls"):
                 if name == "self":
-                    owner = id(value)
+                    owner = value
                     # The constructor's int arguments (a layer's d_model), then the
                     # instance's own int attributes.
-                    self_ints = {**self.init_ints.get(owner, {}), **_self_ints(value)}
+                    self_ints = {**self._init_ints_of(value), **_self_ints(value)}
                 continue
             args[name] = describe(value)
         if owner is not None and code.co_name == "__init__":
-            # A layer built from a config object (GPT(config)): its int fields count too,
-            # after the constructor's own int arguments.
-            ints = {}
-            for name, desc in args.items():
-                if desc.get("k") == "type" and name in local:
-                    ints.update({k: v for k, v in _self_ints(local[name]).items() if k not in ints})
-            ints.update(
-                {
-                    k: v["v"]
-                    for k, v in args.items()
-                    if v.get("k") == "int" and v.get("v") is not None
-                }
-            )
-            if ints:
-                with self.lock:
-                    if len(self.init_ints) < 65536:
-                        self.init_ints.setdefault(owner, {}).update(ints)
+            self._remember_init(frame, code)
+        kind = self._kind(frame, code)
         with self.lock:
             self.examined[code] = self.examined.get(code, 0) + 1
+            kinds = self.kinds.setdefault(code, set())
+            if len(kinds) < self.limit:
+                kinds.add(kind)
         module = frame.f_globals.get("__name__", "")
         qualname = getattr(code, "co_qualname", code.co_name)
         return [module, qualname, code.co_filename, code.co_firstlineno, args, None, self_ints]
@@ -264,8 +346,9 @@ class Tracer:
     def _make_global_trace(self):
         """The global trace function: called on every new frame, so it is kept minimal.
 
-        A code object that is not recorded (not included, or at its cap) answers
-        False from one dict lookup and gets no local trace function.
+        A code object that is not recorded (not included) answers False from one
+        dict lookup and gets no local trace function; one past its cap is sampled
+        (:meth:`_sparse`).
         """
         wanted = self.wanted
         counts = self.counts
@@ -273,6 +356,7 @@ class Tracer:
         cap = self.cap
         limit = self.limit
         included = self.included
+        sparse = self._sparse
         enter = self._enter
         leave = self._leave
 
@@ -283,8 +367,9 @@ class Tracer:
                 state = wanted[code] = included(code, frame.f_globals.get("__name__"))
             if not state:
                 return None
-            if counts.get(code, 0) >= cap or examined.get(code, 0) >= limit:
-                wanted[code] = False
+            if (counts.get(code, 0) >= cap or examined.get(code, 0) >= limit) and not sparse(
+                frame, code
+            ):
                 return None
             frame.f_trace_lines = False
             row = enter(frame)
@@ -321,7 +406,8 @@ class Tracer:
         def on_start(code, offset):
             frame = sys._getframe(1)
             if not self._wanted(frame):
-                return monitoring.DISABLE
+                # Code past its cap stays sampled; other code is switched off.
+                return None if self.wanted.get(code) else monitoring.DISABLE
             pending.setdefault(id(frame), []).append(self._enter(frame))
             return None
 
