@@ -808,3 +808,43 @@ def test_a_parameter_the_body_replaces_when_absent_by_another_rank_is_open():
     calls[0] = call((2, 5), _torch("int64", 5), (5, 8))
     plan = infer_function(calls, func, cls, tree)
     assert plan.params["pos"].text == 'Int[torch.Tensor, "n"] | None'
+
+
+def test_a_parameter_in_the_role_of_another_shares_what_that_one_broke():
+    # Attention.forward: the key mask comes as context_mask or as mask (input_mask =
+    # context_mask; if it is None, input_mask = mask). context_mask was longer than the
+    # cached step's queries; no test cached with a mask, which was always as long as the
+    # queries: that equality is the tests', not the code's.
+    source = (
+        "class Attention:\n    def forward(self, x, mask=None, context_mask=None):\n"
+        "        input_mask = context_mask\n"
+        "        if input_mask is None:\n            input_mask = mask\n"
+        "        return self.out(x)\n"
+    )
+    func, cls, tree = _method(source, "forward")
+
+    def call(b, n, mask, context_mask):
+        return (
+            {"x": _torch("float32", b, n, 8), "mask": mask, "context_mask": context_mask},
+            _torch("float32", b, n, 8),
+            {},
+        )
+
+    none = describe(None)
+    calls = [
+        call(2, 5, _torch("bool", 2, 5), none),
+        call(3, 7, _torch("bool", 3, 7), none),
+        call(2, 1, none, _torch("bool", 2, 3)),
+        call(3, 1, none, _torch("bool", 3, 4)),
+    ]
+    plan = infer_function(calls, func, cls, tree)
+    x, mask = plan.params["x"].text, plan.params["mask"].text
+    assert (
+        x == 'Float[torch.Tensor, "batch n m"]' and mask == 'Bool[torch.Tensor, "batch k"] | None'
+    )
+    # Without the shared role the mask's length is the queries'.
+    plain = source.replace("        if input_mask is None:\n            input_mask = mask\n", "")
+    func, cls, tree = _method(plain, "forward")
+    assert infer_function(calls, func, cls, tree).params["mask"].text == (
+        'Bool[torch.Tensor, "batch n"] | None'
+    )

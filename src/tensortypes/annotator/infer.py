@@ -981,6 +981,57 @@ def _matches(values: tuple, sizes: tuple) -> bool:
     return all(v is None or v == s for v, s in zip(values, sizes))
 
 
+def alternatives(func) -> list:
+    """Groups of parameters the body uses in one role: assigned, as they are, to one
+    local (``input_mask = context_mask`` ... ``input_mask = mask``: either is the key
+    mask).
+
+    >>> source = ("def f(x, mask, context_mask):\\n    m = context_mask\\n"
+    ...           "    if m is None:\\n        m = mask")
+    >>> alternatives(ast.parse(source).body[0])
+    [['context_mask', 'mask']]
+    """
+    params = {a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
+    roles: dict = {}
+    for sub in ast.walk(func):
+        if (
+            isinstance(sub, ast.Assign)
+            and len(sub.targets) == 1
+            and isinstance(sub.targets[0], ast.Name)
+            and isinstance(sub.value, ast.Name)
+            and sub.value.id in params
+            and sub.targets[0].id not in params
+        ):
+            roles.setdefault(sub.targets[0].id, set()).add(sub.value.id)
+    return [sorted(group) for group in roles.values() if len(group) > 1]
+
+
+def _role_unequal(func, calls) -> set:
+    """Axes seen unequal in this function's calls, carried over to the parameters of
+    the same role (:func:`alternatives`): the self-attention key mask came as
+    ``context_mask``, longer than the cached step's queries, in some calls and as
+    ``mask`` in others; that ``mask`` was as long as the queries in its calls is the
+    tests' choice (no test cached with a ``mask``). Keys both by axis and, for a
+    parameter of open rank, by axis from the end."""
+    found: set = set()
+    groups = alternatives(func)
+    if not groups:
+        return found
+    for pair in unequal_axes(calls):
+        a, b = tuple(pair)
+        for one, other in ((a, b), (b, a)):
+            for group in groups:
+                if one[0] not in group:
+                    continue
+                for mate in group:
+                    if mate == one[0]:
+                        continue
+                    for x in ((mate, *one[1:]), (mate, None, one[2] - one[1])):
+                        for y in (other, (other[0], None, other[2] - other[1])):
+                            found.add(frozenset((x, y)))
+    return found
+
+
 def _split_coincidences(
     sizes, members, arrays, prefix, unequal, int_params, self_attrs, unsure, separated
 ):
@@ -1178,6 +1229,9 @@ def infer_function(
         else:
             parts.append((sizes, members))
     int_params, self_attrs = _code_ints(calls, params, class_node)
+    role_unequal = _role_unequal(func, calls)
+    if role_unequal:
+        unequal = (unequal or set()) | role_unequal
     unsure: set = set()  # slots with two axes of one size that may be either's
     separated: set = set()  # pairs of slots with equal sizes told apart
     parts = [
