@@ -316,20 +316,7 @@ def _shape_names(func) -> dict:
 
     # A name reassigned in the body (``x = self.embed(x)``) is another array from then
     # on: only the reads before its first assignment describe the parameter.
-    rebound: dict = {}
-    for sub in ast.walk(func):
-        targets = (
-            sub.targets
-            if isinstance(sub, ast.Assign)
-            else [sub.target]
-            if isinstance(sub, (ast.AugAssign, ast.AnnAssign, ast.For))
-            else []
-        )
-        for target in targets:
-            for name in ast.walk(target):
-                if isinstance(name, ast.Name):
-                    line = getattr(sub, "lineno", 0)
-                    rebound[name.id] = min(rebound.get(name.id, line), line)
+    rebound = _rebound_lines(func)
     for sub in ast.walk(func):
         if not isinstance(sub, ast.Assign) or len(sub.targets) != 1:
             continue
