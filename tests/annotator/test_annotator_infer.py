@@ -211,7 +211,7 @@ def test_dtype_classes_as_narrow_as_the_calls_allow():
 
 
 def test_other_values_get_builtin_types_and_mixed_libraries_are_left_alone():
-    func, tree = _func("def f(x, n, scale, name, flag=None):\n    return x\n")
+    func, tree = _func("def f(x, n, scale, name, flag=None):\n    use(x, n, scale, name, flag)\n")
     calls = [
         (
             {
@@ -848,3 +848,21 @@ def test_a_parameter_in_the_role_of_another_shares_what_that_one_broke():
     assert infer_function(calls, func, cls, tree).params["mask"].text == (
         'Bool[torch.Tensor, "batch n"] | None'
     )
+
+
+def test_a_function_returning_an_argument_as_it_is_gets_no_simple_types_from_the_calls():
+    # default(val, d) and default(*args) return an argument as it is: the tests' ints
+    # are no type of theirs; an ordinary int parameter keeps its type.
+    func, tree = _func("def default(val, d):\n    return val if val is not None else d\n")
+    calls = _calls(({"val": None, "d": 3}, 3), ({"val": 2, "d": 5}, 2))
+    plan = infer_function(calls, func, None, tree)
+    assert plan.params == {} and plan.returns is None
+    func, tree = _func(
+        "def default(*args):\n    for arg in args:\n        if arg is not None:\n"
+        "            return arg\n"
+    )
+    calls = _calls(({"args": (None, 1.5)}, 1.5))
+    assert infer_function(calls, func, None, tree).returns is None
+    func, tree = _func("def twice(n):\n    return 2 * n\n")
+    plan = infer_function(_calls(({"n": 3}, 6)), func, None, tree)
+    assert plan.params["n"].text == "int" and plan.returns.text == "int"
