@@ -257,3 +257,22 @@ def test_an_annotation_nothing_uses_is_freed_with_its_generated_source():
     assert ref() is None
     assert filename not in linecache.cache
     assert isinstance(np.zeros((1, 2, 12345)), Float[np.ndarray, "freed_a freed_b 12345"])
+
+
+def test_a_freed_matchers_source_waits_while_linecache_reads_its_cache():
+    # linecache.checkcache indexes the cache by a list of its keys taken before; a
+    # matcher freed by a collection inside it must not take an entry away in between
+    # (a KeyError in doctest's debugger reset). The entry leaves at the next safe point.
+    import linecache
+
+    from tensortypes.annotate import _match
+
+    name = "<tensortypes match test: freed inside linecache>"
+    linecache.cache[name] = (2, None, ["x\n"], name)
+    _match._USERS[name] = 1
+    inside = {"__name__": "linecache", "forget": _match._forget_source, "name": name}
+    exec("def checkcache():\n    forget(name)\n", inside)
+    inside["checkcache"]()
+    assert name in linecache.cache
+    Float[np.ndarray, "waits_a waits_b 4321"]  # the next generated matcher: a safe point
+    assert name not in linecache.cache

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import linecache
 import re
+import sys
 import weakref
 from typing import Any
 
@@ -305,6 +306,7 @@ def _generate(m: Matcher) -> tuple[Any, str]:
             _learn=lambda x: _learn_native(x, m.kind, native),
             _tuple=tuple,
         )
+    _drop_unused_sources()
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (validated above)
     entry = (len(source), None, [line + "\n" for line in src.lines], filename)
     linecache.cache[filename] = entry
@@ -342,6 +344,7 @@ def _learn_native(x: Any, kind: str, native: set) -> None:
 
 
 _USERS: dict[str, int] = {}  # file name -> live generated matchers registered under it
+_UNUSED: list[str] = []  # file names whose source leaves linecache at the next safe point
 
 
 def _forget_source(filename: str) -> None:
@@ -350,7 +353,23 @@ def _forget_source(filename: str) -> None:
         _USERS[filename] = left
         return
     _USERS.pop(filename, None)
-    linecache.cache.pop(filename, None)
+    _UNUSED.append(filename)
+    # A finalizer runs wherever the collector does, also inside ``linecache.checkcache``,
+    # which indexes the cache by a list of its keys taken before (a KeyError when an
+    # entry goes in between): the entries leave when no ``linecache`` code is running.
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__") == "linecache":
+            return
+        frame = frame.f_back
+    _drop_unused_sources()
+
+
+def _drop_unused_sources() -> None:
+    while _UNUSED:
+        filename = _UNUSED.pop()
+        if filename not in _USERS:
+            linecache.cache.pop(filename, None)
 
 
 def _commit_variadic(b: Any, key: str, merged: tuple, where: tuple | None) -> None:
