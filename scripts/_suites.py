@@ -66,6 +66,86 @@ def run_pytest(
         return read_junit(xml), code
 
 
+def collect_ids(python: str, args: list[str], cwd: str, shim: bool, log: str) -> list[str]:
+    """The node ids pytest selects with ``args`` (``--collect-only``, same launcher)."""
+    launcher = ["-m", "tensortypes.jaxtyping_shim"] if shim else []
+    command = [python, *launcher, "-m", "pytest", *args, "--collect-only", "-q"]
+    command += ["-p", "no:cacheprovider"]
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env, check=False)
+    with open(log, "w", encoding="utf-8") as out:
+        out.write("$ " + " ".join(command) + f"\n(cwd {cwd})\n" + done.stdout + done.stderr)
+    return [line.strip() for line in done.stdout.splitlines() if "::" in line]
+
+
+def run_pytest_chunks(
+    python: str,
+    args: list[str],
+    selection: list[str],
+    cwd: str,
+    shim: bool,
+    log: str,
+    size: int,
+    timeout: float = 3600,
+    xml: str | None = None,
+) -> tuple[dict, int]:
+    """``run_pytest`` on the tests ``selection`` (files, ``-k``) picks, ``size`` tests
+    per pytest process; ``args`` are the other options. Returns the union of the
+    outcomes and the first nonzero exit code (0 if none).
+
+    One process per chunk because XLA keeps every program it compiled for a
+    function that stays alive (a test module's functions do), and each holds a few
+    memory maps: a long test file can reach the kernel's limit on a process's maps
+    (``vm.max_map_count``, 65530 by default), where XLA's compiler dies with a
+    segmentation fault or an abort, whatever the checker.
+    """
+    ids = collect_ids(python, selection + args, cwd, shim, log + ".collect")
+    if not ids:  # nothing collected (or collection failed): one ordinary run reports it
+        return run_pytest(python, selection + args, cwd, shim, log, timeout=timeout, xml=xml)
+    results: dict = {}
+    first = 0
+    parts = []
+    for start in range(0, len(ids), size):
+        part = f"{log}.{start // size}"
+        part_xml = f"{xml or log}.{start // size}.xml"
+        found, code = run_pytest(
+            python, ids[start : start + size] + args, cwd, shim, part, timeout=timeout, xml=part_xml
+        )
+        results.update(found)
+        first = first or code
+        parts.append((part, part_xml))
+    with open(log, "w", encoding="utf-8") as out:
+        for part, _ in parts:
+            with open(part, encoding="utf-8") as text:
+                out.write(text.read())
+            os.remove(part)
+    if xml is not None:
+        merged = ET.Element("testsuites")
+        for _, part_xml in parts:
+            if os.path.exists(part_xml):
+                merged.extend(ET.parse(part_xml).getroot().iter("testsuite"))
+                os.remove(part_xml)
+        ET.ElementTree(merged).write(xml, encoding="utf-8")
+    return results, first
+
+
+def died_note(code: int) -> str:
+    """What a pytest exit code that is a signal (segmentation fault, abort) may mean."""
+    if code >= -1:  # -1: run_pytest's timeout
+        return ""
+    try:
+        with open("/proc/sys/vm/max_map_count", encoding="ascii") as f:
+            limit = f.read().strip()
+    except OSError:
+        limit = "unknown"
+    return (
+        f"  (pytest died with signal {-code}: XLA's compiler dies so when the process "
+        f"reaches the kernel's limit on memory maps, vm.max_map_count = {limit} here; "
+        f"--chunk-size runs fewer tests per process)"
+    )
+
+
 def read_junit(path: str) -> dict:
     results: dict = {}
     if not os.path.exists(path):

@@ -3,7 +3,7 @@ on jaxtyping and on tensortypes, the way their CI runs them; print where they di
 
     python scripts/client_suites.py equinox=PATH [lineax=PATH optimistix=PATH]
         [--python PY] [--checker beartype|ours|both] [--tests tests/test_nn.py ...]
-        [-k EXPR] [--only both|ours|real]
+        [-k EXPR] [--only both|ours|real] [--chunk-size N]
 
 Each PATH is a checkout (or snapshot) of that library. pytest runs in it, so its
 own ``pyproject.toml`` ``addopts`` apply unchanged
@@ -14,6 +14,13 @@ library and its dependencies import ``jaxtyping`` and get tensortypes). With
 (``--jaxtyping-packages=<pkg>,None``, the last value wins); that run has no
 jaxtyping counterpart (jaxtyping has no checker of its own) and is compared
 with jaxtyping + beartype.
+
+``--chunk-size N`` runs the selected tests N per pytest process (each run is
+collected first): XLA keeps every program it compiled for a function that stays
+alive, each with a few memory maps, and a long test file (optimistix's
+``test_minimise``) reaches the kernel's limit on a process's maps
+(``vm.max_map_count``, 65530 by default) where XLA's compiler dies, with
+jaxtyping as with tensortypes. A run that dies by a signal says so.
 
 The interpreter's environment needs jaxtyping, tensortypes, jax, equinox (and
 lineax for optimistix), beartype, pytest and the suites' own test dependencies
@@ -29,7 +36,13 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _suites import compare, first_error_lines, run_pytest  # noqa: E402
+from _suites import (  # noqa: E402
+    compare,
+    died_note,
+    first_error_lines,
+    run_pytest,
+    run_pytest_chunks,
+)
 
 LIBRARIES = ("equinox", "lineax", "optimistix")
 
@@ -46,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--logs", default=None)
     parser.add_argument("--only", choices=("both", "ours", "real"), default="both")
     parser.add_argument("--timeout", type=float, default=3600)
+    parser.add_argument(
+        "--chunk-size", type=int, default=0, help="tests per pytest process (0: one process)"
+    )
     args = parser.parse_args(argv)
     logs = args.logs or tempfile.mkdtemp(prefix="tt-client-suites-")
     os.makedirs(logs, exist_ok=True)
@@ -59,12 +75,12 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
-        base = list(args.tests or [])
+        selection = list(args.tests or [])
         if args.k:
-            base += ["-k", args.k]
+            selection += ["-k", args.k]
         # pytest-asyncio (jaxtyping's suite needs it) warns at startup, which these
         # suites' filterwarnings=error turns into an error; none of them uses it.
-        base += ["-p", "no:randomly", "-p", "no:asyncio"]
+        base = ["-p", "no:randomly", "-p", "no:asyncio"]
         runs = []
         if args.only in ("both", "real"):
             runs.append(("real", False, []))
@@ -77,10 +93,31 @@ def main(argv: list[str] | None = None) -> int:
         for label, shim, extra in runs:
             log = os.path.join(logs, f"{name}-{label}.log")
             xml = os.path.join(logs, f"{name}-{label}.xml")
-            results[label], code = run_pytest(
-                args.python, base + extra, path, shim, log, timeout=args.timeout, xml=xml
-            )
+            if args.chunk_size > 0:
+                results[label], code = run_pytest_chunks(
+                    args.python,
+                    base + extra,
+                    selection,
+                    path,
+                    shim,
+                    log,
+                    args.chunk_size,
+                    timeout=args.timeout,
+                    xml=xml,
+                )
+            else:
+                results[label], code = run_pytest(
+                    args.python,
+                    selection + base + extra,
+                    path,
+                    shim,
+                    log,
+                    timeout=args.timeout,
+                    xml=xml,
+                )
             print(f"== {name} {label}: pytest exit {code}, {len(results[label])} tests, log {log}")
+            if died_note(code):
+                print(died_note(code))
         if "real" not in results:
             continue
         for label in results:
