@@ -64,20 +64,25 @@ def suite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+def _chunks(s, suite: Path, tmp_path: Path, selection: list[str], size: int, xml: bool = True):
+    """``run_pytest_chunks`` on the generated suite, without a checker or a launcher."""
+    return s.run_pytest_chunks(
+        sys.executable,
+        ["-p", "no:randomly"],
+        selection,
+        str(suite),
+        False,
+        str(tmp_path / "run.log"),
+        size,
+        timeout=300,
+        xml=str(tmp_path / "run.xml") if xml else None,
+    )
+
+
 def test_chunks_run_in_separate_processes_and_merge(suite: Path, tmp_path: Path) -> None:
     s = _suites()
     log, xml = str(tmp_path / "run.log"), str(tmp_path / "run.xml")
-    results, code = s.run_pytest_chunks(
-        sys.executable,
-        ["-p", "no:randomly"],
-        ["tests/test_many.py", "-k", "not dies"],
-        str(suite),
-        False,
-        log,
-        2,
-        timeout=300,
-        xml=xml,
-    )
+    results, code = _chunks(s, suite, tmp_path, ["tests/test_many.py", "-k", "not dies"], 2)
     assert code == 1  # the chunk holding test_fails
     assert sorted(results.values()).count("passed") == 5
     assert [k for k, v in results.items() if v == "failed"] == ["tests.test_many::test_fails"]
@@ -97,17 +102,7 @@ def test_a_chunk_that_dies_loses_only_its_own_tests(
 ) -> None:
     s = _suites()
     monkeypatch.setenv("DIE", "1")
-    results, code = s.run_pytest_chunks(
-        sys.executable,
-        ["-p", "no:randomly"],
-        ["tests/test_many.py"],
-        str(suite),
-        False,
-        str(tmp_path / "run.log"),
-        3,
-        timeout=300,
-        xml=str(tmp_path / "run.xml"),
-    )
+    results, code = _chunks(s, suite, tmp_path, ["tests/test_many.py"], 3)
     # Collection order: five test_pid, test_fails, test_dies. The last chunk
     # (test_dies alone) dies; the first two report.
     assert len(results) == 6 and "tests.test_many::test_dies" not in results
@@ -128,14 +123,6 @@ def test_a_chunk_that_dies_loses_only_its_own_tests(
 
 def test_nothing_collected_falls_back_to_one_run(suite: Path, tmp_path: Path) -> None:
     s = _suites()
-    results, code = s.run_pytest_chunks(
-        sys.executable,
-        ["-p", "no:randomly"],
-        ["tests/test_many.py", "-k", "no_such_test"],
-        str(suite),
-        False,
-        str(tmp_path / "run.log"),
-        2,
-        timeout=300,
-    )
+    selection = ["tests/test_many.py", "-k", "no_such_test"]
+    results, code = _chunks(s, suite, tmp_path, selection, 2, xml=False)
     assert results == {} and code == 5  # pytest's "no tests collected"
