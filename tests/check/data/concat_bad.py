@@ -18,3 +18,10 @@ def fixed() -> None:
     y = np.zeros((3, 5))
     z = np.concatenate([x, y], axis=0)  # E: differ on axis 1
     w = np.concatenate([x, y], axis=2)  # E: out of range
+
+
+def with_unknown(a: Float[Tensor, "b n"], rows: Float[Tensor, "b"], other) -> None:
+    # An item of unknown shape leaves the joined axis unknown, not the others.
+    joined = torch.cat((a, other), dim=1)
+    joined + a.T  # E: cannot broadcast
+    torch.multinomial(torch.softmax(a, dim=-1), 2) + rows  # E: cannot broadcast

@@ -4,7 +4,7 @@ from typing import Optional
 
 import torch
 import torch.nn as nn
-from jaxtyping import Float
+from jaxtyping import Float, Int64
 from torch import Tensor
 
 
@@ -68,6 +68,22 @@ def loops(xs: Float[Tensor, "t d"]) -> Float[Tensor, "d"]:
     for i in range(xs.shape[0]):
         total = total + xs[i]
     return total
+
+
+def sampled_tokens(idx: Int64[Tensor, "batch n"], k: int) -> Int64[Tensor, "batch n+{k}"]:
+    # The loop grows idx by a sample at each pass: after it, idx's length is not the
+    # one before it (the joined axis of a cat with a sample is a size of its own).
+    for _ in range(k):
+        probs = torch.softmax(torch.randn(idx.shape[0], 5), dim=-1)
+        idx_next = torch.multinomial(probs, num_samples=1)
+        idx = torch.cat((idx, idx_next), dim=1)
+    return idx
+
+
+def grown_by_unknown(idx: Int64[Tensor, "batch n"], k: int, sampler) -> Int64[Tensor, "batch n+{k}"]:
+    for _ in range(k):
+        idx = torch.cat((idx, sampler(idx)), dim=1)
+    return idx
 
 
 def pair(a: Float[Tensor, "n"], b: Float[Tensor, "n"]) -> Float[Tensor, "n"]:

@@ -56,6 +56,7 @@ __all__ = [
     "Ndim",
     "IndexArg",
     "Chunk",
+    "Multinomial",
     "Unique",
     "Unbind",
 ]
@@ -367,6 +368,28 @@ class Unique(ParamRule):
         if flags[1]:
             items.append(Arr(x.kind, frozenset({int64}), (size,)))
         return TupleV(tuple(items))
+
+
+class Multinomial(ParamRule):
+    """``torch.multinomial(input, num_samples)``: ``num_samples`` indices drawn from
+    the weights of a 1-d ``(n,)`` or 2-d ``(b, n)`` input: ``(num_samples,)`` or
+    ``(b, num_samples)``, int64 (the size unknown when ``num_samples`` is)."""
+
+    __slots__ = ()
+    PARAMS = ("input", "num_samples", "replacement")
+
+    def apply(self, call: Call):
+        bound, x = self.bind_input(call)
+        if x is None:
+            return UNKNOWN
+        n = bound.get("num_samples")
+        size = n.dim if type(n) is IntV else None
+        shape = x.shape
+        if shape is not None and sf.split_rest(shape)[1] is None and len(shape) in (1, 2):
+            shape = (*shape[:-1], size)
+        else:
+            shape = None
+        return Arr(x.kind, frozenset({int64}), shape)
 
 
 class Unbind(ParamRule):

@@ -300,7 +300,7 @@ class Concat(ParamRule):
         bound = call.bind(self.params)
         arrays = _arrays(call, bound.get(self.params[0]))
         if arrays is None:
-            return UNKNOWN
+            return self._partly_known(call, bound)
         axis = self.fixed_axis
         if axis is None:
             given = bound.get(self.params[1])
@@ -324,6 +324,38 @@ class Concat(ParamRule):
         for a in arrays[1:]:
             dtypes = (promote(dtypes, (a.dtypes, False), call.kind), False)
         return Arr(arrays[0].kind or call.kind, dtypes[0], shape)
+
+    def _partly_known(self, call: Call, bound: dict):
+        """A known sequence with unknown items next to arrays: the result has the known
+        arrays' rank and their other axes (the join needs them equal), the joined
+        axis's size unknown; unknown when the arrays disagree on those."""
+        value = bound.get(self.params[0])
+        if not isinstance(value, (TupleV, ListV)) or not value.items or self.promote_1d:
+            return UNKNOWN
+        items = value.items
+        known = [a for a in (as_array(v, call.kind) for v in items) if a is not None]
+        axis = self.fixed_axis
+        if axis is None:
+            given = bound.get(self.params[1])
+            axis = 0 if given is None else int_const(given)
+        if not known or axis is None:
+            return UNKNOWN
+        shape = known[0].shape
+        if (
+            shape is None
+            or sf.split_rest(shape)[1] is not None
+            or not -len(shape) <= axis < len(shape)
+        ):
+            return UNKNOWN
+        axis %= len(shape)
+        for a in known[1:]:
+            if a.shape != shape and (
+                a.shape is None
+                or len(a.shape) != len(shape)
+                or any(a.shape[i] != shape[i] for i in range(len(shape)) if i != axis)
+            ):
+                return UNKNOWN
+        return Arr(known[0].kind or call.kind, None, (*shape[:axis], None, *shape[axis + 1 :]))
 
 
 class Stack(ParamRule):

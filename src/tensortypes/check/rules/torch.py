@@ -32,6 +32,7 @@ from .access import (
     Numel,
     Size,
     Softmax,
+    Multinomial,
     Unbind,
     Unique,
 )
@@ -263,6 +264,7 @@ FUNCTIONS: dict = {
     "torch.chunk": Chunk("chunk"),
     "torch.split": Chunk("split"),
     "torch.unique": Unique(),
+    "torch.multinomial": Multinomial(),
     "torch.unbind": Unbind(),
     "torch.zeros": Creator(),
     "torch.ones": Creator(),
@@ -375,6 +377,7 @@ METHODS: dict = {
     "chunk": Chunk("chunk"),
     "split": Chunk("split"),
     "unique": FUNCTIONS["torch.unique"],
+    "multinomial": FUNCTIONS["torch.multinomial"],
     "unbind": FUNCTIONS["torch.unbind"],
     "contiguous": Identity(contiguous=True),
     "clone": Identity(contiguous=True),
