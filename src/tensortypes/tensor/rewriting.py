@@ -47,7 +47,7 @@ from tensortypes.tensor.elemwise import Elemwise
 from tensortypes.tensor.fused import FusedReduce
 from tensortypes.tensor.math import Reduce
 from tensortypes.tensor.scalar_ops import BasicScalarOp, Composite, ScalarExpr, op_exprs
-from tensortypes.tensor.shape_ops import Transpose
+from tensortypes.tensor.shape_ops import Transpose, squeeze
 
 __all__ = [
     "NEUTRAL",
@@ -232,9 +232,10 @@ def _logsumexp(x, axes, keepdims):
         return None
     m = Reduce("max", axes, True)(x)
     safe = where(eq(abs_(m), np.inf), 0, m)
-    total = Reduce("sum", axes, keepdims)(exp(sub(x, safe)))
-    shift = safe if keepdims else Reduce("max", axes, False)(safe)
-    return add(log(total), shift)
+    # kept dims until the end, so the whole form is one fused reduction and the
+    # reduced axes are dropped by a view
+    found = add(log(Reduce("sum", axes, True)(exp(sub(x, safe)))), safe)
+    return found if keepdims else squeeze(found, axes)
 
 
 def _stable_sub(fgraph, node):

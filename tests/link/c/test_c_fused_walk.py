@@ -239,3 +239,19 @@ def test_known_sizes_must_match_over_the_kept_axes():
     f = tensortypes.function([x, w], tt.sum(tt.exp(x) * w, axis=0))
     vx, vw = np.random.default_rng(3).normal(size=(4, 3)), np.arange(4.0).reshape(4, 1)
     assert np.allclose(f(vx, vw), (np.exp(vx) * vw).sum(0))
+
+
+@pytest.mark.parametrize("axes", [(0,), (0, 2), (1,)])
+def test_stable_log_sum_exp_is_one_fused_node_and_a_view(axes):
+    x = tt.tensor("float64", (3, 4, 5), name="x")
+    f = tensortypes.function([x], tt.log(tt.sum(tt.exp(x), axis=axes)))
+    ops = [type(n.op).__name__ for n in f.fgraph.toposort()]
+    assert ops == ["FusedReduce", "Squeeze"], ops
+    v = np.random.default_rng(4).normal(0, 300, (3, 4, 5))
+    v[0, 0, :] = -np.inf
+    top = v.max(axis=axes, keepdims=True)
+    safe = np.where(np.isfinite(top), top, 0)
+    with np.errstate(all="ignore"):
+        want = (np.log(np.exp(v - safe).sum(axis=axes, keepdims=True)) + safe).squeeze(axes)
+    np.testing.assert_allclose(f(v), want, rtol=1e-13)
+    assert np.isfinite(f(v)).any()  # the naive form overflows everywhere here
