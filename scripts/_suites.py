@@ -9,6 +9,7 @@ the user gives.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -76,7 +77,17 @@ def collect_ids(python: str, args: list[str], cwd: str, shim: bool, log: str) ->
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env, check=False)
     with open(log, "w", encoding="utf-8") as out:
         out.write("$ " + " ".join(command) + f"\n(cwd {cwd})\n" + done.stdout + done.stderr)
-    return [line.strip() for line in done.stdout.splitlines() if "::" in line]
+    return node_ids(done.stdout)
+
+
+_NODE_ID = re.compile(r"[^\s:]+\.py::\S")
+
+
+def node_ids(collected: str) -> list[str]:
+    """The node ids in ``pytest --collect-only -q`` output: lines that start with a
+    test file's path and ``::``; never a line of a warning's text that quotes one
+    (``  Test: tests/t.py::test_x, argvalues type: generator``)."""
+    return [line.rstrip() for line in collected.splitlines() if _NODE_ID.match(line)]
 
 
 def run_pytest_chunks(

@@ -126,3 +126,43 @@ def test_nothing_collected_falls_back_to_one_run(suite: Path, tmp_path: Path) ->
     selection = ["tests/test_many.py", "-k", "no_such_test"]
     results, code = _chunks(s, suite, tmp_path, selection, 2, xml=False)
     assert results == {} and code == 5  # pytest's "no tests collected"
+
+
+def test_collection_warnings_quoting_a_test_are_not_node_ids(tmp_path: Path) -> None:
+    # pytest's warning for a generator given to parametrize quotes the test's id on an
+    # indented line; taken for an id, it made a chunk's pytest exit 4 with no test run.
+    s = _suites()
+    out = (
+        "tests/t.py::test_a[x y]\n"
+        "tests/t.py::test_b\n\n"
+        "=== warnings summary ===\n"
+        "tests/t.py:3\n"
+        "  PytestRemovedIn9Warning: Passing a non-Collection iterable to the parametrize\n"
+        "  Test: tests/t.py::test_b, argvalues type: generator\n"
+    )
+    assert s.node_ids(out) == ["tests/t.py::test_a[x y]", "tests/t.py::test_b"]
+    root = tmp_path / "lib"
+    (root / "tests").mkdir(parents=True)
+    (root / "pytest.ini").write_text("[pytest]\n")
+    (root / "tests" / "test_gen.py").write_text(
+        textwrap.dedent(
+            """
+            import pytest
+
+            @pytest.mark.parametrize("n", (i for i in range(3)))
+            def test_gen(n):
+                assert n < 3
+            """
+        )
+    )
+    results, code = s.run_pytest_chunks(
+        sys.executable,
+        ["-p", "no:randomly"],
+        ["tests/test_gen.py"],
+        str(root),
+        False,
+        str(tmp_path / "run.log"),
+        2,
+        timeout=300,
+    )
+    assert code == 0 and sorted(results.values()) == ["passed"] * 3
