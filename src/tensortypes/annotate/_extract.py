@@ -25,12 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from tensortypes.core.arrays import array_info, loose_info
+from tensortypes.core.arrays import array_info, loose_info, native_kind
 
 __all__ = [
     "extractor",
     "numpy_dtype_name",
+    "cached_dtype_name",
     "DNAMES",
+    "NATIVE_CLASSES",
+    "learn_native",
     "DtypeTest",
     "duck_info",
     "merge_variadic",
@@ -57,11 +60,37 @@ def numpy_dtype_name(x: np.ndarray) -> str:
     >>> numpy_dtype_name(np.zeros(2, np.float32))
     'float32'
     """
+    return cached_dtype_name(x, DNAMES)
+
+
+def cached_dtype_name(x: Any, names: dict) -> str:
+    """The dtype name of the array ``x`` as ``core.arrays`` spells it, remembered in
+    ``names`` by dtype object (one dict per library: torch's dtypes must never meet
+    NumPy's in one dict, whose equality would try to convert them)."""
     info = array_info(x)
     name = info[1] if info is not None else str(x.dtype)
-    if len(DNAMES) < 1024:
-        DNAMES[x.dtype] = name
+    if len(names) < 1024:
+        try:
+            names[x.dtype] = name
+        except TypeError:  # an unhashable dtype is named again each time
+            pass
     return name
+
+
+# Per library kind, the classes seen whose ``.shape`` and ``.dtype`` are the library's
+# own code (``core.arrays.native_kind``): generated checks read those inline.
+NATIVE_CLASSES: dict[str, set] = {"numpy": {np.ndarray}}
+
+
+def learn_native(value: Any, kind: str, seen: set) -> bool:
+    """Whether ``value``'s class is a native class of ``kind``; remembers it in ``seen``
+    (one of ``NATIVE_CLASSES``' sets) if so."""
+    cls = type(value)
+    if native_kind(cls) != kind:
+        return False
+    if len(seen) < 256:
+        seen.add(cls)
+    return True
 
 
 def duck_info(x: Any) -> tuple[str, tuple] | None:

@@ -25,12 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from tensortypes.core.arrays import array_info, native_kind
 from tensortypes.annotate._extract import (
     DNAMES,
     KIND_NAMES,
+    NATIVE_CLASSES,
     DtypeTest,
+    cached_dtype_name,
     extractor,
+    learn_native,
     merge_variadic,
     numpy_dtype_name,
 )
@@ -298,12 +300,12 @@ def _generate(m: Matcher) -> tuple[Any, str]:
         "_IL": ISINSTANCE_LABEL,
     }
     if m.kind in _NATIVE_READ:
-        native, names = _NATIVE_READ[m.kind]
+        native, names = NATIVE_CLASSES.setdefault(m.kind, set()), _NATIVE_READ[m.kind]
         namespace.update(
             _NK=native,
             _KN=names,
-            _kn=lambda x: _kind_dtype_name(x, names),
-            _learn=lambda x: _learn_native(x, m.kind, native),
+            _kn=lambda x: cached_dtype_name(x, names),
+            _learn=lambda x: learn_native(x, m.kind, native),
             _tuple=tuple,
         )
     _drop_unused_sources()
@@ -318,29 +320,9 @@ def _generate(m: Matcher) -> tuple[Any, str]:
     return namespace["match"], source
 
 
-# Per kind read inline by generated matchers: the native classes seen so far and a
-# dtype-name cache of that kind's dtype objects (a kind of its own: torch's dtypes
-# must never meet NumPy's in one dict, whose equality would try to convert them).
-_NATIVE_READ: dict[str, tuple[set, dict]] = {"jax": (set(), {}), "torch": (set(), {})}
-
-
-def _kind_dtype_name(x: Any, names: dict) -> str:
-    """The dtype name of a native array (read inline), cached per dtype object."""
-    info = array_info(x)
-    name = info[1] if info is not None else str(x.dtype)
-    if len(names) < 256:
-        try:
-            names[x.dtype] = name
-        except TypeError:  # an unhashable dtype is named again each time
-            pass
-    return name
-
-
-def _learn_native(x: Any, kind: str, native: set) -> None:
-    """Remember ``x``'s class when its ``.shape`` and ``.dtype`` are the library's own."""
-    cls = type(x)
-    if len(native) < 64 and native_kind(cls) == kind:
-        native.add(cls)
+# The kinds whose own array classes generated matchers read inline, each with a
+# dtype-name cache of that library's dtype objects.
+_NATIVE_READ: dict[str, dict] = {"jax": {}, "torch": {}}
 
 
 _USERS: dict[str, int] = {}  # file name -> live generated matchers registered under it

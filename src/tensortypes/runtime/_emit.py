@@ -27,12 +27,12 @@ from typing import Any
 import numpy as np
 
 from tensortypes._config import config
-from tensortypes.core.arrays import array_info, native_kind
+from tensortypes.core.arrays import array_info
 from tensortypes.core.dtypes import dtype_from_name
 from tensortypes.types import is_instance as _accept_any
 from tensortypes.types.arrays import dtype_category
 from tensortypes.types.check import ACCEPT
-from tensortypes.annotate._extract import DtypeTest, extractor
+from tensortypes.annotate._extract import NATIVE_CLASSES, DtypeTest, extractor, learn_native
 from tensortypes.annotate import Bindings
 from tensortypes.annotate._compile import matcher_for, scope_aware
 from tensortypes.runtime._ir import (
@@ -59,17 +59,6 @@ UNBOUND = object()
 
 _IDENT = re.compile(r"[^\W\d]\w*\Z")
 _EXPR_TOKENS = re.compile(r"[^\W\d]\w*|\d+|\*\*|[-+*(),]")
-_NATIVE_CLASSES: dict[str, set] = {}
-
-
-def _native_slow(value: Any, kind: str, seen: set) -> bool:
-    """Whether ``value``'s class is a native class of ``kind``; remembers it if so."""
-    cls = type(value)
-    if native_kind(cls) != kind:
-        return False
-    if len(seen) < 256:
-        seen.add(cls)
-    return True
 
 
 def _dtype_slow(value: Any, accepted: set, test: DtypeTest) -> bool:
@@ -257,7 +246,7 @@ class Source:
             # overrides them, a class that only claims the library's name, an object
             # whose __class__ lies) goes through the guarded extraction, whatever its
             # properties do.
-            seen = _NATIVE_CLASSES.setdefault(kind, {np.ndarray} if kind == "numpy" else set())
+            seen = NATIVE_CLASSES.setdefault(kind, set())
             ks = self.const(seen, "KS")
             # NumPy's own class is tested by identity first: one pointer comparison
             # where the set lookup hashes the class.
@@ -268,7 +257,7 @@ class Source:
             )
             self.add(
                 f"if {first}{self.b('type')}({v}) in {ks} or "
-                f"{self.const(_native_slow, 'kslow')}({v}, {kind!r}, {ks}):"
+                f"{self.const(learn_native, 'kslow')}({v}, {kind!r}, {ks}):"
             )
             self.depth += 1
             if t.dtypes is not None:
