@@ -91,25 +91,9 @@ static int tt_walk_prepare(int nop, int nd, const npy_intp* dims, const npy_intp
         a = order[i];
         shape[m] = dims[a];
         for (k = 0; k < nop; k++) str[k * NPY_MAXDIMS + m] = st[k * NPY_MAXDIMS + a];
-        if (m > 0) {
-            int merge = 1;
-            for (k = 0; k < nop && merge; k++)
-                merge = str[k * NPY_MAXDIMS + m - 1] == str[k * NPY_MAXDIMS + m] * shape[m];
-            if (merge) {
-                shape[m - 1] *= shape[m];
-                for (k = 0; k < nop; k++)
-                    str[k * NPY_MAXDIMS + m - 1] = str[k * NPY_MAXDIMS + m];
-                continue;
-            }
-        }
-        m++;
+        m = tt_push_axis(nop, m, shape, str);
     }
-    if (m == 0) {
-        shape[0] = 1;
-        for (k = 0; k < nop; k++) str[k * NPY_MAXDIMS] = 0;
-        m = 1;
-    }
-    return m;
+    return tt_one_axis_at_least(nop, m, shape, str);
 }
 /* Run kernel over every innermost run of the walk; the last of the nop operands is
    the probe (the kept positions' strides): its inner stride 0 means the inner axis

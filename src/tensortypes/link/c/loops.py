@@ -80,6 +80,30 @@ static int tt_broadcast(int narr, PyArrayObject** arrs, int nd, npy_intp* dims,
     return 0;
 }
 
+/* Axis m (its size in shape[m], the operands' strides in str[k * NPY_MAXDIMS + m])
+   after the m axes before it: merged into axis m - 1 where every operand is
+   contiguous across the two. Returns the axis count after it. */
+static int tt_push_axis(int nop, int m, npy_intp* shape, npy_intp* str)
+{
+    int k, merge = m > 0;
+    for (k = 0; k < nop && merge; k++)
+        merge = str[k * NPY_MAXDIMS + m - 1] == str[k * NPY_MAXDIMS + m] * shape[m];
+    if (!merge) return m + 1;
+    shape[m - 1] *= shape[m];
+    for (k = 0; k < nop; k++) str[k * NPY_MAXDIMS + m - 1] = str[k * NPY_MAXDIMS + m];
+    return m;
+}
+
+/* m axes, or one axis of size 1 (stride 0) when every axis was dropped. */
+static int tt_one_axis_at_least(int nop, int m, npy_intp* shape, npy_intp* str)
+{
+    int k;
+    if (m > 0) return m;
+    shape[0] = 1;
+    for (k = 0; k < nop; k++) str[k * NPY_MAXDIMS] = 0;
+    return 1;
+}
+
 /* Strides of nop operands over dims[0..nd), broadcast axes with stride 0, size-1
    axes dropped and axes merged where every operand is contiguous across them.
    Fills shape[0..m) and strides[k * NPY_MAXDIMS + a]; returns m >= 1. */
@@ -97,26 +121,9 @@ static int tt_iter_prepare(int nop, PyArrayObject** ops, int nd, const npy_intp*
                 s = PyArray_STRIDES(ops[k])[a - off];
             strides[k * NPY_MAXDIMS + m] = s;
         }
-        if (m > 0) {
-            int merge = 1;
-            for (k = 0; k < nop && merge; k++)
-                merge = strides[k * NPY_MAXDIMS + m - 1] ==
-                        strides[k * NPY_MAXDIMS + m] * shape[m];
-            if (merge) {
-                shape[m - 1] *= shape[m];
-                for (k = 0; k < nop; k++)
-                    strides[k * NPY_MAXDIMS + m - 1] = strides[k * NPY_MAXDIMS + m];
-                continue;
-            }
-        }
-        m++;
+        m = tt_push_axis(nop, m, shape, strides);
     }
-    if (m == 0) {
-        shape[0] = 1;
-        for (k = 0; k < nop; k++) strides[k * NPY_MAXDIMS] = 0;
-        m = 1;
-    }
-    return m;
+    return tt_one_axis_at_least(nop, m, shape, strides);
 }
 
 /* Advance the odometer over the outer axes [0..m-1); 0 when the walk is over. */
