@@ -55,11 +55,14 @@ def _ours():
         e = tt.exp(s - tt.max(s, axis=1, keepdims=True))
         return [s], e / tt.sum(e, axis=1, keepdims=True)
 
-    def layernorm():
+    def standardised(axis):
         x = tt.tensor("float64", (4096, 1024), name="X")
-        mu = tt.mean(x, axis=1, keepdims=True)
-        var = tt.mean((x - mu) * (x - mu), axis=1, keepdims=True)
+        mu = tt.mean(x, axis=axis, keepdims=True)
+        var = tt.mean((x - mu) * (x - mu), axis=axis, keepdims=True)
         return [x], (x - mu) / tt.sqrt(var + 1e-5)
+
+    def layernorm():
+        return standardised(1)
 
     def logistic():
         x = tt.tensor("float64", (20000, 200), name="X")
@@ -76,10 +79,7 @@ def _ours():
         return [x], tt.sum(tt.exp(x), axis=0)
 
     def colstd():
-        x = tt.tensor("float64", (4096, 1024), name="X")
-        mu = tt.mean(x, axis=0, keepdims=True)
-        var = tt.mean((x - mu) * (x - mu), axis=0, keepdims=True)
-        return [x], (x - mu) / tt.sqrt(var + 1e-5)
+        return standardised(0)
 
     def colsoftmax():
         x = tt.tensor("float64", (4096, 1024), name="X")
