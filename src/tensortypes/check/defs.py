@@ -25,6 +25,7 @@ __all__ = [
     "define",
     "decorator_name",
     "inlinable",
+    "anonymous_result",
     "wrapper_return",
 ]
 
@@ -358,10 +359,26 @@ def inlinable(node) -> bool:
     """Whether calls may evaluate this function's body: a one-statement function
     (:func:`wrapper_return`) or a short one (:func:`short_body`), without a return
     annotation that gives a shape (none, or a bare ``Tensor``; not
-    ``Float[Tensor, "n"]``). Its body is then part of its module's interface."""
-    if isinstance(getattr(node, "returns", None), ast.Subscript):
+    ``Float[Tensor, "n"]``), or one whose result annotation has jaxtyping's
+    anonymous ``...`` (:func:`anonymous_result`: the body may tell those axes).
+    Its body is then part of its module's interface."""
+    returns = getattr(node, "returns", None)
+    if isinstance(returns, ast.Subscript) and not anonymous_result(node):
         return False
     return wrapper_return(node) is not None or short_body(node)
+
+
+def anonymous_result(node) -> bool:
+    """Whether a function's return annotation has an array type whose shape string
+    holds jaxtyping's anonymous ``...`` (``-> Float[Tensor, "... n 3"]``, also in a
+    ``tuple[...]``): axes no argument binds (each ``...`` matches anything)."""
+    returns = getattr(node, "returns", None)
+    if not isinstance(returns, ast.Subscript):
+        return False
+    return any(
+        isinstance(sub, ast.Constant) and type(sub.value) is str and "..." in sub.value.split()
+        for sub in ast.walk(returns)
+    )
 
 
 def decorator_name(node) -> str:

@@ -50,6 +50,8 @@ from .symbolic import (
 
 __all__ = ["ExprMixin", "Labels", "ELLIPSIS", "label_of", "attr_key", "read_keys"]
 
+_UNROLL = 8  # items of a literal a comprehension over it is evaluated for, one by one
+
 ELLIPSIS = Ref("builtins.Ellipsis")
 _ARITH = {
     ast.Add: "+",
@@ -245,8 +247,49 @@ class ExprMixin(CheckerHost):
         return DictV(items)
 
     def e_ListComp(self, node, frame):
-        """``[f(x) for x in xs if c]``: a list of unknown length of ``f(x)``'s value."""
+        """``[f(x) for x in xs if c]``: a list of unknown length of ``f(x)``'s value;
+        over a literal list or tuple (``for i in [a, b, c]``, no ``if``), the list of
+        ``f`` of each item (:meth:`unrolled`)."""
+        items = self.unrolled(node, frame)
+        if items is not None:
+            return ListV(items)
         return ListV(None, self.comprehension(node.generators, node.elt, frame))
+
+    def unrolled(self, node, frame) -> tuple | None:
+        """The values of a comprehension's element for each item of the literal it runs
+        over (at most ``_UNROLL`` items, one ``for``, no ``if``), or None. An error is
+        reported for the first item that has one; the later items are evaluated quietly."""
+        if len(node.generators) != 1:
+            return None
+        gen = node.generators[0]
+        source = gen.iter
+        if (
+            gen.ifs
+            or gen.is_async
+            or not isinstance(source, (ast.List, ast.Tuple))
+            or not 0 < len(source.elts) <= _UNROLL
+            or any(isinstance(e, ast.Starred) for e in source.elts)
+        ):
+            return None
+        values = [self.eval(e, frame) for e in source.elts]
+        out = []
+        quiet = 0
+        try:
+            for value in values:
+                inner = frame.copy()
+                self.quiet += 1
+                try:
+                    self.assign(gen.target, value, inner, source, declared=False)
+                finally:
+                    self.quiet -= 1
+                before = len(self.diagnostics)
+                out.append(self.eval(node.elt, inner))
+                if len(self.diagnostics) > before and not quiet:
+                    quiet = 1
+                    self.quiet += 1
+        finally:
+            self.quiet -= quiet
+        return tuple(out)
 
     def e_GeneratorExp(self, node, frame):
         return ListV(None, self.comprehension(node.generators, node.elt, frame), "iterator")

@@ -30,7 +30,7 @@ from tensortypes.types import ANY, INT, TupleType
 from .host import CheckerHost
 from .annvalues import array_member, array_value
 from .binding import Binder, dtype_problem
-from .defs import RESULT_CHANGING, inlinable, wrapper_return
+from .defs import RESULT_CHANGING, anonymous_result, inlinable, wrapper_return
 from .diagnostics import CheckFailure
 from .expr import read_keys
 from .frame import Frame
@@ -48,6 +48,7 @@ from .symbolic import (
     LayerV,
     ListV,
     NoneV,
+    Rest,
     StrV,
     TupleV,
     UnionV,
@@ -67,6 +68,51 @@ _INLINE_DEPTH = 3  # wrappers of wrappers evaluated at a call, at most
 def _shapeless(value) -> bool:
     """Unknown, or an array of unknown shape (``-> Tensor``)."""
     return type(value) is Unknown or (type(value) is Arr and value.shape is None)
+
+
+def _shaped(value) -> bool:
+    """An array of known shape, or a tuple of such arrays (what a body may tell)."""
+    if type(value) is TupleV:
+        return bool(value.items) and all(_shaped(v) for v in value.items)
+    return type(value) is Arr and value.shape is not None
+
+
+def _shapes(value) -> tuple:
+    """The shape of an array, or the shapes of a tuple's arrays."""
+    if type(value) is TupleV:
+        return tuple(_shapes(v) for v in value.items)
+    return value.shape
+
+
+def _told_by_body(body, declared):
+    """``declared`` (a result annotated with jaxtyping's anonymous ``...``, under the
+    call's bindings) with the axes of ``...`` the callee's body gives for this call
+    (``body``: ``(b, n_tokens, 3)`` for ``(..., n_tokens, 3)``); None unless the body's
+    result agrees with the annotation, array by array, on every axis the annotation
+    names. Each ``...`` matches any axes, so only the body can tell them."""
+    if type(declared) is TupleV:
+        if type(body) is not TupleV or len(body.items) != len(declared.items):
+            return None
+        items = [_told_by_body(b, d) for b, d in zip(body.items, declared.items)]
+        if any(v is None for v in items):
+            return None
+        return TupleV(tuple(items))
+    if type(declared) is not Arr or type(body) is not Arr or declared.shape is None:
+        return None
+    shape = body.shape
+    if shape is None or any(type(d) is not Dim for d in shape):
+        return None  # the body has axes of unknown number too
+    rests = [i for i, d in enumerate(declared.shape) if type(d) is Rest]
+    if len(rests) > 1 or (rests and declared.shape[rests[0]] is not Rest(None)):
+        return None  # only one anonymous ``...``
+    cut = rests[0] if rests else len(declared.shape)
+    head, tail = declared.shape[:cut], declared.shape[cut + 1 :]
+    if len(shape) < len(head) + len(tail) or (not rests and len(shape) != len(head)):
+        return None
+    named = zip((*head, *tail), (*shape[: len(head)], *shape[len(shape) - len(tail) :]))
+    if any(d is not None and d != got for d, got in named):
+        return None  # an axis the annotation names (an unknown one: any)
+    return declared.with_(shape=shape)
 
 
 def subst_value(value, binder: Binder):
@@ -237,6 +283,12 @@ class SignatureMixin(CheckerHost):
                 return self.inlined_result(info, args, kwargs) if _shapeless(found) else found
         if info.returns is not None:
             ret = self.annotation_value(info.returns)
+            if self_value is None and info.cls is None and anonymous_result(info.node):
+                told = _told_by_body(
+                    self.inlined_result(info, args, kwargs), subst_value(ret, binder)
+                )
+                if told is not None:
+                    return told
             if _shapeless(ret) and self_value is None and info.cls is None:
                 inlined = self.inlined_result(info, args, kwargs)
                 if type(inlined) is Arr and inlined.shape is not None:
@@ -324,15 +376,12 @@ class SignatureMixin(CheckerHost):
             else:  # a short body: used when every path returns an array of one shape
                 end = walker.exec_block(info.node.body, inner)
                 values = [v for v, _ in inner.returns]
-                same = all(
-                    type(v) is Arr and v.shape is not None and v.shape == values[0].shape
-                    for v in values
-                )
+                same = all(_shaped(v) and _shapes(v) == _shapes(values[0]) for v in values)
                 value = join_all(values) if values and end.terminated and same else UNKNOWN
         finally:
             walker.quiet -= 1
             walker.record, walker.inlining, walker.last_ifexp, walker.discarded = saved
-        return value if type(value) is Arr and value.shape is not None else UNKNOWN
+        return value if _shaped(value) else UNKNOWN
 
     def helper_pattern_result(self, info, found, args, kwargs, node, frame, labels):
         """``found`` (a helper's result), or when it is unknown or an array of unknown

@@ -190,3 +190,38 @@ def polymer_of_chains(ids: Int[Tensor, "... n"], kinds: Int[Tensor, "... n"]) ->
     is_polymer = torch.any(kinds.unsqueeze(-1) == torch.tensor([0, 1, 2, 3]), dim=-2)
     for m in masks.unbind(dim=-2):
         is_polymer & m  # E: axis -1 has sizes 4 and n [broadcast]
+
+
+# A helper annotated with jaxtyping's anonymous "..." result and a short body: the
+# body, evaluated with the caller's arrays, tells the axes "..." stands for.
+def centre_of(
+    coords: Float[Tensor, "... n_atoms 3"], index: Int[Tensor, "... n_tokens"]
+) -> Tuple[Float[Tensor, "... n_tokens 3"], Int[Tensor, "... n_tokens"]]:
+    indices = repeat(index.long(), "... n -> ... n c", c=3)
+    return torch.gather(coords, dim=-2, index=indices), index
+
+
+def frame_mask(coords: Float[Tensor, "b a 3"], index: Int[Tensor, "b n"]) -> Bool[Tensor, "b n"]:
+    centre, _ = centre_of(coords, index)
+    return (centre > 0).all(dim=1)  # E: axis 1 has size 3, expected n [return]
+
+
+def nearest_two(d: Float[Tensor, "b n n"]) -> Int[Tensor, "b n 2"]:
+    _, idx = torch.topk(d, 2, dim=1, largest=False)
+    return idx  # E: axis 1 has size 2, expected n [return]
+
+
+def pair_dists(x: Float[Tensor, "b p 3"], y: Float[Tensor, "b r 3"]) -> Float[Tensor, "b p r"]:
+    return torch.cdist(y, x)  # E: axis 1 has size r, expected p [return]
+
+
+# A comprehension over a literal list is evaluated for each item.
+def picked(m: Bool[Tensor, "b n"], a: Int[Tensor, "b n"]) -> Bool[Tensor, "b n"]:
+    rows = torch.arange(m.shape[0])[:, None]
+    k = torch.arange(m.shape[1]).unsqueeze(1)
+    return torch.stack([m[rows, i] for i in [a, k]], dim=-1).all(dim=-1)  # E: sizes b and n [broadcast]
+
+
+def picked_all(m: Bool[Tensor, "b n"], a: Int[Tensor, "b n"]) -> Bool[Tensor, "b n"]:
+    rows = torch.arange(m.shape[0])[:, None]
+    return torch.stack([m[rows, i] for i in [a, a, a]], dim=-1).all(dim=1)  # E: axis 1 has size 3, expected n [return]

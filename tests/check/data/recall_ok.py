@@ -258,3 +258,51 @@ def frames_tv(x: Tensor, mask: Tensor) -> Tensor:
 def use_tv() -> None:
     tv = frames_tv(torch.rand(3, 2, 2), torch.tensor([0.0, 1.0]))
     tv[1]
+
+
+# A helper annotated with jaxtyping's anonymous "..." result and a short body: the
+# body, evaluated with the caller's arrays, tells the axes "..." stands for.
+def centre_of(
+    coords: Float[Tensor, "... n_atoms 3"], index: Int[Tensor, "... n_tokens"]
+) -> Tuple[Float[Tensor, "... n_tokens 3"], Int[Tensor, "... n_tokens"]]:
+    indices = repeat(index.long(), "... n -> ... n c", c=3)
+    return torch.gather(coords, dim=-2, index=indices), index
+
+
+def frame_mask(coords: Float[Tensor, "b a 3"], index: Int[Tensor, "b n"]) -> Bool[Tensor, "b n"]:
+    centre, _ = centre_of(coords, index)
+    return (centre > 0).all(dim=-1)
+
+
+def flat_centres(coords: Float[Tensor, "a 3"], index: Int[Tensor, "n"]) -> Float[Tensor, "n 3"]:
+    return centre_of(coords, index)[0]
+
+
+def ranked(x: Float[Tensor, "... n"]) -> Float[Tensor, "... k"]:
+    # The body's result does not name the annotation's "k": the annotation is kept.
+    return x.sort(dim=-1).values
+
+
+def take_ranked(x: Float[Tensor, "b n"]) -> Float[Tensor, "b n"]:
+    return x * ranked(x)
+
+
+def nearest_two(d: Float[Tensor, "b n n"]) -> Int[Tensor, "b n 2"]:
+    _, idx = torch.topk(d, 2, dim=-1, largest=False)
+    top = torch.topk(d, 2).values
+    return idx + top.long()
+
+
+def pair_dists(x: Float[Tensor, "b p 3"], y: Float[Tensor, "b r 3"]) -> Float[Tensor, "b p r"]:
+    return torch.cdist(x, y)
+
+
+def picked(m: Bool[Tensor, "b n"], a: Int[Tensor, "b n"]) -> Bool[Tensor, "b n"]:
+    rows = torch.arange(m.shape[0])[:, None]
+    k = torch.arange(m.shape[1]).unsqueeze(0)
+    return torch.stack([m[rows, i] for i in [a, k]], dim=-1).all(dim=-1)
+
+
+def sums(a: Float[Tensor, "b n"], c: Float[Tensor, "n"]) -> Float[Tensor, "b n"]:
+    x, y = [t.sum(-1, keepdim=True) for t in (a, c)]
+    return a * x + y

@@ -57,6 +57,8 @@ __all__ = [
     "IndexArg",
     "Chunk",
     "Multinomial",
+    "TopK",
+    "CDist",
     "Unique",
     "Unbind",
 ]
@@ -412,6 +414,53 @@ class Unbind(ParamRule):
         if type(size) is Dim and size.value is not None and size.value <= 64:
             return TupleV((piece,) * size.value)
         return ListV(None, piece, kind="tuple")
+
+
+class TopK(ParamRule):
+    """``torch.topk(x, k, dim=-1)``: ``(values, indices)``, each ``x``'s shape with
+    axis ``dim`` of size ``k`` (unknown when ``k`` is); the indices are int64."""
+
+    __slots__ = ()
+    PARAMS = ("input", "k", "dim")
+
+    def apply(self, call: Call):
+        bound, x = self.bind_input(call)
+        if x is None:
+            return UNKNOWN
+        axis = int_const(bound.get("dim")) if "dim" in bound else -1
+        k = bound.get("k")
+        size = k.dim if type(k) is IntV else None
+        shape = None if axis is None else sf.replace_axis(x.shape, axis, size)
+        values = x.with_(shape=shape, origin=None)
+        return TupleV((values, values.with_(dtypes=frozenset({int64}))))
+
+
+class CDist(Rule):
+    """``torch.cdist(x1, x2)``: ``(*b, p, m)`` and ``(*b, r, m)`` give the distances
+    ``(*b, p, r)`` (batch axes broadcast); unknown unless both shapes are known."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        bound = call.bind(("x1", "x2"))
+        a, b = bound_array(call, bound, "x1"), bound_array(call, bound, "x2")
+        if a is None or b is None:
+            return UNKNOWN
+        out = a.with_(shape=None, origin=None)
+        sa, sb = a.shape, b.shape
+        if (
+            sa is None
+            or sb is None
+            or len(sa) < 2
+            or len(sb) < 2
+            or any(type(d) is not Dim for d in (*sa[-2:], *sb[-2:]))
+        ):
+            return out
+        try:
+            batch = sf.broadcast([sa[:-2], sb[:-2]], [call.label(0), call.label(1)])
+        except CheckFailure:
+            return out  # left to torch's own message: cdist broadcasts only some batches
+        return out if batch is None else out.with_(shape=(*batch, sa[-2], sb[-2]))
 
 
 class Chunk(Rule):

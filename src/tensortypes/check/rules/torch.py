@@ -35,6 +35,8 @@ from .access import (
     Multinomial,
     Unbind,
     Unique,
+    TopK,
+    CDist,
 )
 from .create import Arange, Creator, Eye, FromData, Like, Linspace, NewLike, Normal
 from .functional import FUNCTIONAL, Interpolate, OneHot
@@ -266,6 +268,8 @@ FUNCTIONS: dict = {
     "torch.unique": Unique(),
     "torch.multinomial": Multinomial(),
     "torch.unbind": Unbind(),
+    "torch.topk": TopK(),
+    "torch.cdist": CDist(),
     "torch.zeros": Creator(),
     "torch.ones": Creator(),
     "torch.empty": Creator(),
@@ -379,6 +383,7 @@ METHODS: dict = {
     "unique": FUNCTIONS["torch.unique"],
     "multinomial": FUNCTIONS["torch.multinomial"],
     "unbind": FUNCTIONS["torch.unbind"],
+    "topk": FUNCTIONS["torch.topk"],
     "contiguous": Identity(contiguous=True),
     "clone": Identity(contiguous=True),
     "detach": Identity(),
