@@ -31,6 +31,7 @@ from .rules.losses import Loss, apply_loss
 from .sizes import size_symbol
 from .symbolic import (
     NONE,
+    anonymized,
     UNKNOWN,
     Arr,
     BoolV,
@@ -395,7 +396,7 @@ class CallMixin(CheckerHost):
             ):
                 # self.register_buffer("mask", t) makes the attribute self.mask
                 frame.vars[f"{node.func.value.id}.{args[0].value}"] = args[1]
-                info.attrs[args[0].value] = args[1]
+                info.attrs[args[0].value] = anonymized(args[1])
                 return NONE
             return UNKNOWN
         if t is LayerV:

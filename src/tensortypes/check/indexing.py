@@ -213,6 +213,10 @@ def _slice_size(n, bounds):
 
 def _index_open(x: Arr, index: list, label: str):
     """``x[index]`` for a shape with ``*rest``: ``...`` splits the index at the rest."""
+    if len(index) == 1 and type(index[0][1]) is Arr:
+        masked = _masked_open(x, index[0][1], label)
+        if masked is not None:
+            return masked
     marks = [i for i, (kind, v) in enumerate(index) if v is ELLIPSIS]
     basic = all(kind == "slice" or type(v) in (IntV, NoneV) or v is ELLIPSIS for kind, v in index)
     if len(marks) != 1 or not basic:
@@ -226,6 +230,31 @@ def _index_open(x: Arr, index: list, label: str):
     if head.shape is None or tail.shape is None:
         return x.with_(shape=None, origin=None)
     return x.with_(shape=(*head.shape, x.shape[cut], *tail.shape), origin=None)
+
+
+def _masked_open(x: Arr, mask: Arr, label: str):
+    """``x[mask]`` for a boolean ``mask`` with the same ``*rest`` as ``x`` (a ``*b`` of
+    both annotations, or the ``...`` of the parameter both are made from): the mask
+    covers the axes of ``x`` before the rest, the rest, and as many after it as it has
+    there, each of the same size; the result is ``(?, <the axes of x after those>)``.
+    None when that alignment is not known."""
+    if mask.dtypes is None or not all(d.kind == "b" for d in mask.dtypes) or mask.shape is None:
+        return None
+    head_x, rest, tail_x = sf.split_rest(x.shape)
+    head_m, rest_m, tail_m = sf.split_rest(mask.shape)
+    if rest is None or rest_m is not rest or rest.name is None:
+        return None  # two anonymous ``...`` need not be the same axes
+    if len(head_m) != len(head_x) or len(tail_m) > len(tail_x):
+        return None
+    axes = [*range(len(head_x)), *(k - len(tail_x) for k in range(len(tail_m)))]
+    for axis, m, d in zip(axes, (*head_m, *tail_m), (*head_x, *tail_x[: len(tail_m)])):
+        if type(m) is Dim and type(d) is Dim and not same_size(m, d):
+            raise CheckFailure(
+                "index",
+                f"boolean mask of shape {fmt_shape(mask.shape)} does not match axis "
+                f"{axis} of {label} {fmt_shape(x.shape)} ({fmt_dim(m)} vs {fmt_dim(d)})",
+            )
+    return x.with_(shape=(None, *tail_x[len(tail_m) :]), origin=None)
 
 
 def _consumed(index: list) -> int:

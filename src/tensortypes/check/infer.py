@@ -60,7 +60,9 @@ from .symbolic import (
     UnionV,
     Unknown,
     Value,
+    anonymized,
     fmt_shape,
+    own_rest,
 )
 from .typelang import class_type, describe
 
@@ -397,6 +399,7 @@ class Checker(
                 # an annotation the author's intent is unknown, so the result fits
                 # anything, as an unannotated function's does for mypy.
                 found = UNKNOWN
+            found = anonymized(found)  # its parameters' ``...`` are plain outside it
             info.inferred = found
             return found
         finally:
@@ -480,6 +483,9 @@ class Checker(
             value = self.annotation_value(ann, frame)
             if type(value) is IntV:
                 value = self.size_param(name, frame, line)
+            elif type(value) is Arr and value.shape is not None and Rest(None) in value.shape:
+                own = own_rest(f"{info.qualname}.{name}")  # this parameter's ``...``
+                value = value.with_(shape=tuple(own if d is Rest(None) else d for d in value.shape))
             for arr in _arrays(value):
                 shape = arr.shape or ()
                 cut = next((i for i, d in enumerate(shape) if type(d) is Rest), None)
@@ -489,7 +495,7 @@ class Checker(
                     where = axis if cut is None or axis < cut else axis - len(shape)
                     if type(d) is Dim and d.is_symbol:
                         frame.where.setdefault(d.name, f"{name} axis {where} (line {line})")
-                    elif type(d) is Rest and d.name is not None:
+                    elif type(d) is Rest and not d.anonymous:
                         frame.where.setdefault("*" + d.name, f"{name} (line {line})")
             if type(value) is Arr:
                 value = value.with_(origin=f"parameter at line {line}")

@@ -372,7 +372,7 @@ class RefineMixin(CheckerHost):
         # its axes stay unknown sizes.
         axes = (
             tuple(anonymous_axis(key, j) for j in range(i, i + count))
-            if shape[i].name is None
+            if shape[i].anonymous
             else (None,) * count
         )
         frame.vars[key] = value.with_(shape=(*shape[:i], *axes, *shape[i + 1 :]))

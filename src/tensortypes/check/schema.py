@@ -27,6 +27,7 @@ from .frame import Frame, valid_guard
 from .joins import element_of, strip_none
 from .symbolic import (
     UNKNOWN,
+    anonymized,
     Arr,
     BoolV,
     FloatV,
@@ -73,7 +74,7 @@ class SchemaMixin(CheckerHost):
         prefix = me + "."
         for key, value in end.vars.items():
             if key.startswith(prefix) and key.count(".") == 1:
-                info.attrs[key[len(prefix) :]] = value
+                info.attrs[key[len(prefix) :]] = anonymized(value)
             elif (
                 key.startswith(prefix)
                 and key.count(".") == 2

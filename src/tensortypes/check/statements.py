@@ -415,7 +415,7 @@ class StatementMixin(CheckerHost):
                 region.shape is not None
                 and shape is not None
                 and joined is not None
-                and not any(type(d) is Rest and d.name is None for d in shape)
+                and not any(type(d) is Rest and d.anonymous for d in shape)
                 and len(joined) != len(region.shape)
             ):
                 raise CheckFailure(
@@ -692,7 +692,7 @@ def _pattern_names(value) -> list:
             d = d.dim if type(d) is Bcast else d
             if type(d) is Dim:
                 out.extend(sorted(d.free_symbols))
-            elif type(d) is Rest and d.name is not None:
+            elif type(d) is Rest and not d.anonymous:
                 out.append("*" + d.name)
     return out
 

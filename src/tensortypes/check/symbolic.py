@@ -55,6 +55,8 @@ __all__ = [
     "DictV",
     "Bcast",
     "Rest",
+    "own_rest",
+    "anonymized",
     "fmt_shape",
     "fmt_dim",
     "fmt_dtypes",
@@ -132,7 +134,24 @@ class Rest:
         raise AttributeError("Rest is immutable")
 
     def __repr__(self) -> str:
-        return "..." if self.name is None else f"*{self.name}"
+        return "..." if self.anonymous else f"*{self.name}"
+
+    @property
+    def anonymous(self) -> bool:
+        """Whether it is written ``...``: jaxtyping's anonymous axes (no name binds
+        them), also when they are the axes of one parameter (:func:`own_rest`)."""
+        return self.name is None or self.name.startswith(OWN_REST)
+
+
+OWN_REST = "\u2026"  # a name's mark (not an identifier) for own_rest
+
+
+def own_rest(owner: str) -> Rest:
+    """The ``...`` axes of parameter ``owner`` of the function checked: anonymous
+    (printed ``...``, bound by no name, unrelated to any other parameter's) but the
+    same axes wherever a value made from that parameter keeps them, so that
+    ``x.norm(dim=-1, keepdim=True)`` of ``x: (..., 3)`` lines up with ``x``."""
+    return Rest(OWN_REST + owner)
 
 
 def fmt_dim(d) -> str:
@@ -626,3 +645,27 @@ def unrelated(a, b) -> bool:
         and (is_anonymous(a) or is_anonymous(b))
         and not (a.is_constant or b.is_constant)
     )
+
+
+def anonymized(value):
+    """``value`` with the ``...`` of parameters (:func:`own_rest`) made plain ``...``:
+    what leaves the function they belong to (its inferred result, the attributes
+    ``__init__`` sets), where another call or method has parameters of the same name."""
+    t = type(value)
+    if t is Arr:
+        shape = value.shape
+        if shape is None or not any(
+            type(d) is Rest and d.name is not None and d.anonymous for d in shape
+        ):
+            return value
+        return value.with_(
+            shape=tuple(Rest(None) if type(d) is Rest and d.anonymous else d for d in shape)
+        )
+    if t is TupleV:
+        return TupleV(tuple(anonymized(v) for v in value.items))
+    if t is UnionV:
+        return UnionV(tuple(anonymized(v) for v in value.items))
+    if t is ListV:
+        items = None if value.items is None else tuple(anonymized(v) for v in value.items)
+        return ListV(items, anonymized(value.elem), value.kind)
+    return value

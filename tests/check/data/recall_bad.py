@@ -225,3 +225,16 @@ def picked(m: Bool[Tensor, "b n"], a: Int[Tensor, "b n"]) -> Bool[Tensor, "b n"]
 def picked_all(m: Bool[Tensor, "b n"], a: Int[Tensor, "b n"]) -> Bool[Tensor, "b n"]:
     rows = torch.arange(m.shape[0])[:, None]
     return torch.stack([m[rows, i] for i in [a, a, a]], dim=-1).all(dim=1)  # E: axis 1 has size 3, expected n [return]
+
+
+# The "..." of one parameter is the same axes in every value made from it: a mask
+# made from x lines up with x, and a reduction without keepdim does not.
+def contract(x: Float[Tensor, "... 3"]) -> Float[Tensor, "... 3"]:
+    mag = x.norm(dim=-1, keepdim=True)
+    mask = mag > 1
+    x[mask] = x[mask] / 2  # E: boolean mask of shape (..., 1) does not match axis -1 of x (..., 3) [index]
+    return x
+
+
+def normalised(w: Float[Tensor, "... n"]) -> Float[Tensor, "... n"]:
+    return w / w.sum(-1)  # E: the axes of '...' do not line up [broadcast]

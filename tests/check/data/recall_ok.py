@@ -306,3 +306,34 @@ def picked(m: Bool[Tensor, "b n"], a: Int[Tensor, "b n"]) -> Bool[Tensor, "b n"]
 def sums(a: Float[Tensor, "b n"], c: Float[Tensor, "n"]) -> Float[Tensor, "b n"]:
     x, y = [t.sum(-1, keepdim=True) for t in (a, c)]
     return a * x + y
+
+
+# The "..." of one parameter is the same axes in every value made from it; the "..."
+# of two parameters are not (nothing lines them up).
+def contract(x: Float[Tensor, "... 3"]) -> Float[Tensor, "... 3"]:
+    mag = x.norm(dim=-1, keepdim=True)
+    mask = mag.squeeze(-1) > 1
+    x[mask] = (2 - 1 / mag[mask]) * (x[mask] / mag[mask])
+    return x
+
+
+def normalised(w: Float[Tensor, "... n"], v: Float[Tensor, "... n"]) -> Float[Tensor, "... n"]:
+    return w / w.sum(-1, keepdim=True) + v[w.sum(-1) > 0].sum()
+
+
+def same_array(x: Float[Tensor, "... k"]):
+    return x
+
+
+class Holder:
+    def __init__(self, x: Float[Tensor, "... 3"]):
+        self.x = x
+
+    def masked(self, x: Float[Tensor, "... 1"]) -> Tensor:
+        # Another method's x: the attribute's "..." is not this parameter's.
+        return self.x[x > 0]
+
+
+def twice(a: Float[Tensor, "... 3"], b: Float[Tensor, "... 1"]) -> Tensor:
+    # Two calls of one unannotated helper: their results are not the same axes.
+    return same_array(a)[same_array(b) > 0]

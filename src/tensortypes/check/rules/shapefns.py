@@ -154,6 +154,9 @@ def broadcast(shapes, labels) -> tuple | None:
     if len(heads) == 1 and longest_plain <= width:
         prefix, rest = next(iter(heads))
         return (*prefix, rest, *out)
+    if all(rest.anonymous for _, rest in heads):
+        # The ``...`` of two parameters: some leading axes, then the broadcast ones.
+        return (Rest(None), *out)
     return None
 
 
@@ -164,7 +167,9 @@ def _same_rest_aligned(parts) -> None:
     ``*b`` in one with ``n`` in the other and each axis of ``*b`` with its
     neighbour, so the two broadcast only when ``*b`` is empty (or its sizes
     happen to repeat): for ``*b = (5, 4)`` no sizes of the other axes help.
-    ``...`` is anonymous: two of them are not the same axes, so they say nothing.
+    ``...`` is anonymous: two of them are not the same axes, so they say nothing;
+    but the ``...`` of one parameter (``symbolic.own_rest``) is the same axes in
+    every value made from it (``y + y.sum(-1)`` of ``y: (..., n)``).
     """
     seen: dict = {}
     for suffix, lab, full, head in parts:
@@ -176,6 +181,7 @@ def _same_rest_aligned(parts) -> None:
             seen[name] = (len(suffix), lab, full)
             continue
         count, other_lab, other_full = other
+        shown = "'...'" if head[1].anonymous else f"*{name}"  # a parameter's own ``...``
         if count != len(suffix):
             (many, lm, fm), (few, lf, ff) = sorted(
                 ((count, other_lab, other_full), (len(suffix), lab, full)), key=lambda t: -t[0]
@@ -183,11 +189,11 @@ def _same_rest_aligned(parts) -> None:
             raise CheckFailure(
                 "broadcast",
                 f"cannot broadcast {other_lab} {fmt_shape(other_full)} with {lab} "
-                f"{fmt_shape(full)}: *{name} is followed by {many} "
+                f"{fmt_shape(full)}: {shown} is followed by {many} "
                 f"{'axis' if many == 1 else 'axes'} in {lm} but by {few} in {lf}, so "
-                f"the axes of *{name} do not line up (the last axis of "
-                f"*{name} in {lf} meets {fmt_dim(fm[len(fm) - few - 1])} of {lm}); this "
-                f"works only when *{name} is empty",
+                f"the axes of {shown} do not line up (the last axis of "
+                f"{shown} in {lf} meets {fmt_dim(fm[len(fm) - few - 1])} of {lm}); this "
+                f"works only when {shown} is empty",
             )
 
 
