@@ -20,6 +20,7 @@ in local variables (``<prefix>d_b`` for ``b``), each mismatch running the
 
 from __future__ import annotations
 
+import abc
 import builtins
 import re
 from typing import Any
@@ -48,6 +49,7 @@ from tensortypes.runtime._ir import (
     Node,
     Numeric,
     Or,
+    Subclass,
     Walk,
 )
 from tensortypes.runtime._walk import sample, why
@@ -59,6 +61,40 @@ UNBOUND = object()
 
 _IDENT = re.compile(r"[^\W\d]\w*\Z")
 _EXPR_TOKENS = re.compile(r"[^\W\d]\w*|\d+|\*\*|[-+*(),]")
+
+
+_LEARNED_LIMIT = 256  # classes remembered per test, at most
+
+
+def _plain_checks(cls: Any) -> bool:
+    """Whether ``isinstance`` and ``issubclass`` with ``cls`` are the language's own or
+    ``abc.ABCMeta``'s: then a class found to be a subclass stays one (registering
+    with an ABC only adds subclasses), and every instance of it passes."""
+    meta = type(cls)
+    return (meta.__instancecheck__, meta.__subclasscheck__) in (
+        (type.__instancecheck__, type.__subclasscheck__),
+        (abc.ABCMeta.__instancecheck__, abc.ABCMeta.__subclasscheck__),
+    )
+
+
+def learn_instance(value: Any, cls: type, seen: set) -> bool:
+    """``isinstance(value, cls)``, remembering ``value``'s class in ``seen`` when the
+    answer holds for every instance of it (the class is a subclass of ``cls``)."""
+    if not isinstance(value, cls):
+        return False
+    kind = type(value)
+    if len(seen) < _LEARNED_LIMIT and issubclass(kind, cls):
+        seen.add(kind)
+    return True
+
+
+def learn_subclass(value: type, cls: type, seen: set) -> bool:
+    """``issubclass(value, cls)``, remembering the classes that passed in ``seen``."""
+    if not issubclass(value, cls):
+        return False
+    if len(seen) < _LEARNED_LIMIT:
+        seen.add(value)
+    return True
 
 
 def _dtype_slow(value: Any, accepted: set, test: DtypeTest) -> bool:
@@ -164,7 +200,27 @@ class Source:
             return f"{v} is None"
         isinstance_ = self.b("isinstance")
         if kind is Instance:
-            return f"{isinstance_}({v}, {self.const(node.cls, 'k')})"
+            cls = node.cls
+            if type(cls) is not type and isinstance(cls, type) and _plain_checks(cls):
+                # An ABC's isinstance (an equinox Module's reads ``__class__`` through
+                # the module's own ``__getattribute__``) costs far more than looking
+                # its class up among the classes that passed before.
+                seen = self.const(set(), "KI")
+                return (
+                    f"({self.b('type')}({v}) in {seen} or "
+                    f"{self.const(learn_instance, 'li')}({v}, {self.const(cls, 'k')}, {seen}))"
+                )
+            return f"{isinstance_}({v}, {self.const(cls, 'k')})"
+        if kind is Subclass:
+            is_class = f"{isinstance_}({v}, {self.b('type')})"
+            if not _plain_checks(node.cls):
+                return f"({is_class} and {self.b('issubclass')}({v}, {self.const(node.cls, 'k')}))"
+            # Only a class is looked up (any other value may be unhashable).
+            seen = self.const(set(), "KC")
+            return (
+                f"({is_class} and ({v} in {seen} or {self.const(learn_subclass, 'ls')}({v}, "
+                f"{self.const(node.cls, 'k')}, {seen})))"
+            )
         if kind is Numeric:
             cls = self.b(node.name)
             wider = self.const(int if node.name == "float" else (int, float), "k")
@@ -182,10 +238,17 @@ class Source:
         if kind is Each:
             e = f"{self.prefix}e{depth}"
             inner = self.expression(node.element, e, label, depth + 1)
-            return (
-                f"({isinstance_}({v}, {self.const(node.cls, 'k')}) and {self.b('all')}"
-                f"({inner} for {e} in {self.const(sample, 'sample')}({v})))"
-            )
+            each = f"{self.b('all')}({inner} for {e} in {self.const(sample, 'sample')}({v}))"
+            element = node.element
+            if type(element) is Instance and type(element.cls) is type:
+                # Elements of exactly the class (the common case: ``tuple[int, ...]``)
+                # are told by their classes alone, without a generator per call.
+                exact = self.const(frozenset((element.cls,)), "KE")
+                each = (
+                    f"({exact}.issuperset({self.b('map')}({self.b('type')}, "
+                    f"{self.const(sample, 'sample')}({v}))) or {each})"
+                )
+            return f"({isinstance_}({v}, {self.const(node.cls, 'k')}) and {each})"
         if kind is Mapping:
             k, x = f"{self.prefix}k{depth}", f"{self.prefix}e{depth}"
             tests = " and ".join(

@@ -38,6 +38,7 @@ from tensortypes.types import (
     OptionalType,
     SetType,
     TupleType,
+    TypeOfType,
     TypeVarType,
     UnionType,
     VarTupleType,
@@ -50,6 +51,7 @@ __all__ = [
     "Always",
     "IsNone",
     "Instance",
+    "Subclass",
     "Numeric",
     "Accept",
     "Or",
@@ -95,6 +97,15 @@ class Instance(Node):
     __slots__ = ("cls",)
 
     def __init__(self, cls: Any):
+        self.cls = cls
+
+
+class Subclass(Node):
+    """``isinstance(value, type) and issubclass(value, cls)`` (``type[cls]``)."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls: type):
         self.cls = cls
 
 
@@ -259,6 +270,15 @@ def lower(t: Any) -> Node:
         return lower(t.supertype)
     if cls is TypeVarType:
         return Always() if t.upper is None else lower(t.upper)
+    if cls is TypeOfType:
+        element = t.element
+        if type(element) is TypeVarType and element.constraints == ():
+            # type[T] for T bound to C: the classes below C (below object, unbounded).
+            element = element.bound
+            if element is None:
+                return Subclass(object)
+        if type(element) is ClassType:
+            return Subclass(element.cls)
     return Accept(t)
 
 

@@ -162,12 +162,13 @@ def _deferred(fn: Any, localns: dict | None, lenient: bool = False) -> Any:
 
         @functools.wraps(fn)
         async def checked_later(*args: Any, **kwargs: Any) -> Any:
-            return await compiled()(*args, **kwargs)
+            return await (state[0] if state else compiled())(*args, **kwargs)
     else:
 
         @functools.wraps(fn)
         def checked_later(*args: Any, **kwargs: Any) -> Any:
-            return compiled()(*args, **kwargs)
+            # Once every name resolved, one list read (no call) finds the check.
+            return (state[0] if state else compiled())(*args, **kwargs)
 
     checked_later.__tensortypes_deferred__ = True
     return checked_later
