@@ -238,3 +238,11 @@ def contract(x: Float[Tensor, "... 3"]) -> Float[Tensor, "... 3"]:
 
 def normalised(w: Float[Tensor, "... n"]) -> Float[Tensor, "... n"]:
     return w / w.sum(-1)  # E: the axes of '...' do not line up [broadcast]
+
+
+def batched_dists(x: Float[Tensor, "1 p 3"], y: Float[Tensor, "b r 3"]) -> Float[Tensor, "b p"]:
+    return torch.cdist(x, y)  # E: return value of batched_dists() (b, p, r) [return]
+
+
+def top_k(d: Float[Tensor, "b n"], k: int) -> Float[Tensor, "b k"]:
+    return d.topk(k, dim=0).values  # E: axis 0 has size k, expected b [return]

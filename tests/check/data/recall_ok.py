@@ -337,3 +337,11 @@ class Holder:
 def twice(a: Float[Tensor, "... 3"], b: Float[Tensor, "... 1"]) -> Tensor:
     # Two calls of one unannotated helper: their results are not the same axes.
     return same_array(a)[same_array(b) > 0]
+
+
+def batched_dists(x: Float[Tensor, "1 p 3"], y: Float[Tensor, "b r 3"]) -> Float[Tensor, "b p r"]:
+    return torch.cdist(x, y)
+
+
+def top_k(d: Float[Tensor, "b n"], k: int) -> Float[Tensor, "b k"]:
+    return d.topk(k, dim=1).values
