@@ -483,9 +483,8 @@ class Checker(
             value = self.annotation_value(ann, frame)
             if type(value) is IntV:
                 value = self.size_param(name, frame, line)
-            elif type(value) is Arr and value.shape is not None and Rest(None) in value.shape:
-                own = own_rest(f"{info.qualname}.{name}")  # this parameter's ``...``
-                value = value.with_(shape=tuple(own if d is Rest(None) else d for d in value.shape))
+            else:
+                value = _owning(value, own_rest(f"{info.qualname}.{name}"))
             for arr in _arrays(value):
                 shape = arr.shape or ()
                 cut = next((i for i, d in enumerate(shape) if type(d) is Rest), None)
@@ -529,6 +528,16 @@ class _Pos:
 
     def __init__(self, line, col):
         self.lineno, self.col_offset = line, col
+
+
+def _owning(value, own: Rest):
+    """A parameter's value with its ``...`` made its own (``symbolic.own_rest``): of an
+    array, or of each array of a union (``Float[Tensor, "... 3"] | None``)."""
+    if type(value) is UnionV:
+        return UnionV(tuple(_owning(v, own) for v in value.items))
+    if type(value) is Arr and value.shape is not None and Rest(None) in value.shape:
+        return value.with_(shape=tuple(own if d is Rest(None) else d for d in value.shape))
+    return value
 
 
 def _arrays(value):

@@ -246,3 +246,9 @@ def batched_dists(x: Float[Tensor, "1 p 3"], y: Float[Tensor, "b r 3"]) -> Float
 
 def top_k(d: Float[Tensor, "b n"], k: int) -> Float[Tensor, "b k"]:
     return d.topk(k, dim=0).values  # E: axis 0 has size k, expected b [return]
+
+
+def positive_rows(x: Optional[Float[Tensor, "... n"]] = None) -> Tensor:
+    # An Optional parameter's "..." is its own too.
+    assert x is not None
+    return x[x.sum(-1, keepdim=True) > 0]  # E: boolean mask of shape (..., 1) does not match axis -1 of x (..., n) [index]
