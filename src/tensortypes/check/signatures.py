@@ -55,6 +55,7 @@ from .symbolic import (
     Unknown,
     fmt_dtypes,
     fmt_shape,
+    is_data_size,
     short_dtypes,
 )
 from .typelang import allows_none, describe, fits
@@ -100,19 +101,40 @@ def _told_by_body(body, declared):
     if type(declared) is not Arr or type(body) is not Arr or declared.shape is None:
         return None
     shape = body.shape
-    if shape is None or any(type(d) is not Dim for d in shape):
-        return None  # the body has axes of unknown number too
     rests = [i for i, d in enumerate(declared.shape) if type(d) is Rest]
     if len(rests) > 1 or (rests and declared.shape[rests[0]] is not Rest(None)):
         return None  # only one anonymous ``...``
     cut = rests[0] if rests else len(declared.shape)
     head, tail = declared.shape[:cut], declared.shape[cut + 1 :]
-    if len(shape) < len(head) + len(tail) or (not rests and len(shape) != len(head)):
+    # The body's result may have leading axes of unknown number too (``(..., c, n)``
+    # for ``(..., ?, n)``): then only where the annotation also starts with ``...``.
+    known = shape[1:] if shape and type(shape[0]) is Rest and rests and not head else shape
+    if known is None or any(type(d) is not Dim for d in known):
         return None
-    named = zip((*head, *tail), (*shape[: len(head)], *shape[len(shape) - len(tail) :]))
+    if len(known) < len(head) + len(tail) or (not rests and len(known) != len(head)):
+        return None
+    named = zip((*head, *tail), (*known[: len(head)], *known[len(known) - len(tail) :]))
     if any(d is not None and d != got for d, got in named):
         return None  # an axis the annotation names (an unknown one: any)
-    return declared.with_(shape=shape)
+    # A size only the body's data fixes (``torch.unique``'s count) stays unknown unless
+    # the annotation names it: a caller means such a count to be one of its own sizes.
+    return declared.with_(
+        shape=tuple(
+            d
+            if not is_data_size(d) or type(_entry(declared.shape, head, tail, shape, i)) is Dim
+            else None
+            for i, d in enumerate(shape)
+        )
+    )
+
+
+def _entry(declared: tuple, head: tuple, tail: tuple, shape: tuple, i: int):
+    """The annotation's entry for axis ``i`` of ``shape`` (None within its ``...``)."""
+    if i < len(head):
+        return declared[i]
+    if i >= len(shape) - len(tail):
+        return declared[i - len(shape)]
+    return None
 
 
 def subst_value(value, binder: Binder):

@@ -56,6 +56,8 @@ __all__ = [
     "Bcast",
     "Rest",
     "own_rest",
+    "data_size",
+    "is_data_size",
     "anonymized",
     "fmt_shape",
     "fmt_dim",
@@ -629,6 +631,21 @@ def anonymous_axis(owner: str, i: int) -> Dim:
         name = f"axis_{name}"
     _ANONYMOUS.add(name)
     return dims.symbol(name)
+
+
+_DATA: set = set()
+
+
+def data_size(name: str) -> Dim:
+    """A size only the data fixes (``unique_12``: how many distinct values ``torch.unique``
+    finds at line 12): a size of its own inside the function that makes it."""
+    _DATA.add(name)
+    return dims.symbol(name)
+
+
+def is_data_size(d) -> bool:
+    """Whether size ``d`` involves one made by :func:`data_size`."""
+    return type(d) is Dim and not d.is_constant and not _DATA.isdisjoint(d.free_symbols)
 
 
 def is_anonymous(d) -> bool:

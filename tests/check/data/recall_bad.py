@@ -252,3 +252,12 @@ def positive_rows(x: Optional[Float[Tensor, "... n"]] = None) -> Tensor:
     # An Optional parameter's "..." is its own too.
     assert x is not None
     return x[x.sum(-1, keepdim=True) > 0]  # E: boolean mask of shape (..., 1) does not match axis -1 of x (..., n) [index]
+
+
+# A body's result with leading axes of unknown number tells the axes after them.
+def row_sums(x: Float[Tensor, "... n k"]) -> Float[Tensor, "... c"]:
+    return x.sum(-1)
+
+
+def col_totals(x: Float[Tensor, "... n k"]) -> Float[Tensor, "... k"]:
+    return row_sums(x)  # E: axis -1 has size n, expected k [return]

@@ -351,3 +351,24 @@ def positive_rows(x: Optional[Float[Tensor, "... n"]] = None) -> Tensor:
     # An Optional parameter's "..." is its own too.
     assert x is not None
     return x[x.sum(-1) > 0]
+
+
+# A body's result with leading axes of unknown number tells the axes after them, but a
+# count only the data fixes stays unknown where the annotation leaves the size free.
+def row_sums(x: Float[Tensor, "... n k"]) -> Float[Tensor, "... c"]:
+    return x.sum(-1)
+
+
+def row_totals(x: Float[Tensor, "... n k"]) -> Float[Tensor, "... n"]:
+    return row_sums(x)
+
+
+def chain_ids(ids: Int[Tensor, "... n"]) -> Tuple[Bool[Tensor, "... c n"], Int[Tensor, "c"]]:
+    chains = torch.unique(ids)
+    return rearrange(ids, "... n -> ... 1 n") == rearrange(chains, "c -> c 1"), chains
+
+
+def per_pair(ids: Int[Tensor, "... n"], pairs: Float[Tensor, "... m m"]) -> Tensor:
+    # The caller's m is the number of chains: the helper's count is not another size.
+    masks, _ = chain_ids(ids)
+    return pairs / masks.sum(-1, keepdim=True)

@@ -25,6 +25,7 @@ from ..symbolic import (
     ShapeV,
     TupleV,
     Value,
+    data_size,
     fmt_dtypes,
     fmt_shape,
 )
@@ -353,7 +354,7 @@ class Unique(ParamRule):
         flags = [bool_const(bound.get(k)) for k in ("return_inverse", "return_counts")]
         if any(f is None for f in flags):
             return UNKNOWN
-        size = dims.symbol(f"unique_{call.line}") if call.line else None
+        size = data_size(f"unique_{call.line}") if call.line else None
         axis = bound.get("dim")
         shape: tuple | None
         if axis is None or type(axis).__name__ == "NoneV":
