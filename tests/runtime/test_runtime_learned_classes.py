@@ -1,6 +1,5 @@
 """Class tests the generated checks answer from classes seen before: an ABC's
-instances, ``type[C]`` and ``type[T]``, tuples of exactly ``int``, and dtype names a
-slow dtype test refused. Each must give ``isinstance``'s answer on every call, the
+instances, ``type[C]`` and ``type[T]``, and dtype names a slow dtype test refused. Each must give ``isinstance``'s answer on every call, the
 first and the later ones, whatever passed before."""
 
 from __future__ import annotations
@@ -130,7 +129,7 @@ def test_type_of_a_class_and_of_a_bound_type_variable() -> None:
         anything(3)  # type: ignore[arg-type]
 
 
-def test_a_tuple_of_ints_by_classes_and_its_subclasses_by_isinstance() -> None:
+def test_a_tuple_of_ints_and_of_their_subclasses() -> None:
     @typechecked
     def shape_of(shape: tuple[int, ...]) -> int:
         return len(shape)
@@ -181,3 +180,25 @@ def test_type_of_a_class_refuses_an_unhashable_value_with_a_type_error() -> None
 
     with pytest.raises(TypeCheckError, match="cls"):
         named([1, 2])  # type: ignore[arg-type]
+
+
+def test_a_class_with_an_unhashable_metaclass_is_looked_up_by_identity() -> None:
+    class Meta(abc.ABCMeta):
+        def __eq__(cls, other: object) -> bool:  # no __hash__: the class is unhashable
+            return cls is other
+
+    class Holder:
+        @typechecked
+        def take(self, cls: type[Base], items: tuple[int, ...]) -> int:
+            return len(items)
+
+    class Odd(metaclass=Meta):
+        pass
+
+    # isinstance with an ABC hashes the class itself (Python's own cache), so only
+    # the lookups of the generated code are at stake: type[...] and the tuple.
+    with pytest.raises(TypeCheckError):
+        Holder().take(Odd, (1,))  # type: ignore[arg-type]
+    assert Holder().take(Child, (1, 2)) == 2
+    with pytest.raises(TypeCheckError):
+        Holder().take(Child, (1, Odd()))  # type: ignore[arg-type]

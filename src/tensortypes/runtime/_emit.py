@@ -77,23 +77,32 @@ def _plain_checks(cls: Any) -> bool:
     )
 
 
-def learn_instance(value: Any, cls: type, seen: set) -> bool:
-    """``isinstance(value, cls)``, remembering ``value``'s class in ``seen`` when the
-    answer holds for every instance of it (the class is a subclass of ``cls``)."""
+def _learned(cls: Any) -> bool:
+    """Whether ``Instance(cls)`` is tested through the classes that passed before:
+    a class with a metaclass of its own whose tests are ``type``'s or ABCMeta's."""
+    return type(cls) is not type and isinstance(cls, type) and _plain_checks(cls)
+
+
+def learn_instance(value: Any, cls: type, seen: dict) -> bool:
+    """``isinstance(value, cls)``, remembering ``value``'s class in ``seen`` (by its
+    ``id``, the class kept alive there) when the answer holds for every instance of
+    it (the class is a subclass of ``cls``). Keys are ids so that a class whose
+    metaclass makes it unhashable is looked up like any other."""
     if not isinstance(value, cls):
         return False
     kind = type(value)
     if len(seen) < _LEARNED_LIMIT and issubclass(kind, cls):
-        seen.add(kind)
+        seen[id(kind)] = kind
     return True
 
 
-def learn_subclass(value: type, cls: type, seen: set) -> bool:
-    """``issubclass(value, cls)``, remembering the classes that passed in ``seen``."""
+def learn_subclass(value: type, cls: type, seen: dict) -> bool:
+    """``issubclass(value, cls)``, remembering the classes that passed in ``seen``
+    (by ``id``, as :func:`learn_instance`)."""
     if not issubclass(value, cls):
         return False
     if len(seen) < _LEARNED_LIMIT:
-        seen.add(value)
+        seen[id(value)] = value
     return True
 
 
@@ -201,13 +210,13 @@ class Source:
         isinstance_ = self.b("isinstance")
         if kind is Instance:
             cls = node.cls
-            if type(cls) is not type and isinstance(cls, type) and _plain_checks(cls):
+            if _learned(cls):
                 # An ABC's isinstance (an equinox Module's reads ``__class__`` through
                 # the module's own ``__getattribute__``) costs far more than looking
                 # its class up among the classes that passed before.
-                seen = self.const(set(), "KI")
+                seen = self.const({}, "KI")
                 return (
-                    f"({self.b('type')}({v}) in {seen} or "
+                    f"({self.b('id')}({self.b('type')}({v})) in {seen} or "
                     f"{self.const(learn_instance, 'li')}({v}, {self.const(cls, 'k')}, {seen}))"
                 )
             return f"{isinstance_}({v}, {self.const(cls, 'k')})"
@@ -215,11 +224,10 @@ class Source:
             is_class = f"{isinstance_}({v}, {self.b('type')})"
             if not _plain_checks(node.cls):
                 return f"({is_class} and {self.b('issubclass')}({v}, {self.const(node.cls, 'k')}))"
-            # Only a class is looked up (any other value may be unhashable).
-            seen = self.const(set(), "KC")
+            seen = self.const({}, "KC")
             return (
-                f"({is_class} and ({v} in {seen} or {self.const(learn_subclass, 'ls')}({v}, "
-                f"{self.const(node.cls, 'k')}, {seen})))"
+                f"({is_class} and ({self.b('id')}({v}) in {seen} or "
+                f"{self.const(learn_subclass, 'ls')}({v}, {self.const(node.cls, 'k')}, {seen})))"
             )
         if kind is Numeric:
             cls = self.b(node.name)
@@ -238,17 +246,10 @@ class Source:
         if kind is Each:
             e = f"{self.prefix}e{depth}"
             inner = self.expression(node.element, e, label, depth + 1)
-            each = f"{self.b('all')}({inner} for {e} in {self.const(sample, 'sample')}({v}))"
-            element = node.element
-            if type(element) is Instance and type(element.cls) is type:
-                # Elements of exactly the class (the common case: ``tuple[int, ...]``)
-                # are told by their classes alone, without a generator per call.
-                exact = self.const(frozenset((element.cls,)), "KE")
-                each = (
-                    f"({exact}.issuperset({self.b('map')}({self.b('type')}, "
-                    f"{self.const(sample, 'sample')}({v}))) or {each})"
-                )
-            return f"({isinstance_}({v}, {self.const(node.cls, 'k')}) and {each})"
+            return (
+                f"({isinstance_}({v}, {self.const(node.cls, 'k')}) and {self.b('all')}"
+                f"({inner} for {e} in {self.const(sample, 'sample')}({v})))"
+            )
         if kind is Mapping:
             k, x = f"{self.prefix}k{depth}", f"{self.prefix}e{depth}"
             tests = " and ".join(
