@@ -84,6 +84,16 @@ def test_a_bug_beside_a_deep_expression_is_still_found():
     assert _codes(check_source(source)) == ["matmul"]
 
 
+def test_nested_comprehensions_over_literals_stay_linear():
+    # Only the outermost comprehension over a literal is evaluated item by item: 14
+    # levels of 8 items each would be 8**14 evaluations otherwise.
+    expr = "x @ torch.ones(5, 2)"
+    for i in range(14):
+        expr = f"[{expr} for x{i} in [1, 2, 3, 4, 5, 6, 7, 8]]"
+    source = "import torch\nx = torch.zeros(3, 4)\ny = " + expr + "\n"
+    assert _codes(check_source(source)) == ["matmul"]
+
+
 @pytest.mark.parametrize(
     "source",
     [

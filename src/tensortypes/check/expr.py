@@ -258,8 +258,9 @@ class ExprMixin(CheckerHost):
     def unrolled(self, node, frame) -> tuple | None:
         """The values of a comprehension's element for each item of the literal it runs
         over (at most ``_UNROLL`` items, one ``for``, no ``if``), or None. An error is
-        reported for the first item that has one; the later items are evaluated quietly."""
-        if len(node.generators) != 1:
+        reported for the first item that has one; the later items are evaluated quietly.
+        Not within another such comprehension: the work stays linear in the source."""
+        if len(node.generators) != 1 or self.unrolling:
             return None
         gen = node.generators[0]
         source = gen.iter
@@ -274,6 +275,7 @@ class ExprMixin(CheckerHost):
         values = [self.eval(e, frame) for e in source.elts]
         out = []
         quiet = 0
+        self.unrolling = True
         try:
             for value in values:
                 inner = frame.copy()
@@ -289,6 +291,7 @@ class ExprMixin(CheckerHost):
                     self.quiet += 1
         finally:
             self.quiet -= quiet
+            self.unrolling = False
         return tuple(out)
 
     def e_GeneratorExp(self, node, frame):

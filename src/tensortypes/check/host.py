@@ -22,6 +22,7 @@ class CheckerHost:
         last_ifexp: Any  # (node, value if true, value if false) of the last IfExp
         discarded: Any  # the call whose result the statement drops (no --strict note)
         quiet: int  # > 0 while values are evaluated without reporting
+        unrolling: bool  # a comprehension is being evaluated item by item
         diagnostics: Any  # the reports so far, by key (check.infer.Checker)
 
         # Each is defined by one mixin (or Checker itself); ``*args: Any`` accepts
