@@ -159,7 +159,7 @@ def test_any_checks_only_shape_and_dtype(torch):
     assert isinstance(MyDuckArray((3, 2), "float32"), hint)
     assert isinstance(np.float64(1.0), Float[Any, ""])  # NumPy scalars have shape and dtype
     assert not isinstance([[1.0, 2.0]], hint) and not isinstance(np.zeros((3, 2), int), hint)
-    assert repr(hint) == "Float[typing.Any, 'n 2']"
+    assert str(hint) == "Float[typing.Any, 'n 2']"
 
 
 def test_unions_are_unpacked(torch):

@@ -235,8 +235,9 @@ def test_annotations_are_interned_pickled_printed():
     a = PyTree[Float[np.ndarray, "b c"], "T"]
     assert a is PyTree[Float[np.ndarray, "b c"], "T"]
     assert pickle.loads(pickle.dumps(a)) is a and pickle.loads(pickle.dumps(PyTree)) is PyTree
-    assert repr(a) == "PyTree[Float[ndarray, 'b c'], 'T']"
-    assert repr(PyTree[int | None]) == "PyTree[int | None]"
+    assert str(a) == "PyTree[Float[ndarray, 'b c'], 'T']"
+    assert str(PyTree[int | None]) == "PyTree[int | None]"
+    assert repr(a) == "<class 'PyTree[Float[ndarray, 'b c'], 'T']'>"
     assert a.leaftype is Float[np.ndarray, "b c"] and a.structure == "T"
     assert PyTree[int].structure is None and issubclass(a, PyTree)
     with pytest.raises(TypeError, match="cannot be instantiated"):

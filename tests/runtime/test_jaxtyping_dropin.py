@@ -113,6 +113,7 @@ def test_import_hook_unknown_checker_raises_at_import(tmp_path, monkeypatch):
 
 def test_pytree_repr_is_the_same_inside_a_union():
     assert repr(PyTree | int) == "PyTree | int"
+    assert repr(PyTree) == "<class 'PyTree'>" and str(PyTree) == "PyTree"
     assert repr(PyTree[int] | None) == "PyTree[int] | None"
     assert pickle.loads(pickle.dumps(PyTree)) is PyTree
 
@@ -125,6 +126,38 @@ def test_bare_pytree_under_beartype():
         return x
 
     assert f([1, {"a": 2}]) == [1, {"a": 2}]
+
+
+@pytest.mark.parametrize(
+    "spell",
+    [
+        lambda a: a | int,
+        lambda a: typing.Union[a, int],  # noqa: UP007 (the form under test)
+        lambda a: typing.Union[int, a],  # noqa: UP007
+        lambda a: int | a,
+    ],
+)
+@pytest.mark.parametrize("which", ["array", "pytree", "pytree_bare"])
+def test_annotations_in_a_union_with_int_under_beartype(spell, which):
+    # beartype compares repr(hint) with repr(hint | int), and caches that repr by
+    # equality: once Union[A, int] is seen, A | int (equal to it) reads as
+    # "typing.Union[...]". A class repr ("<class ...>") is exempt from the comparison.
+    beartype = pytest.importorskip("beartype")
+    member = {
+        "array": Float[np.ndarray, "n"],
+        "pytree": PyTree[Float[np.ndarray, "n"]],
+        "pytree_bare": PyTree,
+    }[which]
+
+    def f(x):
+        return 1
+
+    f.__annotations__ = {"x": spell(member), "return": int}
+    g = jaxtyped(typechecker=beartype.beartype)(f)
+    assert g(3) == 1 and g(np.zeros(2)) == 1
+    if which != "pytree_bare":
+        with pytest.raises(TypeCheckError):
+            g("a")
 
 
 # -- cause 3: forward references resolved at the first call ---------------------------

@@ -5,6 +5,7 @@ first and the later ones, whatever passed before."""
 from __future__ import annotations
 
 import abc
+import sys
 from typing import TypeVar
 
 import numpy as np
@@ -202,3 +203,54 @@ def test_a_class_with_an_unhashable_metaclass_is_looked_up_by_identity() -> None
     assert Holder().take(Child, (1, 2)) == 2
     with pytest.raises(TypeCheckError):
         Holder().take(Child, (1, Odd()))  # type: ignore[arg-type]
+
+
+class _UnhashableMeta(type):
+    def __eq__(cls, other: object) -> bool:  # no __hash__: the class is unhashable
+        return cls is other
+
+
+class _Unhashable(metaclass=_UnhashableMeta):
+    pass
+
+
+def _array_annotations() -> list:
+    from tensortypes import Array, Float, Key, PyTree, Shaped
+
+    out = [Float[np.ndarray, "n"], Shaped[np.ndarray, "..."], PyTree[Float[np.ndarray, "n"]]]
+    out.append(Float[np.typing.ArrayLike, "n"])
+    for module, attr in (("torch", "Tensor"), ("jax", "Array")):
+        try:
+            lib = __import__(module)
+        except ImportError:
+            continue
+        out.append(Float[getattr(lib, attr), "n"])
+        out.append(Float[getattr(lib, attr), "n"] | None)
+    if "jax" in sys.modules:
+        out += [Float[Array, "n"], Key[Array, ""]]
+    return out
+
+
+@pytest.mark.parametrize("ann", _array_annotations(), ids=str)
+@pytest.mark.parametrize("how", ["typechecked", "isinstance", "beartype"])
+def test_a_value_of_an_unhashable_class_is_no_array(ann: object, how: str) -> None:
+    # Class-keyed lookups (known array classes, extraction by class) cannot hash such
+    # a class: the value goes through the guarded extraction and is refused.
+    from tensortypes import jaxtyped
+
+    value = _Unhashable()
+    if how == "isinstance":
+        assert not isinstance(value, ann)  # type: ignore[arg-type]
+        return
+
+    def f(x: object) -> int:
+        return 1
+
+    f.__annotations__ = {"x": ann, "return": int}
+    if how == "typechecked":
+        checked = typechecked(f)
+    else:
+        beartype = pytest.importorskip("beartype")
+        checked = jaxtyped(typechecker=beartype.beartype)(f)
+    with pytest.raises(TypeCheckError):
+        checked(value)

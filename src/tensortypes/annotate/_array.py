@@ -112,7 +112,7 @@ class _MetaAbstractArray(type):
             "instantiated; create the array with its library and annotate it"
         )
 
-    def __repr__(cls) -> str:
+    def __str__(cls) -> str:
         return cls.__name__ if "_tt_matcher" in cls.__dict__ else super().__repr__()
 
 

@@ -116,7 +116,10 @@ def _library(kind: str) -> Callable[[Any], tuple | None]:
 
 def _of_class(cls: type) -> Callable[[Any], tuple | None]:
     def extract(x: Any) -> tuple | None:
-        if not isinstance(x, cls):
+        try:
+            if not isinstance(x, cls):
+                return None
+        except TypeError:  # an ABC's test of a class its metaclass made unhashable
             return None
         return loose_info(x)
 

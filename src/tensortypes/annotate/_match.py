@@ -154,6 +154,14 @@ def _key_code(spec: Any, variadic: bool) -> tuple[str, bool]:
     return repr(prefix + name), False
 
 
+def _extracted(src: _Source, depth: int) -> None:
+    """Dtype name ``n`` and shape ``s`` read through the kind's guarded extraction."""
+    src(depth, "e = _ex(x)")
+    src(depth, "if e is None:")
+    src(depth + 1, "return False")
+    src(depth, "n, s = e")
+
+
 def _generate(m: Matcher) -> tuple[Any, str]:
     src = _Source()
     dims, v = m.dims, m.index_variadic
@@ -170,21 +178,23 @@ def _generate(m: Matcher) -> tuple[Any, str]:
     elif m.kind in _NATIVE_READ:
         # The library's own classes (core.arrays.native_kind: .shape and .dtype are its
         # code) are read inline once seen; anything else goes through the extraction.
-        src(1, "if type(x) in _NK:")
-        src(2, "n = _KN.get(x.dtype)")
-        src(2, "if n is None:")
-        src(3, "n = _kn(x)")
-        src(2, "s = x.shape" if m.kind == "jax" else "s = _tuple(x.shape)")
-        src(1, "else:")
+        # A class its metaclass made unhashable cannot be looked up in the set: its
+        # TypeError sends the value through the extraction too (a try costs nothing
+        # until something raises).
+        src(1, "try:")
+        src(2, "if type(x) in _NK:")
+        src(3, "n = _KN.get(x.dtype)")
+        src(3, "if n is None:")
+        src(4, "n = _kn(x)")
+        src(3, "s = x.shape" if m.kind == "jax" else "s = _tuple(x.shape)")
+        src(2, "else:")
+        _extracted(src, 3)
+        src(3, "_learn(x)")
+        src(1, "except TypeError:")
         depth = 2
     else:
         depth = 1
-    src(depth, "e = _ex(x)")
-    src(depth, "if e is None:")
-    src(depth + 1, "return False")
-    src(depth, "n, s = e")
-    if m.kind in _NATIVE_READ:
-        src(depth, "_learn(x)")
+    _extracted(src, depth)
     test = m.dtype
     if test.names is not None:
         # A dtype the slow test refused for its name alone is refused by a set lookup.

@@ -347,7 +347,10 @@ def _entry(cls: type) -> tuple[str | None, Callable[[Any], ArrayInfo | None] | N
     kind = _classify(cls)
     entry = _NOT_AN_ARRAY if kind is None else (kind, _EXTRACTORS[kind])
     if len(_BY_TYPE) < _CACHE_LIMIT:
-        _BY_TYPE[cls] = entry
+        try:
+            _BY_TYPE[cls] = entry
+        except TypeError:  # a class made unhashable by its metaclass: not remembered
+            pass
     return entry
 
 
@@ -367,7 +370,7 @@ def array_info(x: Any) -> ArrayInfo | None:
             return ("numpy", _dtype_name(dt), x.shape)
     try:
         extract = _BY_TYPE[cls][1]
-    except KeyError:
+    except (KeyError, TypeError):  # a new class, or one its metaclass made unhashable
         extract = _entry(cls)[1]
     return None if extract is None else extract(x)
 
@@ -375,7 +378,7 @@ def array_info(x: Any) -> ArrayInfo | None:
 def _kind_of(cls: type) -> str | None:
     try:
         return _BY_TYPE[cls][0]
-    except KeyError:
+    except (KeyError, TypeError):
         return _entry(cls)[0]
 
 
@@ -421,6 +424,8 @@ def native_kind(cls: type) -> str | None:
         return _NATIVE[cls]
     except KeyError:
         pass
+    except TypeError:  # a class its metaclass made unhashable: never read inline
+        return None
     kind = _kind_of(cls)
     found = None
     if kind in _ROOTS and cls.__getattribute__ is object.__getattribute__:

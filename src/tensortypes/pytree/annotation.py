@@ -105,7 +105,7 @@ class _PyTreeMeta(type):
             found = _SUBSCRIPTED.setdefault(item, _subscript(item))
         return found
 
-    def __repr__(cls) -> str:
+    def __str__(cls) -> str:
         return cls.__name__
 
     def __pdoc__(cls, **kwargs: Any) -> Any:

@@ -30,6 +30,7 @@ import numpy as np
 from tensortypes._config import config
 from tensortypes.core.arrays import array_info
 from tensortypes.core.dtypes import dtype_from_name
+from tensortypes.errors import TypeCheckError
 from tensortypes.types import is_instance as _accept_any
 from tensortypes.types.arrays import dtype_category
 from tensortypes.types.check import ACCEPT
@@ -319,6 +320,12 @@ class Source:
                 if kind == "numpy"
                 else ""
             )
+            # A class its metaclass made unhashable cannot be looked up in the set: its
+            # TypeError sends the value through the extraction too. (A try costs
+            # nothing until something raises; a TypeCheckError of a failed check, a
+            # TypeError too, passes through.)
+            self.add("try:")
+            self.depth += 1
             self.add(
                 f"if {first}{self.b('type')}({v}) in {ks} or "
                 f"{self.const(learn_native, 'kslow')}({v}, {kind!r}, {ks}):"
@@ -329,6 +336,12 @@ class Source:
             self.add(f"{s} = {v}.shape" if ops else "pass")
             self.depth -= 1
             self.add("else:")
+            self.depth += 1
+            self._extracted(kind, v, test, s, ops, fail)
+            self.depth -= 2
+            self.add(f"except {self.const(TypeCheckError, 'TCE')}:")
+            self.add("    raise")
+            self.add(f"except {self.b('TypeError')}:")
             self.depth += 1
             self._extracted(kind, v, test, s, ops, fail)
             self.depth -= 1

@@ -86,7 +86,9 @@ def annotation_str(ann: Any, lattice: Any = None) -> str:
         return ann
     if isinstance(ann, type):
         meta = type(ann)
-        if meta is not type and meta.__repr__ is not type.__repr__:
+        if meta is not type and (
+            meta.__repr__ is not type.__repr__ or meta.__str__ is not object.__str__
+        ):
             return annotation_text(ann)  # array annotations, as core.words writes them
         module = ann.__module__
         if module in ("builtins", "typing"):
