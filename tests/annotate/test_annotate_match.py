@@ -60,9 +60,6 @@ def check(shape_text, *shapes, arguments=None):
         ("2*n n", (5, 3), False),
         ("n+1", (0,), False),
         ("min(a,b) a b", (2, 2, 3), True),
-        ("?n ?n", (2, 2), True),
-        ("?n ?n", (2, 3), False),
-        ("?n n", (2, 2), True),
     ],
 )
 def test_single_values(text, shape, ok):
@@ -167,6 +164,34 @@ def test_braces_resolve_from_the_call_arguments():
         isinstance(arr(3), Shaped[np.ndarray, "{size}"])
 
 
+@pytest.mark.parametrize(
+    "text, shape, ok",
+    [("?n ?n", (2, 2), True), ("?n ?n", (2, 3), False), ("?n n", (2, 2), True)],
+)
+def test_tree_path_sizes_inside_a_tree(text, shape, ok):
+    with scope() as b:
+        b.treepath = "(leaf 0 of T) "
+        assert isinstance(arr(*shape), Shaped[np.ndarray, text]) is ok
+
+
+@pytest.mark.parametrize("text", ["?n", "?n ?n", "?n n", "3 ?n", "*?b n", "?n n-1"])
+def test_tree_path_sizes_outside_a_tree_are_an_annotation_error(text):
+    # As jaxtyping: a value that reaches the axes of a '?' annotation checked with no
+    # structured PyTree around it (alone, or in a scope with no tree path) raises.
+    hint = Shaped[np.ndarray, text]
+    value = arr(*[2] * len(text.split()))
+    with pytest.raises(AnnotationError, match=r"checked only inside one") as info:
+        isinstance(value, hint)
+    assert info.value.position == text.find("?")
+    with scope(), pytest.raises(AnnotationError):
+        isinstance(value, hint)
+    # Another kind, dtype or number of axes fails before the axes are read.
+    assert not isinstance([1], hint)
+    wrong_rank = arr() if "*" in text else arr(*[2] * (len(text.split()) + 3))
+    assert not isinstance(wrong_rank, hint)
+    assert not isinstance(value.astype(bool), Float[np.ndarray, text])
+
+
 def test_tree_path_names_are_keyed_by_the_scope_path():
     hint = Shaped[np.ndarray, "?n"]
     with scope() as b:
@@ -248,15 +273,25 @@ def test_generated_matcher_agrees_with_the_interpreter(case):
     parsed = parse_shape(text)
     matcher = Matcher("numpy", ("float32",), parsed, f"T[{text}]")
     x = arr(*shape)
-    alone = matcher.match(x, None)
-    assert alone is (run(matcher, x, None, True) is None)
+    alone = _answer(matcher.match, x, None)
+    assert alone == _answer(lambda x, b: run(matcher, x, b, True) is None, x, None)
     fast_b, slow_b = (_bindings(preset, variadic, treepath) for _ in range(2))
-    fast = matcher.match(x, fast_b)
-    slow = run(matcher, x, slow_b, True) is None
-    assert fast is slow
+    fast = _answer(matcher.match, x, fast_b)
+    slow = _answer(lambda x, b: run(matcher, x, b, True) is None, x, slow_b)
+    assert fast == slow
     assert _state(fast_b) == _state(slow_b)
-    explained = matcher.explain(x, _bindings(preset, variadic, treepath))
-    assert (explained is None) is fast
+    explained = _answer(matcher.explain, x, _bindings(preset, variadic, treepath))
+    assert explained == "raised" if fast == "raised" else (explained is None) is fast
+
+
+def _answer(check, x, b):
+    """The check's answer, or "raised" for the AnnotationError of a '?' size checked
+    outside a structured PyTree (the fast and the slow path raise at the same point)."""
+    try:
+        return check(x, b)
+    except AnnotationError as error:
+        assert "checked only inside one" in str(error)
+        return "raised"
 
 
 def test_generated_source_is_registered_for_tracebacks():

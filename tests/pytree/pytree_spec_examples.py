@@ -3,7 +3,8 @@
 ``run(checked)`` decorates each example function with ``checked`` (a runtime
 checker: ours, or the scope-and-isinstance stand-in below), calls it with the
 spec's good and bad arguments, and returns ``{example: outcome}`` where the
-outcome is "ok" or the ``TypeCheckError`` message. Used in this process and in
+outcome is "ok" or the ``TypeCheckError`` (``AnnotationError`` for an annotation that
+cannot be checked there) message. Used in this process and in
 subprocesses that block JAX and optree.
 """
 
@@ -21,7 +22,7 @@ except ImportError:
 
 from tensortypes.annotate import Shaped
 from tensortypes.annotate._scope import scope
-from tensortypes.errors import TypeCheckError
+from tensortypes.errors import AnnotationError, TypeCheckError
 from tensortypes.pytree import PyTree
 
 
@@ -46,8 +47,8 @@ def scoped(fn):
 def _outcome(call) -> str:
     try:
         call()
-    except TypeCheckError as error:
-        return f"TypeCheckError: {error}"
+    except (TypeCheckError, AnnotationError) as error:
+        return f"{type(error).__name__}: {error}"
     return "ok"
 
 

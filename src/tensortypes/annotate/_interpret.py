@@ -33,7 +33,7 @@ from tensortypes.core.dims import solve_linear
 from tensortypes.core.words import kind_mismatch, value_text
 from tensortypes.errors import AnnotationError
 
-__all__ = ["run", "short"]
+__all__ = ["outside_tree", "run", "short", "tree_path"]
 
 _M = object()
 ISINSTANCE_LABEL = "a value checked with isinstance"
@@ -47,6 +47,24 @@ def short(x: Any) -> str:
     ('f32[2,3](numpy)', 'list [1, 2]')
     """
     return value_text(x)
+
+
+def outside_tree(dim_str: str) -> AnnotationError:
+    """A ``?name`` size checked outside a structured ``PyTree[..., "T"]`` (no tree path
+    to key it by): an ``AnnotationError`` at the check, as jaxtyping raises one."""
+    return AnnotationError(
+        "a '?' size varies between the leaves of a structured PyTree and is checked only "
+        "inside one (PyTree[..., 'T']), not alone",
+        dim_str,
+        dim_str.find("?"),
+    )
+
+
+def tree_path(m: Any, b: Any) -> str:
+    """The scope's tree path for a ``?`` size of ``m``; raises outside a structured tree."""
+    if b is None or not b.treepath:
+        raise outside_tree(m.dim_str)
+    return str(b.treepath)
 
 
 def _axis(label: str | None, i: int) -> str:
@@ -90,7 +108,7 @@ class _Walk:
                 return f"{_axis(self.label, i)} has size {a}, not {spec.expr}{alt}"
             return None
         name = spec.expr.name
-        key = self.b.treepath + name if spec.path and self.b is not None else name
+        key = tree_path(self.m, self.b) + name if spec.path else name
         bound = self.lookup(key)
         if bound is _M:
             self.bind(key, a, i, i + 1)
@@ -105,7 +123,7 @@ class _Walk:
         if spec.kind == "anon":
             return None
         name = spec.expr.name
-        tree = self.b.treepath if spec.path and self.b is not None else ""
+        tree = tree_path(self.m, self.b) if spec.path else ""
         key = "*" + tree + name
         prev = self.sizes.get(key, _M)
         if prev is _M:
@@ -240,6 +258,8 @@ def run(m: Any, x: Any, b: Any = None, commit: bool = True) -> str | None:
         return f"it has {_axes(n)} ({_shape_text(shape)}), but the annotation expects {want}"
     if v is not None and n < k - 1:
         return f"it has {_axes(n)} ({_shape_text(shape)}), but {m.dim_str!r} needs at least {k - 1}"
+    if m.path_dims:
+        tree_path(m, b)  # raises outside a structured PyTree
     walk = _Walk(m, b)
     pending = []
     for j, spec in enumerate(dims):

@@ -36,7 +36,7 @@ from tensortypes.annotate._extract import (
     merge_variadic,
     numpy_dtype_name,
 )
-from tensortypes.annotate._interpret import ISINSTANCE_LABEL, run
+from tensortypes.annotate._interpret import ISINSTANCE_LABEL, run, tree_path
 from tensortypes.annotate._shape import ParsedShape, Template
 
 __all__ = ["Matcher"]
@@ -77,6 +77,7 @@ class Matcher:
         "dim_str",
         "title",
         "templated",
+        "path_dims",
         "match",
         "source",
     )
@@ -102,6 +103,7 @@ class Matcher:
         self.dim_str = shape.dim_str
         self.title = title
         self.templated = any(type(d) is Template for d in shape.dims)
+        self.path_dims = any(getattr(d, "path", False) for d in shape.dims)
         if shape.simple and len(shape.dims) <= _GENERATED_AXES and not _mixed_paths(shape.dims):
             self.match, self.source = _generate(self)
         else:
@@ -218,6 +220,11 @@ def _generate(m: Matcher) -> tuple[Any, str]:
         if dims[v].kind != "anon":
             tail = k - v - 1
             src(1, f"g = s[{v}:{'' if tail == 0 else f'L - {tail}'}]")
+    if m.path_dims:
+        # A '?' size is keyed by the tree path of a structured PyTree; outside one (no
+        # scope, or a scope with no path) a value that reaches the axes raises, as
+        # jaxtyping's check does (the interpreter raises at the same point).
+        src(1, "tp = _tp(_m, b)")
     # Fixed sizes first: they need no scope.
     for i, spec in enumerate(dims):
         if i != v and spec.kind == "fixed":
@@ -235,26 +242,22 @@ def _generate(m: Matcher) -> tuple[Any, str]:
         keys.setdefault(code, len(keys))
     # With every name used once, a value checked alone has nothing left to compare.
     alone = len(keys) == len(named)
-    if named:
+    if named and uses_tp:
+        src(1, "sz = b.sizes")  # b is a scope: tp was read above
+    elif named:
         if alone:
             src(1, "if b is None:")
             src(2, "return True")
             src(1, "sz = b.sizes")
-            if uses_tp:
-                src(1, "tp = b.treepath")
         else:
             src(1, "if b is None:")
             src(2, "sz = _E")
-            if uses_tp:
-                src(2, "tp = ''")
             src(1, "else:")
             src(2, "sz = b.sizes")
-            if uses_tp:
-                src(2, "tp = b.treepath")
-        for code, j in keys.items():
-            src(1, f"k{j} = {code}")
-            src(1, f"v{j} = sz.get(k{j}, _M)")
-            src(1, f"w{j} = -1")
+    for code, j in keys.items():
+        src(1, f"k{j} = {code}")
+        src(1, f"v{j} = sz.get(k{j}, _M)")
+        src(1, f"w{j} = -1")
     for i, spec in named:
         if i == v:
             continue
@@ -311,6 +314,8 @@ def _generate(m: Matcher) -> tuple[Any, str]:
         "_mv": merge_variadic,
         "_cv": _commit_variadic,
         "_IL": ISINSTANCE_LABEL,
+        "_tp": tree_path,
+        "_m": m,
     }
     if m.kind in _NATIVE_READ:
         native, names = NATIVE_CLASSES.setdefault(m.kind, set()), _NATIVE_READ[m.kind]

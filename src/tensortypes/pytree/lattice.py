@@ -13,7 +13,8 @@ The interface the runtime checker uses (kept stable on purpose):
   leaves' sizes (a ``?name`` size of leaf ``i`` under the tree path
   ``"(leaf i of T) "``); on failure it is left as it was. A composite
   (``"S T"``, ``"... T"``, ``"T ..."``) with a name not bound yet raises
-  ``TypeCheckError`` saying which (checked alone, with ``bindings`` None, it
+  ``AnnotationError`` saying which (the annotation cannot be checked there: jaxtyping's
+  class for it) (checked alone, with ``bindings`` None, it
   simply fails: nothing can be bound there).
 - ``t.explain(value, bindings, label) -> str | None``: the slow path: None when
   ``check`` would pass (``bindings`` then extended the same way), else one
@@ -35,7 +36,7 @@ from typing import Any
 from tensortypes.annotate._compile import annotation_matchers, has_arrays
 from tensortypes.annotate._scope import Bindings, current
 from tensortypes.core.words import annotation_text, value_text
-from tensortypes.errors import TypeCheckError, describe_raised, raised_by_value
+from tensortypes.errors import AnnotationError, TypeCheckError, describe_raised, raised_by_value
 from tensortypes.graph.type import Type
 from tensortypes.pytree._leaves import compile_leaf, has_path_dims
 from tensortypes.pytree._spec import StructureSpec, parse_structure
@@ -304,7 +305,7 @@ def _structure_reason(
     root: str | None = None,
 ) -> str | None:
     """None when ``structure`` fits ``spec`` under ``b``; else why (message only when
-    ``root`` is given). An unbound name of a composite raises ``TypeCheckError``, but
+    ``root`` is given). An unbound name of a composite raises ``AnnotationError``, but
     only in a scope: checked ``alone`` (no scope at all) it is a reason."""
     sizes = b.sizes
     if spec.mode == "name":
@@ -333,7 +334,7 @@ def _structure_reason(
             # checker probing ``isinstance(None, hint)`` at decoration time (beartype)
             # must get an answer, not an exception.
             return message
-        raise TypeCheckError(message)
+        raise AnnotationError(message)
     try:
         named = reduce(backend.compose, pieces)
         ok = (
