@@ -141,9 +141,25 @@ def base_values(kind: str, full: bool) -> list[str]:
     if full:
         vals += SCALARS
         vals += {
-            "np": ["np.ma.masked_array(np.zeros((3,), np.float32))", "np.zeros((0,), np.float32)"],
-            "torch": ["torch.zeros((3,), dtype=torch.bfloat16)", "torch.zeros((0,))"],
-            "jax": ["jnp.zeros((3,), jnp.bfloat16)", "jnp.zeros((0,))"],
+            "np": [
+                "np.ma.masked_array(np.zeros((3,), np.float32))",
+                "np.zeros((0,), np.float32)",
+                "np.zeros((3,), [('a', 'f4')])",
+                "np.array(['a', 'b', 'c'])",
+                "np.zeros((3,), 'datetime64[s]')",
+                "np.zeros((3,), object)",
+            ],
+            "torch": [
+                "torch.zeros((3,), dtype=torch.bfloat16)",
+                "torch.zeros((0,))",
+                "torch.zeros((3,), device='meta')",
+                "torch.nn.Parameter(torch.zeros((3,)))",
+            ],
+            "jax": [
+                "jnp.zeros((3,), jnp.bfloat16)",
+                "jnp.zeros((0,))",
+                "jax.ShapeDtypeStruct((3,), jnp.float32)",
+            ],
         }[lib]
     else:
         vals += ["1.0", "np.float32(1.0)", "None", "'s'"]
@@ -291,6 +307,89 @@ CONTEXTS = [
 ]
 
 
+# Signatures of their own, for each array kind K (np.ndarray, torch.Tensor, jax.Array):
+# (name, source, calls); in the calls, {a3} is a float32 array of shape (3,) of K's
+# library, {a4} of shape (4,), {a2} (2,), {a23} (2, 3), {a32} (3, 2), {a33} (3, 3),
+# {a123} (1, 2, 3), {a223} (2, 2, 3), {i3} an int32 array of shape (3,).
+SPECIAL = [
+    (
+        "symbolic-return",
+        "@CHECK\ndef target(x: Float[K, 'n'], y) -> Float[K, 'n-1']:\n    return y\n",
+        ["target({a3}, {a2})", "target({a3}, {a3})", "target({a4}, {a2})"],
+    ),
+    (
+        "product-return",
+        "@CHECK\ndef target(x: Float[K, 'n'], y) -> Float[K, '2*n']:\n    return y\n",
+        ["target({a2}, {a4})", "target({a3}, {a4})"],
+    ),
+    (
+        "braces-argument",
+        "@CHECK\ndef target(x: Float[K, '{n}'], n: int):\n    return x\n",
+        ["target({a3}, 3)", "target({a3}, 4)"],
+    ),
+    (
+        "braces-attribute",
+        "class C:\n    dim = 3\n    @CHECK\n    def m(self, x: Float[K, '{self.dim}']):\n"
+        "        return x\ntarget = C().m\n",
+        ["target({a3})", "target({a4})"],
+    ),
+    (
+        "transpose",
+        "@CHECK\ndef target(x: Float[K, 'n m'], y: Float[K, 'm n']):\n    return x\n",
+        ["target({a23}, {a32})", "target({a23}, {a23})", "target({a33}, {a33})"],
+    ),
+    (
+        "batch",
+        "@CHECK\ndef target(x: Float[K, '*b n'], y: Float[K, '*b n']):\n    return x\n",
+        ["target({a23}, {a23})", "target({a123}, {a23})", "target({a223}, {a123})"],
+    ),
+    (
+        "broadcast-batch",
+        "@CHECK\ndef target(x: Float[K, '#*b n'], y: Float[K, '#*b n']):\n    return x\n",
+        ["target({a223}, {a123})", "target({a23}, {a33})", "target({a3}, {a223})"],
+    ),
+    (
+        "tree-path",
+        "@CHECK\ndef target(x: PyTree[Float[K, '?n'], 'T'], y: PyTree[Float[K, '?n'], 'T']):\n"
+        "    return x\n",
+        ["target(({a2}, {a3}), ({a2}, {a3}))", "target(({a2}, {a3}), ({a3}, {a3}))"],
+    ),
+    (
+        "structure",
+        "@CHECK\ndef target(x: PyTree[Float[K, 'n'], 'T'], y: PyTree[Float[K, 'n'], 'T']):\n"
+        "    return x\n",
+        ["target(({a3}, {a3}), ({a3}, {a3}))", "target(({a3}, {a3}), [{a3}, {a3}])"],
+    ),
+    (
+        "composite",
+        "@CHECK\ndef target(x: PyTree[int, 'T'], y: PyTree[int, 'S'], z: PyTree[int, 'S T']):\n"
+        "    return x\n",
+        ["target((1, 2), {{'k': 3}}, {{'k': (4, 5)}})", "target((1, 2), {{'k': 3}}, {{'k': 4}})"],
+    ),
+    (
+        "tuple-return",
+        "@CHECK\ndef target(x: Float[K, 'n'], y) -> tuple[Float[K, 'n'], int]:\n"
+        "    return (y, 1)\n",
+        ["target({a3}, {a3})", "target({a3}, {a4})"],
+    ),
+    (
+        "kwargs",
+        "@CHECK\ndef target(**kw: Float[K, 'n']):\n    return kw\n",
+        ["target(a={a3}, b={a3})", "target(a={a3}, b=1.0)"],
+    ),
+    (
+        "array-default",
+        "@CHECK\ndef target(x: Float[K, 'n'], y: Float[K, 'n'] = None):\n    return x\n",
+        ["target({a3})", "target({a3}, {a4})"],
+    ),
+    (
+        "int-dtype-pair",
+        "@CHECK\ndef target(x: Float[K, 'n'], i: Int[K, 'n']) -> Float[K, 'n']:\n    return x\n",
+        ["target({a3}, {i3})", "target({a3}, {a3})", "target({a4}, {i3})"],
+    ),
+]
+
+
 @dataclass
 class Case:
     id: str
@@ -299,6 +398,7 @@ class Case:
     ann: str
     source: str  # with CHECK in place of the decorator
     calls: list[str] = field(default_factory=list)
+    build: bool = True  # whether ``ann`` is an expression to build on its own
 
 
 def contextual(ctx: str, ann: str) -> tuple[str, str]:
@@ -381,7 +481,32 @@ def generate(quick: bool) -> Iterator[Case]:
                     else:
                         calls = [call.format(v=v) for v in vals]
                     yield Case(f"ctx/{ctx}/{kind}/{ann}", ctx, kind, ann, src, calls)
-    # 4. Plain annotations (PyTree forms, ArrayLike, scalars, odd array kinds).
+    # 4. Signatures of their own, per array kind.
+    for lib, kind_src in (("np", "np.ndarray"), ("torch", "torch.Tensor"), ("jax", "jax.Array")):
+        arrays = {
+            "a3": (3,),
+            "a4": (4,),
+            "a2": (2,),
+            "a23": (2, 3),
+            "a32": (3, 2),
+            "a33": (3, 3),
+            "a123": (1, 2, 3),
+            "a223": (2, 2, 3),
+        }
+        fill = {k: array_expr(lib, "float32", shape) for k, shape in arrays.items()}
+        fill["i3"] = array_expr(lib, "int32", (3,))
+        for name, src, calls in SPECIAL:
+            source = src.replace("K", kind_src)
+            yield Case(
+                f"special/{name}/{lib}",
+                name,
+                lib,
+                source.splitlines()[1 if source.startswith("@") else 0],
+                source,
+                [c.format(**fill) for c in calls],
+                build=False,
+            )
+    # 5. Plain annotations (PyTree forms, ArrayLike, scalars, odd array kinds).
     for ann in PLAIN_ANNOTATIONS:
         src, call = contextual("param", ann)
         yield Case(f"plain/{ann}", "plain", "-", ann, src, [call.format(v=v) for v in PLAIN_VALUES])
@@ -483,7 +608,8 @@ def run_side(side: str, quick: bool) -> None:
         ns = fresh_module(base_ns)
         try:
             signal.alarm(10)
-            eval(case.ann, ns)
+            if case.build:
+                eval(case.ann, ns)
             build, why = "ok", ""
         except BaseException as e:  # noqa: BLE001
             build, why = outcome(e), detail(e)

@@ -1,0 +1,82 @@
+"""Differences from jaxtyping that ``scripts/jaxtyping_differential.py`` found, each
+fixed; the expectations are what jaxtyping 0.3.11 does with the same annotation,
+checker and value (real jaxtyping is never imported here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tensortypes import AnnotationError, Float, PyTree, TypeCheckError, jaxtyped, typechecked
+
+
+def _checkers():
+    yield pytest.param(typechecked, id="own")
+    try:
+        import beartype
+    except ImportError:
+        pass
+    else:
+        yield pytest.param(jaxtyped(typechecker=beartype.beartype), id="beartype")
+    try:
+        import typeguard
+    except ImportError:
+        pass
+    else:
+        yield pytest.param(jaxtyped(typechecker=typeguard.typechecked), id="typeguard")
+
+
+CHECKERS = list(_checkers())
+
+
+@pytest.mark.parametrize("check", CHECKERS)
+@pytest.mark.parametrize("shape", ["?n", "?n m", "*?b n", "?n n-1"])
+def test_a_tree_path_size_outside_a_structured_pytree_is_an_annotation_error(check, shape):
+    # jaxtyping: "Cannot use `?` annotations ... except when contained with structured
+    # `PyTree` annotations" (AnnotationError) once a value reaches the axes. Before, the
+    # '?' was read as a plain name and every such value passed.
+    @check
+    def f(x: Float[np.ndarray, shape]):
+        return x
+
+    value = np.zeros((3,) * len(shape.split()), np.float32)
+    with pytest.raises(AnnotationError, match=r"checked only inside one \(PyTree\[\.\.\., 'T'\]\)"):
+        f(value)
+    with pytest.raises(AnnotationError):
+        isinstance(value, Float[np.ndarray, shape])
+    # A value of another dtype or kind fails before the axes are read: a TypeCheckError.
+    with pytest.raises(TypeCheckError):
+        f(value.astype(np.int32))
+    with pytest.raises(TypeCheckError):
+        f("not an array")
+
+    # Inside a structured tree the sizes are keyed leaf by leaf, as before.
+    @check
+    def g(x: PyTree[Float[np.ndarray, shape], "T"], y: PyTree[Float[np.ndarray, shape], "T"]):
+        return x
+
+    leaves = {"?n": [(2,), (3,)], "?n m": [(2, 5), (3, 5)], "*?b n": [(2, 5), (3, 4, 5)]}
+    leaves["?n n-1"] = [(3, 2), (4, 2)]  # n-1 names the plain n, one for all leaves
+    a, b = (np.zeros(s, np.float32) for s in leaves[shape])
+    g((a, b), (a, b))
+    with pytest.raises(TypeCheckError):
+        g((a, b), (b, b))
+
+
+@pytest.mark.parametrize("check", CHECKERS)
+@pytest.mark.parametrize("structure", ["T ...", "... T", "S T"])
+def test_a_composite_structure_with_an_unbound_name_is_an_annotation_error(check, structure):
+    # jaxtyping: "Cannot process composite structure 'T ...' as the structure name T
+    # has not been seen before." (AnnotationError); it was a TypeCheckError here.
+    @check
+    def f(x: PyTree[int, structure]):
+        return x
+
+    with pytest.raises(AnnotationError, match=r"not bound yet; a composite"):
+        f((1, 2))
+
+    @check
+    def g(t: PyTree[int, "T"], s: PyTree[int, "S"], x: PyTree[int, structure]):
+        return x
+
+    g((1, 2), {"k": 3}, {"k": (4, 5)} if structure == "S T" else (1, 2))
