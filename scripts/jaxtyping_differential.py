@@ -1,7 +1,8 @@
 """Differential test of the jaxtyping drop-in: the same annotations, checkers and values
 run on real jaxtyping and on tensortypes imported as ``jaxtyping``; print every difference.
 
-    python scripts/jaxtyping_differential.py [--python PY] [--quick] [--brief] [--json OUT]
+    python scripts/jaxtyping_differential.py [--python PY] [--quick] [--select PREFIX,...]
+        [--brief] [--allow FILE] [--keep DIR]
 
 The interpreter (``--python``, default this one) needs jaxtyping, tensortypes, numpy,
 torch, jax, beartype and typeguard 2.13.3; it must not be the project's test
@@ -307,56 +308,56 @@ CONTEXTS = [
 ]
 
 
-# Signatures of their own, for each array kind K (np.ndarray, torch.Tensor, jax.Array):
-# (name, source, calls); in the calls, {a3} is a float32 array of shape (3,) of K's
+# Signatures of their own, for each array kind KIND (np.ndarray, torch.Tensor, jax.Array):
+# (name, source, calls); in the calls, {a3} is a float32 array of shape (3,) of KIND's
 # library, {a4} of shape (4,), {a2} (2,), {a23} (2, 3), {a32} (3, 2), {a33} (3, 3),
 # {a123} (1, 2, 3), {a223} (2, 2, 3), {i3} an int32 array of shape (3,).
 SPECIAL = [
     (
         "symbolic-return",
-        "@CHECK\ndef target(x: Float[K, 'n'], y) -> Float[K, 'n-1']:\n    return y\n",
+        "@CHECK\ndef target(x: Float[KIND, 'n'], y) -> Float[KIND, 'n-1']:\n    return y\n",
         ["target({a3}, {a2})", "target({a3}, {a3})", "target({a4}, {a2})"],
     ),
     (
         "product-return",
-        "@CHECK\ndef target(x: Float[K, 'n'], y) -> Float[K, '2*n']:\n    return y\n",
+        "@CHECK\ndef target(x: Float[KIND, 'n'], y) -> Float[KIND, '2*n']:\n    return y\n",
         ["target({a2}, {a4})", "target({a3}, {a4})"],
     ),
     (
         "braces-argument",
-        "@CHECK\ndef target(x: Float[K, '{n}'], n: int):\n    return x\n",
+        "@CHECK\ndef target(x: Float[KIND, '{n}'], n: int):\n    return x\n",
         ["target({a3}, 3)", "target({a3}, 4)"],
     ),
     (
         "braces-attribute",
-        "class C:\n    dim = 3\n    @CHECK\n    def m(self, x: Float[K, '{self.dim}']):\n"
+        "class C:\n    dim = 3\n    @CHECK\n    def m(self, x: Float[KIND, '{self.dim}']):\n"
         "        return x\ntarget = C().m\n",
         ["target({a3})", "target({a4})"],
     ),
     (
         "transpose",
-        "@CHECK\ndef target(x: Float[K, 'n m'], y: Float[K, 'm n']):\n    return x\n",
+        "@CHECK\ndef target(x: Float[KIND, 'n m'], y: Float[KIND, 'm n']):\n    return x\n",
         ["target({a23}, {a32})", "target({a23}, {a23})", "target({a33}, {a33})"],
     ),
     (
         "batch",
-        "@CHECK\ndef target(x: Float[K, '*b n'], y: Float[K, '*b n']):\n    return x\n",
+        "@CHECK\ndef target(x: Float[KIND, '*b n'], y: Float[KIND, '*b n']):\n    return x\n",
         ["target({a23}, {a23})", "target({a123}, {a23})", "target({a223}, {a123})"],
     ),
     (
         "broadcast-batch",
-        "@CHECK\ndef target(x: Float[K, '#*b n'], y: Float[K, '#*b n']):\n    return x\n",
+        "@CHECK\ndef target(x: Float[KIND, '#*b n'], y: Float[KIND, '#*b n']):\n    return x\n",
         ["target({a223}, {a123})", "target({a23}, {a33})", "target({a3}, {a223})"],
     ),
     (
         "tree-path",
-        "@CHECK\ndef target(x: PyTree[Float[K, '?n'], 'T'], y: PyTree[Float[K, '?n'], 'T']):\n"
+        "@CHECK\ndef target(x: PyTree[Float[KIND, '?n'], 'T'], y: PyTree[Float[KIND, '?n'], 'T']):\n"
         "    return x\n",
         ["target(({a2}, {a3}), ({a2}, {a3}))", "target(({a2}, {a3}), ({a3}, {a3}))"],
     ),
     (
         "structure",
-        "@CHECK\ndef target(x: PyTree[Float[K, 'n'], 'T'], y: PyTree[Float[K, 'n'], 'T']):\n"
+        "@CHECK\ndef target(x: PyTree[Float[KIND, 'n'], 'T'], y: PyTree[Float[KIND, 'n'], 'T']):\n"
         "    return x\n",
         ["target(({a3}, {a3}), ({a3}, {a3}))", "target(({a3}, {a3}), [{a3}, {a3}])"],
     ),
@@ -368,24 +369,178 @@ SPECIAL = [
     ),
     (
         "tuple-return",
-        "@CHECK\ndef target(x: Float[K, 'n'], y) -> tuple[Float[K, 'n'], int]:\n"
+        "@CHECK\ndef target(x: Float[KIND, 'n'], y) -> tuple[Float[KIND, 'n'], int]:\n"
         "    return (y, 1)\n",
         ["target({a3}, {a3})", "target({a3}, {a4})"],
     ),
     (
         "kwargs",
-        "@CHECK\ndef target(**kw: Float[K, 'n']):\n    return kw\n",
+        "@CHECK\ndef target(**kw: Float[KIND, 'n']):\n    return kw\n",
         ["target(a={a3}, b={a3})", "target(a={a3}, b=1.0)"],
     ),
     (
         "array-default",
-        "@CHECK\ndef target(x: Float[K, 'n'], y: Float[K, 'n'] = None):\n    return x\n",
+        "@CHECK\ndef target(x: Float[KIND, 'n'], y: Float[KIND, 'n'] = None):\n    return x\n",
         ["target({a3})", "target({a3}, {a4})"],
     ),
     (
         "int-dtype-pair",
-        "@CHECK\ndef target(x: Float[K, 'n'], i: Int[K, 'n']) -> Float[K, 'n']:\n    return x\n",
+        "@CHECK\ndef target(x: Float[KIND, 'n'], i: Int[KIND, 'n']) -> Float[KIND, 'n']:\n    return x\n",
         ["target({a3}, {i3})", "target({a3}, {a3})", "target({a4}, {i3})"],
+    ),
+]
+
+
+# Whole sources of their own, NumPy only: (name, source, calls). z3 and z4 are float32
+# arrays of shapes (3,) and (4,), i3 an int32 array of shape (3,).
+_Z = "z3 = np.zeros((3,), np.float32)\nz4 = np.zeros((4,), np.float32)\ni3 = np.zeros((3,), np.int32)\n"
+MISC = [
+    (
+        "generator",
+        "@CHECK\ndef target(x: Float[np.ndarray, 'n']) -> typing.Iterator[Float[np.ndarray, 'n']]:\n"
+        "    yield x\n",
+        ["list(target(z3))", "list(target(1.0))"],
+    ),
+    (
+        "body-raises",
+        "@CHECK\ndef target(x: Float[np.ndarray, 'n'], e):\n    raise e\n",
+        [
+            "target(z3, ValueError('body'))",
+            "target(z3, TypeError('body'))",
+            "target(z3, KeyError(1))",
+        ],
+    ),
+    (
+        "recursion",
+        "@CHECK\ndef target(x: Float[np.ndarray, 'n'], k: int) -> Float[np.ndarray, 'n']:\n"
+        "    if k:\n        target(np.zeros((len(x) + 1,), np.float32), k - 1)\n    return x\n",
+        ["target(z3, 2)", "target(z3, 0)"],
+    ),
+    (
+        "classmethod",
+        "class C:\n    @classmethod\n    @CHECK\n    def m(cls, x: Float[np.ndarray, 'n']):\n"
+        "        return x\ntarget = C.m\n",
+        ["target(z3)", "target(i3)"],
+    ),
+    (
+        "property",
+        "class C:\n    def __init__(self, v):\n        self.v = v\n    @property\n    @CHECK\n"
+        "    def p(self) -> Float[np.ndarray, 'n']:\n        return self.v\n"
+        "def target(v):\n    return C(v).p\n",
+        ["target(z3)", "target(i3)"],
+    ),
+    (
+        "init",
+        "class C:\n    @CHECK\n    def __init__(self, x: Float[np.ndarray, 'n'], y: Float[np.ndarray, 'n']):\n"
+        "        self.x = x\ntarget = C\n",
+        ["target(z3, z3)", "target(z3, z4)", "target(i3, i3)"],
+    ),
+    (
+        "local-forward-ref",
+        "def make():\n    @CHECK\n    def f(x: 'Later') -> int:\n        return 1\n"
+        "    class Later:\n        pass\n    return f, Later\ntarget, Later = make()\n",
+        ["target(Later())", "target(1)"],
+    ),
+    (
+        "typevar",
+        "T = typing.TypeVar('T')\n@CHECK\ndef target(x: T, y: T) -> T:\n    return x\n",
+        ["target(1, 2)", "target(1, 's')"],
+    ),
+    (
+        "typevar-bound",
+        "T = typing.TypeVar('T', bound=Float[np.ndarray, 'n'])\n@CHECK\n"
+        "def target(x: T) -> T:\n    return x\n",
+        ["target(z3)", "target(i3)", "target(1)"],
+    ),
+    (
+        "callable",
+        "@CHECK\ndef target(f: typing.Callable[[Float[np.ndarray, 'n']], int]):\n    return f\n",
+        ["target(len)", "target(1)"],
+    ),
+    (
+        "literal",
+        "@CHECK\ndef target(x: typing.Literal['a', 'b'], y: Float[np.ndarray, 'n']):\n    return y\n",
+        ["target('a', z3)", "target('c', z3)", "target('a', i3)"],
+    ),
+    (
+        "namedtuple",
+        "class NT(typing.NamedTuple):\n    a: Float[np.ndarray, 'n']\n"
+        "@CHECK\ndef target(x: NT):\n    return x\n",
+        ["target(NT(z3))", "target((z3,))", "target(NT(1))"],
+    ),
+    (
+        "typeddict",
+        "class TD(typing.TypedDict):\n    a: Float[np.ndarray, 'n']\n"
+        "@CHECK\ndef target(x: TD):\n    return x\n",
+        ["target({'a': z3})", "target({'a': 1})", "target({})"],
+    ),
+    (
+        "type",
+        "@CHECK\ndef target(x: type[np.ndarray]):\n    return x\n",
+        ["target(np.ndarray)", "target(int)", "target(z3)"],
+    ),
+    (
+        "vmap",
+        "@CHECK\ndef target(x: Float[jax.Array, 'n']) -> Float[jax.Array, 'n']:\n    return x\n",
+        ["jax.vmap(target)(jnp.zeros((2, 3)))", "jax.vmap(target)(jnp.zeros((2, 3), jnp.int32))"],
+    ),
+    (
+        "dataclass-optional",
+        "@CHECK\n@dataclasses.dataclass\nclass target:\n    x: Float[np.ndarray, 'n']\n"
+        "    y: Float[np.ndarray, 'n'] | None = None\n",
+        ["target(z3)", "target(z3, z4)", "target(z3, z3)", "target(z3, 1)"],
+    ),
+    (
+        "dataclass-classvar-initvar",
+        "@CHECK\n@dataclasses.dataclass\nclass target:\n    x: Float[np.ndarray, 'n']\n"
+        "    c: typing.ClassVar[int] = 1\n    i: dataclasses.InitVar[int] = 0\n"
+        "    def __post_init__(self, i):\n        pass\n",
+        ["target(z3)", "target(z3, 2)", "target(z3, 'not an int')", "target(i3)"],
+    ),
+    (
+        "dataclass-frozen",
+        "@CHECK\n@dataclasses.dataclass(frozen=True)\nclass target:\n"
+        "    x: Float[np.ndarray, 'n']\n    y: Float[np.ndarray, 'n']\n",
+        ["target(z3, z3)", "target(z3, z4)"],
+    ),
+    (
+        "dataclass-factory",
+        "@CHECK\n@dataclasses.dataclass\nclass target:\n"
+        "    x: list[Float[np.ndarray, 'n']] = dataclasses.field(default_factory=list)\n",
+        ["target()", "target([z3])", "target([1])"],
+    ),
+    (
+        "async",
+        "@CHECK\nasync def target(x: Float[np.ndarray, 'n']) -> Float[np.ndarray, 'n']:\n"
+        "    return x\n",
+        ["asyncio.run(target(z3))", "asyncio.run(target(i3))"],
+    ),
+    (
+        "varargs-sizes",
+        "@CHECK\ndef target(*xs: Float[np.ndarray, 'n']):\n    return xs\n",
+        ["target(z3, z3)", "target(z3, z4)"],
+    ),
+    (
+        "positional-only",
+        "@CHECK\ndef target(x: Float[np.ndarray, 'n'], /, y: Float[np.ndarray, 'n']):\n"
+        "    return x\n",
+        ["target(z3, z3)", "target(z3, y=z4)"],
+    ),
+    (
+        "numpy-typing",
+        "@CHECK\ndef target(x: npt.NDArray[np.float32], y: np.ndarray):\n    return x\n",
+        ["target(z3, z3)", "target(i3, z3)", "target(1, z3)"],
+    ),
+    (
+        "numpy-typing-arraylike",
+        "@CHECK\ndef target(x: npt.ArrayLike) -> npt.ArrayLike:\n    return x\n",
+        ["target(z3)", "target(1)", "target(object())"],
+    ),
+    (
+        "nested-returns",
+        "@CHECK\ndef target(x: Float[np.ndarray, 'n']) -> dict[str, Float[np.ndarray, 'n']]:\n"
+        "    return {'a': x, 'b': np.zeros((len(x) + 1,), np.float32)}\n",
+        ["target(z3)"],
     ),
 ]
 
@@ -410,6 +565,12 @@ def contextual(ctx: str, ann: str) -> tuple[str, str]:
 
 def shape_fits_two(shape: str) -> bool:
     return shape in ("n", "n m", "*b n", "#n", "?n", "")
+
+
+def cases(quick: bool, select: str | None) -> Iterator[Case]:
+    """The grid's cases whose id starts with one of the comma-separated ``select``."""
+    prefixes = tuple(select.split(",")) if select else ("",)
+    return (case for case in generate(quick) if case.id.startswith(prefixes))
 
 
 def generate(quick: bool) -> Iterator[Case]:
@@ -496,7 +657,7 @@ def generate(quick: bool) -> Iterator[Case]:
         fill = {k: array_expr(lib, "float32", shape) for k, shape in arrays.items()}
         fill["i3"] = array_expr(lib, "int32", (3,))
         for name, src, calls in SPECIAL:
-            source = src.replace("K", kind_src)
+            source = src.replace("KIND", kind_src)
             yield Case(
                 f"special/{name}/{lib}",
                 name,
@@ -506,7 +667,10 @@ def generate(quick: bool) -> Iterator[Case]:
                 [c.format(**fill) for c in calls],
                 build=False,
             )
-    # 5. Plain annotations (PyTree forms, ArrayLike, scalars, odd array kinds).
+    # 5. Whole sources of their own.
+    for name, src, calls in MISC:
+        yield Case(f"misc/{name}", name, "np", name, _Z + src, calls, build=False)
+    # 6. Plain annotations (PyTree forms, ArrayLike, scalars, odd array kinds).
     for ann in PLAIN_ANNOTATIONS:
         src, call = contextual("param", ann)
         yield Case(f"plain/{ann}", "plain", "-", ann, src, [call.format(v=v) for v in PLAIN_VALUES])
@@ -556,8 +720,9 @@ def fresh_module(base_ns: dict) -> dict:
     return mod.__dict__
 
 
-def run_side(side: str, quick: bool) -> None:
+def run_side(side: str, quick: bool, select: str | None) -> None:
     warnings.simplefilter("ignore")
+    import asyncio
     import dataclasses
     import typing
 
@@ -565,6 +730,7 @@ def run_side(side: str, quick: bool) -> None:
     import jax
     import jax.numpy as jnp
     import numpy as np
+    import numpy.typing as npt
     import torch
     import typeguard
 
@@ -576,6 +742,8 @@ def run_side(side: str, quick: bool) -> None:
 
     base_ns = {
         "np": np,
+        "npt": npt,
+        "asyncio": asyncio,
         "torch": torch,
         "jax": jax,
         "jnp": jnp,
@@ -603,7 +771,7 @@ def run_side(side: str, quick: bool) -> None:
         del checkers["own"]
     signal.signal(signal.SIGALRM, _alarm)
     out = sys.stdout
-    for case in generate(quick):
+    for case in cases(quick, select):
         rec = {"case": case.id}
         ns = fresh_module(base_ns)
         try:
@@ -692,14 +860,16 @@ def reproduction(case: Case, checker: str, stage: str) -> str:
     return src + case.calls[int(stage[4:])]
 
 
-def compare(quick: bool, real: str, ours: str, brief: bool, allow: set[str]) -> tuple[int, dict]:
+def compare(
+    quick: bool, select: str | None, real: str, ours: str, brief: bool, allow: set[str]
+) -> tuple[int, dict]:
     ref = load(real)
     mine = load(ours)
-    cases = {c.id: c for c in generate(quick)}
+    by_id = {c.id: c for c in cases(quick, select)}
     counts: collections.Counter[str] = collections.Counter()
     diffs = []
     pairs = [("beartype", "beartype"), ("typeguard", "typeguard"), ("own", "beartype")]
-    for cid, case in cases.items():
+    for cid, case in by_id.items():
         b_ref = ref.get((cid, "", "build"))
         b_me = mine.get((cid, "", "build"))
         assert b_ref and b_me, cid
@@ -760,12 +930,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--side", choices=("jaxtyping", "tensortypes"))
     parser.add_argument("--quick", action="store_true", help="a smaller grid")
+    parser.add_argument(
+        "--select", default=None, help="only the cases whose id starts so (comma-separated)"
+    )
     parser.add_argument("--brief", action="store_true", help="one reproduction a group only")
     parser.add_argument("--allow", default=None, help="file of allowed difference groups")
     parser.add_argument("--keep", default=None, help="directory for the two record files")
     args = parser.parse_args(argv)
     if args.side:
-        run_side(args.side, args.quick)
+        run_side(args.side, args.quick, args.select)
         return 0
     work = args.keep or tempfile.mkdtemp(prefix="tt-jaxtyping-diff-")
     os.makedirs(work, exist_ok=True)
@@ -773,6 +946,7 @@ def main(argv: list[str] | None = None) -> int:
     here = os.path.abspath(__file__)
     for side in ("jaxtyping", "tensortypes"):
         cmd = [args.python, here, "--side", side] + (["--quick"] if args.quick else [])
+        cmd += ["--select", args.select] if args.select else []
         with open(os.path.join(work, side + ".jsonl"), "w") as outf:
             procs[side] = subprocess.Popen(
                 cmd, stdout=outf, env={**os.environ, "JAX_PLATFORMS": "cpu"}
@@ -787,6 +961,7 @@ def main(argv: list[str] | None = None) -> int:
             allow = {line.split("#")[0].strip() for line in f} - {""}
     unexplained, _ = compare(
         args.quick,
+        args.select,
         os.path.join(work, "jaxtyping.jsonl"),
         os.path.join(work, "tensortypes.jsonl"),
         args.brief,
