@@ -4,6 +4,9 @@ checker and value (real jaxtyping is never imported here)."""
 
 from __future__ import annotations
 
+import dataclasses
+import typing
+
 import numpy as np
 import pytest
 
@@ -80,3 +83,57 @@ def test_a_composite_structure_with_an_unbound_name_is_an_annotation_error(check
         return x
 
     g((1, 2), {"k": 3}, {"k": (4, 5)} if structure == "S T" else (1, 2))
+
+
+@pytest.mark.parametrize("check", [c for c in CHECKERS if c.id != "typeguard"])
+def test_a_dataclass_initvar_is_checked_as_a_parameter_of_init(check):
+    # jaxtyping checks the dataclass's __init__, InitVar parameters included; here only
+    # the stored fields were checked, so an InitVar of the wrong type passed (this
+    # module's annotations are strings: dataclasses finds InitVar by its module name).
+    # typeguard 2.13.3 does not check InitVar[T], with jaxtyping as here.
+    @check
+    @dataclasses.dataclass
+    class Box:
+        x: Float[np.ndarray, "n"]
+        c: typing.ClassVar[int] = 1
+        i: dataclasses.InitVar[int] = 0
+        mask: dataclasses.InitVar[Float[np.ndarray, "n"] | None] = None
+
+        def __post_init__(self, i, mask):
+            self.seen = (i, mask)
+
+    z3 = np.zeros(3, np.float32)
+    assert Box(z3).seen == (0, None)
+    assert Box(z3, 2, z3).seen[0] == 2
+    assert Box(z3, i=5).seen == (5, None)
+    with pytest.raises(TypeCheckError, match=r"i: expected int, got str 'no'"):
+        Box(z3, "no")
+    # The InitVar shares the call's sizes with the fields.
+    with pytest.raises(TypeCheckError, match=r"axis 0 of mask has size 4, but n=3") as info:
+        Box(z3, 1, np.zeros(4, np.float32))
+    assert "expected: InitVar[Float[np.ndarray, 'n'] | None]" in str(info.value)
+
+
+def test_numpy_typing_ndarray_dtype_is_checked_by_the_own_checker():
+    # npt.NDArray[np.float32] is np.ndarray[..., np.dtype[np.float32]]: beartype (and so
+    # jaxtyping with beartype) checks the dtype with np.issubdtype; the own checker read
+    # only the class and let any dtype pass.
+    import numpy.typing as npt
+
+    @typechecked
+    def f(x: npt.NDArray[np.float32], y: np.ndarray[typing.Any, np.dtype[np.floating]]):
+        return x
+
+    z = np.zeros(3, np.float32)
+    f(z, np.zeros(2, np.float16))
+    with pytest.raises(TypeCheckError, match=r"its dtype is int32, not float32"):
+        f(np.zeros(3, np.int32), z)
+    with pytest.raises(TypeCheckError, match=r"its dtype is int64, not one of float16, float32, float64"):
+        f(z, np.zeros(3, np.int64))
+
+    # Any dtype, np.generic, and scalar types no NumPy dtype of ours has: not narrowed.
+    @typechecked
+    def g(a: npt.NDArray[typing.Any], b: npt.NDArray[np.generic], c: npt.NDArray[np.str_]):
+        return a
+
+    g(np.zeros(1, np.int8), np.zeros(1, bool), np.array(["s"]))

@@ -18,6 +18,7 @@ imports an array library (values are recognised by ``core.arrays``).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import reprlib
 from typing import Any
@@ -251,6 +252,8 @@ def annotation_text(ann: Any) -> str:
         return message_str(ann)
     if _is_array_annotation(ann):
         return array_annotation_text(ann.dtype.__name__, ann.array_type, ann.dim_str)
+    if isinstance(ann, dataclasses.InitVar):  # no __args__ to find the arrays in
+        return f"InitVar[{annotation_text(ann.type)}]"
     nested: list = []
     _nested_annotations(ann, nested)
     text = ann.__qualname__ if isinstance(ann, type) else str(ann)

@@ -8,7 +8,10 @@ generated once, decorated by the checker (ours, or another one inside our
 scope) and called with the field values when the outermost ``__init__``
 returns. Its code carries the class's file and line, so messages point at the
 class. Fields not set by then (``field(init=False)`` left for later) are not
-checked, as jaxtyping does.
+checked, as jaxtyping does. An ``InitVar`` pseudo-field (given to ``__init__`` and
+``__post_init__``, never stored) is checked with the fields, from the arguments of
+that call, against the type inside ``InitVar[...]``: jaxtyping checks it as a
+parameter of ``__init__``.
 
 With ``check_assignment=True``, assigning a field after construction checks the
 whole object again with the new value (sizes must still agree with the other
@@ -41,19 +44,25 @@ def _location(cls: type) -> tuple[str, int]:
         return getattr(module, "__file__", None) or cls.__module__, 1
 
 
-def _field_function(cls: type, names: tuple, assigned: str | None = None) -> Any:
+def _field_function(
+    cls: type, names: tuple, assigned: str | None = None, initvars: dict | None = None
+) -> Any:
     """``def Cls(self, a, b): return None`` with the fields' annotations, in the class's
     module (for string annotations) and at the class's place in the source.
 
     With ``assigned``, that field is the last parameter (the other fields bind the
     sizes first, so a disagreement blames the new value) and messages call it
-    "assignment to field ..."."""
+    "assignment to field ...". ``initvars`` maps the ``InitVar`` names, parameters
+    after the fields, to their types."""
+    initvars = initvars or {}
     if assigned is not None:
         names = tuple(n for n in names if n != assigned) + (assigned,)
     annotations: dict = {}
     for base in reversed(cls.__mro__):
         annotations.update(base.__dict__.get("__annotations__", {}))
     annotations.update(_init_annotations(cls, names))
+    annotations.update(initvars)
+    names = names + tuple(initvars)
     for name in names:
         if not name.isidentifier() or keyword.iskeyword(name):  # it reaches source code
             raise TypeError(
@@ -106,6 +115,27 @@ def _init_annotations(cls: type, names: tuple) -> dict:
     return out
 
 
+def _initvars(cls: type) -> dict:
+    """The ``InitVar`` pseudo-fields of ``cls``, name -> the type inside (or the string
+    annotation, ``"InitVar[int]"`` under postponed annotations, which the checker
+    evaluates); only when ``__init__`` is the one dataclasses wrote and takes them all
+    (a hand-written ``__init__`` need not)."""
+    out = {}
+    marker = getattr(dataclasses, "_FIELD_INITVAR", None)  # how dataclasses marks them
+    for name, f in getattr(cls, "__dataclass_fields__", {}).items():
+        if isinstance(f.type, dataclasses.InitVar):
+            out[name] = f.type.type
+        elif marker is not None and getattr(f, "_field_type", None) is marker:
+            out[name] = f.type
+    if not out or not getattr(getattr(cls, "__dataclass_params__", None), "init", False):
+        return {}
+    try:
+        params = inspect.signature(cls.__init__).parameters
+    except (TypeError, ValueError):
+        return {}
+    return out if all(n in params for n in out) else {}
+
+
 def _getter(names: tuple) -> Any:
     if not names:
         return lambda obj: ()
@@ -118,13 +148,14 @@ def _getter(names: tuple) -> Any:
 class _FieldChecks:
     """The checks of one dataclass: all fields, or (rarely) the ones set so far."""
 
-    __slots__ = ("cls", "names", "wrap", "full", "get", "partial", "assigned")
+    __slots__ = ("cls", "names", "wrap", "full", "get", "partial", "assigned", "initvars")
 
     def __init__(self, cls: type, wrap: Any):
         self.cls = cls
         self.names = tuple(f.name for f in dataclasses.fields(cls))
+        self.initvars = _initvars(cls)
         self.wrap = wrap
-        self.full = wrap(_field_function(cls, self.names))
+        self.full = wrap(_field_function(cls, self.names, initvars=self.initvars))
         self.get = _getter(self.names)
         self.partial: dict = {}
         self.assigned: dict = {}
@@ -142,17 +173,26 @@ class _FieldChecks:
         order = tuple(n for n in present if n != name) + (name,)
         check(obj, *(getattr(obj, n) for n in order))
 
-    def run(self, obj: Any) -> None:
+    def run(self, obj: Any, given: tuple = ()) -> None:
+        """Check ``obj``'s fields, and ``given``, the values of the ``InitVar``s."""
         try:
             values = self.get(obj)
         except AttributeError:
             present = tuple(n for n in self.names if getattr(obj, n, _MISSING) is not _MISSING)
             check = self.partial.get(present)
             if check is None:
-                check = self.partial[present] = self.wrap(_field_function(self.cls, present))
-            check(obj, *(getattr(obj, n) for n in present))
+                made = _field_function(self.cls, present, initvars=self.initvars)
+                check = self.partial[present] = self.wrap(made)
+            check(obj, *(getattr(obj, n) for n in present), *given)
             return
-        self.full(obj, *values)
+        self.full(obj, *values, *given)
+
+    def initvar_values(self, init: Any, obj: Any, args: tuple, kwargs: dict) -> tuple:
+        """The ``InitVar`` arguments of the call ``init(obj, *args, **kwargs)`` (which
+        has returned: the arguments bind)."""
+        bound = inspect.signature(init).bind(obj, *args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments[n] for n in self.initvars)
 
 
 def _unchecked(init: Any, obj: Any) -> bool:
@@ -188,7 +228,8 @@ def check_dataclass(cls: type, wrap: Any, check_assignment: bool) -> type:
             finally:
                 building.discard(id(self))
             if type(self).__init__ is __init__:
-                checks.run(self)
+                given = checks.initvar_values(init, self, args, kwargs) if checks.initvars else ()
+                checks.run(self, given)
     else:
 
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -196,7 +237,8 @@ def check_dataclass(cls: type, wrap: Any, check_assignment: bool) -> type:
             # Only the outermost __init__ checks: a subclass's __init__ calling this one
             # through super() has not set its own fields yet.
             if type(self).__init__ is __init__ and not _unchecked(__init__, self):
-                checks.run(self)
+                given = checks.initvar_values(init, self, args, kwargs) if checks.initvars else ()
+                checks.run(self, given)
 
     # The function itself, not another checker's wrapper of it: one level, as
     # jaxtyping leaves it (inspect.signature reads the same either way).

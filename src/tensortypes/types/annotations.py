@@ -24,12 +24,16 @@ first, then equality), so a repeated annotation costs a dict lookup.
 from __future__ import annotations
 
 import collections.abc as abc
+import dataclasses
 import enum
 import sys
 import types as pytypes
 import typing
 from typing import Any, ForwardRef
 
+import numpy as _np
+
+from tensortypes.core.dtypes import NUMPY_DTYPES
 from tensortypes.errors import AnnotationError
 from tensortypes.graph.type import Type
 import tensortypes.types._torchscript as ts
@@ -70,6 +74,21 @@ from tensortypes.types.structural import (
 )
 
 __all__ = ["ann_to_type", "convert"]
+
+
+def _numpy_scalar_dtypes(dtype_ann: Any) -> frozenset[str] | None:
+    """The dtype names of ``np.dtype[X]``: NumPy's own dtypes whose scalar type is a
+    subclass of X (``np.floating``: float16, float32, float64). None (any dtype) for
+    ``np.generic``, ``Any``, a TypeVar, or an X none of them is (``np.str_``, ``np.void``:
+    not narrowed rather than refused)."""
+    if typing.get_origin(dtype_ann) is not _np.dtype:
+        return None
+    (scalar,) = typing.get_args(dtype_ann) or (None,)
+    if not isinstance(scalar, type) or scalar is _np.generic:
+        return None
+    names = frozenset(d.name for d in NUMPY_DTYPES if issubclass(_np.dtype(d.name).type, scalar))
+    return names or None
+
 
 _TORCH_BUILTINS = {"device": DEVICE, "dtype": DTYPE, "Stream": STREAM, "Generator": GENERATOR}
 _SYM = {"SymInt": INT, "SymFloat": FLOAT, "SymBool": BOOL}
@@ -251,6 +270,10 @@ class _Converter:
             return AbcType(origin, [c(a) for a in args])
         if origin is typing.TypeGuard:
             return BOOL
+        if origin is _np.ndarray and len(args) == 2:
+            # ``np.ndarray[shape, np.dtype[X]]`` (``npt.NDArray[X]``): the dtypes of X,
+            # as beartype checks them (``np.issubdtype``); the shape argument is not read.
+            return ArrayType(origin, _numpy_scalar_dtypes(args[1]))
         if isinstance(origin, type):
             # A generic class of its own (``deque[int]``, ``MyBox[int]``): by its class.
             return self.convert_class(origin)
@@ -395,6 +418,11 @@ class _Converter:
             if tsmode:
                 ts.refuse(ann, "LiteralString is not supported", "use str")
             return STR
+        if isinstance(ann, dataclasses.InitVar):
+            # A dataclass's ``InitVar[T]`` (an ``__init__`` parameter, or a field whose
+            # string annotation dataclasses did not recognise): its values are T's, as
+            # beartype checks them.
+            return self.convert(ann.type)
         if type(ann).__name__ == "TypeAliasType":  # Python 3.12's ``type X = ...``
             return self.convert(ann.__value__)
         if ann in (
