@@ -128,7 +128,9 @@ def test_numpy_typing_ndarray_dtype_is_checked_by_the_own_checker():
     f(z, np.zeros(2, np.float16))
     with pytest.raises(TypeCheckError, match=r"its dtype is int32, not float32"):
         f(np.zeros(3, np.int32), z)
-    with pytest.raises(TypeCheckError, match=r"its dtype is int64, not one of float16, float32, float64"):
+    with pytest.raises(
+        TypeCheckError, match=r"its dtype is int64, not one of float16, float32, float64"
+    ):
         f(z, np.zeros(3, np.int64))
 
     # Any dtype, np.generic, and scalar types no NumPy dtype of ours has: not narrowed.

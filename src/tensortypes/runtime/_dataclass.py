@@ -217,6 +217,8 @@ def check_dataclass(cls: type, wrap: Any, check_assignment: bool) -> type:
     """
     checks = _FieldChecks(cls, wrap)
     init = cls.__init__
+    # Read once: a class without InitVars (nearly all) pays one local test per object.
+    initvars, initvar_values = bool(checks.initvars), checks.initvar_values
     building: set = set()
 
     if check_assignment:
@@ -228,8 +230,7 @@ def check_dataclass(cls: type, wrap: Any, check_assignment: bool) -> type:
             finally:
                 building.discard(id(self))
             if type(self).__init__ is __init__:
-                given = checks.initvar_values(init, self, args, kwargs) if checks.initvars else ()
-                checks.run(self, given)
+                checks.run(self, initvar_values(init, self, args, kwargs) if initvars else ())
     else:
 
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -237,8 +238,7 @@ def check_dataclass(cls: type, wrap: Any, check_assignment: bool) -> type:
             # Only the outermost __init__ checks: a subclass's __init__ calling this one
             # through super() has not set its own fields yet.
             if type(self).__init__ is __init__ and not _unchecked(__init__, self):
-                given = checks.initvar_values(init, self, args, kwargs) if checks.initvars else ()
-                checks.run(self, given)
+                checks.run(self, initvar_values(init, self, args, kwargs) if initvars else ())
 
     # The function itself, not another checker's wrapper of it: one level, as
     # jaxtyping leaves it (inspect.signature reads the same either way).
