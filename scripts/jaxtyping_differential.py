@@ -537,6 +537,78 @@ MISC = [
         ["target(z3)", "target(1)", "target(object())"],
     ),
     (
+        "union-rollback",
+        "@CHECK\ndef target(x: Float[np.ndarray, 'n 3'] | Float[np.ndarray, '3 n'], "
+        "y: Float[np.ndarray, 'n']):\n    return x\n",
+        [
+            "target(np.zeros((4, 3), np.float32), z4)",
+            "target(np.zeros((3, 4), np.float32), z4)",
+            "target(np.zeros((3, 4), np.float32), z3)",
+            "target(np.zeros((3, 3), np.float32), z3)",
+            "target(np.zeros((3, 3), np.float32), z4)",
+        ],
+    ),
+    (
+        "keyword-order",
+        "@CHECK\ndef target(x: Float[np.ndarray, 'n'], y: Float[np.ndarray, 'n m']):\n"
+        "    return x\n",
+        [
+            "target(y=np.zeros((3, 2), np.float32), x=z3)",
+            "target(y=np.zeros((4, 2), np.float32), x=z3)",
+        ],
+    ),
+    (
+        "optional-pytree",
+        "@CHECK\ndef target(x: typing.Optional[PyTree[Float[np.ndarray, 'n'], 'T']], "
+        "y: PyTree[Float[np.ndarray, 'n'], 'T']):\n    return x\n",
+        ["target(None, [z3])", "target([z3], [z3])", "target([z3], (z3,))", "target([z3], [z4])"],
+    ),
+    (
+        "pytree-keys",
+        "@CHECK\ndef target(x: PyTree[Float[np.ndarray, 'n']]):\n    return x\n",
+        [
+            "target({1: z3, (2, 3): [z3]})",
+            "target({'a': [z3, (z3, None)]})",
+            "target({'a': [z3, 1]})",
+        ],
+    ),
+    (
+        "equinox-module",
+        "import equinox as eqx\nclass M(eqx.Module):\n    w: Float[jax.Array, 'n m']\n"
+        "    b: Float[jax.Array, 'm']\ntarget = CHECK(M)\n",
+        [
+            "target(jnp.zeros((2, 3)), jnp.zeros(3))",
+            "target(jnp.zeros((2, 3)), jnp.zeros(4))",
+            "target(jnp.zeros((2, 3)), 1.0)",
+        ],
+    ),
+    (
+        "equinox-filter-jit",
+        "import equinox as eqx\n@eqx.filter_jit\n@CHECK\n"
+        "def target(x: Float[jax.Array, 'n'], y: Float[jax.Array, 'n']) -> Float[jax.Array, 'n']:\n"
+        "    return x + y\n",
+        [
+            "target(jnp.zeros(3), jnp.zeros(3))",
+            "target(jnp.zeros(3), jnp.zeros(4))",
+            "target(jnp.zeros(3, jnp.int32), jnp.zeros(3))",
+        ],
+    ),
+    (
+        "vmap-two",
+        "@CHECK\ndef target(x: Float[jax.Array, 'n'], y: Float[jax.Array, 'n']):\n    return x\n",
+        [
+            "jax.vmap(target)(jnp.zeros((2, 3)), jnp.zeros((2, 3)))",
+            "jax.vmap(target)(jnp.zeros((2, 3)), jnp.zeros((2, 4)))",
+            "jax.vmap(target, in_axes=(0, None))(jnp.zeros((2, 3)), jnp.zeros(3))",
+        ],
+    ),
+    (
+        "scope-only",
+        "@jaxtyping.jaxtyped(typechecker=None)\ndef target(x, y):\n"
+        "    return isinstance(x, Float[np.ndarray, 'n']) and isinstance(y, Float[np.ndarray, 'n'])\n",
+        ["target(z3, z3)", "target(z3, z4)", "target(z3, i3)"],
+    ),
+    (
         "nested-returns",
         "@CHECK\ndef target(x: Float[np.ndarray, 'n']) -> dict[str, Float[np.ndarray, 'n']]:\n"
         "    return {'a': x, 'b': np.zeros((len(x) + 1,), np.float32)}\n",

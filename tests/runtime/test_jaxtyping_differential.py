@@ -139,3 +139,46 @@ def test_numpy_typing_ndarray_dtype_is_checked_by_the_own_checker():
         return a
 
     g(np.zeros(1, np.int8), np.zeros(1, bool), np.array(["s"]))
+
+
+@pytest.mark.parametrize("check", CHECKERS)
+def test_a_tree_the_flattener_cannot_take_is_rejected_not_raised(check):
+    # jaxtyping: TypeCheckError. Here, under beartype or typeguard, building the message
+    # flattened the value again and JAX's "Comparator raised exception while sorting
+    # pytree dictionary keys" (a ValueError) escaped.
+    @check
+    def f(x: PyTree[Float[np.ndarray, "n"]]):
+        return x
+
+    z3 = np.zeros(3, np.float32)
+    f({"a": [z3, (z3, None)]})
+    with pytest.raises(TypeCheckError) as info:
+        f({1: z3, (2, 3): [z3]})
+    if "ValueError" in str(info.value):  # JAX's flattener; the own one may differ
+        assert "reason:   checking x raised ValueError" in str(info.value)
+
+
+@pytest.mark.parametrize("check", CHECKERS)
+def test_none_passes_a_structured_pytree_and_binds_nothing(check):
+    # jaxtyping: isinstance(None, PyTree[...]) is True and binds nothing, so an absent
+    # Optional[PyTree[..., "T"]] does not fix T to the structure of None.
+    @check
+    def f(
+        x: typing.Optional[PyTree[Float[np.ndarray, "n"], "T"]],
+        y: PyTree[Float[np.ndarray, "n"], "T"],
+    ):
+        return x
+
+    z3 = np.zeros(3, np.float32)
+    f(None, [z3])
+    f([z3], [z3])
+    with pytest.raises(TypeCheckError):
+        f([z3], (z3,))  # T is bound by x: y must have its structure
+    with pytest.raises(TypeCheckError):
+        f([z3], [np.zeros(4, np.float32)])
+
+    @check
+    def g(x: PyTree[int, "T ..."]):
+        return x
+
+    g(None)  # nothing is flattened, so the unbound T is not looked at

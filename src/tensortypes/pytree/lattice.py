@@ -16,6 +16,9 @@ The interface the runtime checker uses (kept stable on purpose):
   ``AnnotationError`` saying which (the annotation cannot be checked there: jaxtyping's
   class for it) (checked alone, with ``bindings`` None, it
   simply fails: nothing can be bound there).
+- ``None`` passes every structured annotation (``PyTree[..., "T"]``, composites)
+  and binds nothing, as in jaxtyping (``x: Optional[PyTree[..., "T"]] = None`` is
+  an absent tree, not one of structure ``None``).
 - ``t.explain(value, bindings, label) -> str | None``: the slow path: None when
   ``check`` would pass (``bindings`` then extended the same way), else one
   line naming the leaf by path (``x['params'][3].weight``), the expected leaf
@@ -189,6 +192,8 @@ class PyTreeType(Type):
 
     def check(self, value: Any, bindings: Bindings | None) -> bool:
         """The fast answer (see the module docstring)."""
+        if value is None and self.spec is not None:
+            return True  # None passes a structured tree and binds nothing, as in jaxtyping
         backend, (leaves, structure) = self._structure(value)
         if bindings is None and not self.binds and self.spec is None:
             # Nothing to bind and no one to share it with: the leaves alone decide.
@@ -231,9 +236,18 @@ class PyTreeType(Type):
 
     def explain(self, value: Any, bindings: Bindings | None, label: str | None) -> str | None:
         """The slow path: why ``value`` fails (None: it fits; see the module docstring)."""
+        if value is None and self.spec is not None:
+            return None  # as ``check``
         b = Bindings() if bindings is None else resolve_bindings(bindings)
         root = label if label is not None else (b.label or "")
-        backend, (_, structure) = self._structure(value)
+        try:
+            backend, (_, structure) = self._structure(value)
+        except Exception as error:  # noqa: BLE001 (the value's own exceptions only)
+            # A value the flattener cannot take (dict keys that do not sort): the
+            # message says so, as the own checker's does, rather than raise it.
+            if not raised_by_value(error):
+                raise
+            return f"checking {root or 'the value'} raised {describe_raised(error)}"
         spec = self.spec
         if spec is not None:
             reason = _structure_reason(
