@@ -609,6 +609,52 @@ MISC = [
         ["target(z3, z3)", "target(z3, z4)", "target(z3, i3)"],
     ),
     (
+        "pytree-namedtuple",
+        "class P(typing.NamedTuple):\n    a: typing.Any\n    b: typing.Any\n"
+        "@CHECK\ndef target(x: PyTree[Float[np.ndarray, 'n'], 'T'], y: PyTree[Float[np.ndarray, 'n'], 'T']):\n"
+        "    return x\n",
+        [
+            "target(P(z3, z3), P(z3, z3))",
+            "target(P(z3, z3), (z3, z3))",
+            "target(P(z3, 1), P(z3, z3))",
+        ],
+    ),
+    (
+        "pytree-equinox-leaves",
+        "import equinox as eqx\nclass M(eqx.Module):\n    w: typing.Any\n"
+        "@CHECK\ndef target(x: PyTree[Float[jax.Array, 'n']]):\n    return x\n",
+        [
+            "target(M(jnp.zeros(3)))",
+            "target(M(jnp.zeros(3, jnp.int32)))",
+            "target([M(jnp.zeros(3)), M(jnp.zeros(4))])",
+        ],
+    ),
+    (
+        "pytree-leaf-union",
+        "@CHECK\ndef target(x: PyTree[Float[np.ndarray, 'n'] | int]):\n    return x\n",
+        ["target([z3, 1])", "target([z3, 'a'])", "target([z3, z4])", "target({'a': (1, 2)})"],
+    ),
+    (
+        "pytree-of-list",
+        "@CHECK\ndef target(x: PyTree[list[int]]):\n    return x\n",
+        ["target([1, 2])", "target({'a': [1, 2]})", "target({'a': [1, 'b']})", "target(3)"],
+    ),
+    (
+        "array-in-list-sizes",
+        "@CHECK\ndef target(x: list[Float[np.ndarray, 'n']], y: Float[np.ndarray, 'n']):\n    return x\n",
+        ["target([z3, z3], z3)", "target([z3], z4)"],
+    ),
+    (
+        "return-none",
+        "@CHECK\ndef target(x: Float[np.ndarray, 'n']) -> None:\n    return x\n",
+        ["target(z3)"],
+    ),
+    (
+        "return-noreturn",
+        "@CHECK\ndef target(x: Float[np.ndarray, 'n']) -> typing.NoReturn:\n    raise ValueError\n",
+        ["target(z3)", "target(i3)"],
+    ),
+    (
         "nested-returns",
         "@CHECK\ndef target(x: Float[np.ndarray, 'n']) -> dict[str, Float[np.ndarray, 'n']]:\n"
         "    return {'a': x, 'b': np.zeros((len(x) + 1,), np.float32)}\n",
