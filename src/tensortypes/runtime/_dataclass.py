@@ -148,12 +148,23 @@ def _getter(names: tuple) -> Any:
 class _FieldChecks:
     """The checks of one dataclass: all fields, or (rarely) the ones set so far."""
 
-    __slots__ = ("cls", "names", "wrap", "full", "get", "partial", "assigned", "initvars")
+    __slots__ = (
+        "cls",
+        "names",
+        "wrap",
+        "full",
+        "get",
+        "partial",
+        "assigned",
+        "initvars",
+        "signature",
+    )
 
     def __init__(self, cls: type, wrap: Any):
         self.cls = cls
         self.names = tuple(f.name for f in dataclasses.fields(cls))
         self.initvars = _initvars(cls)
+        self.signature: Any = None  # of the checked __init__, read at the first InitVar call
         self.wrap = wrap
         self.full = wrap(_field_function(cls, self.names, initvars=self.initvars))
         self.get = _getter(self.names)
@@ -190,7 +201,9 @@ class _FieldChecks:
     def initvar_values(self, init: Any, obj: Any, args: tuple, kwargs: dict) -> tuple:
         """The ``InitVar`` arguments of the call ``init(obj, *args, **kwargs)`` (which
         has returned: the arguments bind)."""
-        bound = inspect.signature(init).bind(obj, *args, **kwargs)
+        if self.signature is None:
+            self.signature = inspect.signature(init)
+        bound = self.signature.bind(obj, *args, **kwargs)
         bound.apply_defaults()
         return tuple(bound.arguments[n] for n in self.initvars)
 
