@@ -477,7 +477,7 @@ def _make_inputs(function, spec: dict, namespace: dict, seed: int) -> dict:
                     sizes[token] = value
                 shape.append(sizes[token])
         kind = getattr(ann, "dtype_kind", None) or type(ann).__name__
-        text = repr(ann)
+        text = str(ann)  # "Bool[Tensor, '... n']" (the repr is the class's: <class ...>)
         if text.startswith("Bool") or "bool" in str(kind):
             args[name] = torch.rand(shape) > 0.5
         elif text.startswith(("Int", "UInt", "Long")):

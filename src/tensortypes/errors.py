@@ -20,6 +20,7 @@ __all__ = [
     "AnnotationWarning",
     "caret_message",
     "raised_by_value",
+    "value_fault",
     "describe_raised",
 ]
 
@@ -49,7 +50,7 @@ def raised_by_value(error: BaseException) -> bool:
     """
     if not isinstance(error, Exception):
         return False
-    if isinstance(error, RecursionError):
+    if isinstance(error, RecursionError) or getattr(error, _VALUE_FAULT, False):
         return True
     tb = error.__traceback__
     if tb is None:
@@ -58,6 +59,21 @@ def raised_by_value(error: BaseException) -> bool:
         tb = tb.tb_next
     filename = tb.tb_frame.f_code.co_filename
     return not (filename.startswith(_PACKAGE) or filename.startswith("<tensortypes "))
+
+
+_VALUE_FAULT = "_tensortypes_value_fault"
+
+
+def value_fault(error: Exception) -> Exception:
+    """``error``, raised by tensortypes' own code for what a value is (a dict whose
+    keys do not compare), marked so that :func:`raised_by_value` counts it as the
+    value's: a checker rejects the value instead of letting the error escape.
+
+    >>> raised_by_value(value_fault(ValueError("keys do not compare")))
+    True
+    """
+    setattr(error, _VALUE_FAULT, True)
+    return error
 
 
 def describe_raised(error: BaseException) -> str:

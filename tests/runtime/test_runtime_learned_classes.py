@@ -215,7 +215,7 @@ class _Unhashable(metaclass=_UnhashableMeta):
 
 
 def _array_annotations() -> list:
-    from tensortypes import Array, Float, Key, PyTree, Shaped
+    from tensortypes import Float, Key, PyTree, Shaped
 
     out = [Float[np.ndarray, "n"], Shaped[np.ndarray, "..."], PyTree[Float[np.ndarray, "n"]]]
     out.append(Float[np.typing.ArrayLike, "n"])
@@ -226,7 +226,9 @@ def _array_annotations() -> list:
             continue
         out.append(Float[getattr(lib, attr), "n"])
         out.append(Float[getattr(lib, attr), "n"] | None)
-    if "jax" in sys.modules:
+    if "jax" in sys.modules:  # tensortypes.Array is jax.Array, there only with JAX
+        from tensortypes import Array
+
         out += [Float[Array, "n"], Key[Array, ""]]
     return out
 

@@ -195,12 +195,14 @@ _PLAIN_BASES = frozenset(
 class ClassFacts:
     """What the scan learns about one class: attributes assigned, and where."""
 
-    __slots__ = ("assigned", "mutated", "open")
+    __slots__ = ("assigned", "mutated", "open", "declared")
 
     def __init__(self):
         self.assigned: set = set()
         self.mutated: set = set()  # assigned (also) outside __init__
         self.open = False
+        # attribute -> annotation node of a ``self.x: T`` in a method (the first one)
+        self.declared: dict = {}
 
     def note(self, name: str, method: str | None) -> None:
         self.assigned.add(name)
@@ -491,6 +493,10 @@ class ClassInfo:
             elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
                 self.assigned.update(_names_bound(stmt))
         scanned = module.class_facts.get(id(node)) or ClassFacts()
+        for attr, annotation in scanned.declared.items():
+            # ``self.color: Float[Tensor, "3"]`` in a method (``__init__`` or one it
+            # calls, before a ``register_buffer``): the class body's own comes first.
+            self.declared.setdefault(attr, annotation)
         self.assigned |= scanned.assigned
         self.mutated = scanned.mutated
         # A mixin's methods use attributes of the classes it is mixed into.

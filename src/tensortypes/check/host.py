@@ -22,6 +22,8 @@ class CheckerHost:
         last_ifexp: Any  # (node, value if true, value if false) of the last IfExp
         discarded: Any  # the call whose result the statement drops (no --strict note)
         quiet: int  # > 0 while values are evaluated without reporting
+        caught: Any  # a list collecting what fails in a callee's body walked for a call
+        path: str  # the file checked
         unrolling: bool  # a comprehension is being evaluated item by item
         diagnostics: Any  # the reports so far, by key (check.infer.Checker)
 

@@ -103,6 +103,8 @@ class Checker(
             project.reader = type(self).reader
         self.diagnostics: dict = {}
         self.quiet = 0
+        # While a callee's body is walked for a call (``inlined_call``): what fails in it.
+        self.caught: list | None = None
         # The call whose result the statement drops (``with torch.no_grad():``,
         # ``nn.init.zeros_(w)``): its unknown result costs nothing, so no note.
         self.discarded = None
@@ -117,6 +119,8 @@ class Checker(
     # -- reporting ---------------------------------------------------------------------
     def report(self, node, code: str, message: str, notes=(), severity: str = "error"):
         if self.quiet:
+            if self.caught is not None and severity == "error":
+                self.caught.append((getattr(node, "lineno", 1), code, message, self.path))
             return
         line = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0) + 1

@@ -139,6 +139,7 @@ class ModuleInfo:
         "by_type",
         "shadowed",
         "set_by_name",
+        "declarations",
         "_outside",
         "project",
         "name",
@@ -184,6 +185,8 @@ class ModuleInfo:
         # module (``net.add_module("head", m)``, ``setattr(cfg, "lr", 0.1)``): any
         # instance may have them, since the walker cannot tell which class ``net`` is.
         self.set_by_name: set = set()
+        # ``self.x: T`` declared in method bodies, shown to importers (the interface)
+        self.declarations: list = []
         self._outside: frozenset | None = None  # set_by_name with the imported modules'
 
         self._scan(tree)
@@ -275,6 +278,16 @@ class ModuleInfo:
                     and node.func.id in ("setattr", "vars")
                 ):
                     facts[cls].open = True  # a name the scan cannot read
+            elif (
+                t is ast.AnnAssign
+                and cls is not None
+                and method is not None
+                and type(node.target) is ast.Attribute
+                and type(node.target.value) is ast.Name
+                and node.target.value.id == "self"
+            ):
+                facts[cls].declared.setdefault(node.target.attr, node.annotation)
+                self.declarations.append(f"{node.target.attr}: {ast.unparse(node.annotation)}")
             elif cls is not None and t is ast.Attribute:
                 if node.attr == "__dict__":
                     facts[cls].open = True

@@ -421,7 +421,13 @@ class RefineMixin(CheckerHost):
                     kept.append(item)
                 elif any(f is None for f in found):
                     local = [t for t in targets if type(t) is not str]
-                    kept.append(InstV(local[0]) if len(local) == len(targets) == 1 else UNKNOWN)
+                    if len(local) == len(targets) == 1:
+                        kept.append(InstV(local[0]))
+                    elif item is UNKNOWN and len(targets) == 1 and targets[0] in _SCALARS:
+                        # ``assert isinstance(self.cfg.radius, float)``: a float from here
+                        kept.append(_SCALARS[targets[0]]())
+                    else:
+                        kept.append(UNKNOWN)
             elif exact or not any(f is True for f in found):
                 kept.append(item)
         frame = frame.copy()
@@ -494,6 +500,10 @@ _BUILTIN_KINDS = {
     "list": (ListV,),
     "NoneType": (NoneV,),
 }
+
+
+# What an unknown value is once ``isinstance`` finds it a builtin scalar.
+_SCALARS = {"float": FloatV, "int": IntV, "bool": BoolV}
 
 
 def _matches(value, target) -> bool | None:

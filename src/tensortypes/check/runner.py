@@ -200,7 +200,7 @@ def _meta(text: str, tree, module) -> tuple:
     if tree is None or module is None:
         return content_key(text), []
     return (
-        interface_hash(text, module.bodies, sorted(module.set_by_name)),
+        interface_hash(text, module.bodies, [*sorted(module.set_by_name), *module.declarations]),
         sorted(set(module.imported_modules)),
     )
 

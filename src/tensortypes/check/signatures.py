@@ -21,6 +21,7 @@ rule for all of them:
 from __future__ import annotations
 
 import ast
+import os
 
 from tensortypes.core.words import annotation_text
 from tensortypes.core import dims
@@ -83,6 +84,69 @@ def _shapes(value) -> tuple:
     if type(value) is TupleV:
         return tuple(_shapes(v) for v in value.items)
     return value.shape
+
+
+# What an operation in a callee's body may fail with, relayed to the call: not what a
+# declaration says (``assign`` to an annotated local, ``return``, ``arg-type``), which
+# jaxtyping does not check inside the body and which a caller does not rely on.
+_RELAYED = frozenset(
+    ("broadcast", "matmul", "concat", "reshape", "view", "index", "axis", "rank", "layer")
+)
+
+
+def _shaped_params(info, args, kwargs) -> bool:
+    """Whether each parameter of ``info`` given an array is annotated with a shape
+    string (``Float[Tensor, "... bins"]``): a helper that says what it accepts. One
+    that does not (``coord: Tensor``) is not held to the arrays a caller gives it."""
+    positional = [p for p in info.params if p[3] == "positional"]
+    given = [(p, v) for p, v in zip(positional, args)]
+    given += [(p, kwargs[p[0]]) for p in info.params if p[0] in kwargs]
+    for (_name, ann, _default, _kind), value in given:
+        if type(value) is not Arr:
+            continue
+        if not isinstance(ann, ast.Subscript) or not any(
+            isinstance(sub, ast.Constant) and type(sub.value) is str for sub in ast.walk(ann)
+        ):
+            return False
+    return bool(given)
+
+
+def _shown(path: str) -> str:
+    """A file's path as a message shows it: relative to the working directory when
+    inside it."""
+    if os.path.isabs(path):
+        try:
+            inside = os.path.relpath(path)
+        except ValueError:  # another drive
+            return path
+        return path if inside.startswith("..") else inside
+    return path
+
+
+_BRANCHING = (
+    ast.IfExp,
+    ast.BoolOp,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.Lambda,
+)
+
+
+def _straight(node) -> bool:
+    """Whether every statement of a function's body runs, in order, at each call until
+    one fails or returns: simple statements only (no ``if``, loop, ``try``, ``with``)
+    and no expression that runs a part only sometimes (``a if c else b``, ``and``,
+    a comprehension)."""
+    for stmt in getattr(node, "body", ()):
+        if not isinstance(
+            stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr, ast.Pass)
+        ):
+            return False
+        if any(isinstance(sub, _BRANCHING) for sub in ast.walk(stmt)):
+            return False
+    return True
 
 
 def _told_by_body(body, declared):
@@ -302,17 +366,21 @@ class SignatureMixin(CheckerHost):
             found = self.inferred_return(info)
             if _shapeless(found):
                 found = self.helper_pattern_result(info, found, args, kwargs, node, frame, labels)
-                return self.inlined_result(info, args, kwargs) if _shapeless(found) else found
+                return (
+                    self.inlined_call(info, args, kwargs, node, labels)
+                    if _shapeless(found)
+                    else found
+                )
         if info.returns is not None:
             ret = self.annotation_value(info.returns)
             if self_value is None and info.cls is None and anonymous_result(info.node):
                 told = _told_by_body(
-                    self.inlined_result(info, args, kwargs), subst_value(ret, binder)
+                    self.inlined_call(info, args, kwargs, node, labels), subst_value(ret, binder)
                 )
                 if told is not None:
                     return told
             if _shapeless(ret) and self_value is None and info.cls is None:
-                inlined = self.inlined_result(info, args, kwargs)
+                inlined = self.inlined_call(info, args, kwargs, node, labels)
                 if type(inlined) is Arr and inlined.shape is not None:
                     return inlined
             if any(
@@ -353,7 +421,44 @@ class SignatureMixin(CheckerHost):
                 return type(value) not in (Unknown, NoneV, UnionV)
         return False
 
-    def inlined_result(self, info, args, kwargs):
+    def inlined_call(self, info, args, kwargs, node, labels):
+        """``inlined_result``, and an error at the call when the callee's body, a
+        straight run of statements (:func:`_straight`) whose parameters given an array
+        are annotated with a shape (:func:`_shaped_params`), fails for these arguments
+        at a statement where it does not fail for every value its annotations allow
+        (that is reported in the callee): ``expectation(logits, w)`` whose body
+        multiplies ``(..., n, n, bins)`` by ``(..., 1, bins)``."""
+        if not _straight(info.node) or not _shaped_params(info, args, kwargs):
+            return self.inlined_result(info, args, kwargs)
+        caught: list = []
+        value = self.inlined_result(info, args, kwargs, caught)
+        if caught:
+            alone: list = []
+            self.inlined_result(info, None, None, alone)
+            seen = {(path, line, code) for line, code, _message, path in alone}
+            fresh = [c for c in caught if (c[3], c[0], c[1]) not in seen and c[1] in _RELAYED]
+            if fresh:
+                line, code, message, path = fresh[0]
+                operands = [(labels.nodes.get(i), v) for i, v in enumerate(args)]
+                operands += [(labels.nodes.get(k), v) for k, v in kwargs.items()]
+                notes = [
+                    text
+                    for n, v in operands
+                    if n is not None
+                    and type(v) is Arr
+                    and (text := self.value_note(n, v, None)) is not None
+                ]
+                self.report(
+                    node,
+                    code,
+                    f"{info.qualname}() fails for these arguments, at "
+                    f"{f'line {line}' if path == self.path else f'{_shown(path)}:{line}'}: "
+                    f"{message}",
+                    notes,
+                )
+        return value
+
+    def inlined_result(self, info, args, kwargs, caught=None):
         """The array a one-statement wrapper (``def und_self(mask, pattern): return
         und(mask, mask, pattern)``) returns for these arguments: its expression
         evaluated, quietly, in its own module with its parameters bound to the
@@ -361,6 +466,8 @@ class SignatureMixin(CheckerHost):
         wrappers are followed at most ``_INLINE_DEPTH`` deep."""
         if not inlinable(info.node) or info.cls is not None or self.inlining >= _INLINE_DEPTH:
             return UNKNOWN
+        if args is None:  # the body alone, its parameters as annotated (``inlined_call``)
+            return self._body_alone(info, caught)
         expr = wrapper_return(info.node)
         if expr is None and not any(
             type(v) is Arr and v.shape is not None for v in (*args, *kwargs.values())
@@ -390,6 +497,7 @@ class SignatureMixin(CheckerHost):
             else:
                 return UNKNOWN  # a missing argument (reported) or a computed default
         saved = walker.record, walker.inlining, walker.last_ifexp, walker.discarded
+        saved_caught, walker.caught = walker.caught, caught
         walker.record, walker.inlining = None, self.inlining + 1
         walker.quiet += 1
         try:
@@ -402,8 +510,30 @@ class SignatureMixin(CheckerHost):
                 value = join_all(values) if values and end.terminated and same else UNKNOWN
         finally:
             walker.quiet -= 1
+            walker.caught = saved_caught
             walker.record, walker.inlining, walker.last_ifexp, walker.discarded = saved
         return value if _shaped(value) else UNKNOWN
+
+    def _body_alone(self, info, caught):
+        """Walk ``info``'s body quietly with its parameters as its annotations give
+        them, collecting into ``caught`` what fails there (``inlined_call``)."""
+        owner = self.foreign_modules.get(id(info))
+        walker = self if owner is None else self.project.walker_of(owner)
+        if walker is None:
+            return UNKNOWN
+        inner = Frame(info)
+        saved = walker.record, walker.inlining, walker.last_ifexp, walker.discarded
+        saved_caught, walker.caught = walker.caught, caught
+        walker.record, walker.inlining = None, self.inlining + 1
+        walker.quiet += 1
+        try:
+            walker.bind_params(info, inner)
+            walker.exec_block(info.node.body, inner)
+        finally:
+            walker.quiet -= 1
+            walker.caught = saved_caught
+            walker.record, walker.inlining, walker.last_ifexp, walker.discarded = saved
+        return UNKNOWN
 
     def helper_pattern_result(self, info, found, args, kwargs, node, frame, labels):
         """``found`` (a helper's result), or when it is unknown or an array of unknown

@@ -56,6 +56,7 @@ __all__ = [
     "Bcast",
     "Rest",
     "own_rest",
+    "joint_rest",
     "data_size",
     "is_data_size",
     "anonymized",
@@ -154,6 +155,21 @@ def own_rest(owner: str) -> Rest:
     same axes wherever a value made from that parameter keeps them, so that
     ``x.norm(dim=-1, keepdim=True)`` of ``x: (..., 3)`` lines up with ``x``."""
     return Rest(OWN_REST + owner)
+
+
+def joint_rest(rests) -> Rest:
+    """The leading axes of a broadcast of arrays whose ``...`` differ: the joint ``...``
+    of those parameters (:func:`own_rest`), itself the same axes wherever a value made
+    from it keeps them; a plain ``...`` when one of them is of unknown origin."""
+    owners: set = set()
+    for rest in rests:
+        if rest.name is None or not rest.name.startswith(OWN_REST):
+            return Rest(None)
+        owners.update(rest.name[len(OWN_REST) :].split(_JOINT))
+    return own_rest(_JOINT.join(sorted(owners)))
+
+
+_JOINT = "+"  # not in a qualified name: separates the owners of a joint_rest
 
 
 def fmt_dim(d) -> str:

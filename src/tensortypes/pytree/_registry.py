@@ -28,6 +28,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from tensortypes.errors import value_fault
 from tensortypes.pytree.paths import DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey
 
 __all__ = [
@@ -52,8 +53,8 @@ def _sorted_keys(d: dict) -> tuple:
         return tuple(sorted(d))
     except TypeError as error:
         # JAX's message and class: a dict whose keys do not compare is no PyTree.
-        raise ValueError(
-            f"Comparator raised exception while sorting pytree dictionary keys: {error}"
+        raise value_fault(
+            ValueError(f"Comparator raised exception while sorting pytree dictionary keys: {error}")
         ) from error
 
 
@@ -123,7 +124,10 @@ def rule_of(cls: type):
     >>> rule_of(int) is None, rule_of(tuple) is not None
     (True, True)
     """
-    found = SPLIT.get(cls, MISSING)
+    try:
+        found = SPLIT.get(cls, MISSING)
+    except TypeError:  # an unhashable class (a metaclass with __eq__, no __hash__):
+        return None  # never a registered node, nor a tuple's
     if found is not MISSING:
         return found
     # JAX's test: a tuple whose class has ``_fields`` is a namedtuple node.

@@ -30,7 +30,10 @@ IsLeaf = Callable[[Any], bool] | None
 
 def _walk(x: Any, leaves: list) -> tuple:
     cls = type(x)
-    split = SPLIT.get(cls, MISSING)
+    try:
+        split = SPLIT.get(cls, MISSING)
+    except TypeError:  # an unhashable class (a metaclass with __eq__, no __hash__)
+        split = rule_of(cls)
     if split is MISSING:
         split = rule_of(cls)
     if split is None:
@@ -38,32 +41,37 @@ def _walk(x: Any, leaves: list) -> tuple:
         return LEAF
     data, children = split(x)
     get, append, walk = SPLIT.get, leaves.append, _walk
-    # Leaves are the common child: classify them inline, without a call each.
-    return (
-        cls,
-        data,
-        tuple(
-            [
-                (append(c) or LEAF) if get(type(c), MISSING) is None else walk(c, leaves)
-                for c in children
-            ]
-        ),
-    )
+    mark = len(leaves)
+    try:
+        # Leaves are the common child: classify them inline, without a call each.
+        return (
+            cls,
+            data,
+            tuple(
+                [
+                    (append(c) or LEAF) if get(type(c), MISSING) is None else walk(c, leaves)
+                    for c in children
+                ]
+            ),
+        )
+    except TypeError:
+        if not isinstance(children, (list, tuple)):
+            raise
+        # A child of an unhashable class: walk each child (``_walk`` classifies it).
+        del leaves[mark:]
+        return (cls, data, tuple([walk(c, leaves) for c in children]))
 
 
 def _walk_is_leaf(x: Any, leaves: list, is_leaf: Callable[[Any], bool]) -> tuple:
     if is_leaf(x):
         leaves.append(x)
         return LEAF
-    cls = type(x)
-    split = SPLIT.get(cls, MISSING)
-    if split is MISSING:
-        split = rule_of(cls)
+    split = rule_of(type(x))
     if split is None:
         leaves.append(x)
         return LEAF
     data, children = split(x)
-    return (cls, data, tuple([_walk_is_leaf(c, leaves, is_leaf) for c in children]))
+    return (type(x), data, tuple([_walk_is_leaf(c, leaves, is_leaf) for c in children]))
 
 
 def own_flatten(tree: Any, is_leaf: IsLeaf = None) -> tuple[list, PyTreeDef]:

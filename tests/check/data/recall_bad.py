@@ -261,3 +261,21 @@ def row_sums(x: Float[Tensor, "... n k"]) -> Float[Tensor, "... c"]:
 
 def col_totals(x: Float[Tensor, "... n k"]) -> Float[Tensor, "... k"]:
     return row_sums(x)  # E: axis -1 has size n, expected k [return]
+
+
+class Lit:
+    def configure(self) -> None:
+        # Declared in a method that __init__ (of a base) calls, then registered by name.
+        self.colour: Float[Tensor, "3"]
+        self.register_buffer("colour", torch.ones(3))
+
+    def forward(self, n: Float[Tensor, "... 3"], l: Float[Tensor, "... 3"]) -> Tensor:
+        return torch.sum(n * l, -1) * self.colour  # E: the last axis of '...' [broadcast]
+
+    def biased(
+        self, points: Float[Tensor, "*N 3"], sdf: Float[Tensor, "*N 1"]
+    ) -> Float[Tensor, "*N 1"]:
+        bias: Union[float, Float[Tensor, "*N 1"]]
+        assert isinstance(self.cfg.radius, float)
+        bias = (points**2).sum(dim=-1).sqrt() - self.cfg.radius  # E: 0 axes after *N [assign]
+        return sdf + bias  # E: the axes of *N do not line up [broadcast]

@@ -372,3 +372,22 @@ def per_pair(ids: Int[Tensor, "... n"], pairs: Float[Tensor, "... m m"]) -> Tens
     # The caller's m is the number of chains: the helper's count is not another size.
     masks, _ = chain_ids(ids)
     return pairs / masks.sum(-1, keepdim=True)
+
+
+class Lit:
+    def configure(self) -> None:
+        self.colour: Float[Tensor, "3"]
+        self.register_buffer("colour", torch.ones(3))
+
+    def forward(self, n: Float[Tensor, "... 3"], l: Float[Tensor, "... 3"]) -> Tensor:
+        return torch.sum(n * l, -1, keepdim=True) * self.colour
+
+    def biased(
+        self, points: Float[Tensor, "*N 3"], sdf: Float[Tensor, "*N 1"]
+    ) -> Float[Tensor, "*N 1"]:
+        bias: Union[float, Float[Tensor, "*N 1"]]
+        if isinstance(self.cfg.radius, float):
+            bias = (points**2).sum(dim=-1, keepdim=True).sqrt() - self.cfg.radius
+        else:
+            bias = 0.0
+        return sdf + bias

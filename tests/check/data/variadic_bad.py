@@ -1,7 +1,7 @@
 """A variadic prefix is one sequence of axes: it must line up wherever it appears."""
 import torch
 import torch.nn.functional as F
-from jaxtyping import Float
+from jaxtyping import Bool, Float
 from torch import Tensor
 
 
@@ -56,3 +56,30 @@ def project_points(y: Float[Tensor, "*b n d"], v: Float[Tensor, "e"]) -> Float[T
 
 def project_rows(y: Float[Tensor, "*b n d"], v: Float[Tensor, "d"]) -> Float[Tensor, "*b d"]:
     return y @ v  # E: return
+
+
+def anonymous(x: Float[Tensor, "... n 3"], v: Float[Tensor, "... 3"]) -> None:
+    y = x * v  # E: axis -2 is the last axis of '...' in v but n in x [broadcast]
+
+
+def fixed_axis(key_mask: Bool[Tensor, "... n"], centers: Float[Tensor, "bins"]) -> None:
+    count = key_mask.sum(-1).float()
+    w = centers / count  # E: axis -1 is the last axis of '...' in count but bins [broadcast]
+
+
+def named_rest(x: Float[Tensor, "*b n"], y: Float[Tensor, "n"]) -> None:
+    s = x.sum(-1) + y  # E: last axis of *b in x.sum(-1) but n in y [broadcast]
+
+
+def joint(q: Bool[Tensor, "... n"], k: Bool[Tensor, "... n"]) -> None:
+    pairs = q[..., :, None] & k[..., None, :]  # (..., n, n), the "..." of q and of k
+    count = k.sum(-1, keepdim=True)  # (..., 1), the "..." of k
+    w = pairs / count  # E: axis -2 is the last axis of '...' in count but n in pairs [broadcast]
+
+
+def expectation(logits: Float[Tensor, "... bins"], w: Float[Tensor, "... bins"]) -> Float[Tensor, "..."]:
+    return (logits.softmax(-1) * w).sum(-1)
+
+
+def expected(logits: Float[Tensor, "... n bins"], w: Float[Tensor, "... bins"]) -> None:
+    e = expectation(logits, w)  # E: expectation() fails for these arguments, at line 81: cannot broadcast w [broadcast]

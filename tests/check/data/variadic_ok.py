@@ -14,7 +14,42 @@ def per_point(x: Float[Tensor, "*b n 3"], v: Float[Tensor, "*b 3"]) -> Float[Ten
 
 
 def anonymous(x: Float[Tensor, "... n 3"], v: Float[Tensor, "... 3"]) -> None:
-    y = x * v  # two "..." are different axes: nothing is known, nothing is reported
+    y = x * v[..., None, :]  # each "..." a batch of its own: they broadcast together
+
+
+def batch_free(x: Float[Tensor, "... n"], w: Float[Tensor, "n"], s: Float[Tensor, "..."]):
+    a = x * w  # fixed axes after the "..."
+    b = x / s[..., None]  # the last axis of s meets 1
+    c = s * 2.0
+    return a, b, c
+
+
+def attribute_rest(x: Float[Tensor, "*bs 1"], d: Float[Tensor, "*batch s 1"]) -> None:
+    # Named variadics of different names may be one inside the other (*bs = (*batch, s)).
+    y = x * d
+
+
+def unknown_lead(x: Tensor, w: Float[Tensor, "n"]) -> None:
+    y = x.sum(-1)  # of unknown rank: nothing says where its axes end
+    z = y * w
+
+
+def expectation(logits: Float[Tensor, "... bins"], w: Float[Tensor, "... bins"]) -> Float[Tensor, "..."]:
+    return (logits.softmax(-1) * w).sum(-1)
+
+
+def expected(logits: Float[Tensor, "... n bins"], w: Float[Tensor, "... bins"]) -> None:
+    e = expectation(logits, w[..., None, :])  # the helper's body works for these
+
+
+def branching(x: Float[Tensor, "... d"], w: Float[Tensor, "... d"], flag: bool) -> Float[Tensor, "..."]:
+    if flag:
+        return (x * w).sum(-1)
+    return x.sum(-1)
+
+
+def only_when(logits: Float[Tensor, "... n bins"], w: Float[Tensor, "... bins"]) -> None:
+    e = branching(logits, w, False)  # a body with branches is not relayed to its calls
 
 
 def summed(x: Float[Tensor, "*b n"]) -> Float[Tensor, "*b"]:

@@ -15,7 +15,18 @@ from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
 from ..sizes import agree, only_remainders
-from ..symbolic import ONE, Bcast, Rest, fmt_dim, fmt_shape, is_anonymous, is_one, unrelated
+from ..symbolic import (
+    ONE,
+    Bcast,
+    Rest,
+    fmt_dim,
+    fmt_shape,
+    is_anonymous,
+    is_data_size,
+    is_one,
+    joint_rest,
+    unrelated,
+)
 
 __all__ = [
     "broadcast",
@@ -149,6 +160,7 @@ def broadcast(shapes, labels) -> tuple | None:
     out.reverse()
     if not open_rank:
         return tuple(out)
+    _rest_meets_fixed(parts)
     heads = {(p[3][0], p[3][1]) for p in parts if p[3] is not None}
     longest_plain = max((len(p[0]) for p in parts if p[3] is None), default=0)
     if len(heads) == 1 and longest_plain <= width:
@@ -156,8 +168,50 @@ def broadcast(shapes, labels) -> tuple | None:
         return (*prefix, rest, *out)
     if all(rest.anonymous for _, rest in heads):
         # The ``...`` of two parameters: some leading axes, then the broadcast ones.
-        return (Rest(None), *out)
+        return (joint_rest(rest for _, rest in heads), *out)
     return None
+
+
+def _rest_meets_fixed(parts) -> None:
+    """Refuse a shape whose ``*b`` (or a parameter's own ``...``) ends where another
+    shape has a fixed axis.
+
+    ``(bins,)`` against ``(*b,)``, or ``(*b, n, n)`` against ``(*b, 1)``: the last
+    axis of ``*b`` meets ``bins`` (or ``n``), a size of its own, so the two
+    broadcast only when ``*b`` is empty or its last axis happens to be 1 or that
+    size. As with ``_same_rest_aligned``, a function must work for every ``*b``
+    its annotations allow. A ``...`` of unknown origin (``Rest(None)``: the
+    leading axes of an unannotated result) says nothing, and neither does an
+    axis that may be 1 (``#n``), an axis of a ``...`` made explicit or a size
+    only the data fixes. Nor does a fixed axis after another named ``*rest``:
+    ``(*bs, 1)`` of an attribute against ``(*batch, s, 1)`` is meant for
+    ``*bs = (*batch, s)``; the ``...`` of two parameters are each a batch,
+    never one inside the other.
+    """
+    for suffix, lab, full, head in parts:
+        if head is None or head[1].name is None:
+            continue
+        k = len(suffix) + 1
+        for o_suffix, o_lab, o_full, o_head in parts:
+            if len(o_suffix) < k or (o_head is not None and not _apart(o_head[1], head[1])):
+                continue
+            d = o_suffix[-k]
+            if type(d) is not Dim or is_one(d) or is_anonymous(d) or is_data_size(d):
+                continue
+            shown = "'...'" if head[1].anonymous else f"*{head[1].name}"
+            raise CheckFailure(
+                "broadcast",
+                f"cannot broadcast {lab} {fmt_shape(full)} with {o_lab} "
+                f"{fmt_shape(o_full)}: axis {-k} is the last axis of {shown} in {lab} "
+                f"but {fmt_dim(d)} in {o_lab}, so this works only when {shown} is "
+                f"empty (or its last axis is 1 or {fmt_dim(d)})",
+            )
+
+
+def _apart(other: Rest, rest: Rest) -> bool:
+    """Whether axes after ``other`` can meet the last axis of ``rest`` as sizes of their
+    own: ``other`` is a parameter's own ``...`` (not ``rest``)."""
+    return other is not rest and other.name is not None and other.anonymous and rest.anonymous
 
 
 def _same_rest_aligned(parts) -> None:
