@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 
 __all__ = [
+    "setup_calls",
     "FunctionInfo",
     "ClassInfo",
     "ClassFacts",
@@ -195,11 +196,12 @@ _PLAIN_BASES = frozenset(
 class ClassFacts:
     """What the scan learns about one class: attributes assigned, and where."""
 
-    __slots__ = ("assigned", "mutated", "open", "declared")
+    __slots__ = ("assigned", "mutated", "open", "declared", "by_method")
 
     def __init__(self):
         self.assigned: set = set()
         self.mutated: set = set()  # assigned (also) outside __init__
+        self.by_method: dict = {}  # method name -> the attributes it assigns
         self.open = False
         # attribute -> annotation node of a ``self.x: T`` in a method (the first one)
         self.declared: dict = {}
@@ -208,6 +210,23 @@ class ClassFacts:
         self.assigned.add(name)
         if method != "__init__":
             self.mutated.add(name)
+            self.by_method.setdefault(method, set()).add(name)
+
+
+def setup_calls(init) -> list:
+    """The methods an ``__init__`` calls on ``self`` as statements of its own body,
+    in order (``self.configure(*args, **kwargs)``): they build the instance too."""
+    found = []
+    for stmt in getattr(init, "body", ()):
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == "self"
+        ):
+            found.append(call.func.attr)
+    return found
 
 
 def _slot_names(node) -> list:
@@ -432,6 +451,7 @@ class ClassInfo:
         "lattice",
         "declared",
         "mutated",
+        "by_method",
         "kw_only",
         "guards",
         "walker",
@@ -499,6 +519,7 @@ class ClassInfo:
             self.declared.setdefault(attr, annotation)
         self.assigned |= scanned.assigned
         self.mutated = scanned.mutated
+        self.by_method = scanned.by_method
         # A mixin's methods use attributes of the classes it is mixed into.
         self.open = (
             scanned.open

@@ -112,6 +112,7 @@ class Checker(
         self.ann_types: dict = {}
         self.ann_values: dict = {}
         self.foreign_modules: dict = {}  # id of another module's FunctionInfo -> its module
+        self.nested_classes: dict = {}  # id of a class nested in a class -> its ClassInfo
         self.inlining = 0  # one-statement wrappers being evaluated at a call (a bound)
         self.unrolling = False  # a comprehension is evaluated item by item (not nested)
         self.module: ModuleInfo | None = None  # set by run(), before anything reads it

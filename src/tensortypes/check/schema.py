@@ -21,7 +21,7 @@ from tensortypes.core.dims import Dim
 
 from .host import CheckerHost
 from .binding import Binder
-from .defs import MODULE_ATTRS
+from .defs import MODULE_ATTRS, ClassInfo, setup_calls
 from .expr import Labels
 from .frame import Frame, valid_guard
 from .joins import element_of, strip_none
@@ -65,9 +65,88 @@ class SchemaMixin(CheckerHost):
         init = info.methods.get("__init__")
         if init is not None:
             self.check_function(init, building=info)
+        self.build_by_setup(info)
         for name in info.assigned:
             if name not in info.attrs:
                 info.attrs[name] = UNKNOWN
+
+    def nested_instance(self, info, name: str):
+        """An instance of the class ``name`` nested in ``info`` or in a base of it (the
+        subclass's first, as ``self.Config`` finds it): what ``cfg: Config`` in a class
+        body declares (threestudio's ``@dataclass class Config`` inside each module);
+        unknown when there is none."""
+        todo, seen = [info], set()
+        while todo and len(seen) < 32:
+            cls = todo.pop(0)
+            if id(cls) in seen:
+                continue
+            seen.add(id(cls))
+            for stmt in cls.node.body:
+                if isinstance(stmt, ast.ClassDef) and stmt.name == name:
+                    return InstV(self._nested_info(cls, stmt))
+            for base in cls.bases:
+                local = self.module.classes.get(base)
+                found = local if local is not None else self.foreign_class(base)
+                if found is not None:
+                    todo.append(found)
+        return UNKNOWN
+
+    def _nested_info(self, outer, node):
+        """The ``ClassInfo`` of class ``node`` nested in ``outer`` (made once)."""
+        found = self.nested_classes.get(id(node))
+        if found is None:
+            walker = outer.walker if outer.walker is not None else None
+            module = walker.module if walker is not None else self.module
+            found = ClassInfo(node, module)
+            found.walker = walker
+            self.nested_classes[id(node)] = found
+        return found
+
+    def build_by_setup(self, info) -> None:
+        """Walk, as part of the construction, the methods of ``info`` itself that an
+        ``__init__`` of it or of a base calls on ``self`` (threestudio's
+        ``BaseModule.__init__`` calls ``self.configure()``, which each subclass
+        defines): what they assign and register is the instance's from then on, and
+        an attribute no other method assigns is not mutated. A class is an
+        ``nn.Module`` when a base of any module of the project is one."""
+        names: list = []
+        seen: set = set()
+        todo = [info]
+        while todo and len(seen) < 32:
+            cls = todo.pop()
+            if id(cls) in seen:
+                continue
+            seen.add(id(cls))
+            if cls.is_module:
+                info.is_module = True  # an nn.Module through a base of another module
+            init = cls.methods.get("__init__")
+            if init is not None:
+                names += [n for n in setup_calls(init.node) if n not in names]
+            for base in cls.bases:
+                local = self.module.classes.get(base)
+                found = local if local is not None else self.foreign_class(base)
+                if found is not None:
+                    todo.append(found)
+        walked = [n for n in names if n != "__init__" and n in info.methods and n in info.by_method]
+        for name in walked:
+            # Quietly: the method's own check reports what is wrong in it.
+            method = info.methods[name]
+            frame = Frame(method, info)
+            self.quiet += 1
+            try:
+                self.bind_params(method, frame)
+                end = self.exec_block(method.node.body, frame)
+            finally:
+                self.quiet -= 1
+            if not end.terminated and method.params:
+                self.settle_schema(info, method.params[0][0], end)
+        if walked:
+            info.mutated = {
+                attr
+                for method, attrs in info.by_method.items()
+                if method not in walked
+                for attr in attrs
+            }
 
     def settle_schema(self, info, me: str, end: Frame) -> None:
         """Each attribute's value where ``__init__`` ends (not the join of all its values)."""
@@ -119,6 +198,8 @@ class SchemaMixin(CheckerHost):
         declared = self.declared_attribute(info, attr)
         if declared is not None:
             value = self.annotation_value(declared)
+            if value is UNKNOWN and type(declared) is ast.Name:
+                value = self.nested_instance(info, declared.id)
             if value is not UNKNOWN:
                 return self.env_value(inst, value)
         if attr in info.attrs:

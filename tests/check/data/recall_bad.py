@@ -2,6 +2,7 @@
 generic helpers (``T | None`` to ``T``), in-place methods, branches on ``x.ndim``,
 arrays of unknown rank meeting known axes, branches giving ``b`` or 1, ``@overload``ed
 helpers returning ``Tensor``, enum values, ``unique`` (a size of its own), ``unbind``."""
+import dataclasses
 from enum import Enum
 from typing import Optional, Tuple, TypeVar, Union, overload
 
@@ -279,3 +280,37 @@ class Lit:
         assert isinstance(self.cfg.radius, float)
         bias = (points**2).sum(dim=-1).sqrt() - self.cfg.radius  # E: 0 axes after *N [assign]
         return sdf + bias  # E: the axes of *N do not line up [broadcast]
+
+
+class Configured(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.configure()
+
+    def configure(self) -> None:
+        pass
+
+
+class Adapter(Configured):
+    # Built in configure(), which the base's __init__ calls.
+    def configure(self) -> None:
+        adapter = torch.nn.Parameter(torch.zeros(4, 3))
+        self.register_parameter("adapter", adapter)
+
+    def forward(self, features: Float[Tensor, "B ... 4"]) -> Float[Tensor, "B ... 3"]:
+        return features @ self.adapter.T  # E: has 4 columns [matmul]
+
+
+class Volume(Configured):
+    @dataclasses.dataclass
+    class Config:
+        blob_scale: float = 10.0
+        blob_std: float = 0.5
+
+    cfg: Config  # the class nested above: its fields are floats
+
+    def density(
+        self, points: Float[Tensor, "*N 3"], raw: Float[Tensor, "*N 1"]
+    ) -> Float[Tensor, "*N 1"]:
+        bias = self.cfg.blob_scale * torch.exp(-(points**2).sum(-1) / self.cfg.blob_std**2)
+        return raw + bias  # E: the axes of *N do not line up [broadcast]

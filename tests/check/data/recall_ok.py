@@ -1,4 +1,5 @@
 """The correct twins of recall_bad.py: nothing is reported."""
+import dataclasses
 from enum import Enum
 from typing import List, Optional, Tuple, TypeVar, Union, overload
 
@@ -391,3 +392,48 @@ class Lit:
         else:
             bias = 0.0
         return sdf + bias
+
+
+class Configured(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.configure()
+
+    def configure(self) -> None:
+        pass
+
+
+class Adapter(Configured):
+    def configure(self) -> None:
+        adapter = torch.nn.Parameter(torch.zeros(4, 3))
+        self.register_parameter("adapter", adapter)
+
+    def forward(self, features: Float[Tensor, "B ... 4"]) -> Float[Tensor, "B ... 3"]:
+        return features @ self.adapter
+
+
+class Reconfigured(Configured):
+    # An attribute configure() sets and another method changes is not held to one shape.
+    def configure(self) -> None:
+        self.scale = torch.ones(3)
+
+    def grow(self, n: int) -> None:
+        self.scale = torch.ones(n)
+
+    def forward(self, x: Float[Tensor, "b k"]) -> Tensor:
+        return x * self.scale
+
+
+class Volume(Configured):
+    @dataclasses.dataclass
+    class Config:
+        blob_scale: float = 10.0
+        blob_std: float = 0.5
+
+    cfg: Config
+
+    def density(
+        self, points: Float[Tensor, "*N 3"], raw: Float[Tensor, "*N 1"]
+    ) -> Float[Tensor, "*N 1"]:
+        bias = self.cfg.blob_scale * torch.exp(-(points**2).sum(-1) / self.cfg.blob_std**2)
+        return raw + bias[..., None]
