@@ -75,7 +75,8 @@ class SchemaMixin(CheckerHost):
         subclass's first, as ``self.Config`` finds it): what ``cfg: Config`` in a class
         body declares (threestudio's ``@dataclass class Config`` inside each module);
         unknown when there is none."""
-        todo, seen = [info], set()
+        todo: list = [info]
+        seen: set = set()
         while todo and len(seen) < 32:
             cls = todo.pop(0)
             if id(cls) in seen:
