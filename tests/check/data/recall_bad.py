@@ -314,3 +314,17 @@ class Volume(Configured):
     ) -> Float[Tensor, "*N 1"]:
         bias = self.cfg.blob_scale * torch.exp(-(points**2).sum(-1) / self.cfg.blob_std**2)
         return raw + bias  # E: the axes of *N do not line up [broadcast]
+
+
+def to_uv(u: Float[Tensor, "*B"], v: Float[Tensor, "*B"]) -> Float[Tensor, "*B 2"]:
+    uv = torch.stack([u, v])  # (2, *B): the new axis in front
+    return uv  # E: 0 axes after *B, expected 1 [return]
+
+
+def profile(
+    tokens: Int[Tensor, "batch depth n"], mask: Bool[Tensor, "batch depth n"]
+) -> Tensor:
+    counts = torch.zeros(tokens.shape[0], tokens.shape[2], 32).scatter_add(
+        dim=2, index=tokens.transpose(1, 2).long(), src=mask.transpose(1, 2).float()
+    )
+    return counts / counts.sum(dim=-1)  # E: axis -1 has sizes 32 and n [broadcast]

@@ -437,3 +437,20 @@ class Volume(Configured):
     ) -> Float[Tensor, "*N 1"]:
         bias = self.cfg.blob_scale * torch.exp(-(points**2).sum(-1) / self.cfg.blob_std**2)
         return raw + bias[..., None]
+
+
+def to_uv(u: Float[Tensor, "*B"], v: Float[Tensor, "*B"]) -> Float[Tensor, "*B 2"]:
+    return torch.stack([u, v], -1)
+
+
+def to_vu(u: Float[Tensor, "*B"], v: Float[Tensor, "*B"]) -> Float[Tensor, "2 *B"]:
+    return torch.stack([v, u])
+
+
+def profile(
+    tokens: Int[Tensor, "batch depth n"], mask: Bool[Tensor, "batch depth n"]
+) -> Tensor:
+    counts = torch.zeros(tokens.shape[0], tokens.shape[2], 32).scatter_add(
+        dim=2, index=tokens.transpose(1, 2).long(), src=mask.transpose(1, 2).float()
+    )
+    return counts / counts.sum(dim=-1, keepdim=True)

@@ -417,6 +417,19 @@ def concat_shape(shapes, labels, axis: int, what: str = "cat"):
 
 def stack_shape(shapes, labels, axis: int, what: str = "stack"):
     """The shape of stacking equal-shaped arrays along a new ``axis``."""
+    if shapes and shapes[0] is not None and split_rest(shapes[0])[1] is not None:
+        # Arrays of one shape with a ``*rest`` (``torch.stack([u, v])`` of ``(*B,)``):
+        # the new axis goes in front of or after the rest, else nothing is known.
+        if any(s != shapes[0] for s in shapes[1:]):
+            return None
+        found = _open_axis(shapes[0], axis, extra=1)
+        if found is None:
+            return None
+        prefix, rest, suffix, (end, i) = found
+        new = dims.const(len(shapes))
+        if end == "head":
+            return (*prefix[:i], new, *prefix[i:], rest, *suffix)
+        return (*prefix, rest, *suffix[:i], new, *suffix[i:])
     known = [
         (s, lab) for s, lab in zip(shapes, labels) if s is not None and split_rest(s)[1] is None
     ]

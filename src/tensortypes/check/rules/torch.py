@@ -430,6 +430,21 @@ METHODS: dict = {
     "movedim": MoveAxis(),
     "broadcast_to": FUNCTIONS["torch.broadcast_to"],
 }
+# Writes into a copy of the array (or into the array, with ``_``) at given places:
+# the shape and dtype of the array written into (``x.scatter_add(dim, index, src)``).
+for _name in (
+    "scatter",
+    "scatter_add",
+    "scatter_reduce",
+    "index_add",
+    "index_copy",
+    "index_fill",
+    "index_put",
+    "masked_scatter",
+):
+    METHODS.setdefault(_name, Identity())
+    METHODS.setdefault(_name + "_", Identity())
+    FUNCTIONS.setdefault(f"torch.{_name}", Identity())
 for _name in _UNARY:
     METHODS.setdefault(_name, _FLOAT if _name.rstrip("_") in _FLOAT_UNARY else _SAME)
     # The in-place twin (``x.sqrt_()``) keeps the shape and the dtype of ``x``.
