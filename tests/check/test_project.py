@@ -481,3 +481,32 @@ def test_namespace_package_modules_are_followed(tmp_path):
     found = check_paths([ns / "model.py"], cache=False, jobs=1)
     assert _codes(found, "model.py") == [(5, "return")]
     assert "(n, 3)" in found[0].message
+
+
+def test_a_setup_method_builds_instances_across_modules_and_is_interface(tmp_path):
+    # Base.__init__ calls self.configure(); Adapter's configure registers the weight
+    # that another module uses. Its body is part of the module's interface.
+    (tmp_path / "model.py").write_text("""\
+import torch
+class Base(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.configure()
+    def configure(self):
+        pass
+class Adapter(Base):
+    def configure(self):
+        self.register_buffer("w", torch.zeros(4, 3))
+""")
+    (tmp_path / "use.py").write_text("""\
+import torch
+from model import Adapter
+a = Adapter()
+y = torch.zeros(5, 4) @ a.w
+z = torch.zeros(5, 3) @ a.w
+""")
+    cache = ResultCache(tmp_path / "cache")
+    assert _codes(check_paths([tmp_path], cache=cache, jobs=1)) == [(5, "matmul")]
+    model = tmp_path / "model.py"
+    model.write_text(model.read_text().replace("zeros(4, 3)", "zeros(3, 3)"))
+    assert _codes(check_paths([tmp_path], cache=cache, jobs=1)) == [(4, "matmul")]

@@ -222,6 +222,7 @@ class ModuleInfo:
         pop, push = stack.pop, stack.append
         store = ast.Store
         facts = self.class_facts
+        methods: dict = {}  # (id of a class, method name) -> the method's body lines
         while stack:
             node, func, cls, method = pop()
             t = type(node)
@@ -258,6 +259,8 @@ class ModuleInfo:
                     and not (inlinable(node) and (cls is None or method is not None))
                 ):
                     self.bodies.append((node.body[0].lineno, node.end_lineno))
+                    if cls is not None and method is None:
+                        methods[(cls, node.name)] = self.bodies[-1]
                 if cls is not None and method is None and t is not ast.Lambda:
                     method = node.name
             elif t is ast.ClassDef:
@@ -286,7 +289,10 @@ class ModuleInfo:
                 and type(node.target.value) is ast.Name
                 and node.target.value.id == "self"
             ):
-                facts[cls].declared.setdefault(node.target.attr, node.annotation)
+                held = facts[cls].declared.get(node.target.attr)
+                if held is None or node.annotation.lineno < held.lineno:
+                    # the first in the source (the scan's stack visits later ones first)
+                    facts[cls].declared[node.target.attr] = node.annotation
                 self.declarations.append(f"{node.target.attr}: {ast.unparse(node.annotation)}")
             elif cls is not None and t is ast.Attribute:
                 if node.attr == "__dict__":
@@ -305,6 +311,13 @@ class ModuleInfo:
                             push((child, func, cls, method))
                 elif type(value) not in _LEAVES and isinstance(value, ast.AST):
                     push((value, func, cls, method))
+        # A method that assigns attributes of ``self`` may build the instance (one an
+        # ``__init__`` calls, ``schema.build_by_setup``): its body is interface too.
+        shown = {
+            methods[(c, m)] for c, f in facts.items() for m in f.by_method if (c, m) in methods
+        }
+        if shown:
+            self.bodies = [b for b in self.bodies if b not in shown]
 
     def _project_decorators(self, tree) -> None:
         """Mark decorators of the project that return what they are given as keeping it.
