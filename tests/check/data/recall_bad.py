@@ -328,3 +328,9 @@ def profile(
         dim=2, index=tokens.transpose(1, 2).long(), src=mask.transpose(1, 2).float()
     )
     return counts / counts.sum(dim=-1)  # E: axis -1 has sizes 32 and n [broadcast]
+
+
+def camera(elevation: Float[Tensor, "B"], azimuth: Float[Tensor, "B"]) -> Float[Tensor, "B 1 4"]:
+    a = torch.deg2rad(azimuth)  # and hypot, logaddexp, erfc, ...: elementwise
+    t = torch.stack([torch.deg2rad(elevation), a.sin(), a.cos(), torch.hypot(elevation, a)], -1)
+    return t  # E: has rank 2, expected rank 3 [return]

@@ -454,3 +454,9 @@ def profile(
         dim=2, index=tokens.transpose(1, 2).long(), src=mask.transpose(1, 2).float()
     )
     return counts / counts.sum(dim=-1, keepdim=True)
+
+
+def camera(elevation: Float[Tensor, "B"], azimuth: Float[Tensor, "B"]) -> Float[Tensor, "B 1 4"]:
+    a = torch.deg2rad(azimuth)
+    t = torch.stack([torch.deg2rad(elevation), a.sin(), a.cos(), torch.hypot(elevation, a)], -1)
+    return t[:, None, :]

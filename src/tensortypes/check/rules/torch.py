@@ -324,6 +324,55 @@ FUNCTIONS.update(
 FUNCTIONS.update({f"torch.nn.functional.{name}": rule for name, rule in FUNCTIONAL.items()})
 for _name in _UNARY:
     FUNCTIONS.setdefault(f"torch.{_name.rstrip('_')}", _FLOAT if _name in _FLOAT_UNARY else _SAME)
+# More elementwise functions of one array (and their methods): a float result...
+_MORE_FLOAT = (
+    "deg2rad",
+    "rad2deg",
+    "asinh",
+    "acosh",
+    "atanh",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "erfc",
+    "erfinv",
+    "lgamma",
+    "digamma",
+    "sinc",
+    "logit",
+    "exp2",
+)
+# ... the array's dtype, or bool.
+_MORE_SAME = ("positive", "negative", "fix", "sgn", "conj", "absolute")
+_MORE_BOOL = ("signbit", "isneginf", "isposinf", "isreal")
+# Of two arrays, broadcast: promoted, a float result, or bool.
+_MORE_BINARY = {
+    "hypot": _DIV,
+    "copysign": _DIV,
+    "logaddexp": _DIV,
+    "logaddexp2": _DIV,
+    "xlogy": _DIV,
+    "float_power": _DIV,
+    "fmax": _ADD,
+    "fmin": _ADD,
+    "floor_divide": _ADD,
+    "heaviside": _ADD,
+    "bitwise_and": _ADD,
+    "bitwise_or": _ADD,
+    "bitwise_xor": _ADD,
+    "logical_xor": _CMP,
+}
+for _name in _MORE_FLOAT:
+    FUNCTIONS.setdefault(f"torch.{_name}", _FLOAT)
+for _name in _MORE_SAME:
+    FUNCTIONS.setdefault(f"torch.{_name}", _SAME)
+for _name in _MORE_BOOL:
+    FUNCTIONS.setdefault(f"torch.{_name}", _BOOL)
+for _name, _rule in _MORE_BINARY.items():
+    FUNCTIONS.setdefault(f"torch.{_name}", _rule)
 
 METHODS: dict = {
     "matmul": Matmul(),
@@ -445,6 +494,8 @@ for _name in (
     METHODS.setdefault(_name, Identity())
     METHODS.setdefault(_name + "_", Identity())
     FUNCTIONS.setdefault(f"torch.{_name}", Identity())
+for _name in (*_MORE_FLOAT, *_MORE_SAME, *_MORE_BOOL, *_MORE_BINARY):
+    METHODS.setdefault(_name, FUNCTIONS[f"torch.{_name}"])
 for _name in _UNARY:
     METHODS.setdefault(_name, _FLOAT if _name.rstrip("_") in _FLOAT_UNARY else _SAME)
     # The in-place twin (``x.sqrt_()``) keeps the shape and the dtype of ``x``.
@@ -459,4 +510,4 @@ METHODS.update(
         "minimum_": _ADD,
     }
 )
-del _name
+del _name, _rule
