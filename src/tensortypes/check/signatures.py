@@ -94,11 +94,25 @@ _RELAYED = frozenset(
 )
 
 
-def _shaped_params(info, args, kwargs) -> bool:
+def _bound_method(info, self_value) -> bool:
+    """Whether a method is called on an instance of its class (``self`` bound to
+    ``self_value``), not as a static or class method."""
+    return (
+        type(self_value) is InstV
+        and not info.is_static
+        and "classmethod" not in info.decorators
+        and bool(info.params)
+        and info.params[0][3] == "positional"
+    )
+
+
+def _shaped_params(info, args, kwargs, self_value=None) -> bool:
     """Whether each parameter of ``info`` given an array is annotated with a shape
     string (``Float[Tensor, "... bins"]``): a helper that says what it accepts. One
     that does not (``coord: Tensor``) is not held to the arrays a caller gives it."""
     positional = [p for p in info.params if p[3] == "positional"]
+    if info.cls is not None and self_value is not None:
+        positional = positional[1:]  # ``self``
     given = [(p, v) for p, v in zip(positional, args)]
     given += [(p, kwargs[p[0]]) for p in info.params if p[0] in kwargs]
     for (_name, ann, _default, _kind), value in given:
@@ -373,9 +387,13 @@ class SignatureMixin(CheckerHost):
                 )
         if info.returns is not None:
             ret = self.annotation_value(info.returns)
-            if self_value is None and info.cls is None and anonymous_result(info.node):
+            if (
+                (self_value is None and info.cls is None)
+                or (type(self_value) is InstV and info.cls is not None)
+            ) and anonymous_result(info.node):
                 told = _told_by_body(
-                    self.inlined_call(info, args, kwargs, node, labels), subst_value(ret, binder)
+                    self.inlined_call(info, args, kwargs, node, labels, self_value),
+                    subst_value(ret, binder),
                 )
                 if told is not None:
                     return told
@@ -421,20 +439,20 @@ class SignatureMixin(CheckerHost):
                 return type(value) not in (Unknown, NoneV, UnionV)
         return False
 
-    def inlined_call(self, info, args, kwargs, node, labels):
+    def inlined_call(self, info, args, kwargs, node, labels, self_value=None):
         """``inlined_result``, and an error at the call when the callee's body, a
         straight run of statements (:func:`_straight`) whose parameters given an array
         are annotated with a shape (:func:`_shaped_params`), fails for these arguments
         at a statement where it does not fail for every value its annotations allow
         (that is reported in the callee): ``expectation(logits, w)`` whose body
         multiplies ``(..., n, n, bins)`` by ``(..., 1, bins)``."""
-        if not _straight(info.node) or not _shaped_params(info, args, kwargs):
-            return self.inlined_result(info, args, kwargs)
+        if not _straight(info.node) or not _shaped_params(info, args, kwargs, self_value):
+            return self.inlined_result(info, args, kwargs, None, self_value)
         caught: list = []
-        value = self.inlined_result(info, args, kwargs, caught)
+        value = self.inlined_result(info, args, kwargs, caught, self_value)
         if caught:
             alone: list = []
-            self.inlined_result(info, None, None, alone)
+            self.inlined_result(info, None, None, alone, self_value)
             seen = {(path, line, code) for line, code, _message, path in alone}
             fresh = [c for c in caught if (c[3], c[0], c[1]) not in seen and c[1] in _RELAYED]
             if fresh:
@@ -458,16 +476,20 @@ class SignatureMixin(CheckerHost):
                 )
         return value
 
-    def inlined_result(self, info, args, kwargs, caught=None):
+    def inlined_result(self, info, args, kwargs, caught=None, self_value=None):
         """The array a one-statement wrapper (``def und_self(mask, pattern): return
         und(mask, mask, pattern)``) returns for these arguments: its expression
         evaluated, quietly, in its own module with its parameters bound to the
         caller's values; UNKNOWN unless that is an array of known shape. Nested
         wrappers are followed at most ``_INLINE_DEPTH`` deep."""
-        if not inlinable(info.node) or info.cls is not None or self.inlining >= _INLINE_DEPTH:
+        if not inlinable(info.node) or self.inlining >= _INLINE_DEPTH:
+            return UNKNOWN
+        if info.cls is not None and not _bound_method(info, self_value):
             return UNKNOWN
         if args is None:  # the body alone, its parameters as annotated (``inlined_call``)
             return self._body_alone(info, caught)
+        if info.cls is not None:
+            args = (self_value, *args)  # ``self``, then the arguments
         expr = wrapper_return(info.node)
         if expr is None and not any(
             type(v) is Arr and v.shape is not None for v in (*args, *kwargs.values())
@@ -479,8 +501,7 @@ class SignatureMixin(CheckerHost):
             return UNKNOWN
         if any(k not in names for k in kwargs):
             return UNKNOWN
-        owner = self.foreign_modules.get(id(info))
-        walker = self if owner is None else self.project.walker_of(owner)
+        walker = self._walker_for(info)
         if walker is None:
             return UNKNOWN
         inner = Frame(info)
@@ -517,8 +538,7 @@ class SignatureMixin(CheckerHost):
     def _body_alone(self, info, caught):
         """Walk ``info``'s body quietly with its parameters as its annotations give
         them, collecting into ``caught`` what fails there (``inlined_call``)."""
-        owner = self.foreign_modules.get(id(info))
-        walker = self if owner is None else self.project.walker_of(owner)
+        walker = self._walker_for(info)
         if walker is None:
             return UNKNOWN
         inner = Frame(info)
@@ -534,6 +554,13 @@ class SignatureMixin(CheckerHost):
             walker.caught = saved_caught
             walker.record, walker.inlining, walker.last_ifexp, walker.discarded = saved
         return UNKNOWN
+
+    def _walker_for(self, info):
+        """The checker of the module that defines function or method ``info``."""
+        if info.cls is not None and info.cls.walker is not None:
+            return info.cls.walker
+        owner = self.foreign_modules.get(id(info))
+        return self if owner is None else self.project.walker_of(owner)
 
     def helper_pattern_result(self, info, found, args, kwargs, node, frame, labels):
         """``found`` (a helper's result), or when it is unknown or an array of unknown

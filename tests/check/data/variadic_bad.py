@@ -83,3 +83,13 @@ def expectation(logits: Float[Tensor, "... bins"], w: Float[Tensor, "... bins"])
 
 def expected(logits: Float[Tensor, "... n bins"], w: Float[Tensor, "... bins"]) -> None:
     e = expectation(logits, w)  # E: expectation() fails for these arguments, at line 81: cannot broadcast w [broadcast]
+
+
+class Scorer:
+    def expectation(
+        self, logits: Float[Tensor, "... bins"], w: Float[Tensor, "... bins"]
+    ) -> Float[Tensor, "..."]:
+        return (logits.softmax(-1) * w).sum(-1)
+
+    def score(self, logits: Float[Tensor, "b n bins"], w: Float[Tensor, "b bins"]) -> Tensor:
+        return self.expectation(logits, w)  # E: Scorer.expectation() fails for these arguments [broadcast]

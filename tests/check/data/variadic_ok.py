@@ -101,3 +101,13 @@ def shade(normals: Float[Tensor, "*bs 3"], light: Float[Tensor, "*bs 3"]) -> Ten
 
 def project_points(y: Float[Tensor, "*b n d"], v: Float[Tensor, "d"]) -> Float[Tensor, "*b n"]:
     return y @ v
+
+
+class Scorer:
+    def expectation(
+        self, logits: Float[Tensor, "... bins"], w: Float[Tensor, "... bins"]
+    ) -> Float[Tensor, "..."]:
+        return (logits.softmax(-1) * w).sum(-1)
+
+    def score(self, logits: Float[Tensor, "b n bins"], w: Float[Tensor, "b bins"]) -> Tensor:
+        return self.expectation(logits, w[:, None, :])
