@@ -256,7 +256,7 @@ class ModuleInfo:
                     and node.name != "__init__"
                     and node.body[0].lineno > node.lineno
                     # a wrapper's body is evaluated at calls: part of the interface
-                    and not (inlinable(node) and (cls is None or method is not None))
+                    and not inlinable(node)
                 ):
                     self.bodies.append((node.body[0].lineno, node.end_lineno))
                     if cls is not None and method is None:
