@@ -510,3 +510,26 @@ z = torch.zeros(5, 3) @ a.w
     model = tmp_path / "model.py"
     model.write_text(model.read_text().replace("zeros(4, 3)", "zeros(3, 3)"))
     assert _codes(check_paths([tmp_path], cache=cache, jobs=1)) == [(4, "matmul")]
+
+
+def test_a_method_walked_at_calls_is_interface(tmp_path):
+    # A short method with a "..." result is walked at each call: its body is what
+    # the callers see, so changing it checks them again.
+    (tmp_path / "a.py").write_text("""\
+import torch
+from jaxtyping import Float
+from torch import Tensor
+class A:
+    def f(self, x: Float[Tensor, "... n"]) -> Float[Tensor, "..."]:
+        return x.sum(-1)
+""")
+    (tmp_path / "b.py").write_text("""\
+import torch
+from a import A
+y = A().f(torch.zeros(2, 3)) + torch.zeros(5)
+""")
+    cache = ResultCache(tmp_path / "cache")
+    assert _codes(check_paths([tmp_path], cache=cache, jobs=1), "b.py") == [(3, "broadcast")]
+    a = tmp_path / "a.py"
+    a.write_text(a.read_text().replace("return x.sum(-1)", "return x.sum(-1).sum(-1)"))
+    assert _codes(check_paths([tmp_path], cache=cache, jobs=1), "b.py") == []

@@ -31,6 +31,7 @@ from .defs import (
     ClassFacts,
     ClassInfo,
     FunctionInfo,
+    anonymous_result,
     define,
     inlinable,
 )
@@ -255,8 +256,12 @@ class ModuleInfo:
                     t is not ast.Lambda
                     and node.name != "__init__"
                     and node.body[0].lineno > node.lineno
-                    # a wrapper's body is evaluated at calls: part of the interface
-                    and not inlinable(node)
+                    # a wrapper's body is evaluated at calls: part of the interface (of
+                    # a method, when its result has a "...": ``signatures.inlined_call``)
+                    and not (
+                        inlinable(node)
+                        and (cls is None or method is not None or anonymous_result(node))
+                    )
                 ):
                     self.bodies.append((node.body[0].lineno, node.end_lineno))
                     if cls is not None and method is None:

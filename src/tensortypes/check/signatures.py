@@ -176,8 +176,14 @@ def _told_by_body(body, declared):
         if any(v is None for v in items):
             return None
         return TupleV(tuple(items))
-    if type(declared) is not Arr or type(body) is not Arr or declared.shape is None:
+    if type(declared) is not Arr or type(body) is not Arr:
         return None
+    if declared.shape is None:
+        # ``-> Float[Tensor, "..."]``: any shape, so the body's tells it all (a count
+        # only the data fixes stays unknown, as below).
+        if body.shape is None or any(type(d) is not Dim and d is not None for d in body.shape):
+            return None
+        return declared.with_(shape=tuple(None if is_data_size(d) else d for d in body.shape))
     shape = body.shape
     rests = [i for i, d in enumerate(declared.shape) if type(d) is Rest]
     if len(rests) > 1 or (rests and declared.shape[rests[0]] is not Rest(None)):

@@ -334,3 +334,11 @@ def camera(elevation: Float[Tensor, "B"], azimuth: Float[Tensor, "B"]) -> Float[
     a = torch.deg2rad(azimuth)  # and hypot, logaddexp, erfc, ...: elementwise
     t = torch.stack([torch.deg2rad(elevation), a.sin(), a.cos(), torch.hypot(elevation, a)], -1)
     return t  # E: has rank 2, expected rank 3 [return]
+
+
+def expect(logits: Float[Tensor, "... bins"], w: Float[Tensor, "bins"]) -> Float[Tensor, "..."]:
+    return (logits.softmax(-1) * w).sum(-1)  # "...": any shape; the body tells it
+
+
+def weighted(logits: Float[Tensor, "b n bins"], w: Float[Tensor, "bins"], m: Float[Tensor, "b"]):
+    return expect(logits, w) * m  # E: axis -1 has sizes n and b [broadcast]

@@ -460,3 +460,11 @@ def camera(elevation: Float[Tensor, "B"], azimuth: Float[Tensor, "B"]) -> Float[
     a = torch.deg2rad(azimuth)
     t = torch.stack([torch.deg2rad(elevation), a.sin(), a.cos(), torch.hypot(elevation, a)], -1)
     return t[:, None, :]
+
+
+def expect(logits: Float[Tensor, "... bins"], w: Float[Tensor, "bins"]) -> Float[Tensor, "..."]:
+    return (logits.softmax(-1) * w).sum(-1)
+
+
+def weighted(logits: Float[Tensor, "b n bins"], w: Float[Tensor, "bins"], m: Float[Tensor, "b"]):
+    return expect(logits, w) * m[:, None]
