@@ -342,3 +342,11 @@ def expect(logits: Float[Tensor, "... bins"], w: Float[Tensor, "bins"]) -> Float
 
 def weighted(logits: Float[Tensor, "b n bins"], w: Float[Tensor, "bins"], m: Float[Tensor, "b"]):
     return expect(logits, w) * m  # E: axis -1 has sizes n and b [broadcast]
+
+
+def normals(a: Float[Tensor, "b n 3"], c: Float[Tensor, "b n 3"], w: Float[Tensor, "b n"]):
+    n = torch.linalg.cross(a, c)
+    length = torch.linalg.vector_norm(n, dim=-1)
+    order = w.argsort(dim=-1)
+    values, _ = torch.sort(w, dim=-1)
+    return n / length  # E: axis -1 has sizes 3 and n [broadcast]

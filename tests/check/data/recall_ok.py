@@ -468,3 +468,12 @@ def expect(logits: Float[Tensor, "... bins"], w: Float[Tensor, "bins"]) -> Float
 
 def weighted(logits: Float[Tensor, "b n bins"], w: Float[Tensor, "bins"], m: Float[Tensor, "b"]):
     return expect(logits, w) * m[:, None]
+
+
+def normals(a: Float[Tensor, "b n 3"], c: Float[Tensor, "b n 3"], w: Float[Tensor, "b n"]):
+    n = torch.linalg.cross(a, c)
+    length = torch.linalg.vector_norm(n, dim=-1, keepdim=True)
+    order = w.argsort(dim=-1)
+    values, _ = torch.sort(w, dim=-1)
+    assert torch.allclose(values, torch.gather(w, -1, order))
+    return n / length

@@ -48,6 +48,8 @@ __all__ = [
     "Identity",
     "Softmax",
     "Item",
+    "Sorted",
+    "Truth",
     "Size",
     "shape_value",
     "shape_item",
@@ -166,6 +168,27 @@ class Item(Rule):
         if all(d.kind == "b" for d in x.dtypes):
             return BoolV()
         return FloatV()
+
+
+class Sorted(Rule):
+    """``sort``: ``(values, indices)``, each of the input's shape (indices ``int64``)."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        x = first_array(call)
+        if x is None:
+            return UNKNOWN
+        return TupleV((x.with_(origin=None), x.with_(dtypes=frozenset({int64}), origin=None)))
+
+
+class Truth(Rule):
+    """``torch.allclose``/``torch.equal``: one Python bool, whatever the shapes."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        return BoolV()
 
 
 class Size(Rule):

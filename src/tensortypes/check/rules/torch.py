@@ -28,6 +28,8 @@ from .access import (
     Identity,
     IndexArg,
     Item,
+    Sorted,
+    Truth,
     Ndim,
     Numel,
     Size,
@@ -365,6 +367,18 @@ _MORE_BINARY = {
     "bitwise_xor": _ADD,
     "logical_xor": _CMP,
 }
+FUNCTIONS.update(
+    {
+        "torch.cross": _ADD,  # the broadcast of the two (an axis of 3 where it crosses)
+        "torch.linalg.cross": _ADD,
+        "torch.linalg.vector_norm": Reduce(("x", "ord", "dim", "keepdim"), "float"),
+        "torch.nn.functional.logsigmoid": _FLOAT,
+        "torch.sort": Sorted(),
+        "torch.argsort": Cast(int64),
+        "torch.allclose": Truth(),
+        "torch.equal": Truth(),
+    }
+)
 for _name in _MORE_FLOAT:
     FUNCTIONS.setdefault(f"torch.{_name}", _FLOAT)
 for _name in _MORE_SAME:
@@ -494,6 +508,17 @@ for _name in (
     METHODS.setdefault(_name, Identity())
     METHODS.setdefault(_name + "_", Identity())
     FUNCTIONS.setdefault(f"torch.{_name}", Identity())
+METHODS.update(
+    {
+        "cross": _ADD,
+        "sort": Sorted(),
+        "argsort": Cast(int64),
+        "allclose": Truth(),
+        "equal": Truth(),
+        "is_floating_point": Truth(),
+        "is_contiguous": Truth(),
+    }
+)
 for _name in (*_MORE_FLOAT, *_MORE_SAME, *_MORE_BOOL, *_MORE_BINARY):
     METHODS.setdefault(_name, FUNCTIONS[f"torch.{_name}"])
 for _name in _UNARY:
