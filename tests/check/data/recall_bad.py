@@ -350,3 +350,10 @@ def normals(a: Float[Tensor, "b n 3"], c: Float[Tensor, "b n 3"], w: Float[Tenso
     order = w.argsort(dim=-1)
     values, _ = torch.sort(w, dim=-1)
     return n / length  # E: axis -1 has sizes 3 and n [broadcast]
+
+
+def sampled(x: Float[Tensor, "b n 3"], grid: Float[Tensor, "k"], q: Float[Tensor, "b r"]):
+    perm = torch.randperm(x.shape[1])  # (n,)
+    bins = torch.searchsorted(grid, q)  # (b, r)
+    first = x.narrow(1, 0, 2)  # (b, 2, 3)
+    return first + bins  # E: axis -1 has sizes 3 and r [broadcast]

@@ -477,3 +477,10 @@ def normals(a: Float[Tensor, "b n 3"], c: Float[Tensor, "b n 3"], w: Float[Tenso
     values, _ = torch.sort(w, dim=-1)
     assert torch.allclose(values, torch.gather(w, -1, order))
     return n / length
+
+
+def sampled(x: Float[Tensor, "b n 3"], grid: Float[Tensor, "k"], q: Float[Tensor, "b r"]):
+    perm = torch.randperm(x.shape[1])
+    bins = torch.searchsorted(grid, q)
+    first = x.narrow(1, 0, 2)
+    return first + bins[:, :1, None], x[:, perm], torch.masked_select(x, x > 0)

@@ -50,6 +50,9 @@ __all__ = [
     "Item",
     "Sorted",
     "Truth",
+    "Narrow",
+    "MaskedSelect",
+    "SearchSorted",
     "Size",
     "shape_value",
     "shape_item",
@@ -180,6 +183,52 @@ class Sorted(Rule):
         if x is None:
             return UNKNOWN
         return TupleV((x.with_(origin=None), x.with_(dtypes=frozenset({int64}), origin=None)))
+
+
+class Narrow(ParamRule):
+    """``x.narrow(dim, start, length)``: axis ``dim`` takes ``length``."""
+
+    __slots__ = ()
+    PARAMS = ("input", "dim", "start", "length")
+
+    def apply(self, call: Call):
+        bound, x = self.bind_input(call)
+        if x is None:
+            return UNKNOWN
+        axis = self.int_arg(bound, 1)
+        length = bound.get("length")
+        size = length.dim if type(length) is IntV else None
+        if axis is None or x.shape is None:
+            return x.with_(shape=None if axis is None else x.shape, origin=None)
+        return x.with_(shape=sf.replace_axis(x.shape, axis, size), origin=None)
+
+
+class MaskedSelect(Rule):
+    """``torch.masked_select(x, mask)``: the selected elements, one axis of a count
+    only the data fixes."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        x = first_array(call)
+        if x is None:
+            return UNKNOWN
+        return x.with_(shape=(None,), origin=None)
+
+
+class SearchSorted(ParamRule):
+    """``torch.searchsorted(sorted_sequence, values)``: an index (``int64``) for each
+    of ``values``, of its shape."""
+
+    __slots__ = ()
+    PARAMS = ("sorted_sequence", "input")
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        values = bound.get("input")
+        if type(values) is not Arr:
+            return UNKNOWN
+        return values.with_(dtypes=frozenset({int64}), origin=None)
 
 
 class Truth(Rule):

@@ -28,6 +28,9 @@ from .access import (
     Identity,
     IndexArg,
     Item,
+    MaskedSelect,
+    Narrow,
+    SearchSorted,
     Sorted,
     Truth,
     Ndim,
@@ -377,6 +380,12 @@ FUNCTIONS.update(
         "torch.argsort": Cast(int64),
         "torch.allclose": Truth(),
         "torch.equal": Truth(),
+        "torch.randperm": Arange(),  # (n,) of int64, as arange(n)
+        "torch.masked_select": MaskedSelect(),
+        "torch.searchsorted": SearchSorted(),
+        "torch.narrow": Narrow(),
+        "torch.inverse": Identity(),
+        "torch.linalg.inv": Identity(),
     }
 )
 for _name in _MORE_FLOAT:
@@ -517,6 +526,9 @@ METHODS.update(
         "equal": Truth(),
         "is_floating_point": Truth(),
         "is_contiguous": Truth(),
+        "narrow": Narrow(),
+        "masked_select": MaskedSelect(),
+        "inverse": Identity(),
     }
 )
 for _name in (*_MORE_FLOAT, *_MORE_SAME, *_MORE_BOOL, *_MORE_BINARY):
