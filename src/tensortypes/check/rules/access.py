@@ -11,7 +11,7 @@ from typing import Any
 
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
-from tensortypes.core.dtypes import int64
+from tensortypes.core.dtypes import int32, int64
 
 from ..diagnostics import CheckFailure
 from ..symbolic import (
@@ -228,6 +228,11 @@ class SearchSorted(ParamRule):
         values = bound.get("input")
         if type(values) is not Arr:
             return UNKNOWN
+        narrow = call.kwargs.get("out_int32")
+        if narrow is not None and not (type(narrow) is BoolV and narrow.value is False):
+            # out_int32=True gives int32; a flag not known gives either
+            dtypes = frozenset({int32}) if type(narrow) is BoolV and narrow.value else None
+            return values.with_(dtypes=dtypes, origin=None)
         return values.with_(dtypes=frozenset({int64}), origin=None)
 
 
