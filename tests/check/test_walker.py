@@ -368,3 +368,21 @@ def test_a_one_line_predicate_of_the_module_narrows_like_its_test():
     )
     # Only the call of a predicate with more than a return proves nothing.
     assert _errors(body) == [(15, "optional")]
+
+
+def test_searchsorted_sort_and_narrow_give_shapes_and_dtypes():
+    found = _revealed(
+        "def f(grid: Float[Tensor, 'k'], q: Float[Tensor, 'b r'], x: Float[Tensor, 'b n 3']):\n"
+        "    reveal_type(torch.searchsorted(grid, q))\n"
+        "    reveal_type(torch.searchsorted(grid, q, out_int32=True))\n"
+        "    reveal_type(torch.sort(q, dim=-1))\n"
+        "    reveal_type(x.narrow(1, 0, 2))\n"
+        "    reveal_type(torch.stack([q, q]))\n"
+    )
+    assert found == [
+        "i64[b,r](torch)",
+        "i32[b,r](torch)",
+        "tuple[float[b,r](torch), i64[b,r](torch)]",
+        "float[b,2,3](torch)",
+        "float[2,b,r](torch)",
+    ]

@@ -30,8 +30,3 @@ def numpy_input() -> None:
     layer = nn.Linear(3, 2)
     data = np.random.randn(8, 3)
     out = layer(torch.from_numpy(data).float())
-
-
-def bucket(grid: torch.Tensor, q: torch.Tensor) -> None:
-    small = torch.searchsorted(grid, q, out_int32=True)
-    assert small.dtype == torch.int32
