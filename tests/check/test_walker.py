@@ -386,3 +386,19 @@ def test_searchsorted_sort_and_narrow_give_shapes_and_dtypes():
         "float[b,2,3](torch)",
         "float[2,b,r](torch)",
     ]
+
+
+def test_nonzero_and_diff_give_shapes():
+    found = _revealed(
+        "def f(x: Float[Tensor, 'b n 3'], t: Float[Tensor, '... k']):\n"
+        "    reveal_type(torch.nonzero(x > 0))\n"
+        "    reveal_type((x > 0).nonzero(as_tuple=True))\n"
+        "    reveal_type(torch.diff(x, dim=1))\n"
+        "    reveal_type(t.diff(n=2))\n"
+    )
+    assert found == [
+        "i64[?,3](torch)",
+        "tuple[i64[?](torch), i64[?](torch), i64[?](torch)]",
+        "float[b,n-1,3](torch)",
+        "float[...,k-2](torch)",
+    ]

@@ -51,6 +51,8 @@ __all__ = [
     "Sorted",
     "Truth",
     "Narrow",
+    "Nonzero",
+    "Diff",
     "MaskedSelect",
     "SearchSorted",
     "Size",
@@ -200,6 +202,60 @@ class Narrow(ParamRule):
         size = length.dim if type(length) is IntV else None
         if axis is None or x.shape is None:
             return x.with_(shape=None if axis is None else x.shape, origin=None)
+        return x.with_(shape=sf.replace_axis(x.shape, axis, size), origin=None)
+
+
+class Nonzero(ParamRule):
+    """``torch.nonzero(x)``: ``(?, rank)`` int64 indices; with ``as_tuple=True`` a
+    tuple of ``rank`` arrays of ``(?,)``."""
+
+    __slots__ = ()
+    PARAMS = ("input",)
+
+    def apply(self, call: Call):
+        x = first_array(call)
+        if x is None or x.rank is None or sf.split_rest(x.shape)[1] is not None:
+            return UNKNOWN
+        ints = frozenset({int64})
+        flag = call.kwargs.get("as_tuple")
+        if flag is None or (type(flag) is BoolV and flag.value is False):
+            return x.with_(shape=(None, dims.const(x.rank)), dtypes=ints, origin=None)
+        if type(flag) is BoolV and flag.value:
+            return TupleV(
+                tuple(x.with_(shape=(None,), dtypes=ints, origin=None) for _ in range(x.rank))
+            )
+        return UNKNOWN
+
+
+class Diff(ParamRule):
+    """``torch.diff(x, n=1, dim=-1)``: axis ``dim`` shorter by ``n``."""
+
+    __slots__ = ()
+    PARAMS = ("input", "n", "dim")
+
+    def apply(self, call: Call):
+        bound, x = self.bind_input(call)
+        if x is None or x.shape is None or x.shape == ():
+            return UNKNOWN  # (a 0-d array is refused at run time; a float may be one here)
+        if "prepend" in call.kwargs or "append" in call.kwargs:
+            return x.with_(shape=None, origin=None)
+        n = 1 if bound.get("n") is None else self.int_arg(bound, 1)
+        axis = -1 if bound.get("dim") is None else self.int_arg(bound, 2)
+        if n is None or axis is None:
+            return x.with_(shape=None, origin=None)
+        found = sf.split_rest(x.shape)
+        if found[1] is None:
+            i = sf.norm_axis(axis, len(x.shape))
+            d = x.shape[i]
+            size = d - n if type(d) is Dim else None
+            return x.with_(shape=sf.replace_axis(x.shape, axis, size), origin=None)
+        entry = None
+        prefix, _rest, suffix = found
+        if 0 <= axis < len(prefix):
+            entry = prefix[axis]
+        elif -len(suffix) <= axis < 0:
+            entry = suffix[axis]
+        size = entry - n if type(entry) is Dim else None
         return x.with_(shape=sf.replace_axis(x.shape, axis, size), origin=None)
 
 

@@ -28,8 +28,10 @@ from .access import (
     Identity,
     IndexArg,
     Item,
+    Diff,
     MaskedSelect,
     Narrow,
+    Nonzero,
     SearchSorted,
     Sorted,
     Truth,
@@ -386,6 +388,8 @@ FUNCTIONS.update(
         "torch.narrow": Narrow(),
         "torch.inverse": Identity(),
         "torch.linalg.inv": Identity(),
+        "torch.nonzero": Nonzero(),
+        "torch.diff": Diff(),
     }
 )
 for _name in _MORE_FLOAT:
@@ -529,6 +533,8 @@ METHODS.update(
         "narrow": Narrow(),
         "masked_select": MaskedSelect(),
         "inverse": Identity(),
+        "nonzero": Nonzero(),
+        "diff": Diff(),
     }
 )
 for _name in (*_MORE_FLOAT, *_MORE_SAME, *_MORE_BOOL, *_MORE_BINARY):
