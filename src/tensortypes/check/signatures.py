@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import os
+from contextlib import contextmanager
 
 from tensortypes.core.words import annotation_text
 from tensortypes.core import dims
@@ -523,11 +524,7 @@ class SignatureMixin(CheckerHost):
                 inner.vars[name] = walker.eval(default, inner)
             else:
                 return UNKNOWN  # a missing argument (reported) or a computed default
-        saved = walker.record, walker.inlining, walker.last_ifexp, walker.discarded
-        saved_caught, walker.caught = walker.caught, caught
-        walker.record, walker.inlining = None, self.inlining + 1
-        walker.quiet += 1
-        try:
+        with self._walking(walker, caught):
             if expr is not None:
                 value = walker.eval(expr, inner)
             else:  # a short body: used when every path returns an array of one shape
@@ -535,10 +532,6 @@ class SignatureMixin(CheckerHost):
                 values = [v for v, _ in inner.returns]
                 same = all(_shaped(v) and _shapes(v) == _shapes(values[0]) for v in values)
                 value = join_all(values) if values and end.terminated and same else UNKNOWN
-        finally:
-            walker.quiet -= 1
-            walker.caught = saved_caught
-            walker.record, walker.inlining, walker.last_ifexp, walker.discarded = saved
         return value if _shaped(value) else UNKNOWN
 
     def _body_alone(self, info, caught):
@@ -548,18 +541,26 @@ class SignatureMixin(CheckerHost):
         if walker is None:
             return UNKNOWN
         inner = Frame(info)
+        with self._walking(walker, caught):
+            walker.bind_params(info, inner)
+            walker.exec_block(info.node.body, inner)
+        return UNKNOWN
+
+    @contextmanager
+    def _walking(self, walker, caught):
+        """A callee's body walked by ``walker`` (its module's checker) for a call: quietly,
+        one level deeper, what fails collected into ``caught``; the walker's state
+        restored after."""
         saved = walker.record, walker.inlining, walker.last_ifexp, walker.discarded
         saved_caught, walker.caught = walker.caught, caught
         walker.record, walker.inlining = None, self.inlining + 1
         walker.quiet += 1
         try:
-            walker.bind_params(info, inner)
-            walker.exec_block(info.node.body, inner)
+            yield
         finally:
             walker.quiet -= 1
             walker.caught = saved_caught
             walker.record, walker.inlining, walker.last_ifexp, walker.discarded = saved
-        return UNKNOWN
 
     def _walker_for(self, info):
         """The checker of the module that defines function or method ``info``."""
