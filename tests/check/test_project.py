@@ -533,3 +533,147 @@ y = A().f(torch.zeros(2, 3)) + torch.zeros(5)
     a = tmp_path / "a.py"
     a.write_text(a.read_text().replace("return x.sum(-1)", "return x.sum(-1).sum(-1)"))
     assert _codes(check_paths([tmp_path], cache=cache, jobs=1), "b.py") == []
+
+
+def _repo_with_own_init(tmp_path):
+    """A repository whose top folder has an ``__init__.py`` of its own (as SAELens's
+    does): its package is imported by the package's name, and a class derives from
+    one of another module, built through a setup method and a helper given ``self``."""
+    repo = tmp_path / "Repo"
+    pkg = repo / "lib"
+    (pkg / "rules").mkdir(parents=True)
+    (repo / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "rules" / "__init__.py").write_text("")
+    (pkg / "rules" / "torch.py").write_text("def zeros(*sizes):\n    return None\n")
+    (pkg / "base.py").write_text("""\
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+import torch
+from jaxtyping import Float
+from torch import Tensor, nn
+@dataclass
+class Config:
+    d_in: int
+    d_sae: int
+C = TypeVar("C", bound=Config)
+class Base(nn.Module, Generic[C]):
+    cfg: C
+    W_enc: nn.Parameter
+    def __init__(self, cfg: C):
+        super().__init__()
+        self.cfg = cfg
+        self.initialize_weights()
+    def initialize_weights(self) -> None:
+        self.W_enc = nn.Parameter(torch.empty(self.cfg.d_in, self.cfg.d_sae))
+    def prepare(self, x: Float[Tensor, "... d_in"]) -> Float[Tensor, "... d_in"]:
+        return x
+""")
+    (pkg / "standard.py").write_text("""\
+import torch
+from jaxtyping import Float
+from torch import Tensor, nn
+from lib.base import Base, Config
+def _init_bias(sae: Base) -> None:
+    sae.b_enc = nn.Parameter(torch.zeros(sae.cfg.d_sae))
+class Standard(Base[Config]):
+    b_enc: nn.Parameter
+    def initialize_weights(self) -> None:
+        super().initialize_weights()
+        _init_bias(self)
+    def encode(self, x: Float[Tensor, "... d_in"]) -> Float[Tensor, "... d_sae"]:
+        x = self.prepare(x)
+        return x @ self.W_enc + self.b_enc
+""")
+    return repo
+
+
+def test_a_base_of_another_module_and_a_configuration_give_the_weights(tmp_path):
+    repo = _repo_with_own_init(tmp_path)
+    standard = repo / "lib" / "standard.py"
+    assert _codes(check_paths([repo], cache=False, jobs=1), "standard.py") == []
+    # The transpose on the wrong operand: W_enc is (d_in, d_sae), b_enc (d_sae,).
+    standard.write_text(standard.read_text().replace("x @ self.W_enc", "x @ self.W_enc.T"))
+    found = check_paths([repo], cache=False, jobs=1)
+    assert _codes(found, "standard.py") == [(14, "matmul")]
+    assert "(d_sae, d_in)" in next(d for d in found if d.path.endswith("standard.py")).message
+    # The helper's body builds the instance: it is part of its module's interface.
+    cache = ResultCache(tmp_path / "cache")
+    standard.write_text(standard.read_text().replace("x @ self.W_enc.T", "x @ self.W_enc"))
+    assert _codes(check_paths([repo], cache=cache, jobs=1), "standard.py") == []
+    standard.write_text(standard.read_text().replace("zeros(sae.cfg.d_sae)", "zeros(sae.cfg.d_in)"))
+    assert _codes(check_paths([repo], cache=cache, jobs=1), "standard.py") == [(14, "broadcast")]
+
+
+def test_a_folder_inside_a_package_gives_packages_not_modules(tmp_path):
+    # lib/rules/torch.py must not stand for the library ``torch`` (it would if every
+    # folder inside the package were a root); ``lib`` is found from ``Repo``.
+    repo = _repo_with_own_init(tmp_path)
+    (repo / "lib" / "rules" / "use.py").write_text("""\
+import torch
+from jaxtyping import Float
+from torch import Tensor
+from lib.base import Config
+def f(x: Float[Tensor, "n"]) -> Float[Tensor, "n 2"]:
+    return torch.zeros(3)
+""")
+    found = check_paths([repo], cache=False, jobs=1)
+    assert _codes(found, "use.py") == [(6, "return")]
+
+
+def test_the_method_resolution_order_is_pythons(tmp_path):
+    # Const(Var, Constant): Python finds Constant.__init__ before Node.__init__, which
+    # takes no ``data``. A depth-first search would not.
+    (tmp_path / "graph.py").write_text("""\
+class Node:
+    def __init__(self, kind, name=None):
+        self.kind = kind
+class Constant(Node):
+    def __init__(self, kind, data, name=None):
+        super().__init__(kind, name)
+        self.data = data
+""")
+    (tmp_path / "tensor.py").write_text("""\
+from graph import Constant, Node
+class Var(Node):
+    pass
+class Const(Var, Constant):
+    pass
+c = Const(kind=1, data=2)
+d = Const(kind=1, size=2)
+""")
+    found = check_paths([tmp_path], cache=False, jobs=1)
+    assert _codes(found, "tensor.py") == [(7, "call"), (7, "call")]
+    assert all(d.message.startswith("Constant.__init__()") for d in found)
+
+
+def test_a_class_method_of_another_module_gives_its_annotated_result(tmp_path):
+    # ``self.cfg = Config.unwrap(cfg)``: the class method's annotation says what the
+    # configuration is, so the weight built from it has the size ``n``.
+    (tmp_path / "config.py").write_text("""\
+from dataclasses import dataclass
+from typing import Dict, Union
+@dataclass
+class Config:
+    n: int
+    @classmethod
+    def unwrap(cls, config: Union[Dict, "Config"]) -> "Config":
+        return Config(**config) if isinstance(config, dict) else config
+""")
+    (tmp_path / "model.py").write_text("""\
+import torch
+from jaxtyping import Float
+from torch import Tensor, nn
+from config import Config
+class M(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = Config.unwrap(cfg)
+        self.w = nn.Parameter(torch.zeros(self.cfg.n))
+    def forward(self, x: Float[Tensor, "b n"]) -> Float[Tensor, "b n"]:
+        return x * self.w
+    def other(self, x: Float[Tensor, "b m"]) -> Float[Tensor, "b m"]:
+        return x * self.w
+""")
+    found = check_paths([tmp_path], cache=False, jobs=1)
+    assert _codes(found, "model.py") == [(13, "broadcast")]

@@ -22,6 +22,7 @@ from tensortypes.core.dims import Dim
 from .host import CheckerHost
 from .diagnostics import CheckFailure
 from .expr import Labels, attr_key, label_of
+from .frame import Frame
 from .joins import element_of, join_all, join_values, may_be_none
 from .modinfo import REGISTERS
 from .rules import function_rule, layer_rule, loss_rule, method_rule
@@ -51,6 +52,7 @@ from .symbolic import (
     StrV,
     TupleV,
     UnionV,
+    inputs,
     Unknown,
 )
 
@@ -107,6 +109,8 @@ class CallMixin(CheckerHost):
             kwargs[kw.arg] = self.eval(kw.value, frame)
             label_nodes[kw.arg] = kw.value
         result = self.invoke(callee, args, kwargs, node, frame, Labels(label_nodes), star)
+        if frame.building is not None and type(callee) is FuncV and not star:
+            self.built_by_helper(callee.info, args, kwargs, node, frame)
         if not _keeps_attributes(callee):
             forget_none_attributes(frame)
         if not _pure(callee):
@@ -123,6 +127,36 @@ class CallMixin(CheckerHost):
                 elif type(found) is DictV and found.items is not None:
                     frame.vars[key] = DictV(None)  # or change the dict
         return result
+
+    def built_by_helper(self, info, args, kwargs, node, frame) -> None:
+        """``_init_weights_standard(self)`` while an instance is built (in ``__init__``
+        or a method it calls): what the function assigns to attributes of the
+        parameter given ``self`` is the instance's (``sae.b_enc = ...``), as if the
+        function's body ran in place."""
+        me = frame.func.params[0][0] if frame.func is not None and frame.func.params else None
+        if me is None or self.inlining >= 2 or not info.params:
+            return
+        positional = [p[0] for p in info.params if p[3] == "positional"]
+        nodes = dict(zip(positional, node.args))
+        nodes.update((k.arg, k.value) for k in node.keywords if k.arg is not None)
+        target = next((n for n, a in nodes.items() if isinstance(a, ast.Name) and a.id == me), None)
+        if target is None or target != info.params[0][0]:
+            return
+        walker = self._walker_for(info)
+        if walker is None:
+            return
+        inner = Frame(info)
+        given = dict(zip(positional, args))
+        given.update(kwargs)
+        with self._walking(walker, None):
+            walker.bind_params(info, inner)
+            inner.vars.update((k, v) for k, v in given.items() if k in inner.vars or k == target)
+            with inputs(inner.where):
+                end = walker.exec_block(info.node.body, inner)
+        prefix = target + "."
+        for key, value in end.vars.items():
+            if key.startswith(prefix) and key.count(".") == 1:
+                frame.vars[f"{me}.{key[len(prefix) :]}"] = value
 
     def is_reveal(self, func, frame) -> bool:
         """Whether ``func`` is mypy's ``reveal_type`` (bare, or from typing)."""
@@ -192,6 +226,13 @@ class CallMixin(CheckerHost):
         cls = self.foreign_class(path)
         if cls is not None:  # a class of another module of the checked project
             return self.construct(cls, args, kwargs, node, frame, labels, star)
+        owner, _, name = path.rpartition(".")
+        cls = self.foreign_class(owner) if owner and "." in owner else None
+        method = self.find_method(cls, name) if cls is not None else None
+        if method is not None and (method.is_static or "classmethod" in method.decorators):
+            # ``HookedTransformerConfig.unwrap(cfg)``: a class or static method of a
+            # class of another module, by its signature there.
+            return self.call_function(method, args, kwargs, node, frame, labels, None, star)
         if path.startswith("builtins."):
             return self.call_builtin(path[9:], args, kwargs, node, frame)
         if path.startswith("math."):
@@ -494,11 +535,9 @@ class CallMixin(CheckerHost):
             return info.methods[name]
         if info.walker is not None and info.walker is not self:
             return info.walker.find_method(info, name)
-        for base in info.bases:
-            if base in self.module.classes:
-                found = self.find_method(self.module.classes[base], name)
-                if found is not None:
-                    return found
+        for cls in self.mro(info)[1:]:
+            if name in cls.methods:
+                return cls.methods[name]
         return None
 
     # -- layers ---------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from tensortypes.core import dims
 
 from .host import CheckerHost
 from .diagnostics import CheckFailure
-from .joins import element_of, join_values, may_be_none, strip_none
+from .joins import element_of, join_values, may_be_none, strip_none, union_of
 from .rules import dtype_object
 from .rules import shapefns as sf
 from .rules.access import shape_value, sizes_value
@@ -98,6 +98,9 @@ class Labels:
             found = label_of(node)
             self.cache[key] = found
         return found
+
+
+_OPERANDS = (Arr, IntV, FloatV, BoolV)
 
 
 def label_of(node) -> str:
@@ -514,6 +517,27 @@ class ExprMixin(CheckerHost):
     def arith(self, node, op_type, left, right, frame, nodes=None):
         op = _ARITH.get(op_type, "?")
         tl, tr = type(left), type(right)
+        if tl is UnionV or tr is UnionV:
+            # ``x - scale`` of ``scale: Union[float, Float[Tensor, "D"]]``: each member
+            # (an array member may fail), the results kept as one of them.
+            union, other = (left, right) if tl is UnionV else (right, left)
+            if (
+                type(other) in (*_OPERANDS, UnionV)
+                and all(type(v) in _OPERANDS for v in union.items)
+                and (type(other) is UnionV or any(type(v) is Arr for v in (other, *union.items)))
+            ):
+                results = [
+                    self.arith(
+                        node,
+                        op_type,
+                        v if tl is UnionV else left,
+                        right if tl is UnionV else v,
+                        frame,
+                        nodes,
+                    )
+                    for v in union.items
+                ]
+                return union_of(results)
         if tl is Arr or tr is Arr:
             kind = left.kind if tl is Arr else right.kind
             if op in ("&", "|", "^", "<<", ">>"):

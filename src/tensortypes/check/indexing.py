@@ -19,7 +19,7 @@ from tensortypes.core.dims import Dim
 from .host import CheckerHost
 from .diagnostics import CheckFailure
 from .expr import ELLIPSIS, item_key, label_of
-from .joins import join_all
+from .joins import join_all, union_of
 from .rules import shapefns as sf
 from .rules.access import shape_item, shape_slice
 from .rules.base import int_const, is_float
@@ -39,6 +39,7 @@ from .symbolic import (
     ShapeV,
     StrV,
     TupleV,
+    UnionV,
     Unknown,
     fmt_dim,
     fmt_dtypes,
@@ -56,6 +57,24 @@ class IndexMixin(CheckerHost):
         if key is not None and key in frame.vars:  # narrowed: if lst[0] is not None:
             return frame.vars[key]
         receiver = self.check_optional(self.eval(node.value, frame), node.value, frame)
+        if (
+            type(receiver) is UnionV
+            and any(type(v) is Arr for v in receiver.items)
+            and all(type(v) in (Arr, TupleV, ListV) for v in receiver.items)
+        ):
+            # ``Union[Tuple[float, float], Float[Tensor, "2 D"]]``: ``scale[0]`` is a
+            # float or a ``(D,)`` array; ``scale[:, 1]`` can only be the array's (a
+            # tuple or a list takes no tuple of indices).
+            if isinstance(node.slice, ast.Tuple) and len(node.slice.elts) > 1:
+                arrays = [v for v in receiver.items if type(v) is Arr]
+                if len(arrays) == 1:
+                    return self.subscript(arrays[0], node, frame)
+                return UNKNOWN
+            return union_of([self.subscript(v, node, frame) for v in receiver.items])
+        return self.subscript(receiver, node, frame)
+
+    def subscript(self, receiver, node, frame):
+        """``receiver[...]`` of the subscript ``node``."""
         t = type(receiver)
         if t is Arr:
             index = self.eval_index(node.slice, frame)

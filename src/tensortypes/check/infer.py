@@ -48,6 +48,7 @@ from .statements import StatementMixin
 from .suppress import unsuppressed
 from .symbolic import (
     NONE,
+    inputs,
     UNKNOWN,
     Arr,
     Bcast,
@@ -113,6 +114,8 @@ class Checker(
         self.ann_values: dict = {}
         self.foreign_modules: dict = {}  # id of another module's FunctionInfo -> its module
         self.nested_classes: dict = {}  # id of a class nested in a class -> its ClassInfo
+        self.field_tables: dict = {}  # (id of a class, field) -> schema.int_fields
+        self.mros: dict = {}  # id of a class -> its resolution order (schema.mro)
         self.inlining = 0  # one-statement wrappers being evaluated at a call (a bound)
         self.unrolling = False  # a comprehension is evaluated item by item (not nested)
         self.module: ModuleInfo | None = None  # set by run(), before anything reads it
@@ -386,10 +389,12 @@ class Checker(
                 frame.facts = info.cls.facts
             self.bind_params(info, frame)
             if id(info.node) in self.module.generators:
-                self.exec_block(info.node.body, frame)
+                with inputs(frame.where):
+                    self.exec_block(info.node.body, frame)
                 info.inferred = UNKNOWN
                 return UNKNOWN
-            end = self.exec_block(info.node.body, frame)
+            with inputs(frame.where):
+                end = self.exec_block(info.node.body, frame)
             if building is not None:
                 building.facts = end.facts
                 if not end.terminated and info.params:

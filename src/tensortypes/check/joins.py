@@ -144,6 +144,8 @@ def join_values(a: Value, b: Value) -> Value:
             return items[0] if len(items) == 1 else UnionV(items)
         if ta in _NUMBERS and tb in _NUMBERS:
             return FloatV() if FloatV in (ta, tb) else IntV()
+        if (ta is Arr and tb is TupleV) or (ta is TupleV and tb is Arr):
+            return UnionV((a, b))  # ``Union[Tuple[float, float], Float[Tensor, "2 D"]]``
         if ta is Arr or tb is Arr:
             return UNKNOWN  # an array or a scalar: either may follow; gradual
         return join_kinds(a, b)
@@ -177,7 +179,9 @@ def join_values(a: Value, b: Value) -> Value:
         return a
     if type(a) is InstV and type(b) is InstV:
         if a.info is b.info:
-            return a if a.env == b.env else InstV(a.info)
+            if a.env == b.env and a.made == b.made:
+                return a
+            return InstV(a.info, made=a.made or b.made)
         return join_kinds(a, b)
     if ta in (FloatV, NoneV):
         return a
@@ -245,3 +249,18 @@ def element_of(iterable):
             return iterable.with_(shape=iterable.shape[1:], origin=None)
         return iterable.with_(shape=None, origin=None)
     return UNKNOWN
+
+
+def union_of(values) -> Value:
+    """The value of one of ``values`` (each a member's result): the arrays joined, and
+    the other values joined, kept apart (an array or a float: ``scale[0]`` of
+    ``Union[Tuple[float, float], Float[Tensor, "2 D"]]``); unknown if one is."""
+    values = [m for v in values for m in (v.items if type(v) is UnionV else (v,))]
+    if any(v is UNKNOWN for v in values):
+        return UNKNOWN
+    arrays = [v for v in values if type(v) is Arr]
+    others = [v for v in values if type(v) is not Arr]
+    if not arrays or not others:
+        return join_all(values)
+    rest = join_all(others)
+    return UNKNOWN if rest is UNKNOWN else UnionV((join_all(arrays), rest))

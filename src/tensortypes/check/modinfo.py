@@ -174,7 +174,8 @@ class ModuleInfo:
         self.aliases: dict = {}
         self.constants: dict = {}
         self.annotation_aliases: dict = {}
-        self.typevars: set = set()  # top-level names of ``T = TypeVar("T")``
+        # top-level names of ``T = TypeVar("T")``, each with its ``bound=`` (or None)
+        self.typevars: dict = {}
         self.enum_values: dict = {}  # "Color.RED" -> 1 of an Enum class's literal members
         self.functions: dict = {}
         self.classes: dict = {}
@@ -224,6 +225,9 @@ class ModuleInfo:
         store = ast.Store
         facts = self.class_facts
         methods: dict = {}  # (id of a class, method name) -> the method's body lines
+        # id of a function outside classes -> (its first parameter, its body lines)
+        helpers: dict = {}
+        setters: set = set()  # ids of those that assign attributes of that parameter
         while stack:
             node, func, cls, method = pop()
             t = type(node)
@@ -266,6 +270,8 @@ class ModuleInfo:
                     self.bodies.append((node.body[0].lineno, node.end_lineno))
                     if cls is not None and method is None:
                         methods[(cls, node.name)] = self.bodies[-1]
+                    elif cls is None and node.args.args:
+                        helpers[func] = (node.args.args[0].arg, self.bodies[-1])
                 if cls is not None and method is None and t is not ast.Lambda:
                     method = node.name
             elif t is ast.ClassDef:
@@ -299,6 +305,15 @@ class ModuleInfo:
                     # the first in the source (the scan's stack visits later ones first)
                     facts[cls].declared[node.target.attr] = node.annotation
                 self.declarations.append(f"{node.target.attr}: {ast.unparse(node.annotation)}")
+            elif (
+                cls is None
+                and t is ast.Attribute
+                and func in helpers
+                and type(node.ctx) is store
+                and type(node.value) is ast.Name
+                and node.value.id == helpers[func][0]
+            ):
+                setters.add(func)
             elif cls is not None and t is ast.Attribute:
                 if node.attr == "__dict__":
                     facts[cls].open = True
@@ -321,6 +336,9 @@ class ModuleInfo:
         shown = {
             methods[(c, m)] for c, f in facts.items() for m in f.by_method if (c, m) in methods
         }
+        # So may a function that assigns attributes of its first parameter
+        # (``_init_weights(self)`` called in a setup method, ``check.calls``).
+        shown.update(helpers[f][1] for f in setters)
         if shown:
             self.bodies = [b for b in self.bodies if b not in shown]
 
@@ -426,7 +444,7 @@ class ModuleInfo:
             elif isinstance(value, ast.Constant) and type(value.value) is int:
                 self.constants[name] = value.value
             elif isinstance(value, ast.Call) and self.path_of(value.func) in _TYPEVAR:
-                self.typevars.add(name)
+                self.typevars[name] = _typevar_bound(value)
         elif (
             isinstance(stmt, ast.AnnAssign)
             and isinstance(stmt.target, ast.Name)
@@ -580,3 +598,21 @@ def _returns_its_argument(info) -> bool:
         and isinstance(body[0].value, ast.Name)
         and body[0].value.id == name
     )
+
+
+def _typevar_bound(call: ast.Call):
+    """The ``bound=`` of a ``TypeVar(...)`` call as an annotation node (a string bound
+    parsed), or None."""
+    for keyword in call.keywords:
+        if keyword.arg != "bound":
+            continue
+        value = keyword.value
+        if isinstance(value, ast.Constant) and type(value.value) is str:
+            if len(value.value) > 200:
+                return None
+            try:
+                return ast.parse(value.value.strip(), mode="eval").body
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None
+        return value
+    return None

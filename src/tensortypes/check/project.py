@@ -115,15 +115,25 @@ class Project:
         self.reader = None  # file -> a quiet checker of it (set by check.infer)
         for folder in folders:
             self._add_root(Path(folder).resolve())
+        # Folders inside a package, each a root of last resort: a repository whose top
+        # folder has an ``__init__.py`` of its own (SAELens) names its package
+        # ``sae_lens``, not ``SAELens.sae_lens``, in its imports.
+        self.inner: list = []
         for f in files:
             f = Path(f).resolve()
             name, root = module_name(f)
             self.names[f] = name
-            self._add_root(root)
+            self._add_root(root, f)
 
-    def _add_root(self, root: Path) -> None:
+    def _add_root(self, root: Path, file: Path | None = None) -> None:
         if root not in self.roots:
             self.roots.append(root)
+        if file is not None:
+            folder = file.parent
+            while folder != root and folder.parent != folder and len(self.inner) < 256:
+                if folder not in self.inner:
+                    self.inner.append(folder)
+                folder = folder.parent
 
     # -- modules ------------------------------------------------------------------------
     def locate(self, file) -> tuple:
@@ -133,7 +143,7 @@ class Project:
         if name is None:
             name, root = module_name(f)
             self.names[f] = name
-            self._add_root(root)
+            self._add_root(root, f)
         package = name if f.name == "__init__.py" else name.rpartition(".")[0]
         local = f.parent if not (f.parent / "__init__.py").is_file() else None
         return name, package, local
@@ -145,7 +155,14 @@ class Project:
             return self._files[key]
         found = None
         rel = Path(*name.split("."))
-        for root in ([local] if local is not None else []) + self.roots:
+        head = rel.parts[0] if rel.parts else ""
+        for root in ([local] if local is not None else []) + self.roots + self.inner:
+            if (
+                root in self.inner
+                and root not in self.roots
+                and not (root / head / "__init__.py").is_file()
+            ):
+                continue  # a root of last resort gives packages only, never ``torch.py``
             for candidate in (
                 root / rel.with_suffix(".py") if rel.name else None,
                 root / rel / "__init__.py",

@@ -51,6 +51,7 @@ from .symbolic import (
     UnionV,
     Unknown,
     anonymous_axis,
+    is_field_size,
 )
 
 _PLAIN = frozenset({IntV, FloatV, BoolV, StrV, TupleV, ListV, NoneV})
@@ -318,6 +319,19 @@ class RefineMixin(CheckerHost):
             for x, y in pairs:
                 if x is not None and y is not None:
                     frame = assume_equal(frame, x, y, test.lineno)
+            for node, this, that in ((left, a, b), (right, b, a)):
+                # ``assert Ct == self.cfg.num_channels``: the field reads as ``Ct`` on.
+                key = attr_key(node) if isinstance(node, ast.Attribute) else None
+                if (
+                    key is not None
+                    and type(this) is IntV
+                    and type(that) is IntV
+                    and is_field_size(this.dim)
+                    and that.dim is not None
+                    and not is_field_size(that.dim)
+                ):
+                    frame = frame.copy()
+                    frame.vars[key] = that
         return frame
 
     def peek(self, node, frame):
@@ -611,7 +625,9 @@ def assume_equal(frame, a: Dim, b: Dim, line: int):
     """``frame`` where sizes ``a`` and ``b`` are known equal (after a check of them)."""
     if a is b:
         return frame
-    if a.is_symbol:
+    if b.is_symbol and is_field_size(b) and not is_field_size(a):
+        name, other = b.name, a  # ``Ct == cfg.num_channels``: the field is the ``Ct`` given
+    elif a.is_symbol:
         name, other = a.name, b
     elif b.is_symbol:
         name, other = b.name, a

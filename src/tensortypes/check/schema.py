@@ -40,9 +40,12 @@ from .symbolic import (
     StrV,
     TupleV,
     UnionV,
+    field_size,
+    inputs,
+    is_field_size,
 )
 
-__all__ = ["SchemaMixin", "widened"]
+__all__ = ["SchemaMixin", "widened", "fields_forgotten"]
 
 
 class SchemaMixin(CheckerHost):
@@ -56,10 +59,9 @@ class SchemaMixin(CheckerHost):
             info.walker.ensure_schema(info)  # a class of another module: walked there
             return
         info.ready = True
-        for base in info.bases:
-            if base in self.module.classes:
-                self.ensure_schema(self.module.classes[base])
-                info.attrs.update(self.module.classes[base].attrs)
+        for base in self.base_infos(info):
+            self.ensure_schema(base)
+            info.attrs.update(base.attrs)
         for field in info.fields:
             info.attrs[field.target.id] = self.annotation_value(field.annotation)
         init = info.methods.get("__init__")
@@ -69,6 +71,54 @@ class SchemaMixin(CheckerHost):
         for name in info.assigned:
             if name not in info.attrs:
                 info.attrs[name] = UNKNOWN
+
+    def base_infos(self, info) -> list:
+        """The checked classes ``info`` derives from directly, of this module or (through
+        the project) of another: ``class StandardSAE(SAE[Config])`` with ``SAE`` imported."""
+        if info.walker is not None and info.walker is not self:
+            return info.walker.base_infos(info)  # its bases are named in its module
+        found = []
+        for base in info.bases:
+            local = self.module.classes.get(base)
+            cls = local if local is not None else self.foreign_class(base)
+            if cls is not None and cls is not info:
+                found.append(cls)
+        return found
+
+    def bound_instance(self, node):
+        """What an attribute declared with a ``TypeVar`` that has a bound holds: an
+        instance of the bound (``cfg: T_SAE_CONFIG`` with ``bound=SAEConfig``)."""
+        owner = self.owners.get(id(node), self.module)
+        bound = owner.typevars.get(node.id)
+        if bound is None:
+            return UNKNOWN
+        self.owners.setdefault(id(bound), owner)
+        value = self.annotation_value(bound)
+        return value if type(value) is InstV else UNKNOWN
+
+    def mro(self, info) -> list:
+        """The checked classes of ``info``'s method resolution order (C3, as Python
+        orders them: ``TensorConstant(TensorVariable, Constant)`` finds ``Constant``'s
+        ``__init__`` before that of their common base); classes of libraries left out."""
+        found = self.mros.get(id(info))
+        if found is not None:
+            return found
+        self.mros[id(info)] = [info]  # a class among its own bases ends here
+        seqs = [list(self.mro(b)) for b in self.base_infos(info)]
+        seqs.append(list(self.base_infos(info)))
+        order = [info]
+        while any(seqs) and len(order) < 64:
+            for seq in seqs:
+                if seq and not any(seq[0] in other[1:] for other in seqs):
+                    head = seq[0]
+                    break
+            else:  # no consistent order (Python would refuse the class): depth first
+                order += [c for seq in seqs for c in seq if c not in order]
+                break
+            order.append(head)
+            seqs = [[c for c in seq if c is not head] for seq in seqs]
+        self.mros[id(info)] = order
+        return order
 
     def nested_instance(self, info, name: str):
         """An instance of the class ``name`` nested in ``info`` or in a base of it (the
@@ -85,11 +135,7 @@ class SchemaMixin(CheckerHost):
             for stmt in cls.node.body:
                 if isinstance(stmt, ast.ClassDef) and stmt.name == name:
                     return InstV(self._nested_info(cls, stmt))
-            for base in cls.bases:
-                local = self.module.classes.get(base)
-                found = local if local is not None else self.foreign_class(base)
-                if found is not None:
-                    todo.append(found)
+            todo.extend(self.base_infos(cls))
         return UNKNOWN
 
     def _nested_info(self, outer, node):
@@ -123,12 +169,14 @@ class SchemaMixin(CheckerHost):
             init = cls.methods.get("__init__")
             if init is not None:
                 names += [n for n in setup_calls(init.node) if n not in names]
-            for base in cls.bases:
-                local = self.module.classes.get(base)
-                found = local if local is not None else self.foreign_class(base)
-                if found is not None:
-                    todo.append(found)
-        walked = [n for n in names if n != "__init__" and n in info.methods and n in info.by_method]
+            todo.extend(self.base_infos(cls))
+        walked = [
+            n
+            for n in names
+            if n != "__init__"
+            and n in info.methods
+            and (n in info.by_method or _passes_self(info.methods[n].node))
+        ]
         for name in walked:
             # Quietly: the method's own check reports what is wrong in it.
             method = info.methods[name]
@@ -136,7 +184,8 @@ class SchemaMixin(CheckerHost):
             self.quiet += 1
             try:
                 self.bind_params(method, frame)
-                end = self.exec_block(method.node.body, frame)
+                with inputs(frame.where):
+                    end = self.exec_block(method.node.body, frame)
             finally:
                 self.quiet -= 1
             if not end.terminated and method.params:
@@ -200,7 +249,10 @@ class SchemaMixin(CheckerHost):
         if declared is not None:
             value = self.annotation_value(declared)
             if value is UNKNOWN and type(declared) is ast.Name:
+                value = self.bound_instance(declared)
+            if value is UNKNOWN and type(declared) is ast.Name:
                 value = self.nested_instance(info, declared.id)
+            value = self.declared_refined(info, inst, attr, value)
             if value is not UNKNOWN:
                 return self.env_value(inst, value)
         if attr in info.attrs:
@@ -234,20 +286,100 @@ class SchemaMixin(CheckerHost):
             return True
         if info.walker is not None and info.walker is not self:
             return info.walker.is_mutated(info, attr)
-        return any(
-            self.is_mutated(self.module.classes[b], attr)
-            for b in info.bases
-            if b in self.module.classes and self.module.classes[b] is not info
-        )
+        return any(self.is_mutated(base, attr) for base in self.base_infos(info))
+
+    def declared_refined(self, info, inst: InstV, attr: str, value):
+        """A declared attribute's value, made more precise by what it holds.
+
+        - ``W_enc: nn.Parameter`` in the class body, and an array of a known shape
+          assigned where the instance is built: the declared type of that shape.
+        - ``d_in: int`` (or ``Optional[int]``): the size ``__init__`` stored there,
+          else, on an instance that comes in (not one the checked code constructs),
+          the size the field's name stands for (:func:`~.symbolic.field_size`); a
+          constructed one's is the int its construction gave, when known.
+        """
+        held = info.attrs.get(attr)
+        t = type(value)
+        if t is Arr and value.shape is None:
+            if type(held) is Arr and held.shape is not None and not self.is_mutated(info, attr):
+                return value.with_(shape=held.shape)  # the declared dtype stays
+            return value
+        if t is IntV and value.dim is None:
+            return self._field_int(info, inst, attr, held)
+        if t is UnionV and any(type(v) is IntV and v.dim is None for v in value.items):
+            return UnionV(
+                tuple(
+                    self._field_int(info, inst, attr, held)
+                    if type(v) is IntV and v.dim is None
+                    else v
+                    for v in value.items
+                )
+            )
+        return value
+
+    def _field_int(self, info, inst: InstV, attr: str, held):
+        if type(held) is IntV and held.dim is not None and not self.is_mutated(info, attr):
+            return held
+        if inst.made:
+            found = inst.env.get(attr)
+            return IntV(found if type(found) is Dim else None)
+        owner, siblings = self.int_fields(info, attr)
+        return IntV(field_size(attr, owner, siblings))
+
+    def int_fields(self, info, attr: str) -> tuple:
+        """``(name of the class that declares attr, the int fields of info and its
+        bases)``, for :func:`~.symbolic.field_size`."""
+        key = (id(info), attr)
+        found = self.field_tables.get(key)
+        if found is not None:
+            return found
+        owner, names = None, set()
+        todo, seen = [info], set[int]()
+        while todo and len(seen) < 32:
+            cls = todo.pop(0)
+            if id(cls) in seen:
+                continue
+            seen.add(id(cls))
+            for name, node in cls.declared.items():
+                value = self._declared_value(cls, node)
+                if type(value) is IntV or (
+                    type(value) is UnionV and any(type(v) is IntV for v in value.items)
+                ):
+                    names.add(name)
+                    if name == attr and owner is None:
+                        owner = cls.name
+            todo.extend(self.base_infos(cls))
+        found = (owner or info.name, frozenset(names))
+        self.field_tables[key] = found
+        return found
+
+    def _declared_value(self, cls, node):
+        return (cls.walker if cls.walker is not None else self).annotation_value(node)
 
     @staticmethod
     def env_value(inst: InstV, value):
-        """An attribute's value with the instance's constructor sizes substituted."""
+        """An attribute's value with the instance's constructor sizes substituted; on an
+        instance the checked code constructs, a size of a field left (``d_in`` of the
+        configuration it was given) is not known here."""
         if inst.env and type(value) is Arr:
-            return value.with_(shape=Binder(inst.env).substitute(value.shape))
-        if inst.env and type(value) is LayerV:
-            return _layer_with(value, Binder(inst.env))
+            value = value.with_(shape=Binder(inst.env).substitute(value.shape))
+        elif inst.env and type(value) is LayerV:
+            value = _layer_with(value, Binder(inst.env))
+        if inst.made:
+            return fields_forgotten(value)
         return value
+
+
+def fields_forgotten(value):
+    """``value`` with each size that involves a field's size (``field_size``) unknown."""
+    t = type(value)
+    if t is Arr and value.shape is not None and any(is_field_size(d) for d in value.shape):
+        return value.with_(shape=tuple(None if is_field_size(d) else d for d in value.shape))
+    if t is IntV and is_field_size(value.dim):
+        return IntV()
+    if t is TupleV:
+        return TupleV(tuple(fields_forgotten(v) for v in value.items))
+    return value
 
 
 def widened(value):
@@ -303,3 +435,13 @@ def _layer_with(layer, binder: Binder):
             v = TupleV(items) if type(v) is TupleV else ListV(items, v.elem, v.kind)
         args[name] = v
     return LayerV(layer.rule, args, layer.site, layer.dtype)
+
+
+def _passes_self(node) -> bool:
+    """Whether a method gives ``self`` to a call (``_init_weights_standard(self)``),
+    which may assign its attributes."""
+    me = node.args.args[0].arg if node.args.args else None
+    return me is not None and any(
+        isinstance(n, ast.Call) and any(isinstance(a, ast.Name) and a.id == me for a in n.args)
+        for n in ast.walk(node)
+    )

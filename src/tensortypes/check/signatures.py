@@ -41,6 +41,7 @@ from .rules.base import Call
 from .rules.layers import validate_layer
 from .rules.patterns import pattern_helper
 from .symbolic import (
+    inputs,
     UNKNOWN,
     Arr,
     BoolV,
@@ -73,6 +74,15 @@ def _shapeless(value) -> bool:
     return type(value) is Unknown or (type(value) is Arr and value.shape is None)
 
 
+def _open_rank(value) -> bool:
+    """An array whose shape has a ``...`` of unknown origin (a helper's own ``...``)."""
+    return (
+        type(value) is Arr
+        and value.shape is not None
+        and any(type(d) is Rest and d.name is None for d in value.shape)
+    )
+
+
 def _shaped(value) -> bool:
     """An array of known shape, or a tuple of such arrays (what a body may tell)."""
     if type(value) is TupleV:
@@ -93,6 +103,29 @@ def _shapes(value) -> tuple:
 _RELAYED = frozenset(
     ("broadcast", "matmul", "concat", "reshape", "view", "index", "axis", "rank", "layer")
 )
+
+
+def _abstract(info) -> bool:
+    """Whether method ``info`` is left to subclasses: ``@abstractmethod``, or a body of
+    only a docstring and ``raise NotImplementedError`` (or ``pass``, ``...``)."""
+    if "abstractmethod" in info.decorators:
+        return True
+    body = info.node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if len(body) != 1:
+        return not body
+    stmt = body[0]
+    if isinstance(stmt, ast.Pass) or (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and stmt.value.value is Ellipsis
+    ):
+        return True
+    if isinstance(stmt, ast.Raise) and stmt.exc is not None:
+        exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+        return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+    return False
 
 
 def _bound_method(info, self_value) -> bool:
@@ -306,6 +339,7 @@ class SignatureMixin(CheckerHost):
             )
             bound = dict(zip(positional, args)) if positional is not None and not star else {}
             bound.update((k, v) for k, v in kwargs.items() if k in names)
+            env = {k: v.dim for k, v in bound.items() if type(v) is IntV and v.dim is not None}
             for name, got in bound.items():
                 node_of = self.declared_attribute(info, name)
                 if node_of is not None and not self.check_binding(
@@ -317,7 +351,7 @@ class SignatureMixin(CheckerHost):
                     frame,
                 ):
                     break
-        return InstV(info, env)
+        return InstV(info, env, made=True)
 
     def check_layers(self, info, env: dict, node, frame) -> None:
         """The layers ``__init__`` built, checked again with this construction's sizes."""
@@ -392,6 +426,11 @@ class SignatureMixin(CheckerHost):
                     if _shapeless(found)
                     else found
                 )
+            if _open_rank(found):
+                # ``(..., D)``: the body walked with these arguments may say which axes.
+                inlined = self.inlined_call(info, args, kwargs, node, labels)
+                if _shaped(inlined) and not _open_rank(inlined):
+                    return inlined
         if info.returns is not None:
             ret = self.annotation_value(info.returns)
             if (
@@ -543,7 +582,8 @@ class SignatureMixin(CheckerHost):
         inner = Frame(info)
         with self._walking(walker, caught):
             walker.bind_params(info, inner)
-            walker.exec_block(info.node.body, inner)
+            with inputs(inner.where):
+                walker.exec_block(info.node.body, inner)
         return UNKNOWN
 
     @contextmanager
@@ -646,6 +686,10 @@ class SignatureMixin(CheckerHost):
         positional = [p for p in params if p[3] == "positional"]
         has_star = any(p[3] == "star" for p in params)
         has_kw = any(p[3] == "starstar" for p in params)
+        if type(self_value) is InstV and not self_value.made and _abstract(info):
+            # ``self.encoding(x, covs=c)`` with ``encoding: Encoding``: the instance is
+            # of a subclass, whose method's parameters are not these.
+            has_star = has_kw = star = True
         if len(args) > len(positional) and not has_star and not star:
             self.fail(
                 node,

@@ -25,7 +25,7 @@ import random
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
-from .symbolic import fmt_dim, unrelated
+from .symbolic import fields_unrelated, fmt_dim, unrelated
 
 __all__ = [
     "same_size",
@@ -86,6 +86,8 @@ def agree(a, b) -> bool:
     (True, False, True)
     """
     if a is b or type(a) is not Dim or type(b) is not Dim:
+        return True
+    if fields_unrelated(a, b):
         return True
     found = dims.eq(a, b)
     return only_remainders(a, b) if found is None else found

@@ -358,7 +358,16 @@ class StatementMixin(CheckerHost):
                     code="assign",
                 )
         if key is not None:
-            frame.vars[key] = value
+            if (
+                value is UNKNOWN
+                and type(owner) is InstV
+                and self.declared_attribute(owner.info, target.attr) is not None
+            ):
+                # ``self.cfg = Config.unwrap(cfg)`` of unknown result: the declared
+                # ``cfg: Config`` tells what it holds (read as an attribute).
+                frame.vars.pop(key, None)
+            else:
+                frame.vars[key] = value
         if frame.building is not None and type(owner) is InstV and owner.info is frame.building:
             attrs = frame.building.attrs
             attrs[target.attr] = (
@@ -372,12 +381,10 @@ class StatementMixin(CheckerHost):
             return found
         if info.walker is not None and info.walker is not self:
             return info.walker.declared_attribute(info, attr)
-        for base in info.bases:
-            local = self.module.classes.get(base)
-            if local is not None and local is not info:
-                found = self.declared_attribute(local, attr)
-                if found is not None:
-                    return found
+        for cls in self.mro(info)[1:]:
+            found = cls.declared.get(attr)
+            if found is not None:
+                return found
         return None
 
     def assign_item(self, target, value, frame, stmt) -> None:

@@ -23,6 +23,7 @@ sizes unless the algebra of ``core.dims`` proves them equal, and an axis may be
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
 from tensortypes.core import dims
@@ -59,6 +60,11 @@ __all__ = [
     "joint_rest",
     "data_size",
     "is_data_size",
+    "field_size",
+    "is_field_size",
+    "field_named",
+    "fields_unrelated",
+    "inputs",
     "anonymized",
     "fmt_shape",
     "fmt_dim",
@@ -178,7 +184,9 @@ def fmt_dim(d) -> str:
     >>> fmt_dim(dims.parse("2*n")), fmt_dim(None)
     ('2*n', '?')
     """
-    return "?" if d is None else str(d) if type(d) is Dim else repr(d)
+    if type(d) is Dim:
+        return str(field_named(d)) if _FIELDS and is_field_size(d) else str(d)
+    return "?" if d is None else repr(d)
 
 
 def fmt_shape(shape) -> str:
@@ -340,7 +348,7 @@ class IntV(Value):
         object.__setattr__(self, "dim", dim)
 
     def describe(self) -> str:
-        return "int" if self.dim is None else f"int {self.dim}"
+        return "int" if self.dim is None else f"int {fmt_dim(self.dim)}"
 
     def __repr__(self) -> str:
         return f"IntV({self.dim})"
@@ -506,15 +514,22 @@ class ClassV(Value):
 
 
 class InstV(Value):
-    """An instance of a checked class; ``env`` binds its constructor's int parameters."""
+    """An instance of a checked class; ``env`` binds its constructor's int parameters.
 
-    __slots__ = ("info", "env")
+    ``made`` is True for an instance the checked code constructs (``Config(4, 8)``):
+    its int fields are what the construction gave, not sizes of their own (those of
+    an instance that comes in, ``cfg: Config``, are: see ``check.schema``).
+    """
+
+    __slots__ = ("info", "env", "made")
     env: Any
     info: Any
+    made: bool
 
-    def __init__(self, info, env: dict | None = None):
+    def __init__(self, info, env: dict | None = None, made: bool = False):
         object.__setattr__(self, "info", info)
         object.__setattr__(self, "env", env or {})
+        object.__setattr__(self, "made", made)
 
     def describe(self) -> str:
         return self.info.name
@@ -659,6 +674,79 @@ def data_size(name: str) -> Dim:
     return dims.symbol(name)
 
 
+_FIELDS: dict = {}  # symbol name -> (field name, the int fields of its class)
+_MARK = "\u1da0"  # "ᶠ": in no name an annotation gives (see field_size)
+
+
+def field_size(name: str, owner: str, siblings=frozenset()):
+    """The size an int field ``name`` of class ``owner`` stands for on an instance that
+    comes in (``cfg.d_in`` of ``cfg: Config``), or None if no size may be named so.
+
+    It is a symbol of its own (printed ``d_in``), never compared with a constant or
+    with a size an annotation names, with two exceptions: a size of the same name
+    is the same size (``torch.zeros(cfg.d_in)`` fits ``Float[Tensor, "d_in"]``),
+    and a size named like another int field of the class (``siblings``) is a
+    different one (``d_sae`` is not ``d_in``). Two fields are different sizes
+    unless they have the same name. So a configuration's sizes are checked against
+    each other and against the annotations that use their names, and nothing is
+    said where the code only assumes a value (``n_output_dims`` is 3 by default).
+    """
+    if not name.isidentifier() or name in ("min", "max") or not owner.isidentifier():
+        return None
+    symbol = f"{name}{_MARK}{owner}"
+    if symbol not in _FIELDS:
+        _FIELDS[symbol] = (name, frozenset(siblings) | {name})
+    return dims.symbol(symbol)
+
+
+def is_field_size(d) -> bool:
+    """Whether size ``d`` involves one made by :func:`field_size`."""
+    return type(d) is Dim and not d.is_constant and any(_MARK in name for name in d.free_symbols)
+
+
+def field_named(d: Dim) -> Dim:
+    """``d`` with each field size renamed to its field's name (``d_inᶠConfig`` is
+    ``d_in``)."""
+    names = {n: dims.symbol(_FIELDS[n][0]) for n in d.free_symbols if n in _FIELDS}
+    return d.substitute(names) if names else d
+
+
+_INPUTS: list = [frozenset()]  # the sizes the walked function's parameters bind
+
+
+@contextmanager
+def inputs(names):
+    """Within: the sizes the parameters of the function being walked bind (``frame.where``
+    after ``bind_params``), which a field's size is compared with."""
+    _INPUTS.append(frozenset(names))
+    try:
+        yield
+    finally:
+        _INPUTS.pop()
+
+
+def fields_unrelated(a: Dim, b: Dim) -> bool | None:
+    """How sizes ``a`` and ``b`` meet when one involves a field size (:func:`field_size`):
+    True when they are never compared (or equal by their names), False when they
+    are compared as any two sizes are, None when neither involves one. A size the
+    function's parameters bind (``H`` of ``dirs: Float[Tensor, "B H W 3"]``) is
+    compared too: it is any size, whatever the configuration says."""
+    fa = [n for n in a.free_symbols if n in _FIELDS]
+    fb = [n for n in b.free_symbols if n in _FIELDS]
+    if not fa and not fb:
+        return None
+    na, nb = field_named(a), field_named(b)
+    if na is nb or dims.eq(na, nb) is True:
+        return True
+    if a.is_constant or b.is_constant:
+        return True  # a field's value: the configuration's, not known here
+    siblings: set = set()
+    for name in (*fa, *fb):
+        siblings |= _FIELDS[name][1]
+    plain = (a.free_symbols | b.free_symbols).difference(_FIELDS)
+    return not plain <= (siblings | _INPUTS[-1])
+
+
 def is_data_size(d) -> bool:
     """Whether size ``d`` involves one made by :func:`data_size`."""
     return type(d) is Dim and not d.is_constant and not _DATA.isdisjoint(d.free_symbols)
@@ -671,13 +759,15 @@ def is_anonymous(d) -> bool:
 
 def unrelated(a, b) -> bool:
     """Two sizes that are never compared: one involves an axis of a ``...``, and the
-    other is not a constant."""
-    return (
-        type(a) is Dim
-        and type(b) is Dim
-        and (is_anonymous(a) or is_anonymous(b))
-        and not (a.is_constant or b.is_constant)
-    )
+    other is not a constant; or a field's size meets a size it is not compared with
+    (:func:`fields_unrelated`)."""
+    if type(a) is not Dim or type(b) is not Dim:
+        return False
+    if _FIELDS:
+        found = fields_unrelated(a, b)
+        if found is not None:
+            return found
+    return (is_anonymous(a) or is_anonymous(b)) and not (a.is_constant or b.is_constant)
 
 
 def anonymized(value):

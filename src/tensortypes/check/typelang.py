@@ -133,10 +133,20 @@ def class_type(info, module):
         return found
     info.lattice = ANY  # a class that names itself among its bases stays Any
     bases = []
+    project = getattr(module, "project", None)
     for base in info.bases:
         local = module.classes.get(base)
-        if local is not None:
-            t = class_type(local, module)
+        foreign = (
+            project.foreign_class(project.canonical(base, module.local), module.local)
+            if local is None and project is not None and "." in base
+            else None
+        )
+        if local is not None or (foreign is not None and foreign.walker is not None):
+            t = (
+                class_type(local, module)
+                if local is not None
+                else class_type(foreign, foreign.walker.module)
+            )
             if t is ANY:
                 return ANY
             bases.append(t.cls)

@@ -14,7 +14,7 @@ module (``import torch.nn.functional as F`` makes ``F.relu`` the path
 from __future__ import annotations
 
 from . import losses, numpy, patterns, torch
-from .layer_table import LAYERS, LayerRule
+from .layer_table import LAYERS, OTHER_LAYERS, LayerRule
 
 __all__ = ["function_rule", "method_rule", "layer_rule", "loss_rule", "dtype_object", "LayerRule"]
 
@@ -53,10 +53,11 @@ def method_rule(library: str | None, name: str):
 
 
 def layer_rule(path: str) -> LayerRule | None:
-    """The rule of a ``torch.nn`` layer class such as ``torch.nn.Linear``."""
+    """The rule of a ``torch.nn`` layer class such as ``torch.nn.Linear``, or of another
+    library's layer that models are built of (``rules.layer_table.OTHER_LAYERS``)."""
     if path.startswith("torch.nn.") and path.count(".") == 2:
         return LAYERS.get(path[9:])
-    return None
+    return OTHER_LAYERS.get(path)
 
 
 def loss_rule(path: str):

@@ -359,3 +359,9 @@ for _name in (
     LAYERS[_name] = LayerRule(_name, ("*args",), {}, _ACT, "map", _name == "PReLU")
 LAYERS["GLU"] = LayerRule("GLU", ("dim",), {"dim": -1}, (), "opaque", False)
 del _name
+
+# Layers of other libraries that models are built of, by their full path.
+OTHER_LAYERS = {
+    # TransformerLens's hook: the identity, where hooks may read or patch the value.
+    "transformer_lens.hook_points.HookPoint": LayerRule("HookPoint", (), {}, _ACT, "map", False),
+}

@@ -18,7 +18,7 @@ from ..binding import Binder, dtype_problem
 from ..diagnostics import CheckFailure
 from ..shapetext import parse_shape
 from ..sizes import same_size
-from ..symbolic import UNKNOWN, Arr, TupleV, fmt_dtypes, fmt_shape
+from ..symbolic import UNKNOWN, Arr, Rest, TupleV, fmt_dtypes, fmt_shape
 from . import shapefns as sf
 from .base import (
     Call,
@@ -230,7 +230,12 @@ class MaskedFill(Rule):
                     f"{call.label(1)} == 0)",
                 )
             joined = sf.broadcast([x.shape, mask.shape], [call.label(0), call.label(1)])
-            if x.rank is not None and joined is not None and len(joined) > x.rank:
+            if (
+                x.rank is not None
+                and joined is not None
+                and not any(type(d) is Rest for d in joined)
+                and len(joined) > x.rank
+            ):
                 raise CheckFailure(
                     "broadcast",
                     f"{call.name}: mask {call.label(1)} "

@@ -278,7 +278,14 @@ def matmul_shape(a, b, la: str = "left operand", lb: str = "right operand"):
     >>> n, k, m = (dims.symbol(s) for s in "nkm")
     >>> matmul_shape((n, k), (k, m))
     (Dim('n'), Dim('m'))
+    >>> matmul_shape(None, (k, m))
+    (..., Dim('m'))
     """
+    if b is not None and len(b) == 2 and not any(type(d) is Rest for d in b):
+        if a is None or (len(a) >= 1 and type(a[-1]) is Rest):
+            # Whatever the rank of the left operand (a vector, a matrix, a batch of
+            # them), the last axis of its product with a matrix is the matrix's.
+            return (Rest(None), b[-1])
     if a is None or b is None:
         return None
     if len(a) == 0 or len(b) == 0:
