@@ -357,3 +357,12 @@ def sampled(x: Float[Tensor, "b n 3"], grid: Float[Tensor, "k"], q: Float[Tensor
     bins = torch.searchsorted(grid, q)  # (b, r)
     first = x.narrow(1, 0, 2)  # (b, 2, 3)
     return first + bins  # E: axis -1 has sizes 3 and r [broadcast]
+
+
+def box_scaled(dat: Float[Tensor, "... D"], box: ScaleBounds) -> Float[Tensor, "... D"]:
+    # A tuple takes no tuple of indices: ``box[:, 1]`` is the (2, D) box's column.
+    return dat * (box[:, 1] - box[:, 0])  # E: axis -1 has sizes D and 2 [broadcast]
+
+
+def shifted_by(dat: Float[Tensor, "... D"], by: Union[float, Float[Tensor, "E"]]):
+    return dat - by  # E: axis -1 has sizes D and E [broadcast]

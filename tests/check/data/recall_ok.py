@@ -484,3 +484,13 @@ def sampled(x: Float[Tensor, "b n 3"], grid: Float[Tensor, "k"], q: Float[Tensor
     bins = torch.searchsorted(grid, q)
     first = x.narrow(1, 0, 2)
     return first + bins[:, :1, None], x[:, perm], torch.masked_select(x, x > 0)
+
+
+def box_scaled(
+    dat: Float[Tensor, "... D"], box: Union[Tuple[float, float], Float[Tensor, "2 D"]]
+) -> Float[Tensor, "... D"]:
+    return dat * (box[1] - box[0]) + box[0]
+
+
+def shifted_by(dat: Float[Tensor, "... D"], by: Union[float, Float[Tensor, "D"]]):
+    return dat - by
