@@ -113,12 +113,14 @@ class Project:
         self._classes: dict = {}  # file -> (its ModuleInfo, the classes taken out of it)
         self.owners: dict = {}  # id of an annotation node of a module read here -> module
         self.reader = None  # file -> a quiet checker of it (set by check.infer)
-        for folder in folders:
-            self._add_root(Path(folder).resolve())
         # Folders inside a package, each a root of last resort: a repository whose top
         # folder has an ``__init__.py`` of its own (SAELens) names its package
         # ``sae_lens``, not ``SAELens.sae_lens``, in its imports.
         self.inner: list = []
+        self._inner_set: set = set()
+        self._inner_heads: dict = {}  # package name -> the inner folders that hold it
+        for folder in folders:
+            self._add_root(Path(folder).resolve())
         for f in files:
             f = Path(f).resolve()
             name, root = module_name(f)
@@ -128,11 +130,14 @@ class Project:
     def _add_root(self, root: Path, file: Path | None = None) -> None:
         if root not in self.roots:
             self.roots.append(root)
+            self._inner_heads.clear()
         if file is not None:
             folder = file.parent
             while folder != root and folder.parent != folder and len(self.inner) < 256:
-                if folder not in self.inner:
+                if folder not in self._inner_set:
+                    self._inner_set.add(folder)
                     self.inner.append(folder)
+                    self._inner_heads.clear()
                 folder = folder.parent
 
     # -- modules ------------------------------------------------------------------------
@@ -156,13 +161,7 @@ class Project:
         found = None
         rel = Path(*name.split("."))
         head = rel.parts[0] if rel.parts else ""
-        for root in ([local] if local is not None else []) + self.roots + self.inner:
-            if (
-                root in self.inner
-                and root not in self.roots
-                and not (root / head / "__init__.py").is_file()
-            ):
-                continue  # a root of last resort gives packages only, never ``torch.py``
+        for root in ([local] if local is not None else []) + self.roots + self._inner_for(head):
             for candidate in (
                 root / rel.with_suffix(".py") if rel.name else None,
                 root / rel / "__init__.py",
@@ -175,6 +174,18 @@ class Project:
         if found is None and local is not None:
             found = self._namespace_find(rel, local)
         self._files[key] = found
+        return found
+
+    def _inner_for(self, head: str) -> list:
+        """The roots of last resort (``self.inner``) holding a package ``head``: never a
+        plain module (``lib/rules/torch.py`` is not ``torch``), nor a checked root."""
+        found = self._inner_heads.get(head)
+        if found is None:
+            roots = set(self.roots)
+            found = [
+                r for r in self.inner if r not in roots and (r / head / "__init__.py").is_file()
+            ]
+            self._inner_heads[head] = found
         return found
 
     def _namespace_find(self, rel: Path, local: Path) -> Path | None:
