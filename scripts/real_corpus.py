@@ -65,6 +65,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from tensortypes.check import check_paths  # noqa: E402
 from tensortypes.check.notes import note_lines  # noqa: E402
+from tensortypes.check.sources import parse_module  # noqa: E402
 
 __all__ = ["load", "snapshots", "build", "apply_patch", "run", "main"]
 
@@ -164,7 +165,7 @@ def bug_span(text: str, line: int) -> tuple:
     >>> bug_span("def f(x):\\n    y = g(\\n        x)\\n    return y\\n", 3)
     ((2, 3), (2, 4))
     """
-    tree = ast.parse(text)
+    tree = parse_module(text)[0]
     stmt = None
     function = (0, line)  # the innermost function holding the line
     for node in ast.walk(tree):
@@ -414,7 +415,7 @@ def _module_namespace(text: str, name: str, extra: str = "") -> dict:
     installed): only its ``def``s and literal assignments are run, after a
     prelude of torch, einops and the ``tensortypes`` dtype classes.
     """
-    tree = ast.parse(text)
+    tree = parse_module(text)[0]  # Python 3.12 syntax is written out on 3.11
     namespace: dict = {"__name__": name}
     exec(compile(_PRELUDE + extra, name, "exec", dont_inherit=True), namespace)
     for stmt in tree.body:

@@ -189,7 +189,7 @@ def read_annotation(node, module, depth: int = 0):
             return read_annotation(parsed, module, depth + 1)
         return ANY
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return UnionType(
+        return _union(
             [
                 read_annotation(node.left, module, depth + 1),
                 read_annotation(node.right, module, depth + 1),
@@ -222,6 +222,46 @@ def read_annotation(node, module, depth: int = 0):
     return _NAMED.get(path, ANY)
 
 
+def _union(members: list):
+    """``Union[members]``, where arrays of one rank that differ in their names stay apart.
+
+    The lattice absorbs ``Float[Tensor, "b n"] | Float[Tensor, "b d"]`` into one
+    member (as patterns each matches every array the other does), which would
+    leave a parameter with the names of one of them. Such arrays are joined axis
+    by axis instead: an axis named alike in all of them keeps its name, any other
+    is ``_``, any size (the code decides which member it has, by a flag the
+    checker cannot follow).
+    """
+    found = UnionType(members)
+    arrays = [m for m in members if type(m) is ArrayType and m.shape is not None]
+    kept = found.members if type(found) in (UnionType, OptionalType) else (found,)
+    if len(arrays) < 2 or sum(type(m) is ArrayType for m in kept) >= len(set(arrays)):
+        return found
+    first = arrays[0]
+    specs = first.shape.specs
+    if not all(
+        len(a.shape.specs) == len(specs) and a.kind == first.kind and a.dtypes == first.dtypes
+        for a in arrays
+    ):
+        return found
+    joined = tuple(
+        spec if all(a.shape.specs[i] == spec for a in arrays) else _ANY_AXIS
+        for i, spec in enumerate(specs)
+    )
+    if any(
+        getattr(a.shape.specs[i], "variadic", False)
+        for a in arrays
+        for i, spec in enumerate(joined)
+        if spec is _ANY_AXIS
+    ):
+        return found  # "*b n" | "*c n": how many axes each stands for differs
+    merged = ArrayType(first.kind, first.dtypes, ShapePattern(joined))
+    return UnionType([m for m in members if m not in arrays] + [merged])
+
+
+_ANY_AXIS = shape_pattern("_").specs[0]
+
+
 def _foreign_alias(path: str, module):
     """``(node, ModuleInfo)`` of an annotation alias defined in another project module."""
     project = getattr(module, "project", None)
@@ -233,6 +273,9 @@ def _foreign_alias(path: str, module):
 def _subscript(node: ast.Subscript, module, depth: int):
     if isinstance(node.value, ast.Name) and node.value.id in module.classes:
         return class_type(module.classes[node.value.id], module)  # a generic class: Box[int]
+    factory = _factory(node.value, module)
+    if factory is not None:  # ``Float["b n"]`` of ``Float = TorchTyping(Float)``
+        return _array([None, node.slice], dtype_class(factory[0])[1], module, depth, factory[1])
     path = module.path_of(node.value)
     if path is None:
         return ANY
@@ -248,7 +291,7 @@ def _subscript(node: ast.Subscript, module, depth: int):
     if path in _OPTIONALS:
         return OptionalType(read(0))
     if path in ("typing.Union", "typing_extensions.Union"):
-        return UnionType([read(i) for i in range(len(args))])
+        return _union([read(i) for i in range(len(args))])
     if path in ("typing.Tuple", "builtins.tuple"):
         if any(
             isinstance(a, ast.Starred)
@@ -292,12 +335,27 @@ def _subscript(node: ast.Subscript, module, depth: int):
     return ANY
 
 
-def _array(args: list, dtypes, module, depth: int):
+def _factory(node, module):
+    """``(dtype class path, array class path)`` when ``node`` names an annotation factory
+    of this module or of another module of the project, else None."""
+    if isinstance(node, ast.Name):
+        found = getattr(module, "annotation_factories", {}).get(node.id)
+        if found is not None:
+            return found
+    project = getattr(module, "project", None)
+    if project is None:
+        return None
+    path = module.path_of(node)
+    return project.annotation_factory(path, module.local) if path is not None else None
+
+
+def _array(args: list, dtypes, module, depth: int, base_path=None):
     if len(args) != 2:
         return ANY
     base, shape_node = args
     kind = "any"
-    base_path = module.path_of(base)
+    if base_path is None:
+        base_path = module.path_of(base)
     inner = None
     if base_path in ARRAY_KINDS:
         kind = ARRAY_KINDS[base_path]

@@ -514,6 +514,23 @@ class ExprMixin(CheckerHost):
             )
         return self.arith(node, type(node.op), left, right, frame)
 
+    def members_that_fit(self, members, use) -> list:
+        """The results of ``use(member)`` for the members of a union it reports no error
+        for, each tried quietly."""
+        saved, self.caught = self.caught, []
+        self.quiet += 1
+        fits = []
+        try:
+            for member in members:
+                before = len(self.caught)
+                result = use(member)
+                if len(self.caught) == before:
+                    fits.append(result)
+        finally:
+            self.quiet -= 1
+            self.caught = saved
+        return fits
+
     def arith(self, node, op_type, left, right, frame, nodes=None):
         op = _ARITH.get(op_type, "?")
         tl, tr = type(left), type(right)
@@ -526,8 +543,9 @@ class ExprMixin(CheckerHost):
                 and all(type(v) in _OPERANDS for v in union.items)
                 and (type(other) is UnionV or any(type(v) is Arr for v in (other, *union.items)))
             ):
-                results = [
-                    self.arith(
+
+                def each(v):
+                    return self.arith(
                         node,
                         op_type,
                         v if tl is UnionV else left,
@@ -535,9 +553,14 @@ class ExprMixin(CheckerHost):
                         frame,
                         nodes,
                     )
-                    for v in union.items
-                ]
-                return union_of(results)
+
+                if sum(type(v) is Arr for v in union.items) > 1:
+                    # One of several arrays (``Float[Tensor, "b n"] | Float[Tensor, "b d"]``,
+                    # which a flag decides): an error only where every one of them fails.
+                    fits = self.members_that_fit(union.items, each)
+                    if fits:
+                        return union_of(fits)
+                return union_of([each(v) for v in union.items])
         if tl is Arr or tr is Arr:
             kind = left.kind if tl is Arr else right.kind
             if op in ("&", "|", "^", "<<", ">>"):

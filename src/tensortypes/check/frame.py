@@ -40,6 +40,7 @@ class Frame:
         "guards",
         "aliases",
         "flags",
+        "equal",
     )
 
     def __init__(self, func=None, building=None):
@@ -67,6 +68,9 @@ class Frame:
         # packed:``, ``if mode == "x":``, or after ``if not flag: return``): whether a
         # value these do not name is None may follow from them (a flag correlation).
         self.flags: frozenset = frozenset()
+        # Sizes a check on this path showed equal to another (``if len(x) == 0:``, ``if
+        # n == m:``): size name -> the size it is; the function's own annotations read so.
+        self.equal: dict = {}
 
     def copy(self) -> Frame:
         """A frame with its own variables and the same shared tables."""
@@ -81,6 +85,7 @@ class Frame:
         other.guards = dict(self.guards) if self.guards else {}
         other.aliases = dict(self.aliases) if self.aliases else {}
         other.flags = self.flags
+        other.equal = dict(self.equal) if self.equal else {}
         return other
 
 
@@ -106,6 +111,7 @@ def join_frames(a: Frame, b: Frame) -> Frame:
             out.guards[key] = (out.vars.get(key), conds)
     out.aliases = {k: v for k, v in a.aliases.items() if b.aliases.get(k) is v}
     out.flags = a.flags & b.flags
+    out.equal = {k: v for k, v in a.equal.items() if b.equal.get(k) is v}
     return out
 
 

@@ -41,6 +41,7 @@ from .limits import MAX_DEPTH, prune_deep
 from .modinfo import ModuleInfo
 from .notes import ShapeNote, shape_origin
 from .refine import RefineMixin
+from .sources import parse_module
 from .schema import SchemaMixin
 from .signatures import SignatureMixin
 from .sizes import size_symbol
@@ -49,6 +50,8 @@ from .suppress import unsuppressed
 from .symbolic import (
     NONE,
     inputs,
+    instance,
+    operand_axes,
     UNKNOWN,
     Arr,
     Bcast,
@@ -174,7 +177,8 @@ class Checker(
 
     def with_notes(self, compute, operands, frame):
         try:
-            return compute()
+            with operand_axes(v for _, v in operands):
+                return compute()
         except CheckFailure as failure:
             notes = list(failure.notes)
             for node, value in operands:
@@ -264,7 +268,7 @@ class Checker(
                 # sequence", "invalid decimal literal") are not ours to print.
                 warnings.simplefilter("ignore", SyntaxWarning)
                 warnings.simplefilter("ignore", DeprecationWarning)
-                tree = ast.parse(source, filename=self.path)
+                tree, newer = parse_module(source, filename=self.path)
         except SyntaxError as error:
             self.report(
                 _Pos(error.lineno or 1, (error.offset or 1) - 1),
@@ -286,6 +290,13 @@ class Checker(
         except ValueError as error:  # NUL bytes on some Python versions
             self.report(_Pos(1, 0), "syntax", f"invalid source: {error}")
             return self.result()
+        if newer:
+            self.gave_up(
+                _Pos(1, 0),
+                "this module uses the syntax of Python 3.12 (type parameters, type "
+                "statements, f-strings), which this Python cannot parse: it is read with "
+                "those parts written out, and type parameters are unknown",
+            )
         for line, col in dict(prune_deep(tree)).items():  # one note per line
             self.gave_up(
                 _Pos(line, col),
@@ -388,12 +399,13 @@ class Checker(
             if info.cls is not None and building is None:
                 frame.facts = info.cls.facts
             self.bind_params(info, frame)
+            built = self.built_with(info) if building is None else ()
             if id(info.node) in self.module.generators:
-                with inputs(frame.where):
+                with inputs(frame.where), instance(built):
                     self.exec_block(info.node.body, frame)
                 info.inferred = UNKNOWN
                 return UNKNOWN
-            with inputs(frame.where):
+            with inputs(frame.where), instance(built):
                 end = self.exec_block(info.node.body, frame)
             if building is not None:
                 building.facts = end.facts
@@ -416,6 +428,27 @@ class Checker(
         finally:
             self.quiet = saved
             info.checking = False
+
+    def built_with(self, info) -> tuple:
+        """The scopes of the names of sizes an instance of the class of method ``info`` is
+        built with (``symbolic.instance``), one per checked class of its resolution
+        order: the parameters of its ``__init__`` and the names in the shapes of its
+        declared attributes. None for a function, a static method or ``__init__``."""
+        cls = info.cls
+        if cls is None or info.name == "__init__" or info.is_static:
+            return ()
+        scopes = []
+        for c in self.mro(cls):
+            names: set = set()
+            init = c.methods.get("__init__")
+            if init is not None:
+                names.update(p[0] for p in init.params[1:])
+            for node in c.declared.values():
+                for sub in ast.walk(node):
+                    if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                        names.update(_NAME_TOKEN.findall(sub.value))
+            scopes.append(frozenset(names))
+        return tuple(scopes)
 
     def foreign_function(self, path: str):
         """Another project module's function a canonical ``path`` names, or None.
@@ -532,6 +565,7 @@ class Checker(
 
 
 _ASSIGNED = re.compile(r"^assigned at line (\d+)$")
+_NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class _Pos:

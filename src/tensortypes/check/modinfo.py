@@ -32,6 +32,7 @@ from .defs import (
     ClassInfo,
     FunctionInfo,
     anonymous_result,
+    decorator_name,
     define,
     inlinable,
 )
@@ -133,6 +134,8 @@ class ModuleInfo:
         "aliases",
         "constants",
         "annotation_aliases",
+        "annotation_factories",
+        "keeping",
         "functions",
         "classes",
         "generators",
@@ -174,6 +177,12 @@ class ModuleInfo:
         self.aliases: dict = {}
         self.constants: dict = {}
         self.annotation_aliases: dict = {}
+        # ``Float = TorchTyping(Float)`` of a class whose ``__getitem__`` returns
+        # ``self.dtype[Tensor, shape]``: name -> (dtype class path, array class path)
+        self.annotation_factories: dict = {}
+        # top-level names bound to a decorator that keeps a signature, chosen at import
+        # time: ``typecheck = jaxtyped(typechecker=beartype) if flag else identity``
+        self.keeping: set = set()
         # top-level names of ``T = TypeVar("T")``, each with its ``bound=`` (or None)
         self.typevars: dict = {}
         self.enum_values: dict = {}  # "Color.RED" -> 1 of an Enum class's literal members
@@ -252,7 +261,9 @@ class ModuleInfo:
                                 self.stars.append(base)
                             continue
                         self.imported_modules.append(f"{base}.{alias.name}")
-                        self.aliases[alias.asname or alias.name] = f"{base}.{alias.name}"
+                        # ``from beartype.typing import List`` is typing's ``List``
+                        where = _TYPING_MIRRORS.get(base, base)
+                        self.aliases[alias.asname or alias.name] = f"{where}.{alias.name}"
                 continue
             if t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.Lambda:
                 func = id(node)
@@ -356,7 +367,13 @@ class ModuleInfo:
             for i, (name, node) in enumerate(zip(info.decorators, info.node.decorator_list)):
                 if name in SIGNATURE_KEEPING or isinstance(node, ast.Call):
                     continue
+                if isinstance(node, ast.Name) and node.id in self.keeping:
+                    info.decorators[i] = "typechecked"
+                    continue
                 path = self.path_of(node)
+                if path is not None and self.project.keeps_signature(path, self.local):
+                    info.decorators[i] = "typechecked"
+                    continue
                 found = self.project.function(path, self.local) if path is not None else None
                 if found is not None and _returns_its_argument(found[0]):
                     info.decorators[i] = "typechecked"
@@ -439,8 +456,14 @@ class ModuleInfo:
             and isinstance(stmt.targets[0], ast.Name)
         ):
             name, value = stmt.targets[0].id, stmt.value
-            if isinstance(value, ast.Subscript) and self._is_annotation(value):
+            factory = self._factory(value)
+            if factory is not None:
+                self.annotation_factories[name] = factory
+                self.aliases.pop(name, None)  # ``Float`` is rebound: no longer jaxtyping's
+            elif isinstance(value, ast.Subscript) and self._is_annotation(value):
                 self.annotation_aliases[name] = value
+            elif isinstance(value, ast.IfExp) and self._keeps_signature(value):
+                self.keeping.add(name)
             elif isinstance(value, ast.Constant) and type(value.value) is int:
                 self.constants[name] = value.value
             elif isinstance(value, ast.Call) and self.path_of(value.func) in _TYPEVAR:
@@ -459,6 +482,77 @@ class ModuleInfo:
                     continue
                 if isinstance(stmt.test, ast.Name) and stmt.test.id == "TYPE_CHECKING":
                     self._top(sub)
+
+    def _factory(self, value) -> tuple | None:
+        """``(dtype class path, array class path)`` when ``value`` is ``C(Float)`` of a class
+        ``C`` of this module that forwards a subscript: ``__init__(self, d)`` keeps ``d``
+        as ``self.a`` and ``__getitem__(self, shape)`` returns ``self.a[Tensor, shape]``.
+        Then ``C(Float)["b n"]`` is ``Float[Tensor, "b n"]``."""
+        if not (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in self.classes
+            and len(value.args) == 1
+            and not value.keywords
+        ):
+            return None
+        dtype = self.path_of(value.args[0])
+        if dtype is None or not dtype_class(dtype)[0]:
+            return None
+        methods = {
+            n.name: n
+            for n in self.classes[value.func.id].node.body
+            if isinstance(n, ast.FunctionDef)
+        }
+        init, item = methods.get("__init__"), methods.get("__getitem__")
+        if init is None or item is None:
+            return None
+        kept = _kept_attribute(init)
+        body = [
+            b
+            for b in item.body
+            if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant))
+        ]
+        args = item.args.args
+        if kept is None or len(body) != 1 or len(args) != 2 or not isinstance(body[0], ast.Return):
+            return None
+        got = body[0].value
+        if not (
+            isinstance(got, ast.Subscript)
+            and isinstance(got.value, ast.Attribute)
+            and isinstance(got.value.value, ast.Name)
+            and got.value.value.id == args[0].arg
+            and got.value.attr == kept
+            and isinstance(got.slice, ast.Tuple)
+            and len(got.slice.elts) == 2
+            and isinstance(got.slice.elts[1], ast.Name)
+            and got.slice.elts[1].id == args[1].arg
+        ):
+            return None
+        base = self.path_of(got.slice.elts[0])
+        if base is None:
+            return None
+        # its body is part of the module's interface now (the cache's key for importers)
+        self.bodies = [b for b in self.bodies if b != (item.body[0].lineno, item.end_lineno)]
+        return dtype, base
+
+    def _keeps_signature(self, value, depth: int = 0) -> bool:
+        """Whether decorating with ``value`` keeps the signature as written: a call of a
+        known keeping decorator (``jaxtyped(typechecker=beartype)``), a function of this
+        module that returns its argument (``identity``), or a choice between them."""
+        if depth > 8:
+            return False
+        if isinstance(value, ast.IfExp):
+            return self._keeps_signature(value.body, depth + 1) and self._keeps_signature(
+                value.orelse, depth + 1
+            )
+        if isinstance(value, ast.Call):
+            return decorator_name(value.func) in SIGNATURE_KEEPING
+        if isinstance(value, ast.Name) and value.id in self.functions:
+            return _returns_its_argument(self.functions[value.id])
+        return isinstance(value, (ast.Name, ast.Attribute)) and (
+            decorator_name(value) in SIGNATURE_KEEPING
+        )
 
     def _read_all(self, stmt) -> None:
         """``__all__ = [...]`` (and ``+=``) with literal strings: what ``import *`` takes."""
@@ -541,9 +635,13 @@ class ModuleInfo:
         return found
 
     def _is_annotation(self, node: ast.Subscript) -> bool:
+        if isinstance(node.value, ast.Name) and node.value.id in self.annotation_factories:
+            return True
         path = self.path_of(node.value)
         if path is None:
             return False
+        if self.project is not None and self.project.annotation_factory(path, self.local):
+            return True
         return dtype_class(path)[0] or path.startswith("typing.")
 
     def path_of(self, node) -> str | None:
@@ -573,6 +671,29 @@ class ModuleInfo:
     def alias_annotation(self, name: str):
         """The annotation node a module-level alias stands for, or None."""
         return self.annotation_aliases.get(name)
+
+
+# Modules that re-export ``typing``'s names (for the annotations read here, the same)
+_TYPING_MIRRORS = {"beartype.typing": "typing"}
+
+
+def _kept_attribute(init) -> str | None:
+    """``a`` when ``__init__(self, d)`` assigns ``self.a = d`` (its only other parameter)."""
+    args = init.args.args
+    if len(args) != 2:
+        return None
+    for stmt in init.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Attribute)
+            and isinstance(stmt.targets[0].value, ast.Name)
+            and stmt.targets[0].value.id == args[0].arg
+            and isinstance(stmt.value, ast.Name)
+            and stmt.value.id == args[1].arg
+        ):
+            return stmt.targets[0].attr
+    return None
 
 
 def _returns_its_argument(info) -> bool:

@@ -33,12 +33,12 @@ interface (``check.defs.inlinable``).
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import warnings
 from pathlib import Path
 
 from .modinfo import ModuleInfo
+from .sources import parse_module
 from .symbolic import UNKNOWN
 
 __all__ = ["Project", "module_name", "interface_hash", "MAX_DEPTH"]
@@ -234,7 +234,7 @@ class Project:
             text = file.read_text(encoding="utf-8")
             with warnings.catch_warnings():  # the module's own invalid escapes are its business
                 warnings.simplefilter("ignore")
-                tree = ast.parse(text, filename=str(file))
+                tree = parse_module(text, filename=str(file))[0]
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
             return None
         try:
@@ -373,6 +373,20 @@ class Project:
             return None
         node = info.annotation_aliases.get(name)
         return (node, info) if node is not None else None
+
+    def annotation_factory(self, path: str, local):
+        """``(dtype class path, array class path)`` of another module's annotation factory
+        (``Float = TorchTyping(Float)``, ``modinfo.ModuleInfo._factory``), or None."""
+        info, name = self._own(path, local)
+        if info is None:
+            return None
+        return info.annotation_factories.get(name)
+
+    def keeps_signature(self, path: str, local) -> bool:
+        """Whether another module's top-level name is a decorator chosen at import time
+        that keeps a signature (``modinfo.ModuleInfo.keeping``)."""
+        info, name = self._own(path, local)
+        return info is not None and name in info.keeping
 
     def enum_value(self, path: str, local):
         """The literal value of another module's enum member ``pkg.mod.Color.RED``, or None."""

@@ -638,6 +638,7 @@ def assume_equal(frame, a: Dim, b: Dim, line: int):
     out.vars = {k: _substitute(v, mapping) for k, v in frame.vars.items()}
     out.where = dict(frame.where)
     out.where.setdefault(name, f"the check at line {line}")
+    out.equal[name] = other
     return out
 
 

@@ -34,7 +34,7 @@ from .formats import render
 from .infer import Checker
 from .modinfo import ModuleInfo
 from .project import Project, interface_hash
-from .sources import read_source
+from .sources import parse_module, read_source
 from .summary import unchecked_summary
 
 __all__ = [
@@ -272,7 +272,7 @@ class _Run:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    tree = ast.parse(text)
+                    tree = parse_module(text)[0]
                 info = ModuleInfo(tree, self.project, file)
             except Exception:  # noqa: BLE001 (unparsable: its own check reports it)
                 tree = info = None

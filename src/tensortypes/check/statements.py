@@ -466,6 +466,9 @@ class StatementMixin(CheckerHost):
     def own_binder(self, frame) -> Binder:
         """A binder where the function's own size names stand for themselves."""
         names = {n: size_symbol(n) for n in frame.where if size_symbol(n) is not None}
+        for n, d in frame.equal.items():  # ``if len(x) == 0:``: this path's N is 0
+            if n in names and type(d) is Dim:
+                names[n] = d
         # A ``*rest`` of the function's own annotations stands for its own axes.
         names.update({n: (Rest(n[1:]),) for n in frame.where if n.startswith("*")})
         return Binder(names, {n: frame.where[n] for n in names}, frame.facts)

@@ -58,6 +58,9 @@ __all__ = [
     "Rest",
     "own_rest",
     "joint_rest",
+    "instance",
+    "instance_unrelated",
+    "operand_axes",
     "data_size",
     "is_data_size",
     "field_size",
@@ -757,16 +760,89 @@ def is_anonymous(d) -> bool:
     return type(d) is Dim and not d.is_constant and not _ANONYMOUS.isdisjoint(d.free_symbols)
 
 
+_INSTANCE: list = [()]  # the size scopes of the instance of the walked method
+
+
+@contextmanager
+def instance(scopes):
+    """Within: the scopes of the names of sizes the instance a method is walked on was
+    built with, one per class of its resolution order (the parameters of that class's
+    ``__init__`` and the names of its declared attributes' shapes); a size the
+    method's own parameters bind is named in a scope of its own."""
+    _INSTANCE.append(tuple(s for s in scopes if s))
+    try:
+        yield
+    finally:
+        _INSTANCE.pop()
+
+
+_AXES: list = [None]  # the sizes of the axes of the operation's operands, with counts
+
+
+@contextmanager
+def operand_axes(values):
+    """Within: how often each size occurs among the axes of an operation's array operands
+    (:func:`instance_unrelated` compares a size that occurs more than once)."""
+    counts: dict = {}
+    for v in values:
+        if type(v) is Arr and v.shape is not None:
+            for d in v.shape:
+                d = d.dim if type(d) is Bcast else d
+                if type(d) is Dim and not d.is_constant:
+                    counts[d] = counts.get(d, 0) + 1
+    _AXES.append(counts)
+    try:
+        yield
+    finally:
+        _AXES.pop()
+
+
+def instance_unrelated(a: Dim, b: Dim) -> bool:
+    """Whether ``a`` and ``b`` are named in different scopes and in no common one: never
+    compared.
+
+    ``forward(self, x: Float[Tensor, "... d_in"])`` of a layer built as
+    ``nn.Parameter(torch.empty(input_dim, output_dim))``: the method takes any ``d_in``
+    and the instance has one ``input_dim``; nothing in either annotation relates the
+    two names, so which calls are right is the caller's business. So too a name of a
+    base class's ``__init__`` (``u_dim``) and one of the subclass's (``d_out``, which
+    it passes as ``u_dim=d_out``). A size of the same name is the same size in every
+    scope; two sizes of one scope (``hidden`` and ``2*hidden`` of one ``__init__``;
+    ``n`` and ``m`` of one signature) are compared as any two sizes are; a size
+    named in no scope (a local annotation's, a count the data fixes) too.
+    """
+    built = _INSTANCE[-1]
+    if not built:
+        return False
+    fa, fb = a.free_symbols, b.free_symbols
+    if not fa or not fb:
+        return False
+    counts = _AXES[-1]
+    if counts and (counts.get(a, 0) > 1 or counts.get(b, 0) > 1):
+        # ``q @ k`` of ``q (b, h, t, hd)`` and ``k (b, h, t, hd)``: each size is an axis
+        # of both operands, so ``hd`` against ``t`` is a layout, not two names of one size
+        return False
+    scopes = (_INPUTS[-1], *built)
+    in_a = [s for s in scopes if fa <= s]
+    in_b = [s for s in scopes if fb <= s]
+    if not in_a or not in_b:
+        return False
+    return not any(s in in_b for s in in_a)
+
+
 def unrelated(a, b) -> bool:
     """Two sizes that are never compared: one involves an axis of a ``...``, and the
     other is not a constant; or a field's size meets a size it is not compared with
-    (:func:`fields_unrelated`)."""
+    (:func:`fields_unrelated`); or a size of the instance meets one the method binds
+    under another name (:func:`instance_unrelated`)."""
     if type(a) is not Dim or type(b) is not Dim:
         return False
     if _FIELDS:
         found = fields_unrelated(a, b)
         if found is not None:
             return found
+    if len(_INSTANCE) > 1 and instance_unrelated(a, b):
+        return True
     return (is_anonymous(a) or is_anonymous(b)) and not (a.is_constant or b.is_constant)
 
 
