@@ -109,6 +109,7 @@ class Checker(
         self.quiet = 0
         # While a callee's body is walked for a call (``inlined_call``): what fails in it.
         self.caught: list | None = None
+        self.breaks: list = []  # per loop being walked: the states at its ``break``s
         # The call whose result the statement drops (``with torch.no_grad():``,
         # ``nn.init.zeros_(w)``): its unknown result costs nothing, so no note.
         self.discarded = None
@@ -432,8 +433,8 @@ class Checker(
     def built_with(self, info) -> tuple:
         """The scopes of the names of sizes an instance of the class of method ``info`` is
         built with (``symbolic.instance``), one per checked class of its resolution
-        order: the parameters of its ``__init__`` and the names in the shapes of its
-        declared attributes. None for a function, a static method or ``__init__``."""
+        order: the parameters of its ``__init__``, and the names in the shapes of their
+        annotations and of its declared attributes. None for a function, a static method or ``__init__``."""
         cls = info.cls
         if cls is None or info.name == "__init__" or info.is_static:
             return ()
@@ -441,9 +442,11 @@ class Checker(
         for c in self.mro(cls):
             names: set = set()
             init = c.methods.get("__init__")
+            notes = list(c.declared.values())
             if init is not None:
                 names.update(p[0] for p in init.params[1:])
-            for node in c.declared.values():
+                notes += [p[1] for p in init.params[1:] if p[1] is not None]
+            for node in notes:
                 for sub in ast.walk(node):
                     if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                         names.update(_NAME_TOKEN.findall(sub.value))

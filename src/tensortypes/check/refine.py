@@ -72,10 +72,17 @@ class RefineMixin(CheckerHost):
                 return frame
             # ``a or b`` holds (or ``a and b`` fails): one operand does, after the ones
             # before it did not; the frame is the join of those cases.
-            cases, rest = [], frame
+            cases, rest, dead = [], frame, frame.terminated
             for value in test.values:
-                cases.append(self.narrow(value, rest, positive))
+                case = self.narrow(value, rest, positive)
+                if dead and not case.terminated:
+                    # the operands before this one cannot all fail (``x is not None`` of a
+                    # non-Optional ``x``): nor can this case be reached
+                    case = case.copy()
+                    case.terminated = True
+                cases.append(case)
                 rest = self.narrow(value, rest, not positive)
+                dead = dead or rest.terminated
             live = [c for c in cases if not c.terminated] or cases[:1]
             out = live[0]
             for other in live[1:]:
@@ -226,6 +233,12 @@ class RefineMixin(CheckerHost):
                 ast.Call(left.func, [left.args[0], right], []), frame, same, exact=True
             )
         if (
+            isinstance(op, (ast.Is, ast.IsNot))
+            and isinstance(right, ast.Constant)
+            and type(right.value) is bool
+        ):
+            return self.narrow_bool(left, right.value, frame, isinstance(op, ast.Is) == positive)
+        if (
             isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
             and isinstance(right, ast.Constant)
             and right.value is None
@@ -332,6 +345,32 @@ class RefineMixin(CheckerHost):
                 ):
                     frame = frame.copy()
                     frame.vars[key] = that
+        return frame
+
+    def narrow_bool(self, target, literal: bool, frame, same: bool):
+        """``x is True`` (``same``) or ``x is not True``: ``x`` of ``str | bool`` is the bool
+        ``True`` in the one branch and ``str | False`` in the other."""
+        key = _key(target)
+        current = frame.vars.get(key) if key is not None else None
+        if current is None:
+            return frame
+        members = current.items if type(current) is UnionV else (current,)
+        if same:
+            kept = [
+                BoolV(literal) for v in members if type(v) is BoolV and v.value in (None, literal)
+            ]
+            kept += [v for v in members if type(v) is Unknown]
+        else:
+            kept = [
+                BoolV(not literal) if type(v) is BoolV and v.value is None else v
+                for v in members
+                if not (type(v) is BoolV and v.value is literal)
+            ]
+        frame = frame.copy()
+        if not kept:
+            frame.terminated = True  # ``x is True`` of a str: this branch cannot run
+            return frame
+        frame.vars[key] = kept[0] if len(kept) == 1 else UnionV(tuple(kept))
         return frame
 
     def peek(self, node, frame):

@@ -220,14 +220,18 @@ def older_syntax(text: str) -> str | None:
         elif tok.type == tokenize.STRING and _is_fstring(tok.string):
             try:
                 ast.parse(tok.string, mode="eval")
-            except SyntaxError:
-                edits.append((tok.start, tok.end, _plain(tok.string)))
+            except SyntaxError as error:
+                if any(part in (error.msg or "") for part in _RELAXED_IN_312):
+                    edits.append((tok.start, tok.end, _plain(tok.string)))
     if not edits:
         return None
     return _apply(lines, edits)
 
 
 _TRIVIA = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.ENCODING})
+# What Python 3.11 refuses in an f-string's expressions and 3.12 allows (PEP 701); an
+# f-string wrong for any other reason stays wrong.
+_RELAXED_IN_312 = ("cannot include a backslash", "cannot include '#'", "nested too deeply")
 
 
 def _closing(tokens: list, j: int) -> int | None:

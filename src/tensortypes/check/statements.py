@@ -424,6 +424,8 @@ class StatementMixin(CheckerHost):
                 and joined is not None
                 and not any(type(d) is Rest and d.anonymous for d in shape)
                 and len(joined) != len(region.shape)
+                # an extra leading axis of unknown size may be 1, which the store drops
+                and not any(d is None for d in shape[: max(len(shape) - len(region.shape), 0)])
             ):
                 raise CheckFailure(
                     "broadcast",
@@ -491,7 +493,14 @@ class StatementMixin(CheckerHost):
         frame.terminated = True
         return frame
 
-    s_Break = s_Continue = s_Raise
+    s_Continue = s_Raise
+
+    def s_Break(self, stmt, frame):
+        """A ``break``: the loop is left with this path's state (``loop`` joins it)."""
+        if self.breaks:
+            self.breaks[-1].append(frame.copy())
+        frame.terminated = True
+        return frame
 
     def s_FunctionDef(self, stmt, frame):
         """A nested ``def``: calls to it are bound to its signature and its body is
@@ -649,7 +658,12 @@ class StatementMixin(CheckerHost):
         return self.loop(stmt, frame, None, stmt.test)
 
     def loop(self, stmt, frame, bind, test=None):
+        """A ``for`` or ``while`` loop: its body walked twice (the second time from the
+        join of the state before it and after one pass), then left when ``test`` fails
+        (after the ``else`` block) or at a ``break`` (with that path's state). A ``while
+        True:`` is left only at a ``break``."""
         head = frame
+        broken: list = []
         for attempt in range(2):
             start = head.copy()
             if bind is not None:
@@ -658,9 +672,11 @@ class StatementMixin(CheckerHost):
                 start = self.narrow(test, start, True)
             if attempt == 0:
                 self.quiet += 1
+            self.breaks.append([])
             try:
                 end = self.exec_block(stmt.body, start)
             finally:
+                broken = self.breaks.pop()
                 if attempt == 0:
                     self.quiet -= 1
             end.terminated = False
@@ -670,6 +686,16 @@ class StatementMixin(CheckerHost):
             out = self.narrow(test, out, False)
         if stmt.orelse:
             out = self.exec_block(stmt.orelse, out)
+        endless = isinstance(test, ast.Constant) and bool(test.value)
+        if endless:
+            if not broken:
+                out = out.copy()
+                out.terminated = True  # left only by a return or a raise
+                return out
+            out = broken[0]
+            broken = broken[1:]
+        for other in broken:
+            out = join_frames(out, other)
         return out
 
 

@@ -804,7 +804,9 @@ def instance_unrelated(a: Dim, b: Dim) -> bool:
     ``forward(self, x: Float[Tensor, "... d_in"])`` of a layer built as
     ``nn.Parameter(torch.empty(input_dim, output_dim))``: the method takes any ``d_in``
     and the instance has one ``input_dim``; nothing in either annotation relates the
-    two names, so which calls are right is the caller's business. So too a name of a
+    two names, so which calls are right is the caller's business (sizes computed
+    from them too: ``pae`` of the method's logits against ``pae_breaks+1`` of the
+    instance's bin edges). So too a name of a
     base class's ``__init__`` (``u_dim``) and one of the subclass's (``d_out``, which
     it passes as ``u_dim=d_out``). A size of the same name is the same size in every
     scope; two sizes of one scope (``hidden`` and ``2*hidden`` of one ``__init__``;

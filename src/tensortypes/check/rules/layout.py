@@ -319,6 +319,16 @@ class Concat(ParamRule):
         if self.promote_1d == "hstack" and all(s is not None and len(s) == 1 for s in shapes):
             axis = 0
         labels = [call.item_label(0, i) for i in range(len(arrays))]
+        if call.kind == "torch" and len(shapes) > 1:
+            # torch.cat skips a 1-d empty array (``torch.empty(0)``: the start of a
+            # buffer grown in a loop) whatever the rank of the others
+            kept = [
+                (s, lab)
+                for s, lab in zip(shapes, labels)
+                if not (s is not None and len(s) == 1 and s[0] == dims.const(0))
+            ]
+            if kept and len(kept) < len(shapes):
+                shapes, labels = [s for s, _ in kept], [lab for _, lab in kept]
         shape = sf.concat_shape(shapes, labels, axis, call.name)
         dtypes = (arrays[0].dtypes, False)
         for a in arrays[1:]:

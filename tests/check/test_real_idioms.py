@@ -1,0 +1,140 @@
+"""Idioms of real projects the checker reads: newer syntax, annotation factories,
+decorators chosen at import time, ``beartype.typing``."""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+import pytest
+
+from tensortypes.check import check_paths, check_source
+from tensortypes.check.cache import ResultCache
+from tensortypes.check.sources import older_syntax, parse_module
+
+NEWER = '''\
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+type Pair[T] = tuple[T, T]
+
+
+class Box[T]:
+    def __init__(self, item: T):
+        self.item = item
+
+
+def first[T: Tensor](x: Float[T, "n 3"], y: Float[Tensor, "m 3"]) -> Float[Tensor, "n 3"]:
+    label = f"{'\\n'.join(['a', 'b'])}"
+    return x + y
+'''
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="this Python parses 3.12 syntax itself")
+def test_python_312_syntax_is_read_with_its_newer_parts_written_out():
+    with pytest.raises(SyntaxError):
+        ast.parse(NEWER)
+    tree, newer = parse_module(NEWER)
+    assert newer
+    older = older_syntax(NEWER)
+    assert older is not None
+    # every line keeps its number, and the function keeps its columns
+    assert len(older.splitlines()) == len(NEWER.splitlines())
+    assert older.splitlines()[12].index("(x:") == NEWER.splitlines()[12].index("(x:")
+    found = check_source(NEWER, "newer.py", strict=True)
+    errors = [(d.line, d.code) for d in found if d.severity == "error"]
+    assert errors == [(15, "broadcast")]  # n against m, as in any module
+    notes = [d.message for d in found if d.code == "unchecked"]
+    assert any("syntax of Python 3.12" in m for m in notes)
+
+
+def test_syntax_errors_are_still_errors():
+    for text in ("def f(:\n    pass\n", "x = f'{'\n", "class A[:\n    pass\n"):
+        found = check_source(text, "broken.py")
+        assert [d.code for d in found if d.severity == "error"] == ["syntax"], text
+
+
+def test_older_syntax_leaves_plain_code_alone():
+    assert older_syntax("x = [1, 2]\ndef f(a): return a[0]\n") is None
+    assert older_syntax("s = '''\n") is None  # not even tokenizable
+
+
+TYPING = '''\
+from beartype import beartype
+from jaxtyping import Float, Int, jaxtyped
+from torch import Tensor
+
+class TorchTyping:
+    def __init__(self, abstract_dtype):
+        self.abstract_dtype = abstract_dtype
+
+    def __getitem__(self, shapes: str):
+        return self.abstract_dtype[Tensor, shapes]
+
+Float = TorchTyping(Float)
+Int = TorchTyping(Int)
+Points = Float["n 3"]
+
+def identity(t):
+    return t
+
+should_typecheck = False
+typecheck = jaxtyped(typechecker=beartype) if should_typecheck else identity
+'''
+
+MODEL = '''\
+import torch
+from beartype.typing import List, Optional
+from pkg.tensor_typing import Float, Int, Points, typecheck
+
+@typecheck
+def centre(x: Float["b n 3"], mask: Float["b n"]) -> Float["b 3"]:
+    return (x * mask[..., None]).sum(dim=1) / mask.sum(dim=1, keepdim=True)
+
+@typecheck
+def shift(p: Points, names: List[str]) -> Points:
+    return p
+
+def use(x: Float["b n 3"], m: Float["b n"], k: Int["b"]) -> None:
+    c = centre(x, m)
+    reveal_type(c)
+    reveal_type(shift(x[0], ["a"]))
+    bad = x - c  # (b, n, 3) against (b, 3)
+'''
+
+
+def _tree(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "tensor_typing.py").write_text(TYPING)
+    (pkg / "model.py").write_text(MODEL)
+    return pkg
+
+
+def test_an_annotation_factory_of_another_module_gives_array_types(tmp_path):
+    """``Float = TorchTyping(Float)``: ``Float["b n"]`` is ``Float[Tensor, "b n"]``, and
+    ``@typecheck`` chosen by a flag keeps the signature."""
+    pkg = _tree(tmp_path)
+    found = check_paths([str(pkg)], cache=False, jobs=1)
+    model = [d for d in found if d.path.endswith("model.py")]
+    revealed = [d.message for d in model if d.code == "reveal"]
+    assert revealed == [
+        "revealed: c is float[b,3](torch)",
+        "revealed: shift(x[0], ['a']) is float[n,3](torch)",
+    ], revealed
+    errors = [(d.line, d.code) for d in model if d.severity == "error"]
+    assert errors == [(17, "broadcast")]
+
+
+def test_the_factory_is_part_of_the_interface(tmp_path):
+    """Changing what the factory forwards to re-checks its importers from the cache."""
+    pkg = _tree(tmp_path)
+    cache = ResultCache(tmp_path / "cache")
+    first = check_paths([str(pkg)], cache=cache, jobs=1)
+    assert any(d.code == "broadcast" for d in first)
+    typing = pkg / "tensor_typing.py"
+    typing.write_text(typing.read_text().replace("self.abstract_dtype[Tensor, shapes]", "shapes"))
+    second = check_paths([str(pkg)], cache=cache, jobs=1)
+    assert not any(d.code == "broadcast" for d in second)
