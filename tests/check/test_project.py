@@ -649,13 +649,16 @@ d = Const(kind=1, size=2)
 
 def test_a_class_method_of_another_module_gives_its_annotated_result(tmp_path):
     # ``self.cfg = Config.unwrap(cfg)``: the class method's annotation says what the
-    # configuration is, so the weight built from it has the size ``n``.
+    # configuration is, so the weight built from it has the size ``n``: ``other``
+    # names it ``k``, another field of the configuration. (A name of no field, ``m``,
+    # would be one of the method's own, never compared with a field's.)
     (tmp_path / "config.py").write_text("""\
 from dataclasses import dataclass
 from typing import Dict, Union
 @dataclass
 class Config:
     n: int
+    k: int
     @classmethod
     def unwrap(cls, config: Union[Dict, "Config"]) -> "Config":
         return Config(**config) if isinstance(config, dict) else config
@@ -672,7 +675,9 @@ class M(nn.Module):
         self.w = nn.Parameter(torch.zeros(self.cfg.n))
     def forward(self, x: Float[Tensor, "b n"]) -> Float[Tensor, "b n"]:
         return x * self.w
-    def other(self, x: Float[Tensor, "b m"]) -> Float[Tensor, "b m"]:
+    def other(self, x: Float[Tensor, "b k"]) -> Float[Tensor, "b k"]:
+        return x * self.w
+    def own(self, x: Float[Tensor, "b m"]) -> Float[Tensor, "b m"]:
         return x * self.w
 """)
     found = check_paths([tmp_path], cache=False, jobs=1)

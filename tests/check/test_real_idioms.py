@@ -12,7 +12,7 @@ from tensortypes.check import check_paths, check_source
 from tensortypes.check.cache import ResultCache
 from tensortypes.check.sources import older_syntax, parse_module
 
-NEWER = '''\
+NEWER = """\
 import torch
 from jaxtyping import Float
 from torch import Tensor
@@ -28,7 +28,7 @@ class Box[T]:
 def first[T: Tensor](x: Float[T, "n 3"], y: Float[Tensor, "m 3"]) -> Float[Tensor, "n 3"]:
     label = f"{'\\n'.join(['a', 'b'])}"
     return x + y
-'''
+"""
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="this Python parses 3.12 syntax itself")
@@ -60,7 +60,7 @@ def test_older_syntax_leaves_plain_code_alone():
     assert older_syntax("s = '''\n") is None  # not even tokenizable
 
 
-TYPING = '''\
+TYPING = """\
 from beartype import beartype
 from jaxtyping import Float, Int, jaxtyped
 from torch import Tensor
@@ -81,9 +81,9 @@ def identity(t):
 
 should_typecheck = False
 typecheck = jaxtyped(typechecker=beartype) if should_typecheck else identity
-'''
+"""
 
-MODEL = '''\
+MODEL = """\
 import torch
 from beartype.typing import List, Optional
 from pkg.tensor_typing import Float, Int, Points, typecheck
@@ -101,7 +101,7 @@ def use(x: Float["b n 3"], m: Float["b n"], k: Int["b"]) -> None:
     reveal_type(c)
     reveal_type(shift(x[0], ["a"]))
     bad = x - c  # (b, n, 3) against (b, 3)
-'''
+"""
 
 
 def _tree(tmp_path):

@@ -355,6 +355,7 @@ class RefineMixin(CheckerHost):
         if current is None:
             return frame
         members = current.items if type(current) is UnionV else (current,)
+        kept: list
         if same:
             kept = [
                 BoolV(literal) for v in members if type(v) is BoolV and v.value in (None, literal)

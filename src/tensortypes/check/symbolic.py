@@ -732,8 +732,9 @@ def fields_unrelated(a: Dim, b: Dim) -> bool | None:
     """How sizes ``a`` and ``b`` meet when one involves a field size (:func:`field_size`):
     True when they are never compared (or equal by their names), False when they
     are compared as any two sizes are, None when neither involves one. A size the
-    function's parameters bind (``H`` of ``dirs: Float[Tensor, "B H W 3"]``) is
-    compared too: it is any size, whatever the configuration says."""
+    function's parameters bind under a name of its own (``d_model`` of ``x:
+    Float[Tensor, "batch pos d_model"]`` against ``cfg.n_embd``) is named in another
+    scope: never compared, as :func:`instance_unrelated` says of an instance's sizes."""
     fa = [n for n in a.free_symbols if n in _FIELDS]
     fb = [n for n in b.free_symbols if n in _FIELDS]
     if not fa and not fb:
@@ -747,7 +748,7 @@ def fields_unrelated(a: Dim, b: Dim) -> bool | None:
     for name in (*fa, *fb):
         siblings |= _FIELDS[name][1]
     plain = (a.free_symbols | b.free_symbols).difference(_FIELDS)
-    return not plain <= (siblings | _INPUTS[-1])
+    return not plain <= siblings
 
 
 def is_data_size(d) -> bool:

@@ -366,3 +366,16 @@ def box_scaled(dat: Float[Tensor, "... D"], box: ScaleBounds) -> Float[Tensor, "
 
 def shifted_by(dat: Float[Tensor, "... D"], by: Union[float, Float[Tensor, "E"]]):
     return dat - by  # E: axis -1 has sizes D and E [broadcast]
+
+
+def attend(
+    q: Float[Tensor, "b h t d"], k: Float[Tensor, "b h s d"], v: Float[Tensor, "b h s e"]
+) -> Float[Tensor, "b h t e"]:
+    keys = k.transpose(1, 2)  # heads and positions swapped
+    return torch.nn.functional.scaled_dot_product_attention(q, keys, v)  # E: cannot broadcast [broadcast]
+
+
+def attend_values(
+    q: Float[Tensor, "b h t d"], k: Float[Tensor, "b h s d"], v: Float[Tensor, "b h t e"]
+) -> Tensor:
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v)  # E: contracted axes differ [matmul]

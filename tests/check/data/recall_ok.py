@@ -494,3 +494,15 @@ def box_scaled(
 
 def shifted_by(dat: Float[Tensor, "... D"], by: Union[float, Float[Tensor, "D"]]):
     return dat - by
+
+
+def attend(
+    q: Float[Tensor, "b h t d"], k: Float[Tensor, "b h s d"], v: Float[Tensor, "b h s e"]
+) -> Float[Tensor, "b h t e"]:
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def attend_grouped(
+    q: Float[Tensor, "b h t d"], k: Float[Tensor, "b g s d"], v: Float[Tensor, "b g s e"]
+) -> Tensor:
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=True)

@@ -16,12 +16,24 @@ from tensortypes.core.dims import Dim
 from tensortypes.core.dtypes import int64
 
 from ..diagnostics import CheckFailure
-from ..symbolic import UNKNOWN, Arr, IntV, LayerV, ListV, TupleV, fmt_dtypes, fmt_shape
+from ..symbolic import (
+    UNKNOWN,
+    Arr,
+    BoolV,
+    IntV,
+    LayerV,
+    ListV,
+    Rest,
+    TupleV,
+    fmt_dtypes,
+    fmt_shape,
+)
+from . import shapefns as sf
 from .base import Call, Rule, default_float
 from .layer_table import LAYERS
 from .layers import build_layer, layer_forward
 
-__all__ = ["Functional", "Interpolate", "OneHot", "FUNCTIONAL"]
+__all__ = ["Functional", "Interpolate", "OneHot", "ScaledDotProductAttention", "FUNCTIONAL"]
 
 
 class _Shifted:
@@ -160,3 +172,47 @@ class OneHot(Rule):
                 f"{call.label(0)} has dtype {fmt_dtypes(x.dtypes)}",
             )
         return Arr("torch", frozenset({int64}), shape)
+
+
+class ScaledDotProductAttention(Rule):
+    """``F.scaled_dot_product_attention(q, k, v)``: ``softmax(q @ k.mT) @ v``.
+
+    ``q`` is ``(..., L, E)``, ``k`` ``(..., S, E)`` and ``v`` ``(..., S, Ev)``; the
+    result is ``(..., L, Ev)``, the leading axes of the three broadcast together.
+    The two products check that the queries and keys share ``E`` and that keys and
+    values share ``S``, as the kernel does. With ``enable_gqa`` (keys and values with
+    fewer heads than the queries) the head axis is not compared.
+    """
+
+    PARAMS = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")
+
+    def apply(self, call: Call):
+        bound = call.bind(self.PARAMS)
+        q, k, v = (bound.get(p) for p in ("query", "key", "value"))
+        if type(q) is not Arr or type(k) is not Arr or type(v) is not Arr:
+            return UNKNOWN
+        dtypes = q.dtypes
+        if q.shape is None or k.shape is None or v.shape is None:
+            return Arr(q.kind or "torch", dtypes, None)
+        if any(x.rank is not None and x.rank < 2 for x in (q, k, v)):
+            raise CheckFailure(
+                "rank", f"{call.name}: query, key and value need at least 2 axes each"
+            )
+        gqa = call.kwargs.get("enable_gqa")
+        if gqa is not None and not (type(gqa) is BoolV and gqa.value is False):
+            return Arr(q.kind or "torch", dtypes, None)
+        if any(type(d) is Rest for x in (q, k, v) for d in x.shape[-2:]):
+            return Arr(q.kind or "torch", dtypes, None)
+        lq, lk, lv = (
+            call.label(p) if p in call.kwargs else call.label(i)
+            for i, p in enumerate(("query", "key", "value"))
+        )
+        keys_t = (*k.shape[:-2], k.shape[-1], k.shape[-2])
+        try:
+            scores = sf.matmul_shape(q.shape, keys_t, lq, f"{lk}.mT")
+            shape = sf.matmul_shape(scores, v.shape, f"the scores {lq} @ {lk}.mT", lv)
+        except CheckFailure as failure:
+            raise CheckFailure(
+                failure.code, f"{call.name}: {failure.message}", failure.notes
+            ) from None
+        return Arr(q.kind or "torch", dtypes, shape)

@@ -46,7 +46,7 @@ from .access import (
     CDist,
 )
 from .create import Arange, Creator, Eye, FromData, Like, Linspace, NewLike, Normal
-from .functional import FUNCTIONAL, Interpolate, OneHot
+from .functional import FUNCTIONAL, Interpolate, OneHot, ScaledDotProductAttention
 from .layout import (
     AsShape,
     Concat,
@@ -313,6 +313,7 @@ FUNCTIONS: dict = {
     "torch.nn.functional.hardtanh": _SAME,
     "torch.nn.functional.interpolate": Interpolate(),
     "torch.nn.functional.one_hot": OneHot(),
+    "torch.nn.functional.scaled_dot_product_attention": ScaledDotProductAttention(),
 }
 FUNCTIONS.update(
     {
