@@ -379,3 +379,24 @@ def attend_values(
     q: Float[Tensor, "b h t d"], k: Float[Tensor, "b h s d"], v: Float[Tensor, "b h t e"]
 ) -> Tensor:
     return torch.nn.functional.scaled_dot_product_attention(q, k, v)  # E: contracted axes differ [matmul]
+
+
+def thresholds_minus(t: Float[Tensor, " k"], d: Float[Tensor, "b n n"]) -> Float[Tensor, "b n n k"]:
+    import einx
+
+    return einx.subtract("k, ... -> k ...", t, d)  # E: return value of thresholds_minus() [return]
+
+
+def masked_scores(mask: Bool[Tensor, "b j"], sim: Float[Tensor, "b h i j"]) -> Float[Tensor, "b h i j"]:
+    import einx
+
+    return einx.where("b i, b h i j, -> b h i j", mask, sim, -1e9)  # E: einx.where [broadcast]
+
+
+def packed_features(
+    rel: Float[Tensor, "i j 3"], dist: Float[Tensor, "i 3"], same: Bool[Tensor, "i j"]
+) -> Tensor:
+    from einops import pack
+
+    out, _ = pack((rel, dist, same.float()), "i j *")  # E: einops.pack 'i j *': axis j [concat]
+    return out

@@ -506,3 +506,24 @@ def attend_grouped(
     q: Float[Tensor, "b h t d"], k: Float[Tensor, "b g s d"], v: Float[Tensor, "b g s e"]
 ) -> Tensor:
     return torch.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+
+
+def thresholds_minus(t: Float[Tensor, " k"], d: Float[Tensor, "b n n"]) -> Float[Tensor, "b n n k"]:
+    import einx
+
+    return einx.subtract("k, ... -> ... k", t, d)
+
+
+def masked_scores(mask: Bool[Tensor, "b j"], sim: Float[Tensor, "b h i j"]) -> Float[Tensor, "b h i j"]:
+    import einx
+
+    return einx.where("b j, b h i j, -> b h i j", mask, sim, -1e9)
+
+
+def packed_features(
+    rel: Float[Tensor, "i j 3"], dist: Float[Tensor, "i j"], same: Bool[Tensor, "i j"]
+) -> Float[Tensor, "i j 5"]:
+    from einops import pack
+
+    out, _ = pack((rel, dist, same.float()), "i j *")
+    return out

@@ -24,6 +24,7 @@ _LIBRARIES = (
     ("jax.nn.", "jax", numpy.JAX_NN),
     ("jax.random.", "jax", numpy.JAX_RANDOM),
     ("einops.", None, patterns.EINOPS),
+    ("einx.", None, patterns.EINX),
 )
 
 

@@ -21,6 +21,7 @@ import re
 
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
+from tensortypes.core.dtypes import bool_
 
 from ..diagnostics import CheckFailure
 from ..sizes import same_size
@@ -28,7 +29,7 @@ from ..symbolic import UNKNOWN, Arr, Bcast, IntV, ListV, StrV, TupleV, fmt_dim, 
 from . import shapefns as sf
 from .base import Call, Rule, default_int, promote
 
-__all__ = ["Einsum", "Einops", "EINOPS", "pattern_helper"]
+__all__ = ["Einsum", "Einops", "EINOPS", "EINX", "pattern_helper"]
 
 _TOKEN = re.compile(r"\.\.\.|\(|\)|[A-Za-z_][A-Za-z0-9_]*|\d+|\S")
 
@@ -411,6 +412,62 @@ def _einops_einsum(call: Call):
     return einsum(call, call.args[-1].value, operands, labels, "einops.einsum", words=True)
 
 
+class _EinopsPack(Rule):
+    """``einops.pack([a, b], "b n *")``: ``(packed, shapes)``; the named axes are the
+    same in every array (by position from the front before ``*``, from the back
+    after it) and the ``*`` axis holds, for each array, the product of its axes
+    there (1 for an array that has none)."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        if len(call.args) < 2 or type(call.args[1]) is not StrV or call.args[1].value is None:
+            return UNKNOWN
+        seq = call.args[0]
+        if type(seq) not in (ListV, TupleV) or seq.items is None:
+            return UNKNOWN
+        names = call.args[1].value.split()
+        if names.count("*") != 1 or not all(n == "*" or n.isidentifier() for n in names):
+            return UNKNOWN
+        arrays = list(seq.items)
+        if not arrays or any(type(x) is not Arr for x in arrays):
+            return TupleV((UNKNOWN, UNKNOWN))
+        cut = names.index("*")
+        head, tail = names[:cut], names[cut + 1 :]
+        what = f"einops.pack {call.args[1].value!r}"
+        sizes = _Sizes(what, call.facts, "concat")
+        total: Dim | None = dims.const(0)
+        for i, x in enumerate(arrays):
+            label = call.item_label(0, i)
+            if x.shape is None or sf.split_rest(x.shape)[1] is not None:
+                for n in head + tail:
+                    sizes.bind(n, None, label)
+                total = None
+                continue
+            if len(x.shape) < len(head) + len(tail):
+                raise CheckFailure(
+                    "rank",
+                    f"{what}: {label} {fmt_shape(x.shape)} has rank {len(x.shape)}, "
+                    f"the pattern needs at least {len(head) + len(tail)}",
+                )
+            named = (*x.shape[: len(head)], *x.shape[len(x.shape) - len(tail) :])
+            for n, d in zip(head + tail, named):
+                sizes.bind(n, _size(d), f"{label} {fmt_shape(x.shape)}")
+            middle = x.shape[len(head) : len(x.shape) - len(tail)]
+            part = sf.product(middle) if middle else dims.const(1)
+            total = total + part if total is not None and type(part) is Dim else None
+        dtypes = (arrays[0].dtypes, False)
+        for x in arrays[1:]:
+            dtypes = (promote(dtypes, (x.dtypes, False), x.kind or call.kind), False)
+        shape = (
+            *(sizes.sizes.get(n) for n in head),
+            total,
+            *(sizes.sizes.get(n) for n in tail),
+        )
+        packed = Arr(arrays[0].kind or call.kind, dtypes[0], shape)
+        return TupleV((packed, ListV(None)))
+
+
 class _EinopsEinsum(Rule):
     __slots__ = ()
 
@@ -423,4 +480,114 @@ EINOPS = {
     "repeat": Einops("repeat"),
     "reduce": Einops("reduce"),
     "einsum": _EinopsEinsum(),
+    "pack": _EinopsPack(),
 }
+
+
+# -- einx -----------------------------------------------------------------------------------
+
+_EINX_PLAIN = re.compile(r"^(\.\.\.|[A-Za-z_][A-Za-z0-9_]*|1|,|->)$")
+
+
+def _einx_plain(pattern: str) -> bool:
+    """Whether an einx pattern uses only what einops' notation means alike: names, a
+    standalone ``...``, ``1`` and one arrow (no brackets, compositions, ``x...``)."""
+    if pattern.count("->") != 1:
+        return False
+    spaced = pattern.replace(",", " , ").replace("->", " -> ")
+    return all(_EINX_PLAIN.match(tok) for tok in spaced.split())
+
+
+class EinxElementwise(Rule):
+    """``einx.subtract("thresholds, ... -> ... thresholds", t, d)`` and the other
+    elementwise operations of einx: the pattern first, then one operand per
+    comma-separated group (a scalar's group is empty), then an arrow and the
+    result's axes.
+
+    A name is one size in every operand (an axis of size 1 broadcasts), ``...`` the
+    broadcast of the axes no name covers; the result has the axes after the arrow.
+    A name bound to two sizes proven different is a ``broadcast`` error, as einx
+    raises for it. Patterns with einx's own notation (brackets, compositions, an
+    ellipsis after a name) are left unknown.
+    """
+
+    __slots__ = ("op", "result")
+
+    def __init__(self, op: str, result: str = "promote"):
+        self.op = op
+        self.result = result  # "promote", "bool" or "where" (the dtype of the values)
+
+    def apply(self, call: Call):
+        if not call.args or type(call.args[0]) is not StrV or call.args[0].value is None:
+            return UNKNOWN
+        pattern = call.args[0].value
+        if not _einx_plain(pattern):
+            return UNKNOWN
+        lhs, _, rhs = pattern.partition("->")
+        groups = [g.strip() for g in lhs.split(",")]
+        operands = list(call.args[1:])
+        what = f"einx.{self.op}"
+        if len(groups) != len(operands):
+            raise CheckFailure(
+                "call",
+                f"{what}: the pattern {pattern!r} has {len(groups)} operands "
+                f"but {len(operands)} are given",
+            )
+        kept = [(g, x, i) for i, (g, x) in enumerate(zip(groups, operands)) if g]
+        if not kept or any(type(x) is not Arr for _, x, _ in kept):
+            return UNKNOWN
+        equation = ", ".join(g for g, _, _ in kept) + " -> " + rhs.strip()
+        labels = [call.label(i + 1) for _, _, i in kept]
+        value = einsum(
+            call,
+            equation,
+            [x for _, x, _ in kept],
+            labels,
+            what,
+            words=True,
+            ones=True,
+            code="broadcast",
+        )
+        if type(value) is not Arr:
+            return value
+        if self.result == "bool":
+            return value.with_(dtypes=frozenset({bool_}))
+        if self.result == "where":
+            values = [x for _, x, i in kept if i > 0]
+            return value.with_(dtypes=values[0].dtypes if values else None)
+        return value
+
+
+_EINX_OPS = {
+    **{
+        n: "promote"
+        for n in (
+            "add",
+            "subtract",
+            "multiply",
+            "divide",
+            "true_divide",
+            "floor_divide",
+            "maximum",
+            "minimum",
+            "power",
+            "logaddexp",
+        )
+    },
+    **{
+        n: "bool"
+        for n in (
+            "less",
+            "less_equal",
+            "greater",
+            "greater_equal",
+            "equal",
+            "not_equal",
+            "logical_and",
+            "logical_or",
+            "logical_xor",
+        )
+    },
+    "where": "where",
+}
+EINX = {name: EinxElementwise(name, result) for name, result in _EINX_OPS.items()}
