@@ -245,27 +245,25 @@ def test_jaxtypings_array_imported_from_tensortypes_is_a_jax_array():
 
 
 def test_two_names_for_one_size_say_how_to_tell_the_checker():
-    # jaxtyping code names axes freely ("b c h w"); a layer built from another name
-    # (in_ch) is an error by the contract, and the message says how to state it.
+    # jaxtyping code names axes freely ("b c h w"); a layer built from another name of
+    # the same signature (in_ch) is an error by the contract, and the message says how
+    # to state it. (A name of the instance's __init__ is another scope: not compared.)
     source = (
         "import torch\n"
         "from torch import nn\n"
         "from jaxtyping import Float\n"
-        "class Net(nn.Module):\n"
-        "    def __init__(self, in_ch: int):\n"
-        "        super().__init__()\n"
-        "        self.conv = nn.Conv2d(in_ch, 16, 3)\n"
-        "        self.fc = nn.Linear(2 * in_ch, 1)\n"
-        "    def forward(self, x: Float[torch.Tensor, 'b c h w'], y: Float[torch.Tensor, 'b c']):\n"
-        "        return self.conv(x), self.fc(y)\n"
+        "def net(x: Float[torch.Tensor, 'b c h w'], y: Float[torch.Tensor, 'b c'], in_ch: int):\n"
+        "    conv = nn.Conv2d(in_ch, 16, 3)\n"
+        "    fc = nn.Linear(2 * in_ch, 1)\n"
+        "    return conv(x), fc(y)\n"
     )
     conv, linear = (d.message for d in check_source(source))
     assert "if c is always in_ch, an assert on the shape or one name for both says so" in conv
     # A formula (2*in_ch against c) is no second name for the same size: no such hint.
     assert "(not provably equal for every size)" in linear and "assert" not in linear
     fixed = source.replace(
-        "        return self.conv",
-        "        assert x.shape[1] == self.conv.in_channels\n        return self.conv",
+        "    return conv",
+        "    assert x.shape[1] == in_ch\n    return conv",
     )
     assert [d.code for d in check_source(fixed)] == ["layer"]
 
