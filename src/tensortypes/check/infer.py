@@ -110,6 +110,7 @@ class Checker(
         # While a callee's body is walked for a call (``inlined_call``): what fails in it.
         self.caught: list | None = None
         self.breaks: list = []  # per loop being walked: the states at its ``break``s
+        self.scopes_of: dict = {}  # id of a class -> its scopes of size names (built_with)
         # The call whose result the statement drops (``with torch.no_grad():``,
         # ``nn.init.zeros_(w)``): its unknown result costs nothing, so no note.
         self.discarded = None
@@ -178,7 +179,7 @@ class Checker(
 
     def with_notes(self, compute, operands, frame):
         try:
-            with operand_axes(v for _, v in operands):
+            with operand_axes([v for _, v in operands]):
                 return compute()
         except CheckFailure as failure:
             notes = list(failure.notes)
@@ -438,6 +439,9 @@ class Checker(
         cls = info.cls
         if cls is None or info.name == "__init__" or info.is_static:
             return ()
+        found = self.scopes_of.get(id(cls))
+        if found is not None:
+            return found
         scopes = []
         for c in self.mro(cls):
             names: set = set()
@@ -451,7 +455,8 @@ class Checker(
                     if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                         names.update(_NAME_TOKEN.findall(sub.value))
             scopes.append(frozenset(names))
-        return tuple(scopes)
+        found = self.scopes_of[id(cls)] = tuple(scopes)
+        return found
 
     def foreign_function(self, path: str):
         """Another project module's function a canonical ``path`` names, or None.

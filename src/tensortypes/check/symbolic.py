@@ -777,13 +777,27 @@ def instance(scopes):
         _INSTANCE.pop()
 
 
-_AXES: list = [None]  # the sizes of the axes of the operation's operands, with counts
+_AXES: list = [None]  # the operation's array operands (their axes counted when asked)
 
 
 @contextmanager
 def operand_axes(values):
-    """Within: how often each size occurs among the axes of an operation's array operands
-    (:func:`instance_unrelated` compares a size that occurs more than once)."""
+    """Within: the operands of an operation, whose axes :func:`instance_unrelated`
+    counts (a size that occurs more than once among them is compared)."""
+    _AXES.append(values)
+    try:
+        yield
+    finally:
+        _AXES.pop()
+
+
+def _axis_counts() -> dict:
+    """How often each size occurs among the axes of the current operation's operands."""
+    values = _AXES[-1]
+    if values is None:
+        return {}
+    if type(values) is dict:
+        return values
     counts: dict = {}
     for v in values:
         if type(v) is Arr and v.shape is not None:
@@ -791,11 +805,8 @@ def operand_axes(values):
                 d = d.dim if type(d) is Bcast else d
                 if type(d) is Dim and not d.is_constant:
                     counts[d] = counts.get(d, 0) + 1
-    _AXES.append(counts)
-    try:
-        yield
-    finally:
-        _AXES.pop()
+    _AXES[-1] = counts
+    return counts
 
 
 def instance_unrelated(a: Dim, b: Dim) -> bool:
@@ -820,7 +831,7 @@ def instance_unrelated(a: Dim, b: Dim) -> bool:
     fa, fb = a.free_symbols, b.free_symbols
     if not fa or not fb:
         return False
-    counts = _AXES[-1]
+    counts = _axis_counts()
     if counts and (counts.get(a, 0) > 1 or counts.get(b, 0) > 1):
         # ``q @ k`` of ``q (b, h, t, hd)`` and ``k (b, h, t, hd)``: each size is an axis
         # of both operands, so ``hd`` against ``t`` is a layout, not two names of one size
