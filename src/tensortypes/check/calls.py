@@ -44,6 +44,7 @@ from .symbolic import (
     InstV,
     IntV,
     LayerV,
+    PartialV,
     ListV,
     MethodV,
     NoneV,
@@ -172,6 +173,10 @@ class CallMixin(CheckerHost):
             return self.call_method(callee, args, kwargs, node, frame, labels, star)
         if t is LayerV:
             return self.call_layer(callee, args, kwargs, node, frame, labels)
+        if t is PartialV:
+            merged = dict(callee.keywords)
+            merged.update(kwargs)
+            return self.invoke(callee.callee, args, merged, node, frame, labels, star)
         if t is FuncV:
             return self.call_function(callee.info, args, kwargs, node, frame, labels, None, star)
         if t is ClassV:
@@ -220,6 +225,8 @@ class CallMixin(CheckerHost):
 
     # -- library functions ------------------------------------------------------------------
     def call_path(self, path, args, kwargs, node, frame, labels, star):
+        if path == "functools.partial" and len(args) == 1 and type(args[0]) is Ref and not star:
+            return PartialV(args[0], tuple(kwargs.items()))  # partial(nn.Linear, bias=False)
         foreign = self.foreign_function(path)
         if foreign is not None:  # a function of another module of the checked project
             return self.call_function(foreign, args, kwargs, node, frame, labels, None, star)
@@ -297,6 +304,8 @@ class CallMixin(CheckerHost):
             bound = call.bind(rule.params)
         if rule.kind == "seq":
             bound = {"layers": tuple(args)}
+        elif rule.kind == "einops":  # the axis sizes given by keyword too
+            bound = {**bound, "sizes": {k: v for k, v in kwargs.items() if k not in bound}}
         site = f"{label_of(node)} at line {node.lineno}"
         return LayerV(
             rule,

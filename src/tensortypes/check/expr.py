@@ -36,6 +36,7 @@ from .symbolic import (
     InstV,
     IntV,
     LayerV,
+    PartialV,
     ListV,
     MethodV,
     NoneV,
@@ -67,6 +68,26 @@ _ARITH = {
     ast.LShift: "<<",
     ast.RShift: ">>",
 }
+
+
+def partial_value(path: str, keywords: tuple) -> PartialV:
+    """The value of ``partial(path, **keywords)`` (literal keywords)."""
+    values = []
+    for key, literal in keywords:
+        t = type(literal)
+        value = (
+            BoolV(literal)
+            if t is bool
+            else IntV(dims.const(literal))
+            if t is int
+            else FloatV()
+            if t is float
+            else StrV(literal)
+            if t is str
+            else NONE
+        )
+        values.append((key, value))
+    return PartialV(Ref(path), tuple(values))
 
 
 class Labels:
@@ -182,6 +203,8 @@ class ExprMixin(CheckerHost):
             return IntV(dims.const(module.constants[name]))
         if name in frame.globals:
             return frame.globals[name]
+        if name in module.partials:
+            return partial_value(*module.partials[name])
         path = module.path_of(node)
         if path is not None:
             found = dtype_object(path)
@@ -189,6 +212,9 @@ class ExprMixin(CheckerHost):
                 constant = module.project.constant(path, module.local)
                 if constant is not None:  # ``from .config import HIDDEN``
                     return IntV(dims.const(constant))
+                bound = module.project.partial(path, module.local)
+                if bound is not None:  # ``from .layers import LinearNoBias``
+                    return partial_value(*bound)
             return DTypeV(found) if found is not None else Ref(path)
         return UNKNOWN
 
@@ -523,7 +549,10 @@ class ExprMixin(CheckerHost):
         try:
             for member in members:
                 before = len(self.caught)
-                result = use(member)
+                try:
+                    result = use(member)
+                except CheckFailure:  # this member's operation fails
+                    continue
                 if len(self.caught) == before:
                     fits.append(result)
         finally:
@@ -560,6 +589,11 @@ class ExprMixin(CheckerHost):
                     fits = self.members_that_fit(union.items, each)
                     if fits:
                         return union_of(fits)
+                    if len({v.rank for v in union.items if type(v) is Arr}) > 1:
+                        # arrays of several layouts (a helper's ``Float["b m ..."] |
+                        # Int["b m"]`` result), each failing here: which one the code
+                        # has is not known, so no failure is either
+                        return UNKNOWN
                 return union_of([each(v) for v in union.items])
         if tl is Arr or tr is Arr:
             kind = left.kind if tl is Arr else right.kind

@@ -136,6 +136,7 @@ class ModuleInfo:
         "annotation_aliases",
         "annotation_factories",
         "keeping",
+        "partials",
         "functions",
         "classes",
         "generators",
@@ -183,6 +184,8 @@ class ModuleInfo:
         # top-level names bound to a decorator that keeps a signature, chosen at import
         # time: ``typecheck = jaxtyped(typechecker=beartype) if flag else identity``
         self.keeping: set = set()
+        # ``LinearNoBias = partial(nn.Linear, bias=False)``: name -> (path, ((kw, literal),))
+        self.partials: dict = {}
         # top-level names of ``T = TypeVar("T")``, each with its ``bound=`` (or None)
         self.typevars: dict = {}
         self.enum_values: dict = {}  # "Color.RED" -> 1 of an Enum class's literal members
@@ -464,6 +467,10 @@ class ModuleInfo:
                 self.annotation_aliases[name] = value
             elif isinstance(value, ast.IfExp) and self._keeps_signature(value):
                 self.keeping.add(name)
+            elif isinstance(value, ast.Call) and self.path_of(value.func) == "functools.partial":
+                found = self._partial(value)
+                if found is not None:
+                    self.partials[name] = found
             elif isinstance(value, ast.Constant) and type(value.value) is int:
                 self.constants[name] = value.value
             elif isinstance(value, ast.Call) and self.path_of(value.func) in _TYPEVAR:
@@ -535,6 +542,27 @@ class ModuleInfo:
         # its body is part of the module's interface now (the cache's key for importers)
         self.bodies = [b for b in self.bodies if b != (item.body[0].lineno, item.end_lineno)]
         return dtype, base
+
+    def _partial(self, call: ast.Call) -> tuple | None:
+        """``(path, ((keyword, literal), ...))`` of ``partial(f, k=literal, ...)`` where
+        ``f`` is a library name, or None."""
+        if len(call.args) != 1 or any(k.arg is None for k in call.keywords):
+            return None
+        path = self.path_of(call.args[0])
+        if path is None or path.startswith("builtins."):
+            return None
+        literals = []
+        for k in call.keywords:
+            if not isinstance(k.value, ast.Constant) or type(k.value.value) not in (
+                bool,
+                int,
+                float,
+                str,
+                type(None),
+            ):
+                return None
+            literals.append((k.arg, k.value.value))
+        return path, tuple(literals)
 
     def _keeps_signature(self, value, depth: int = 0) -> bool:
         """Whether decorating with ``value`` keeps the signature as written: a call of a

@@ -382,6 +382,11 @@ class Project:
             return None
         return info.annotation_factories.get(name)
 
+    def partial(self, path: str, local):
+        """``(path, keywords)`` of another module's ``partial`` of a library callable."""
+        info, name = self._own(path, local)
+        return info.partials.get(name) if info is not None else None
+
     def keeps_signature(self, path: str, local) -> bool:
         """Whether another module's top-level name is a decorator chosen at import time
         that keeps a signature (``modinfo.ModuleInfo.keeping``)."""

@@ -47,6 +47,7 @@ __all__ = [
     "DTypeV",
     "Ref",
     "LayerV",
+    "PartialV",
     "FuncV",
     "ClassV",
     "InstV",
@@ -464,6 +465,23 @@ class Ref(Value):
 
     def describe(self) -> str:
         return self.path
+
+
+class PartialV(Value):
+    """``functools.partial(f, **keywords)`` of a library callable ``f`` (a ``Ref``):
+    calling it calls ``f`` with those keywords first (``LinearNoBias = partial(
+    nn.Linear, bias=False)``)."""
+
+    __slots__ = ("callee", "keywords")
+    callee: Any
+    keywords: Any
+
+    def __init__(self, callee, keywords: tuple):
+        object.__setattr__(self, "callee", callee)
+        object.__setattr__(self, "keywords", keywords)  # ((name, value), ...)
+
+    def describe(self) -> str:
+        return f"partial({self.callee.describe()})"
 
 
 class LayerV(Value):

@@ -527,3 +527,20 @@ def packed_features(
 
     out, _ = pack((rel, dist, same.float()), "i j *")
     return out
+
+
+class PairToHeads(torch.nn.Module):
+    """``partial`` of a layer class, and einops's ``Rearrange`` layer in a ``Sequential``."""
+
+    def __init__(self, dim: int, heads: int):
+        super().__init__()
+        from functools import partial
+
+        from einops.layers.torch import Rearrange
+
+        linear_no_bias = partial(torch.nn.Linear, bias=False)
+        self.to_attn = torch.nn.Sequential(linear_no_bias(dim, heads), Rearrange("b i j h -> b h i j"))
+
+    def forward(self, pair: Float[Tensor, "b n n dim"], mask: Bool[Tensor, "b n"]) -> Float[Tensor, "b heads n n"]:
+        bias = self.to_attn(pair)
+        return bias.masked_fill(~mask[:, None, None, :], -1e9)

@@ -127,3 +127,17 @@ def scores(weights: Float[Tensor, " b"], coords: Float[Tensor, "b m"]) -> Float[
     for i in range(weights.shape[0]):
         weights[i] = pair_score(coords[i])  # one sample: b of the result is not bound
     return weights
+
+
+def repeat_tokens(
+    feats: Float[Tensor, "b n ..."] | Int[Tensor, "b n"], lens: Int[Tensor, "b n"]
+) -> Float[Tensor, "b m ..."] | Int[Tensor, "b m"]:
+    keep = lens > 0
+    return feats[keep]
+
+
+def add_atom_features(
+    single: Float[Tensor, "b n d"], lens: Int[Tensor, "b n"], atoms: Float[Tensor, "b m d"]
+) -> Tensor:
+    # one of two layouts, a float one or an int one: the int one fails, the float one may not
+    return repeat_tokens(single, lens) + atoms

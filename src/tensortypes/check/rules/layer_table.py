@@ -364,4 +364,9 @@ del _name
 OTHER_LAYERS = {
     # TransformerLens's hook: the identity, where hooks may read or patch the value.
     "transformer_lens.hook_points.HookPoint": LayerRule("HookPoint", (), {}, _ACT, "map", False),
+    # einops's layers: the pattern (and sizes by keyword) given when built, applied in forward
+    "einops.layers.torch.Rearrange": LayerRule("Rearrange", ("pattern",), {}, (), "einops", False),
+    "einops.layers.torch.Reduce": LayerRule(
+        "Reduce", ("pattern", "reduction"), {}, (), "einops", False
+    ),
 }

@@ -23,6 +23,7 @@ from ..symbolic import UNKNOWN, Arr, BoolV, IntV, ListV, Rest, StrV, TupleV, fmt
 from . import shapefns as sf
 from .base import Call, bool_const, explicit_dtypes, int_const, is_int
 from .layer_table import LayerRule
+from .patterns import EINOPS
 
 __all__ = ["layer_forward", "build_layer", "layer_dtype", "validate_layer"]
 
@@ -157,6 +158,20 @@ def layer_forward(layer, inputs: list, call: Call):
             [f"layer: {where}"],
         )
     args = layer.args
+    if rule.kind == "einops":  # einops.layers.torch.Rearrange / Reduce
+        pattern = args.get("pattern")
+        if type(pattern) is not StrV:
+            return x.with_(shape=None, origin=None)
+        given = [x, pattern] + ([args["reduction"]] if "reduction" in args else [])
+        op = "reduce" if rule.name == "Reduce" else "rearrange"
+        inner = Call(
+            f"{rule.name}({pattern.value!r})",
+            given,
+            dict(args.get("sizes", {})),
+            call.labels,
+            "torch",
+        )
+        return EINOPS[op].apply(inner)
     if rule.kind == "flatten":
         s, e = int_const(args.get("start_dim")), int_const(args.get("end_dim"))
         if s is None or e is None:
