@@ -227,6 +227,8 @@ class CallMixin(CheckerHost):
     def call_path(self, path, args, kwargs, node, frame, labels, star):
         if path == "functools.partial" and len(args) == 1 and type(args[0]) is Ref and not star:
             return PartialV(args[0], tuple(kwargs.items()))  # partial(nn.Linear, bias=False)
+        if path in ("typing.cast", "typing_extensions.cast") and len(node.args) == 2:
+            return self.cast_value(node.args[0], frame)
         foreign = self.foreign_function(path)
         if foreign is not None:  # a function of another module of the checked project
             return self.call_function(foreign, args, kwargs, node, frame, labels, None, star)
@@ -291,6 +293,23 @@ class CallMixin(CheckerHost):
                 f"rule or signature for: its result is unknown",
             )
         return UNKNOWN
+
+    def cast_value(self, annotation, frame):
+        """``typing.cast(T, value)`` where ``T`` is an array type: an array of ``T``, its
+        sizes named only in the annotation unknown (a name the function binds keeps
+        its size). Any other ``T`` (``cast(Params4bit, w)``, ``cast(List[Tensor],
+        samples)``: casts often tell a type checker what is not so) is unknown."""
+        found = self.annotation_value(annotation, frame)
+        if type(found) is not Arr:
+            return UNKNOWN
+        if found.shape is not None:
+            found = found.with_(
+                shape=tuple(
+                    None if type(d) is Dim and d.is_symbol and d.name not in frame.where else d
+                    for d in found.shape
+                )
+            )
+        return found
 
     def build_layer(self, rule, args, kwargs, node, frame, labels, star):
         # An unannotated parameter passed as a size is that size: ``Linear(d_in, ...)``.

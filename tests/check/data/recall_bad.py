@@ -415,3 +415,11 @@ class PairToHeads(torch.nn.Module):
     def forward(self, pair: Float[Tensor, "b n n dim"], mask: Bool[Tensor, "b n"]) -> Float[Tensor, "b heads n n"]:
         bias = self.to_attn(pair)
         return bias.masked_fill(~mask[:, None, :], -1e9)  # E: cannot broadcast bias [broadcast]
+
+
+def cast_and_grad(x: Float[Tensor, "b n"], y) -> Float[Tensor, "b n"]:
+    from typing import cast
+
+    z = cast(Float[Tensor, "b n 3"], y)
+    (g,) = torch.autograd.grad(x.sum(), [x])
+    return x + z * g  # E: cannot broadcast [broadcast]

@@ -544,3 +544,11 @@ class PairToHeads(torch.nn.Module):
     def forward(self, pair: Float[Tensor, "b n n dim"], mask: Bool[Tensor, "b n"]) -> Float[Tensor, "b heads n n"]:
         bias = self.to_attn(pair)
         return bias.masked_fill(~mask[:, None, None, :], -1e9)
+
+
+def cast_and_grad(x: Float[Tensor, "b n"], y) -> Float[Tensor, "b n"]:
+    from typing import cast
+
+    z = cast(Float[Tensor, "b n"], y)
+    (g,) = torch.autograd.grad(x.sum(), [x])
+    return x + z * g

@@ -45,6 +45,7 @@ from .base import (
 
 __all__ = [
     "Cast",
+    "Gradients",
     "Identity",
     "Softmax",
     "Item",
@@ -640,3 +641,19 @@ class Chunk(Rule):
             length = dims.const(min(step, n - start))
             pieces.append(x.with_(shape=(*x.shape[:i], length, *x.shape[i + 1 :]), origin=None))
         return TupleV(tuple(pieces))
+
+
+class Gradients(Rule):
+    """``torch.autograd.grad(outputs, inputs)``: a tuple of one gradient per input, each
+    of that input's shape and dtype."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        inputs: Any = call.bind(("outputs", "inputs")).get("inputs")
+        if type(inputs) is Arr:
+            return TupleV((inputs.with_(origin=None),))
+        items = inputs.items if type(inputs) in (TupleV, ListV) else None
+        if items is None:
+            return UNKNOWN
+        return TupleV(tuple(x.with_(origin=None) if type(x) is Arr else UNKNOWN for x in items))

@@ -175,6 +175,7 @@ FUNCTIONS: dict = {
     "all": _ANY,
     "count_nonzero": _ARGMAX,
     "linalg.norm": Reduce(("x", "ord", "axis", "keepdims"), "float"),
+    "linalg.inv": Identity(),
     "reshape": Reshape(method=False),
     "transpose": Permute(numpy=True),
     "swapaxes": Swap(("a", "axis1", "axis2")),

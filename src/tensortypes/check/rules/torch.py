@@ -23,6 +23,7 @@ from tensortypes.core.dtypes import (
 )
 
 from .access import (
+    Gradients,
     Cast,
     Chunk,
     Identity,
@@ -389,6 +390,7 @@ FUNCTIONS.update(
         "torch.narrow": Narrow(),
         "torch.inverse": Identity(),
         "torch.linalg.inv": Identity(),
+        "torch.autograd.grad": Gradients(),
         "torch.nonzero": Nonzero(),
         "torch.diff": Diff(),
     }
