@@ -70,26 +70,6 @@ _ARITH = {
 }
 
 
-def partial_value(path: str, keywords: tuple) -> PartialV:
-    """The value of ``partial(path, **keywords)`` (literal keywords)."""
-    values = []
-    for key, literal in keywords:
-        t = type(literal)
-        value = (
-            BoolV(literal)
-            if t is bool
-            else IntV(dims.const(literal))
-            if t is int
-            else FloatV()
-            if t is float
-            else StrV(literal)
-            if t is str
-            else NONE
-        )
-        values.append((key, value))
-    return PartialV(Ref(path), tuple(values))
-
-
 class Labels:
     """Source text of call arguments, made only when a message needs it."""
 
@@ -189,6 +169,10 @@ class ExprMixin(CheckerHost):
             return ELLIPSIS
         return UNKNOWN
 
+    def partial_value(self, path: str, keywords: tuple) -> PartialV:
+        """The value of a module-level ``partial(path, k=constant, ...)``."""
+        return PartialV(Ref(path), tuple((k, self.e_Constant(v, None)) for k, v in keywords))
+
     def e_Name(self, node, frame):
         name = node.id
         found = frame.vars.get(name)
@@ -204,7 +188,7 @@ class ExprMixin(CheckerHost):
         if name in frame.globals:
             return frame.globals[name]
         if name in module.partials:
-            return partial_value(*module.partials[name])
+            return self.partial_value(*module.partials[name])
         path = module.path_of(node)
         if path is not None:
             found = dtype_object(path)
@@ -214,7 +198,7 @@ class ExprMixin(CheckerHost):
                     return IntV(dims.const(constant))
                 bound = module.project.partial(path, module.local)
                 if bound is not None:  # ``from .layers import LinearNoBias``
-                    return partial_value(*bound)
+                    return self.partial_value(*bound)
             return DTypeV(found) if found is not None else Ref(path)
         return UNKNOWN
 

@@ -435,7 +435,8 @@ class Checker(
         """The scopes of the names of sizes an instance of the class of method ``info`` is
         built with (``symbolic.instance``), one per checked class of its resolution
         order: the parameters of its ``__init__``, and the names in the shapes of their
-        annotations and of its declared attributes. None for a function, a static method or ``__init__``."""
+        annotations and of its declared attributes. No scope for a function, a static
+        method or ``__init__``."""
         cls = info.cls
         if cls is None or info.name == "__init__" or info.is_static:
             return ()

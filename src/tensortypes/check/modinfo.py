@@ -184,7 +184,7 @@ class ModuleInfo:
         # top-level names bound to a decorator that keeps a signature, chosen at import
         # time: ``typecheck = jaxtyped(typechecker=beartype) if flag else identity``
         self.keeping: set = set()
-        # ``LinearNoBias = partial(nn.Linear, bias=False)``: name -> (path, ((kw, literal),))
+        # ``LinearNoBias = partial(nn.Linear, bias=False)``: name -> (path, ((kw, node),))
         self.partials: dict = {}
         # top-level names of ``T = TypeVar("T")``, each with its ``bound=`` (or None)
         self.typevars: dict = {}
@@ -544,25 +544,16 @@ class ModuleInfo:
         return dtype, base
 
     def _partial(self, call: ast.Call) -> tuple | None:
-        """``(path, ((keyword, literal), ...))`` of ``partial(f, k=literal, ...)`` where
-        ``f`` is a library name, or None."""
+        """``(path, ((keyword, constant node), ...))`` of ``partial(f, k=constant, ...)``
+        where ``f`` is a library name, or None."""
         if len(call.args) != 1 or any(k.arg is None for k in call.keywords):
             return None
         path = self.path_of(call.args[0])
         if path is None or path.startswith("builtins."):
             return None
-        literals = []
-        for k in call.keywords:
-            if not isinstance(k.value, ast.Constant) or type(k.value.value) not in (
-                bool,
-                int,
-                float,
-                str,
-                type(None),
-            ):
-                return None
-            literals.append((k.arg, k.value.value))
-        return path, tuple(literals)
+        if not all(isinstance(k.value, ast.Constant) for k in call.keywords):
+            return None
+        return path, tuple((k.arg, k.value) for k in call.keywords)
 
     def _keeps_signature(self, value, depth: int = 0) -> bool:
         """Whether decorating with ``value`` keeps the signature as written: a call of a

@@ -305,6 +305,12 @@ class Project:
             return None, None
         return where[0], where[1]
 
+    def _entry(self, path: str, local, table: str):
+        """The entry for ``path``'s name in a table of the module that defines it
+        (``constants``, ``partials``...), or None."""
+        info, name = self._own(path, local)
+        return getattr(info, table).get(name) if info is not None else None
+
     def function(self, path: str, local):
         """``(FunctionInfo, its ModuleInfo)`` of another module's function, or None."""
         info, name = self._own(path, local)
@@ -377,15 +383,11 @@ class Project:
     def annotation_factory(self, path: str, local):
         """``(dtype class path, array class path)`` of another module's annotation factory
         (``Float = TorchTyping(Float)``, ``modinfo.ModuleInfo._factory``), or None."""
-        info, name = self._own(path, local)
-        if info is None:
-            return None
-        return info.annotation_factories.get(name)
+        return self._entry(path, local, "annotation_factories")
 
     def partial(self, path: str, local):
-        """``(path, keywords)`` of another module's ``partial`` of a library callable."""
-        info, name = self._own(path, local)
-        return info.partials.get(name) if info is not None else None
+        """``(path, keyword nodes)`` of another module's ``partial`` of a library callable."""
+        return self._entry(path, local, "partials")
 
     def keeps_signature(self, path: str, local) -> bool:
         """Whether another module's top-level name is a decorator chosen at import time
@@ -402,8 +404,7 @@ class Project:
 
     def constant(self, path: str, local):
         """Another module's int constant named by a canonical ``path``, or None."""
-        info, name = self._own(path, local)
-        return info.constants.get(name) if info is not None else None
+        return self._entry(path, local, "constants")
 
     def dependencies(self, info: ModuleInfo) -> list:
         """The project files a module's imports resolve to (for the cache's keys)."""

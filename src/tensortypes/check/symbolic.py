@@ -814,7 +814,7 @@ def _axis_counts() -> dict:
     values = _AXES[-1]
     if values is None:
         return {}
-    if type(values) is dict:
+    if type(values) is dict:  # counted already for this operation
         return values
     counts: dict = {}
     for v in values:
@@ -849,17 +849,15 @@ def instance_unrelated(a: Dim, b: Dim) -> bool:
     fa, fb = a.free_symbols, b.free_symbols
     if not fa or not fb:
         return False
-    counts = _axis_counts()
-    if counts and (counts.get(a, 0) > 1 or counts.get(b, 0) > 1):
-        # ``q @ k`` of ``q (b, h, t, hd)`` and ``k (b, h, t, hd)``: each size is an axis
-        # of both operands, so ``hd`` against ``t`` is a layout, not two names of one size
-        return False
     scopes = (_INPUTS[-1], *built)
     in_a = [s for s in scopes if fa <= s]
     in_b = [s for s in scopes if fb <= s]
-    if not in_a or not in_b:
+    if not in_a or not in_b or any(s in in_b for s in in_a):
         return False
-    return not any(s in in_b for s in in_a)
+    # ``q @ k`` of ``q (b, h, t, hd)`` and ``k (b, h, t, hd)``: each size is an axis of
+    # both operands, so ``hd`` against ``t`` is a layout, not two names of one size
+    counts = _axis_counts()
+    return not (counts.get(a, 0) > 1 or counts.get(b, 0) > 1)
 
 
 def unrelated(a, b) -> bool:

@@ -41,6 +41,14 @@ def _size(d):
     return d if type(d) is Dim else None
 
 
+def _joint_dtypes(arrays, kind):
+    """The dtype set of a result made of ``arrays`` together (each promoted with the next)."""
+    dtypes = arrays[0].dtypes
+    for x in arrays[1:]:
+        dtypes = promote((dtypes, False), (x.dtypes, False), x.kind or kind)
+    return dtypes
+
+
 def _array_axes(shape, count: int, has_ellipsis: bool, head: int, what: str, label: str):
     """``(named axes, ellipsis axes)`` of an operand, or None when its rank is open.
 
@@ -199,19 +207,17 @@ def einsum(
     for n in names:
         if n not in sizes.sizes and n != "1":
             raise CheckFailure("axis", f"{what}: output axis {n} of {equation!r} is in no operand")
-    dtypes = (operands[0].dtypes, False)
-    for x in operands[1:]:
-        dtypes = (promote(dtypes, (x.dtypes, False), x.kind or call.kind), False)
+    dtypes = _joint_dtypes(operands, call.kind)
     kind = operands[0].kind or call.kind
     shape = [dims.const(1) if n == "1" else sizes.sizes[n] for n in names]
     if cut is not None:
         if any(e is None for e in ellipses):
-            return Arr(kind, dtypes[0], None)
+            return Arr(kind, dtypes, None)
         middle = sf.broadcast(list(ellipses), labels) if len(ellipses) > 1 else ellipses[0]
         if middle is None:
-            return Arr(kind, dtypes[0], None)
+            return Arr(kind, dtypes, None)
         shape[cut:cut] = list(middle)
-    return Arr(kind, dtypes[0], tuple(shape))
+    return Arr(kind, dtypes, tuple(shape))
 
 
 # -- einops ---------------------------------------------------------------------------------
@@ -456,15 +462,13 @@ class _EinopsPack(Rule):
             middle = x.shape[len(head) : len(x.shape) - len(tail)]
             part = sf.product(middle) if middle else dims.const(1)
             total = total + part if total is not None and type(part) is Dim else None
-        dtypes = (arrays[0].dtypes, False)
-        for x in arrays[1:]:
-            dtypes = (promote(dtypes, (x.dtypes, False), x.kind or call.kind), False)
+        dtypes = _joint_dtypes(arrays, call.kind)
         shape = (
             *(sizes.sizes.get(n) for n in head),
             total,
             *(sizes.sizes.get(n) for n in tail),
         )
-        packed = Arr(arrays[0].kind or call.kind, dtypes[0], shape)
+        packed = Arr(arrays[0].kind or call.kind, dtypes, shape)
         return TupleV((packed, ListV(None)))
 
 
