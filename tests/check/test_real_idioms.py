@@ -138,3 +138,63 @@ def test_the_factory_is_part_of_the_interface(tmp_path):
     typing.write_text(typing.read_text().replace("self.abstract_dtype[Tensor, shapes]", "shapes"))
     second = check_paths([str(pkg)], cache=cache, jobs=1)
     assert not any(d.code == "broadcast" for d in second)
+
+
+NOTES = """\
+import torch
+from jaxtyping import Bool, Float
+from torch import Tensor
+
+
+def center(coords: Float[Tensor, "b n 3"], mask: Bool[Tensor, "b n"] | None) -> Tensor:
+    if mask is not None:
+        mean = (coords * mask[..., None]).sum(1, keepdim=True)
+    else:
+        mean = coords.mean(dim=1)
+    return coords - mean
+
+
+def thresholds(t: Float[Tensor, " k"], d: Float[Tensor, "b n"]) -> Float[Tensor, "b n"]:
+    eps = t[:, None, None] - d
+    eps = eps.mean(dim=-1)
+    return eps
+
+
+def pick(x: Float[Tensor, "b n"], w: Float[Tensor, "n"]) -> Tensor:
+    y = x.T
+    return torch.einsum("bn,n->b", y, w)
+"""
+
+
+def test_notes_name_each_branch_and_the_value_a_shape_came_from():
+    found = check_source(NOTES, "notes.py")
+    errors = {d.line: d for d in found if d.severity == "error"}
+    assert sorted(errors) == [11, 17, 22]
+    # the two shapes the branches gave, each at its line
+    at = {(line, text) for line, _col, text in errors[11].related}
+    assert (8, "mean is (b, 1, 3) here (used at line 11)") in at
+    assert (10, "mean is (b, 3) here (used at line 11)") in at
+    # the variable's previous value, where a statement made the new one from it
+    at = {line for line, _col, _text in errors[17].related}
+    assert {15, 16} <= at
+
+
+BOUND = """\
+from jaxtyping import Float
+from torch import Tensor
+
+
+def f(a: Float[Tensor, "n k"], b: Float[Tensor, " n"]) -> Tensor:
+    return a * b[:, None]
+
+
+def g(x: Float[Tensor, "p q"], y: Float[Tensor, " p"]) -> Tensor:
+    z = x.T
+    return f(z, y)
+"""
+
+
+def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_made():
+    found = [d for d in check_source(BOUND, "bound.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(11, "arg-type")]
+    assert 10 in {line for line, _col, _text in found[0].related}  # z = x.T

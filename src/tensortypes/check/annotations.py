@@ -115,6 +115,17 @@ _NAMED = {
     "typing.Dict": DictType(ANY, ANY),
     "torch.dtype": DTYPE,
     "torch.device": DEVICE,
+    # pydantic's constrained numbers are ints and floats to the code that reads them
+    **{
+        f"pydantic{where}.{name}": INT_T
+        for where in ("", ".types")
+        for name in ("PositiveInt", "NonNegativeInt", "NegativeInt", "NonPositiveInt", "StrictInt")
+    },
+    **{
+        f"pydantic{where}.{name}": FLOAT_T
+        for where in ("", ".types")
+        for name in ("PositiveFloat", "NonNegativeFloat", "NegativeFloat", "NonPositiveFloat")
+    },
 }
 _ABC = {
     name: getattr(abc, name)

@@ -62,7 +62,7 @@ class Binder:
     (Dim('5'), 'x axis 0')
     """
 
-    __slots__ = ("env", "where", "facts", "failed", "soft")
+    __slots__ = ("env", "where", "facts", "failed", "soft", "keep_unbound", "origins")
 
     def __init__(self, env: dict | None = None, where: dict | None = None, facts: tuple = ()):
         self.env = dict(env) if env else {}
@@ -72,6 +72,11 @@ class Binder:
         # Names a local annotation introduced: they contradict a size only when provably
         # different (the author's annotation is all that ties them).
         self.soft: frozenset = frozenset()
+        # Names no argument bound stay symbols in results (a return annotation's own
+        # names, read by the caller to know which axes the annotation names).
+        self.keep_unbound = False
+        # name -> (the argument's expression, its value) that bound it, for the notes
+        self.origins: dict = {}
 
     # -- one axis ----------------------------------------------------------------------
     def _expected(self, expr: Dim):
@@ -379,8 +384,20 @@ class Binder:
                 out.append(None)
             else:
                 value = self._expected(d)
+                if value is _UNBOUND and self.keep_unbound:
+                    value = self._kept(d)
                 out.append(None if value is _UNBOUND else value)
         return tuple(out)
+
+    def _kept(self, expr: Dim):
+        """``expr`` with its bound names replaced and its unbound ones kept."""
+        mapping = {}
+        for name in expr.free_symbols:
+            if name in self.env:
+                if self.env[name] is None:
+                    return None
+                mapping[name] = self.env[name]
+        return expr.substitute(mapping) if mapping else expr
 
     def bound_notes(self, names) -> list:
         """``n = 128 (from x axis 1)`` for each of ``names`` bound to another size."""

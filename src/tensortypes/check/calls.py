@@ -204,6 +204,7 @@ class CallMixin(CheckerHost):
         call.line = getattr(node, "lineno", 0)
         operands = [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is Arr]
         operands += [(labels.nodes.get(k), v) for k, v in kwargs.items() if type(v) is Arr]
+        operands += _listed_operands(labels.nodes.get(0), args[0] if args else None)
         result = self.with_notes(lambda: rule.apply(call), operands, frame)
         self.unsure_notes(call, node)
         return result
@@ -322,7 +323,8 @@ class CallMixin(CheckerHost):
             self.fail(node, failure, frame)
             bound = call.bind(rule.params)
         if rule.kind == "seq":
-            bound = {"layers": tuple(args)}
+            # ``nn.Sequential(*layers)`` of a list of unknown length: layers not known
+            bound = {"layers": None if star else tuple(args)}
         elif rule.kind == "einops":  # the axis sizes given by keyword too
             bound = {**bound, "sizes": {k: v for k, v in kwargs.items() if k not in bound}}
         site = f"{label_of(node)} at line {node.lineno}"
@@ -583,6 +585,19 @@ class CallMixin(CheckerHost):
         return self.with_notes(lambda: layer_forward(layer, list(args), call), operands, frame)
 
 
+def _listed_operands(node, value) -> list:
+    """The arrays of a list or tuple written as the first argument (``torch.cat([a,
+    b])``, ``pack((x, y), ...)``), each with its expression, for the notes."""
+    if (
+        isinstance(node, (ast.List, ast.Tuple))
+        and type(value) in (ListV, TupleV)
+        and value.items is not None
+        and len(value.items) == len(node.elts)
+    ):
+        return [(n, v) for n, v in zip(node.elts, value.items) if type(v) is Arr]
+    return []
+
+
 def _pure(callee) -> bool:
     """Whether a callee leaves the lists it is given as they were (rules, builtins, layers)."""
     t = type(callee)
@@ -622,7 +637,37 @@ def _keeps_attributes(callee) -> bool:
         return callee.path.startswith(_PURE_ROOTS) and callee.path != "builtins.setattr"
     if t is MethodV:
         return type(callee.receiver) is Arr and callee.name not in _ATTRIBUTE_SETTING_METHODS
+    if t is FuncV:
+        return _reads_only(callee.info.node)
     return False
+
+
+_READING_BUILTINS = frozenset({"isinstance", "len", "hasattr", "callable", "type", "id"})
+
+
+def _reads_only(node) -> bool:
+    """Whether a function of the project is one ``return`` of an expression that calls
+    nothing but ``isinstance``, ``len`` and the like (``def exists(v): return v is not
+    None``): it cannot set an attribute."""
+    body = getattr(node, "body", None)
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not body:
+        return False
+    if (
+        isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        body = body[1:]  # the docstring
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return False
+    for sub in ast.walk(body[0].value):
+        if isinstance(sub, (ast.NamedExpr, ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom)):
+            return False
+        if isinstance(sub, ast.Call) and not (
+            isinstance(sub.func, ast.Name) and sub.func.id in _READING_BUILTINS
+        ):
+            return False
+    return True
 
 
 def forget_none_attributes(frame) -> None:

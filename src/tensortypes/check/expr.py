@@ -334,7 +334,10 @@ class ExprMixin(CheckerHost):
         return self.eval(elt, inner)
 
     def e_IfExp(self, node, frame):
-        self.eval(node.test, frame)
+        test = self.eval(node.test, frame)
+        if type(test) is BoolV and test.value is not None:
+            # ``(-dim - 1) if dim < 0 else ...`` of a literal ``dim``: one branch runs
+            return self.eval(node.body if test.value else node.orelse, frame)
         yes = self.eval(node.body, self.narrow(node.test, frame, True))
         no = self.eval(node.orelse, self.narrow(node.test, frame, False))
         self.last_ifexp = (node, yes, no)  # for an assignment's flag correlation
@@ -633,7 +636,9 @@ class ExprMixin(CheckerHost):
             return BoolV()
         if not arrays:
             # Unknown operands may be arrays, whose comparison is an array, not a bool.
-            return UNKNOWN if any(type(v) is Unknown for v in values) else BoolV()
+            if any(type(v) is Unknown for v in values):
+                return UNKNOWN
+            return BoolV(_constant_comparison(node.ops, values))
         out = None
         nodes = [node.left, *node.comparators]
         for i in range(len(node.ops)):
@@ -652,6 +657,24 @@ class ExprMixin(CheckerHost):
                 frame,
             )
         return out if out is not None else BoolV()
+
+
+_ORDER = {
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+}
+
+
+def _constant_comparison(ops, values) -> bool | None:
+    """The value of a comparison of int literals (``dim < 0`` of ``dim = -1``), or None."""
+    numbers = [int_const(v) if type(v) is IntV else None for v in values]
+    if any(n is None for n in numbers) or not all(type(op) in _ORDER for op in ops):
+        return None
+    return all(_ORDER[type(op)](a, b) for op, a, b in zip(ops, numbers, numbers[1:]))
 
 
 def item_key(node) -> str | None:

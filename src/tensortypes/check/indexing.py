@@ -41,6 +41,7 @@ from .symbolic import (
     TupleV,
     UnionV,
     Unknown,
+    selected_count,
     fmt_dim,
     fmt_dtypes,
     fmt_shape,
@@ -127,7 +128,7 @@ class IndexMixin(CheckerHost):
             return receiver if isinstance(node.slice, ast.Slice) else receiver.elem
         if t is LayerV and receiver.rule.name == "Sequential":
             i = int_const(self.eval(node.slice, frame))
-            layers = receiver.args.get("layers", ())
+            layers = receiver.args.get("layers", ()) or ()
             if i is not None and -len(layers) <= i < len(layers):
                 return layers[i]
             return UNKNOWN
@@ -221,6 +222,8 @@ def _slice_size(n, bounds):
         return None
     if dims.le(hi, n) is False:
         hi = n  # a stop past the end stops at the end
+    if n.is_constant and n.value == 1 and lo == 0 and not hi.is_constant:
+        return n  # ``pe[:t]`` of a (1, max_len, d) buffer: the one item (every size >= 1)
     # A bound that may or may not exceed the axis is taken to be in range (``mask[:t]``
     # of a (max_len, max_len) buffer has t rows): code that slices by a size means it.
     size = hi - lo
@@ -273,7 +276,16 @@ def _masked_open(x: Arr, mask: Arr, label: str):
                 f"boolean mask of shape {fmt_shape(mask.shape)} does not match axis "
                 f"{axis} of {label} {fmt_shape(x.shape)} ({fmt_dim(m)} vs {fmt_dim(d)})",
             )
-    return x.with_(shape=(None, *tail_x[len(tail_m) :]), origin=None)
+    return x.with_(shape=(_mask_count(mask), *tail_x[len(tail_m) :]), origin=None)
+
+
+def _mask_count(mask: Arr):
+    """The size ``x[mask]`` gives its masked axes: how many items of ``mask`` are true, a
+    size only the data fixes, the same for each array the same mask selects from
+    (``x[mask] / mag[mask]``), known for a mask made at a known line."""
+    if mask.since is None or mask.shape is None:
+        return None
+    return selected_count(mask.since)
 
 
 def _consumed(index: list) -> int:
@@ -367,7 +379,7 @@ def index_array(x: Arr, index: list, label: str):
                                 f"{fmt_shape(shape)} ({fmt_dim(m)} vs "
                                 f"{fmt_dim(s)})",
                             )
-                out.append(None)
+                out.append(_mask_count(v))
                 axis += r
                 continue
             if v.shape is None:

@@ -111,6 +111,7 @@ class Checker(
         self.caught: list | None = None
         self.breaks: list = []  # per loop being walked: the states at its ``break``s
         self.scopes_of: dict = {}  # id of a class -> its scopes of size names (built_with)
+        self.renamed_of: dict = {}  # id of a class -> its renamed attributes
         # The call whose result the statement drops (``with torch.no_grad():``,
         # ``nn.init.zeros_(w)``): its unknown result costs nothing, so no note.
         self.discarded = None
@@ -205,17 +206,22 @@ class Checker(
         here = getattr(node, "lineno", None)
         if isinstance(node, ast.Name):
             since = value.since
-            if since is None or since == here:
+            sources = tuple(item for item in value.sources or () if item[0] != here)
+            if (since is None or since == here) and not sources:
                 return text if always else None
-            if f"line {since}" not in text:
+            if since is not None and since != here and f"line {since}" not in text:
                 text = f"{text}, its shape from line {since}"
+            if sources:
+                lines = " and ".join(f"{shape} at line {line}" for line, shape in sources)
+                text = f"{text}, {'made from its value' if since else 'its shapes'} {lines}"
             assigned = _ASSIGNED.search(value.origin or "")
             return ShapeNote(
                 text,
-                since,
+                since if since is not None and since != here else 0,
                 node.id,
                 fmt_shape(value.shape),
                 int(assigned.group(1)) if assigned else None,
+                sources,
             )
         known = frame.vars if frame is not None else {}
         for sub in ast.walk(node):
@@ -402,12 +408,13 @@ class Checker(
                 frame.facts = info.cls.facts
             self.bind_params(info, frame)
             built = self.built_with(info) if building is None else ()
+            renamed = self.renamed_attributes(info) if built else frozenset()
             if id(info.node) in self.module.generators:
-                with inputs(frame.where), instance(built):
+                with inputs(frame.where), instance(built, renamed):
                     self.exec_block(info.node.body, frame)
                 info.inferred = UNKNOWN
                 return UNKNOWN
-            with inputs(frame.where), instance(built):
+            with inputs(frame.where), instance(built, renamed):
                 end = self.exec_block(info.node.body, frame)
             if building is not None:
                 building.facts = end.facts
@@ -457,6 +464,34 @@ class Checker(
                         names.update(_NAME_TOKEN.findall(sub.value))
             scopes.append(frozenset(names))
         found = self.scopes_of[id(cls)] = tuple(scopes)
+        return found
+
+    def renamed_attributes(self, info) -> frozenset:
+        """The attributes the ``__init__`` of the classes of method ``info``'s resolution
+        order set to anything but the field of the same name (``self.rotary_dim =
+        self.head_dim``, not ``self.n_head = config.n_head``)."""
+        cls = info.cls
+        found = self.renamed_of.get(id(cls))
+        if found is not None:
+            return found
+        names: set = set()
+        for c in self.mro(cls):
+            init = c.methods.get("__init__")
+            if init is None or not init.params:
+                continue
+            me = init.params[0][0]
+            for node in ast.walk(init.node):
+                if not isinstance(node, ast.Assign):
+                    continue
+                for target in node.targets:
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == me
+                        and _copied_name(node.value) != target.attr
+                    ):
+                        names.add(target.attr)
+        found = self.renamed_of[id(cls)] = frozenset(names)
         return found
 
     def foreign_function(self, path: str):
@@ -600,3 +635,12 @@ def _arrays(value):
     if type(value) in (UnionV, TupleV):
         return [v for v in value.items if type(v) is Arr]
     return []
+
+
+def _copied_name(node) -> str | None:
+    """``n_head`` of ``config.n_head`` or ``n_head``: the name a value copies, or None."""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return None

@@ -45,6 +45,7 @@ from .symbolic import (
     UnionV,
     Unknown,
     Value,
+    fmt_shape,
     is_one,
 )
 from .typelang import join_kinds
@@ -162,6 +163,7 @@ def join_values(a: Value, b: Value) -> Value:
             else None
             if a.contiguous is None or b.contiguous is None
             else False,
+            sources=_branch_sources(a, b),
         )
     if type(a) is IntV and type(b) is IntV:
         if a.dim is not None and b.dim is not None and dims.eq(a.dim, b.dim):
@@ -194,6 +196,19 @@ def join_values(a: Value, b: Value) -> Value:
     if type(a) is DTypeV and type(b) is DTypeV:
         return a if a.dtype is b.dtype else UNKNOWN
     return a if ta in (Ref, FuncV, ClassV) and a.describe() == b.describe() else UNKNOWN
+
+
+def _branch_sources(a: Arr, b: Arr):
+    """The lines that made the shapes of two arrays joined at a branch's end, with
+    their shapes, when they differ (at most four)."""
+    if a.since == b.since or a.shape == b.shape:
+        return a.sources if a.sources == b.sources else None
+    found: list = []
+    for v in (a, b):
+        for item in v.sources or (((v.since, fmt_shape(v.shape)),) if v.since else ()):
+            if item not in found:
+                found.append(item)
+    return tuple(found[:4]) if len(found) > 1 else None
 
 
 def join_all(items):

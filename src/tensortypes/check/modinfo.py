@@ -127,6 +127,12 @@ _TYPEVAR = ("typing.TypeVar", "typing_extensions.TypeVar")
 _ENUMS = ("enum.Enum", "enum.IntEnum")
 
 
+# Builtin classes subscripted in annotations (PEP 585): ``Pair = tuple[Tensor, Tensor]``
+_GENERIC_BUILTINS = frozenset(
+    f"builtins.{name}" for name in ("tuple", "list", "dict", "set", "frozenset", "type")
+)
+
+
 class ModuleInfo:
     """Imports, constants, aliases, functions and classes of one module (first pass)."""
 
@@ -661,7 +667,7 @@ class ModuleInfo:
             return False
         if self.project is not None and self.project.annotation_factory(path, self.local):
             return True
-        return dtype_class(path)[0] or path.startswith("typing.")
+        return dtype_class(path)[0] or path.startswith("typing.") or path in _GENERIC_BUILTINS
 
     def path_of(self, node) -> str | None:
         """The dotted path an expression names through the imports, or None."""

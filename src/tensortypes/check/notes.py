@@ -47,9 +47,11 @@ def note_line(note: str) -> int | None:
 class ShapeNote(str):
     """A note's text that names where an operand's shape was made.
 
-    ``line`` is that line, ``name`` the variable that carries the shape, ``shape``
-    the shape as the message writes it and ``assigned`` the line that assigned the
-    variable (None when unknown). It compares and prints as its text; the cache and
+    ``line`` is that line (0: none, the branches made it), ``name`` the variable
+    that carries the shape, ``shape`` the shape as the message writes it,
+    ``assigned`` the line that assigned the variable (None when unknown) and
+    ``sources`` other lines that made it, ``((line, shape), ...)``: each branch's,
+    or the variable's previous value's. It compares and prints as its text; the cache and
     the JSON output keep the text only.
     """
 
@@ -57,19 +59,30 @@ class ShapeNote(str):
     name: str
     shape: str
     assigned: int | None
+    sources: tuple
 
     def __new__(
-        cls, text: str, line: int, name: str, shape: str, assigned: int | None = None
+        cls,
+        text: str,
+        line: int,
+        name: str,
+        shape: str,
+        assigned: int | None = None,
+        sources: tuple = (),
     ) -> ShapeNote:
         made = super().__new__(cls, text)
         made.line = line
         made.name = name
         made.shape = shape
         made.assigned = assigned
+        made.sources = sources
         return made
 
     def __reduce__(self):
-        return (ShapeNote, (str(self), self.line, self.name, self.shape, self.assigned))
+        return (
+            ShapeNote,
+            (str(self), self.line, self.name, self.shape, self.assigned, self.sources),
+        )
 
 
 def shape_origin(note, used_at: int, source_lines) -> list:
@@ -95,6 +108,15 @@ def shape_origin(note, used_at: int, source_lines) -> list:
                 f"{note.name} gets its shape {note.shape} here (used at line {used_at})",
             )
         )
+    for line, shape in note.sources:
+        if line not in (used_at, note.line) and 1 <= line <= len(source_lines):
+            located = (
+                line,
+                _column(source_lines[line - 1]),
+                f"{note.name} is {shape} here (used at line {used_at})",
+            )
+            if located not in found:
+                found.append(located)
     assigned = note.assigned
     if (
         assigned is not None

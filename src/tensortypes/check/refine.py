@@ -292,13 +292,15 @@ class RefineMixin(CheckerHost):
             )
         if (
             isinstance(op, (ast.Eq, ast.NotEq))
-            and isinstance(op, ast.Eq) == positive
             and isinstance(right, ast.Constant)
             and type(right.value) is int
+            and type(right.value) is not bool
         ):
             target = _rank_of(left)
             if target is not None:
-                return self.narrow_rank(target, right.value, frame)
+                if isinstance(op, ast.Eq) == positive:
+                    return self.narrow_rank(target, right.value, frame)
+                return self.narrow_rank_not(target, right.value, frame)
         if (
             isinstance(op, (ast.Eq, ast.NotEq))
             and isinstance(op, ast.Eq) == positive
@@ -410,26 +412,42 @@ class RefineMixin(CheckerHost):
     def narrow_rank(self, target, rank: int, frame):
         """``if x.ndim == 2:`` (``x.dim()``, ``len(x.shape)``): a ``(..., 3)`` array is
         ``(x_0, 3)`` in the branch (see ``symbolic.anonymous_axis``); a ``(*b, 3)`` one
-        ``(?, 3)``."""
+        ``(?, 3)``; of a union of arrays (``Float["b m 3 3"] | Float["3 3"]``), the
+        members that may have that rank."""
         key = _key(target)
         value = self.peek(target, frame) if key is not None else None
-        if type(value) is not Arr or value.shape is None:
+        if type(value) is UnionV:
+            kept = [
+                _of_rank(v, rank, key)
+                for v in value.items
+                if type(v) is Arr and (v.rank is None or v.rank == rank)
+            ]
+            if not kept or any(type(v) is not Arr for v in value.items):
+                return frame
+            frame = frame.copy()
+            frame.vars[key] = kept[0] if len(kept) == 1 else UnionV(tuple(kept))
             return frame
-        shape = value.shape
-        rests = [i for i, d in enumerate(shape) if type(d) is Rest]
-        if len(rests) != 1 or rank < len(shape) - 1:
+        if type(value) is not Arr:
             return frame
-        i = rests[0]
+        narrowed = _of_rank(value, rank, key)
+        if narrowed is value:
+            return frame
         frame = frame.copy()
-        count = rank - len(shape) + 1
-        # A named ``*b`` is shared with other arrays that this test does not narrow:
-        # its axes stay unknown sizes.
-        axes = (
-            tuple(anonymous_axis(key, j) for j in range(i, i + count))
-            if shape[i].anonymous
-            else (None,) * count
-        )
-        frame.vars[key] = value.with_(shape=(*shape[:i], *axes, *shape[i + 1 :]))
+        frame.vars[key] = narrowed
+        return frame
+
+    def narrow_rank_not(self, target, rank: int, frame):
+        """The ``else`` of ``if x.ndim == 2:``: a union of arrays without its members of
+        rank 2."""
+        key = _key(target)
+        value = self.peek(target, frame) if key is not None else None
+        if type(value) is not UnionV or any(type(v) is not Arr for v in value.items):
+            return frame
+        kept = [v for v in value.items if v.rank != rank]
+        if not kept or len(kept) == len(value.items):
+            return frame
+        frame = frame.copy()
+        frame.vars[key] = kept[0] if len(kept) == 1 else UnionV(tuple(kept))
         return frame
 
     def narrow_dtype(self, target, dtype_node, frame, same: bool):
@@ -607,6 +625,27 @@ def _predicate_body(node):
         if isinstance(sub, ast.Name) and sub.id not in params and id(sub) not in called:
             return None
     return params, expr
+
+
+def _of_rank(value: Arr, rank: int, key: str) -> Arr:
+    """``value`` (an array of open rank: one ``...`` or ``*b``) known to have ``rank``
+    axes; ``value`` itself when that says nothing new."""
+    shape = value.shape
+    if shape is None:
+        return value
+    rests = [i for i, d in enumerate(shape) if type(d) is Rest]
+    if len(rests) != 1 or rank < len(shape) - 1:
+        return value
+    i = rests[0]
+    count = rank - len(shape) + 1
+    # A named ``*b`` is shared with other arrays that this test does not narrow:
+    # its axes stay unknown sizes.
+    axes = (
+        tuple(anonymous_axis(key, j) for j in range(i, i + count))
+        if shape[i].anonymous
+        else (None,) * count
+    )
+    return value.with_(shape=(*shape[:i], *axes, *shape[i + 1 :]))
 
 
 def _rank_of(node):

@@ -59,6 +59,7 @@ from .symbolic import (
     fmt_dtypes,
     fmt_shape,
     is_data_size,
+    call_count,
     short_dtypes,
 )
 from .typelang import allows_none, describe, fits
@@ -159,6 +160,17 @@ def _shaped_params(info, args, kwargs, self_value=None) -> bool:
     return bool(given)
 
 
+def _literal_default(node) -> bool:
+    """Whether a parameter's default is a literal: ``None``, ``1e-20``, ``-1``, ``(0, 0)``."""
+    if node is None:
+        return False
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
 def _shown(path: str) -> str:
     """A file's path as a message shows it: relative to the working directory when
     inside it."""
@@ -197,16 +209,24 @@ def _straight(node) -> bool:
     return True
 
 
-def _told_by_body(body, declared):
+def _told_by_body(body, declared, named=None, count=None):
     """``declared`` (a result annotated with jaxtyping's anonymous ``...``, under the
     call's bindings) with the axes of ``...`` the callee's body gives for this call
     (``body``: ``(b, n_tokens, 3)`` for ``(..., n_tokens, 3)``); None unless the body's
     result agrees with the annotation, array by array, on every axis the annotation
-    names. Each ``...`` matches any axes, so only the body can tell them."""
+    names. Each ``...`` matches any axes, so only the body can tell them. ``named``:
+    ``declared`` with the names no argument binds kept (``c`` of ``-> "... c n"``);
+    ``count(name, size)``: what a count of the body's data named so becomes."""
+    named = declared if named is None else named
     if type(declared) is TupleV:
         if type(body) is not TupleV or len(body.items) != len(declared.items):
             return None
-        items = [_told_by_body(b, d) for b, d in zip(body.items, declared.items)]
+        if type(named) is not TupleV or len(named.items) != len(declared.items):
+            named = declared
+        items = [
+            _told_by_body(b, d, m, count)
+            for b, d, m in zip(body.items, declared.items, named.items)
+        ]
         if any(v is None for v in items):
             return None
         return TupleV(tuple(items))
@@ -231,19 +251,47 @@ def _told_by_body(body, declared):
         return None
     if len(known) < len(head) + len(tail) or (not rests and len(known) != len(head)):
         return None
-    named = zip((*head, *tail), (*known[: len(head)], *known[len(known) - len(tail) :]))
-    if any(d is not None and d != got for d, got in named):
+    pairs = zip((*head, *tail), (*known[: len(head)], *known[len(known) - len(tail) :]))
+    if any(d is not None and d != got for d, got in pairs):
         return None  # an axis the annotation names (an unknown one: any)
     # A size only the body's data fixes (``torch.unique``'s count) stays unknown unless
     # the annotation names it: a caller means such a count to be one of its own sizes.
-    return declared.with_(
-        shape=tuple(
-            d
-            if not is_data_size(d) or type(_entry(declared.shape, head, tail, shape, i)) is Dim
-            else None
-            for i, d in enumerate(shape)
-        )
+    # Named by a size of the result alone (``c`` of ``-> "... c n"``), it is this call's
+    # count: the same in each array of the result, and no other size of the caller.
+    names = (
+        named.shape
+        if type(named) is Arr
+        and named.shape is not None
+        and len(named.shape) == len(declared.shape)
+        else declared.shape
     )
+
+    def told(i: int, d):
+        if not is_data_size(d):
+            return d
+        entry = _entry(names, head, tail, shape, i)
+        if type(entry) is not Dim:
+            return None
+        return d if count is None or entry.is_constant else count(str(entry), d)
+
+    return declared.with_(shape=tuple(told(i, d) for i, d in enumerate(shape)))
+
+
+def _counter(line: int, env: dict):
+    """``count(name, size)`` for :func:`_told_by_body`: a count of the body's data
+    becomes this call's (``call_count``), compared with the sizes its arguments bound."""
+    siblings = frozenset(name for v in env.values() if type(v) is Dim for name in v.free_symbols)
+
+    def count(name: str, size: Dim) -> Dim:
+        return size.substitute(
+            {
+                n: call_count(name, line, siblings)
+                for n in size.free_symbols
+                if is_data_size(dims.symbol(n))
+            }
+        )
+
+    return count
 
 
 def _entry(declared: tuple, head: tuple, tail: tuple, shape: tuple, i: int):
@@ -359,7 +407,7 @@ class SignatureMixin(CheckerHost):
         for value in info.attrs.values():
             if type(value) is LayerV:
                 layers.append(value)
-                layers.extend(v for v in value.args.get("layers", ()) if type(v) is LayerV)
+                layers.extend(v for v in value.args.get("layers", ()) or () if type(v) is LayerV)
             elif type(value) is ListV and value.items is not None:
                 layers.extend(v for v in value.items if type(v) is LayerV)
         for layer in layers:
@@ -437,9 +485,13 @@ class SignatureMixin(CheckerHost):
                 (self_value is None and info.cls is None)
                 or (type(self_value) is InstV and info.cls is not None)
             ) and anonymous_result(info.node):
+                kept = Binder(binder.env, facts=binder.facts)
+                kept.keep_unbound = True
                 told = _told_by_body(
                     self.inlined_call(info, args, kwargs, node, labels, self_value),
                     subst_value(ret, binder),
+                    subst_value(ret, kept),
+                    _counter(node.lineno, binder.env),
                 )
                 if told is not None:
                     return told
@@ -526,7 +578,8 @@ class SignatureMixin(CheckerHost):
         """The array a one-statement wrapper (``def und_self(mask, pattern): return
         und(mask, mask, pattern)``) returns for these arguments: its expression
         evaluated, quietly, in its own module with its parameters bound to the
-        caller's values; UNKNOWN unless that is an array of known shape. Nested
+        caller's values; UNKNOWN unless that is an array of known shape, or a number
+        (``def default(v, d): return v if exists(v) else d``). Nested
         wrappers are followed at most ``_INLINE_DEPTH`` deep."""
         if not inlinable(info.node) or self.inlining >= _INLINE_DEPTH:
             return UNKNOWN
@@ -559,13 +612,16 @@ class SignatureMixin(CheckerHost):
                 if ann is not None and _has_unknown_scalars(value):
                     value = _with_declared_scalars(value, walker.annotation_value(ann))
                 inner.vars[name] = value
-            elif isinstance(default, ast.Constant):
+            elif _literal_default(default):
                 inner.vars[name] = walker.eval(default, inner)
             else:
                 return UNKNOWN  # a missing argument (reported) or a computed default
         with self._walking(walker, caught):
             if expr is not None:
                 value = walker.eval(expr, inner)
+                if type(value) in (FloatV, IntV, BoolV):
+                    # ``default(self.scale, d ** -0.5)``: a number, as the wrapper gives
+                    return value
             else:  # a short body: used when every path returns an array of one shape
                 end = walker.exec_block(info.node.body, inner)
                 values = [v for v, _ in inner.returns]
@@ -871,6 +927,7 @@ class SignatureMixin(CheckerHost):
                 f"{what} has dtype {fmt_dtypes(got.dtypes)}, expected {fmt_dtypes(want.dtypes)}",
                 frame,
             )
+        before = set(binder.env) if isinstance(source, ast.expr) else None
         problems = binder.match(want.shape, got.shape, f"{what} {fmt_shape(got.shape)}")
         if problems:
             notes = list(binder.bound_notes(problems[0].names))
@@ -878,8 +935,19 @@ class SignatureMixin(CheckerHost):
                 made = self.value_note(source, got, frame, always=False)
                 if made is not None:
                     notes.insert(0, made)
+            # The argument that bound a size this one contradicts may be the wrong one:
+            # where its shape was made too.
+            for name in problems[0].names:
+                other = binder.origins.get(name)
+                if other is not None and other[0] is not source:
+                    made = self.value_note(other[0], other[1], frame, always=False)
+                    if made is not None and made not in notes:
+                        notes.insert(1, made)
             self.fail(node, CheckFailure(code, problems[0].message, notes), frame)
             return False
+        if before is not None:
+            for name in binder.env.keys() - before:
+                binder.origins[name] = (source, got)
         return True
 
     def _mismatch(self, node, code: str, message: str, frame) -> bool:

@@ -197,7 +197,9 @@ class StatementMixin(CheckerHost):
             got = _substituted(self.annotation_value(stmt.annotation), self.local_binder(frame))
         if stmt.value is None:
             key = attr_key(target) if not isinstance(target, ast.Name) else target.id
-            if key is not None:
+            # A bare declaration assigns nothing: a value already there stays
+            # (``self.register_buffer("pe", pe)`` then ``self.pe: Tensor``).
+            if key is not None and key not in frame.vars:
                 frame.vars[key] = got
             return frame
         self.assign(target, got, frame, stmt, declared=False)
@@ -790,4 +792,22 @@ def shaped_since(value: Arr, stmt, frame) -> Arr:
                 old = frame.vars.get(node.id)
                 if type(old) is Arr and old.shape == value.shape:
                     return value if value.since == old.since else value.with_(since=old.since)
-    return value if value.since == stmt.lineno else value.with_(since=stmt.lineno)
+    if value.since == stmt.lineno:
+        return value
+    return value.with_(since=stmt.lineno, sources=_previous_shape(value, stmt, frame))
+
+
+def _previous_shape(value: Arr, stmt, frame):
+    """``((line, shape),)`` of the variable a statement assigns, when the statement makes
+    its new shape from its previous value (``eps = eps.sigmoid().mean(dim=-1)``): where
+    that value's shape was made. None otherwise."""
+    targets = getattr(stmt, "targets", None)
+    if not targets or len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return None
+    name = targets[0].id
+    old = frame.vars.get(name)
+    if type(old) is not Arr or old.since is None or old.shape is None or old.shape == value.shape:
+        return None
+    if not any(type(n) is ast.Name and n.id == name for n in ast.walk(stmt.value)):
+        return None
+    return ((old.since, fmt_shape(old.shape)),)

@@ -64,6 +64,9 @@ __all__ = [
     "operand_axes",
     "data_size",
     "is_data_size",
+    "call_count",
+    "selected_count",
+    "counts_unrelated",
     "field_size",
     "is_field_size",
     "field_named",
@@ -189,7 +192,11 @@ def fmt_dim(d) -> str:
     ('2*n', '?')
     """
     if type(d) is Dim:
-        return str(field_named(d)) if _FIELDS and is_field_size(d) else str(d)
+        text = str(field_named(d)) if _FIELDS and is_field_size(d) else str(d)
+        if _COUNTS and _COUNT_MARK in text:
+            for name in _COUNTS.keys() & d.free_symbols:
+                text = text.replace(name, _COUNTS[name][0])
+        return text
     return "?" if d is None else repr(d)
 
 
@@ -275,10 +282,22 @@ class Arr(Value):
     that gave a variable's value its shape (``check.statements``: a shape equal to
     one of the statement's own variables keeps that variable's line), or None (a
     parameter's shape, an annotation's): a diagnostic's note names it when the
-    value is used on another line, as where a wrong shape was made.
+    value is used on another line, as where a wrong shape was made. ``sources``:
+    other lines that made its shape, ``((line, shape text), ...)``: each branch's
+    assignment of a variable the branches gave different shapes, or the variable's
+    own previous value a statement made this one from (``eps = eps.mean(-1)``).
     """
 
-    __slots__ = ("kind", "dtypes", "shape", "contiguous", "origin", "numpy_scalar", "since")
+    __slots__ = (
+        "kind",
+        "dtypes",
+        "shape",
+        "contiguous",
+        "origin",
+        "numpy_scalar",
+        "since",
+        "sources",
+    )
     contiguous: Any
     dtypes: Any
     kind: Any
@@ -286,6 +305,7 @@ class Arr(Value):
     origin: Any
     shape: Any
     since: Any
+    sources: Any
 
     def __init__(
         self,
@@ -296,6 +316,7 @@ class Arr(Value):
         contiguous: bool | tuple | None = True,
         numpy_scalar: bool = False,
         since: int | None = None,
+        sources: tuple | None = None,
     ):
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "dtypes", dtypes)
@@ -304,18 +325,21 @@ class Arr(Value):
         object.__setattr__(self, "origin", origin)
         object.__setattr__(self, "numpy_scalar", numpy_scalar)
         object.__setattr__(self, "since", since)
+        object.__setattr__(self, "sources", sources)
 
     def with_(self, **changes) -> Arr:
         """A copy with some fields changed (the origin is kept unless given; a NumPy
-        scalar stays one only when nothing but the origin or ``since`` changes)."""
+        scalar stays one only when nothing but the origin or ``since`` changes; the
+        ``sources`` go with a ``since`` changed, unless given)."""
         fields = {
             "kind": self.kind,
             "dtypes": self.dtypes,
             "shape": self.shape,
             "origin": self.origin,
             "contiguous": self.contiguous,
-            "numpy_scalar": self.numpy_scalar and set(changes) <= {"origin", "since"},
+            "numpy_scalar": self.numpy_scalar and set(changes) <= {"origin", "since", "sources"},
             "since": self.since,
+            "sources": None if "since" in changes else self.sources,
         }
         fields.update(changes)
         return Arr(**fields)
@@ -695,6 +719,71 @@ def data_size(name: str) -> Dim:
     return dims.symbol(name)
 
 
+_SELECTED: set = set()  # the sizes ``x[mask]`` gives (see selected_count)
+
+
+def selected_count(line: int) -> Dim:
+    """How many items a boolean mask whose shape was made at ``line`` selects
+    (``x[mask]``): a size only the data fixes, the same for each array the mask selects
+    from (``x[mask] / mag[mask]``), compared with itself and with constants, and with
+    no other size (an annotation may name it: ``Float[Tensor, "k_groups-1"]``)."""
+    name = f"selected_{line}"
+    _SELECTED.add(name)
+    _DATA.add(name)
+    return dims.symbol(name)
+
+
+def selected_unrelated(a: Dim, b: Dim) -> bool:
+    """Whether ``a`` and ``b`` are never compared for involving different selected
+    counts (:func:`selected_count`), or one and a size that is not a constant."""
+    sa, sb = _SELECTED & a.free_symbols, _SELECTED & b.free_symbols
+    if not sa and not sb:
+        return False
+    if sa == sb:
+        return False
+    return not (a.is_constant or b.is_constant)
+
+
+_COUNTS: dict = {}  # symbol name -> (printed name, the sizes it is compared with)
+_COUNT_MARK = "\u1d9c"  # "ᶜ": in no name an annotation gives (see call_count)
+
+
+def call_count(name: str, line: int, siblings) -> Dim:
+    """A count only the data fixes, made by a call at ``line`` of a function whose
+    return annotation names it ``name`` and nothing binds it (``c`` of ``-> Bool[Tensor,
+    "... c n"]``, ``torch.unique``'s count in the body): printed ``c@line``.
+
+    The callee's signature says it differs from the sizes the call's arguments bound
+    (``siblings``: ``n``, the caller's size its ``n`` took), so it is compared with
+    them, and with itself; it is never compared with a constant or with another size
+    of the caller, which the caller may know to be that count (a number of chains
+    counted elsewhere)."""
+    symbol = f"{name}{_COUNT_MARK}{line}"
+    printed, before = _COUNTS.get(symbol, (f"{name}@{line}", frozenset()))
+    _COUNTS[symbol] = (printed, before | frozenset(siblings))
+    _DATA.add(symbol)
+    return dims.symbol(symbol)
+
+
+def counts_unrelated(a: Dim, b: Dim) -> bool | None:
+    """How sizes ``a`` and ``b`` meet when one involves a count of a call
+    (:func:`call_count`): True when they are never compared, False when they are
+    compared as any two sizes are, None when neither involves one."""
+    ca = _COUNTS.keys() & a.free_symbols
+    cb = _COUNTS.keys() & b.free_symbols
+    if not ca and not cb:
+        return None
+    if ca == cb:
+        return False  # the same count (``c`` and ``c+1``): compared
+    if a.is_constant or b.is_constant:
+        return True
+    siblings: frozenset = frozenset()
+    for name in ca | cb:
+        siblings |= _COUNTS[name][1]
+    plain = (a.free_symbols | b.free_symbols).difference(_COUNTS)
+    return not (plain and plain <= siblings)
+
+
 _FIELDS: dict = {}  # symbol name -> (field name, the int fields of its class)
 _MARK = "\u1da0"  # "ᶠ": in no name an annotation gives (see field_size)
 
@@ -766,7 +855,7 @@ def fields_unrelated(a: Dim, b: Dim) -> bool | None:
     for name in (*fa, *fb):
         siblings |= _FIELDS[name][1]
     plain = (a.free_symbols | b.free_symbols).difference(_FIELDS)
-    return not plain <= siblings
+    return not plain <= siblings.difference(_RENAMED[-1])
 
 
 def is_data_size(d) -> bool:
@@ -783,16 +872,24 @@ _INSTANCE: list = [()]  # the size scopes of the instance of the walked method
 
 
 @contextmanager
-def instance(scopes):
+def instance(scopes, renamed=frozenset()):
     """Within: the scopes of the names of sizes the instance a method is walked on was
     built with, one per class of its resolution order (the parameters of that class's
     ``__init__`` and the names of its declared attributes' shapes); a size the
-    method's own parameters bind is named in a scope of its own."""
+    method's own parameters bind is named in a scope of its own. ``renamed``: the
+    attributes ``__init__`` sets to something other than the configuration's field of
+    that name (``self.rotary_dim = self.head_dim``), whose name then means the
+    instance's value, not the field (see :func:`fields_unrelated`)."""
     _INSTANCE.append(tuple(s for s in scopes if s))
+    _RENAMED.append(frozenset(renamed))
     try:
         yield
     finally:
         _INSTANCE.pop()
+        _RENAMED.pop()
+
+
+_RENAMED: list = [frozenset()]  # attribute names the walked method's instance redefines
 
 
 _AXES: list = [None]  # the operation's array operands (their axes counted when asked)
@@ -856,8 +953,13 @@ def instance_unrelated(a: Dim, b: Dim) -> bool:
         return False
     # ``q @ k`` of ``q (b, h, t, hd)`` and ``k (b, h, t, hd)``: each size is an axis of
     # both operands, so ``hd`` against ``t`` is a layout, not two names of one size
+    return not _laid_out(a, b)
+
+
+def _laid_out(a: Dim, b: Dim) -> bool:
+    """Whether ``a`` or ``b`` is an axis of the operation's operands more than once."""
     counts = _axis_counts()
-    return not (counts.get(a, 0) > 1 or counts.get(b, 0) > 1)
+    return counts.get(a, 0) > 1 or counts.get(b, 0) > 1
 
 
 def unrelated(a, b) -> bool:
@@ -867,10 +969,18 @@ def unrelated(a, b) -> bool:
     under another name (:func:`instance_unrelated`)."""
     if type(a) is not Dim or type(b) is not Dim:
         return False
+    if _SELECTED and selected_unrelated(a, b):
+        return True
+    if _COUNTS:
+        found = counts_unrelated(a, b)
+        if found is not None:
+            return found
     if _FIELDS:
         found = fields_unrelated(a, b)
         if found is not None:
-            return found
+            # a layout, as for an instance's sizes: ``q @ k.transpose(1, 2)`` of two
+            # arrays that both have the head count and the head size as axes
+            return found and not _laid_out(a, b)
     if len(_INSTANCE) > 1 and instance_unrelated(a, b):
         return True
     return (is_anonymous(a) or is_anonymous(b)) and not (a.is_constant or b.is_constant)

@@ -93,6 +93,8 @@ NOMINAL_BASES = frozenset(
         "typing_extensions.Generic",
         "flax.linen.Module",
         "equinox.Module",
+        "pydantic.BaseModel",
+        "pydantic.main.BaseModel",
     }
 )
 _NUMERIC = (INT, FLOAT, COMPLEX, NUMBER)

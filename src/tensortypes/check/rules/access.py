@@ -616,6 +616,8 @@ class Chunk(Rule):
         x = bound_array(call, bound, "input")
         count = int_const(bound.get(params[1]))
         axis = int_const(bound.get("dim")) if "dim" in bound else 0
+        if x is not None and count is None and axis is not None and x.rank is not None:
+            return _split_symbolic(x, sf.norm_axis(axis, x.rank), bound.get(params[1]), self.mode)
         if x is None or count is None or axis is None or x.rank is None:
             return UNKNOWN
         i = sf.norm_axis(axis, x.rank)
@@ -641,6 +643,35 @@ class Chunk(Rule):
             length = dims.const(min(step, n - start))
             pieces.append(x.with_(shape=(*x.shape[:i], length, *x.shape[i + 1 :]), origin=None))
         return TupleV(tuple(pieces))
+
+
+def _split_symbolic(x, i: int, how, mode: str):
+    """``split(n, dim)`` of an axis ``3*n`` (three pieces of ``n``), and ``split([a, b],
+    dim)`` (pieces of ``a`` and ``b``): the pieces of a split by symbolic sizes."""
+    size = x.shape[i]
+    if type(size) is not Dim:
+        return UNKNOWN
+    if mode == "split" and type(how) is IntV and how.dim is not None and not how.dim.is_constant:
+        # ``3*n`` split by ``n``: the axis is a constant multiple of the piece
+        linear = dims.split_linear(size, how.dim.name) if how.dim.is_symbol else None
+        if linear is None or linear[1].value != 0 or not 0 < linear[0] <= 64:
+            return UNKNOWN
+        sizes = [how.dim] * linear[0]
+    elif (
+        mode == "split"
+        and type(how) in (ListV, TupleV)
+        and how.items is not None
+        and 0 < len(how.items) <= 64
+        and all(type(v) is IntV and v.dim is not None for v in how.items)
+    ):
+        sizes = [v.dim for v in how.items]
+        if dims.eq(sum(sizes[1:], sizes[0]), size) is not True:
+            return UNKNOWN
+    else:
+        return UNKNOWN
+    return TupleV(
+        tuple(x.with_(shape=(*x.shape[:i], d, *x.shape[i + 1 :]), origin=None) for d in sizes)
+    )
 
 
 class Gradients(Rule):

@@ -125,6 +125,8 @@ def layer_forward(layer, inputs: list, call: Call):
         if call.invoke is None:  # no walker to call the layers with
             return UNKNOWN
         value = inputs[0] if inputs else UNKNOWN
+        if layer.args.get("layers", ()) is None:
+            return UNKNOWN  # built from a list of unknown length
         for sub in layer.args.get("layers", ()):
             value = call.invoke(sub, [value])
         return value

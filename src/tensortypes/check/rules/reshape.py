@@ -17,7 +17,7 @@ from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
 from ..sizes import equal_under_facts, indivisible_example, only_remainders
-from ..symbolic import Rest, fmt_dim, fmt_shape
+from ..symbolic import Rest, fmt_dim, fmt_shape, unrelated
 from .shapefns import product
 
 __all__ = ["reshape_shape"]
@@ -58,6 +58,16 @@ def _divide(total: Dim, known: Dim, have=(), given=()):
     if dims.eq(q * known, total):
         return q
     return None
+
+
+def _unrelated_counts(total: Dim, known: Dim) -> bool:
+    """Whether two element counts differ only in sizes never compared (a field of a
+    configuration against a name of the method's own, ``symbolic.unrelated``), once
+    the sizes both have (``batch``, ``pos``) are left out."""
+    common = total.free_symbols & known.free_symbols
+    ones = {name: dims.const(1) for name in common}
+    a, b = (total.substitute(ones), known.substitute(ones)) if ones else (total, known)
+    return not a.is_constant and not b.is_constant and unrelated(a, b)
 
 
 def reshape_shape(shape, new, what: str = "reshape", facts=(), shown=None):
@@ -129,6 +139,8 @@ def reshape_shape(shape, new, what: str = "reshape", facts=(), shown=None):
     if not same and facts:
         same = equal_under_facts(total, known, facts) or same
     if same or (same is None and only_remainders(total, known)):
+        return tuple(new)
+    if same is None and _unrelated_counts(total, known):
         return tuple(new)
     reason = "" if same is False else " (not provably equal for every size)"
     raise CheckFailure(

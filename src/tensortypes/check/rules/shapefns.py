@@ -89,7 +89,11 @@ def broadcast_pair(a, b):
     if da is db or dims.eq(da, db):
         return b if type(a) is Bcast else a
     if unrelated(da, db):
-        return None  # an axis of ``...`` meets a named one: nothing says how
+        if is_anonymous(da) or is_anonymous(db):
+            return None  # an axis of ``...`` meets a named one: nothing says how
+        # Two sizes of different scopes (a field and a method's name): the operation
+        # holds when they are one size, which the result keeps under the first name.
+        return b if type(a) is Bcast else a
     if dims.eq(da, db) is None and only_remainders(da, db):
         return b if type(a) is Bcast else a  # equal when a division is exact
     raise ValueError

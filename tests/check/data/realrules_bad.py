@@ -1,0 +1,122 @@
+"""Rules read from real projects (alphafold3-pytorch, chai-lab, spd), each with the bug
+the real code could have; ``realrules_ok.py`` is the correct twin."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from einops import rearrange
+from jaxtyping import Bool, Float, Int
+from torch import Tensor, nn
+
+Pair = tuple[Float[Tensor, "d_out d_in"], Float[Tensor, "..."]]
+
+
+def exists(v):
+    return v is not None
+
+
+def default(v, d):
+    return v if exists(v) else d
+
+
+def l2norm(t: Tensor, eps: float = 1e-20, dim: int = -1) -> Tensor:
+    """A bare ``-> Tensor`` helper with a literal negative default."""
+    return F.normalize(t, p=2, eps=eps, dim=dim)
+
+
+# -- a count only the data fixes, named by the callee's result ------------------------
+
+
+def chain_masks(
+    asym_id: Int[Tensor, "... n"], mask: Bool[Tensor, "... n"]
+) -> tuple[Bool[Tensor, "... c n"], Int[Tensor, " c"]]:
+    asyms = torch.unique(asym_id[mask])
+    masks = rearrange(asym_id, "... n -> ... 1 n") == rearrange(asyms, "c -> c 1")
+    return masks & rearrange(mask, "... n -> ... 1 n"), asyms
+
+
+def chain_is_polymer(
+    asym_id: Int[Tensor, "... n"], mask: Bool[Tensor, "... n"], polymer: Bool[Tensor, "... n"]
+) -> list:
+    masks, _ = chain_masks(asym_id, mask)
+    found = []
+    for chain in masks.unbind(dim=-1):  # the token axis, not the chains
+        found.append(polymer & chain)  # E: axis -1 has sizes n and c@ [broadcast]
+    return found
+
+
+# -- numbers through one-line helpers; pure helpers keep what __init__ stored --------
+
+
+class Attend(nn.Module):
+    def __init__(self, window_size=None, scale: float | None = None):
+        super().__init__()
+        self.scale = scale
+        self.is_local = exists(window_size)
+
+    def forward(self, q: Float[Tensor, "b h i d"], k: Float[Tensor, "b h j d"]) -> Tensor:
+        scale = default(self.scale, q.shape[-1] ** -0.5)
+        q = q * scale
+        return q @ k  # E: contracted axes differ [matmul]
+
+
+# -- rank tests narrow a union of arrays ------------------------------------------------
+
+
+def in_frame(
+    coords: Float[Tensor, "b m 3"],
+    frame: Float[Tensor, "b m 3 3"] | Float[Tensor, "b 3 3"] | Float[Tensor, "3 3"],
+) -> Float[Tensor, "b m 3"]:
+    if frame.ndim == 2:
+        frame = rearrange(frame, "r c -> 1 1 r c")
+    elif frame.ndim == 3:
+        frame = rearrange(frame, "b r c -> b 1 r c")
+    a, b, c = frame.unbind(dim=-1)
+    e1 = l2norm(a - b)
+    e2 = l2norm(c - b)
+    d = coords - b
+    out = torch.stack(((d * e1).sum(-1), (d * e2).sum(-1)), dim=0)
+    return out  # E: return value of in_frame() [return]
+
+
+# -- aliases of tuples of arrays ----------------------------------------------------------
+
+
+def delta_out(x: Float[Tensor, "... d_in"], delta: Pair | None = None) -> Tensor:
+    if delta is not None:
+        weight, _ = delta
+        return torch.einsum("...i,io->...o", x, weight)  # E: einsum [matmul]
+    return x
+
+
+# -- buffers declared after register_buffer; a slice of a length-1 axis ----------------
+
+
+class Positions(nn.Module):
+    def __init__(self, d_model: int, max_len: int):
+        super().__init__()
+        self.register_buffer("pe", torch.zeros(max_len, d_model).unsqueeze(0))
+        self.pe: Tensor
+
+    def forward(self, x: Float[Tensor, "B S D"]) -> Float[Tensor, "B S D"]:
+        pe = self.pe[: x.size(1)]  # cuts the leading 1, not the positions
+        return pe[:, :3] + x[:, :5]  # E: axis -2 has sizes 3 and 5 [broadcast]
+
+
+# -- what a boolean mask selects ----------------------------------------------------------
+
+
+def contract(x: Float[Tensor, "... 3"]) -> Float[Tensor, "... 3"]:
+    mag = x.norm(dim=-1)
+    mask = mag > 1
+    x[mask] = x[mask] / mag[mask]  # E: sizes 3 and selected_ [broadcast]
+    return x
+
+
+# -- split by a size ------------------------------------------------------------------------
+
+
+def heads(x: Float[Tensor, "b t (3*c)"], c: int) -> Float[Tensor, "b t c"]:
+    q, k, v = x.split(c, dim=-1)
+    return q @ k  # E: contracted axes differ [matmul]

@@ -1,0 +1,182 @@
+"""The correct twin of ``realrules_bad.py``: the same rules on code that runs."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from einops import rearrange
+from jaxtyping import Bool, Float, Int
+from pydantic import BaseModel
+from torch import Tensor, nn
+
+Pair = tuple[Float[Tensor, "d_out d_in"], Float[Tensor, "..."]]
+
+
+def exists(v):
+    return v is not None
+
+
+def default(v, d):
+    return v if exists(v) else d
+
+
+def l2norm(t: Tensor, eps: float = 1e-20, dim: int = -1) -> Tensor:
+    """A bare ``-> Tensor`` helper with a literal negative default."""
+    return F.normalize(t, p=2, eps=eps, dim=dim)
+
+
+# -- a count only the data fixes, named by the callee's result ------------------------
+
+
+def chain_masks(
+    asym_id: Int[Tensor, "... n"], mask: Bool[Tensor, "... n"]
+) -> tuple[Bool[Tensor, "... c n"], Int[Tensor, " c"]]:
+    asyms = torch.unique(asym_id[mask])
+    masks = rearrange(asym_id, "... n -> ... 1 n") == rearrange(asyms, "c -> c 1")
+    return masks & rearrange(mask, "... n -> ... 1 n"), asyms
+
+
+def chain_is_polymer(
+    asym_id: Int[Tensor, "... n"], mask: Bool[Tensor, "... n"], polymer: Bool[Tensor, "... n"]
+) -> list:
+    masks, asyms = chain_masks(asym_id, mask)
+    found = []
+    for chain in masks.unbind(dim=-2):
+        found.append(polymer & chain)
+    return found
+
+
+def clashes_per_chain(
+    asym_id: Int[Tensor, "... a"],
+    mask: Bool[Tensor, "... a"],
+    pair_clashes: Int[Tensor, "... n_chains n_chains"],
+) -> Tensor:
+    # The number of chains counted here is the caller's n_chains: not compared.
+    masks, _ = chain_masks(asym_id, mask)
+    atoms = masks.sum(-1)
+    return pair_clashes / rearrange(atoms, "... c -> ... c 1").clamp(min=1)
+
+
+# -- numbers through one-line helpers; pure helpers keep what __init__ stored --------
+
+
+class Attend(nn.Module):
+    def __init__(self, window_size=None, scale: float | None = None):
+        super().__init__()
+        self.scale = scale
+        self.is_local = exists(window_size)
+
+    def forward(self, q: Float[Tensor, "b h i d"], k: Float[Tensor, "b h j d"]) -> Tensor:
+        scale = default(self.scale, q.shape[-1] ** -0.5)
+        q = q * scale
+        return q @ k.transpose(-1, -2)
+
+
+# -- rank tests narrow a union of arrays ------------------------------------------------
+
+
+def in_frame(
+    coords: Float[Tensor, "b m 3"],
+    frame: Float[Tensor, "b m 3 3"] | Float[Tensor, "b 3 3"] | Float[Tensor, "3 3"],
+) -> Float[Tensor, "b m 2"]:
+    if frame.ndim == 2:
+        frame = rearrange(frame, "r c -> 1 1 r c")
+    elif frame.ndim == 3:
+        frame = rearrange(frame, "b r c -> b 1 r c")
+    a, b, c = frame.unbind(dim=-1)
+    e1 = l2norm(a - b)
+    e2 = l2norm(c - b)
+    d = coords - b
+    return torch.stack(((d * e1).sum(-1), (d * e2).sum(-1)), dim=-1)
+
+
+# -- aliases of tuples of arrays ----------------------------------------------------------
+
+
+def delta_out(x: Float[Tensor, "... d_in"], delta: Pair | None = None) -> Tensor:
+    if delta is not None:
+        weight, _ = delta
+        return torch.einsum("...i,oi->...o", x, weight)
+    return x
+
+
+# -- buffers declared after register_buffer; a slice of a length-1 axis ----------------
+
+
+class Positions(nn.Module):
+    def __init__(self, d_model: int, max_len: int):
+        super().__init__()
+        self.register_buffer("pe", torch.zeros(max_len, d_model).unsqueeze(0))
+        self.pe: Tensor
+
+    def forward(self, x: Float[Tensor, "B S D"]) -> Float[Tensor, "B S D"]:
+        return x + self.pe[:, : x.size(1)]
+
+
+def first_rows(x: Float[Tensor, "1 n"], z: Float[Tensor, "b n"], t: int) -> Tensor:
+    return x[:t] + z  # x[:t] of one row is that row
+
+
+class RotaryConfig(BaseModel):
+    n_head: int = 12
+    n_embd: int = 768
+    rotary_dim: int = 64
+
+
+class Rotary(nn.Module):
+    """A layer that renames a configuration's size for itself."""
+
+    def __init__(self, config: RotaryConfig):
+        super().__init__()
+        self.head_dim = config.n_embd // config.n_head
+        self.rotary_dim = self.head_dim
+
+    def forward(
+        self, q: Float[Tensor, "b h t head_dim"], cos: Float[Tensor, "b t rotary_dim"]
+    ) -> Tensor:
+        return q[..., : self.rotary_dim] * cos.unsqueeze(1)
+
+
+# -- what a boolean mask selects ----------------------------------------------------------
+
+
+def contract(x: Float[Tensor, "... 3"]) -> Float[Tensor, "... 3"]:
+    mag = x.norm(dim=-1, keepdim=True)
+    mask = (mag > 1).squeeze(-1)
+    x[mask] = x[mask] / mag[mask]
+    return x
+
+
+def significant(subnets: Float[Tensor, "n_subnets f h"], cut: float) -> Float[Tensor, "k f h"]:
+    norms = subnets.norm(dim=-1).sum(-1)
+    mask = norms > cut
+    return subnets[mask]  # the annotation names the count
+
+
+# -- split by a size; configurations of pydantic ----------------------------------------
+
+
+def heads(x: Float[Tensor, "b t (3*c)"], c: int) -> Float[Tensor, "b t t"]:
+    q, k, v = x.split(c, dim=-1)
+    return q @ k.transpose(-1, -2)
+
+
+class GPTConfig(BaseModel):
+    n_head: int = 12
+    n_embd: int = 768
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        assert config.n_embd % config.n_head == 0
+        self.n_head = config.n_head
+        self.n_embd = config.n_embd
+        self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)
+
+    def forward(self, x: Float[Tensor, "batch pos d_model"]) -> Tensor:
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        return (q @ k.transpose(-2, -1)).view(B, self.n_head, T, T)
