@@ -79,6 +79,29 @@ def test_deep_expressions_are_pruned_not_a_crash(source):
     assert any(f"more than {MAX_DEPTH} levels" in d.message for d in notes)
 
 
+_DEEP = [
+    "x = 1\ny = " + " + ".join(["x"] * 496) + "\n",
+    "y = " + "-" * 900 + "1\n",
+    "y = " + "lambda: " * 500 + "1\n",
+    "y = f(" + "a=f(" * 90 + "1" + ")" * 91 + "\n",
+    "y = {\n" + "".join(f"  'k{i}': [" + "-" * 60 + "x],\r\n" for i in range(9)) + "}\n",
+    "".join("    " * i + f"if x{i}:\n" for i in range(99)) + "    " * 99 + "y = -x\n",
+    "s = '\u00e9\u00e9\u00e9'\n\fz = " + "a." * 170 + "b\n",
+]
+
+
+@pytest.mark.parametrize("source", _DEEP)
+def test_pruning_with_the_source_cuts_what_the_whole_walk_cuts(source):
+    # The text's length bounds a node's depth: skipping short nodes changes nothing.
+    import ast
+
+    from tensortypes.check.limits import prune_deep
+
+    whole, fast = ast.parse(source), ast.parse(source)
+    assert prune_deep(fast, source=source) == prune_deep(whole)
+    assert ast.dump(fast) == ast.dump(whole)
+
+
 def test_a_bug_beside_a_deep_expression_is_still_found():
     source = BUG + "z = " + " + ".join(["x"] * 600) + "\n"
     assert _codes(check_source(source)) == ["matmul"]

@@ -226,8 +226,14 @@ class CallMixin(CheckerHost):
 
     # -- library functions ------------------------------------------------------------------
     def call_path(self, path, args, kwargs, node, frame, labels, star):
-        if path == "functools.partial" and len(args) == 1 and type(args[0]) is Ref and not star:
-            return PartialV(args[0], tuple(kwargs.items()))  # partial(nn.Linear, bias=False)
+        if (
+            path == "functools.partial"
+            and len(args) == 1
+            and type(args[0]) in (Ref, FuncV, ClassV)
+            and not star
+        ):
+            # partial(nn.Linear, bias=False), partial(PreLayerNorm, dim=dim_pairwise)
+            return PartialV(args[0], tuple(kwargs.items()))
         if path in ("typing.cast", "typing_extensions.cast") and len(node.args) == 2:
             return self.cast_value(node.args[0], frame)
         foreign = self.foreign_function(path)

@@ -305,7 +305,7 @@ class Checker(
                 "statements, f-strings), which this Python cannot parse: it is read with "
                 "those parts written out, and type parameters are unknown",
             )
-        for line, col in dict(prune_deep(tree)).items():  # one note per line
+        for line, col in dict(prune_deep(tree, source=source)).items():  # one note per line
             self.gave_up(
                 _Pos(line, col),
                 f"expression nested more than {MAX_DEPTH} levels "

@@ -13,6 +13,7 @@ is unknown (never an error), and returns where it did so, for ``--strict``.
 from __future__ import annotations
 
 import ast
+import re
 
 __all__ = ["MAX_DEPTH", "TOO_DEEP", "prune_deep"]
 
@@ -26,17 +27,26 @@ MAX_DEPTH = 160
 TOO_DEEP = "__tensortypes_too_deep__"
 
 
-def prune_deep(tree: ast.AST, limit: int = MAX_DEPTH) -> list:
+def prune_deep(tree: ast.AST, limit: int = MAX_DEPTH, source: str | None = None) -> list:
     """Replace the expressions of ``tree`` deeper than ``limit`` by :data:`TOO_DEEP`; in place.
 
     Returns the pruned nodes' positions ``(line, col)``, outermost cut first. The
-    walk is iterative, so it works on trees of any depth.
+    walk is iterative, so it works on trees of any depth. With the module's
+    ``source``, a node whose text is too short to hold anything that deep is not
+    walked into: a node of ``c`` characters is at most ``c + 2`` levels deep
+    (each level of an expression takes a character or more of its text; a name's
+    context and a call's keyword add a level without one), which leaves only the
+    rare long statements to walk.
 
     >>> tree = ast.parse("y = " + " + ".join(["x"] * 400))
     >>> cut = prune_deep(tree)
     >>> sorted({line for line, _ in cut}), ast.unparse(tree).count("+") < 400
     ([1], True)
+    >>> text = "def f(x): return x + 1"
+    >>> prune_deep(ast.parse(text), source=text)
+    []
     """
+    starts = _line_starts(source) if source is not None else None
     cut: list = []
     stack = [(tree, 0)]
     while stack:
@@ -45,14 +55,43 @@ def prune_deep(tree: ast.AST, limit: int = MAX_DEPTH) -> list:
             if isinstance(old, list):
                 for index, child in enumerate(old):
                     if isinstance(child, ast.AST):
+                        if starts is not None and _shallow(child, depth + 1, limit, starts):
+                            continue
                         replaced = _visit(child, depth + 1, limit, cut, stack)
                         if replaced is not child:
                             old[index] = replaced
             elif isinstance(old, ast.AST):
+                if starts is not None and _shallow(old, depth + 1, limit, starts):
+                    continue
                 replaced = _visit(old, depth + 1, limit, cut, stack)
                 if replaced is not old:
                     setattr(node, field, replaced)
     return cut
+
+
+def _line_starts(source: str) -> list:
+    """The offset where each line starts (1-based lines: ``starts[n]`` is line n's),
+    and one past the end."""
+    starts = [0, 0]
+    for line in _LINE.findall(source):  # as Python counts lines: \n, \r\n or \r
+        starts.append(starts[-1] + len(line.encode("utf-8")))
+    return starts
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def _shallow(node: ast.AST, depth: int, limit: int, starts: list) -> bool:
+    """Whether ``node`` at ``depth`` is too short for anything in it to pass ``limit``."""
+    first = getattr(node, "lineno", None)
+    last = getattr(node, "end_lineno", None)
+    if first is None or last is None or not 1 <= first <= last < len(starts):
+        return False  # no position (a context, the arguments of a def): look inside
+    if first == last:
+        size = (node.end_col_offset or 0) - (node.col_offset or 0)
+    else:
+        size = starts[last + 1] - starts[first]
+    return depth + size + 2 <= limit
 
 
 def _visit(child: ast.AST, depth: int, limit: int, cut: list, stack: list):

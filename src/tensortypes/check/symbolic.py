@@ -492,9 +492,9 @@ class Ref(Value):
 
 
 class PartialV(Value):
-    """``functools.partial(f, **keywords)`` of a library callable ``f`` (a ``Ref``):
-    calling it calls ``f`` with those keywords first (``LinearNoBias = partial(
-    nn.Linear, bias=False)``)."""
+    """``functools.partial(f, **keywords)`` of a library callable ``f`` (a ``Ref``), or
+    a function or class of the checked code: calling it calls ``f`` with those
+    keywords first (``LinearNoBias = partial(nn.Linear, bias=False)``)."""
 
     __slots__ = ("callee", "keywords")
     callee: Any

@@ -154,6 +154,7 @@ FUNCTIONS: dict = {
     "isclose": _CMP,
     "where": Where(),
     "isnan": _BOOL,
+    "isin": _BOOL,  # of the elements' shape
     "isinf": _BOOL,
     "isfinite": _BOOL,
     "logical_not": _BOOL,

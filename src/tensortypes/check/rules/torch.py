@@ -231,6 +231,7 @@ FUNCTIONS: dict = {
     "torch.where": Where(),
     "torch.masked_fill": _MASK,
     "torch.isnan": _BOOL,
+    "torch.isin": _BOOL,  # of the elements' shape
     "torch.isinf": _BOOL,
     "torch.isfinite": _BOOL,
     "torch.logical_not": _BOOL,
