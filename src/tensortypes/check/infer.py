@@ -207,14 +207,18 @@ class Checker(
         if isinstance(node, ast.Name):
             since = value.since
             sources = tuple(item for item in value.sources or () if item[0] != here)
+            assigned = _ASSIGNED.search(value.origin or "")
             if (since is None or since == here) and not sources:
-                return text if always else None
+                if assigned is None or int(assigned.group(1)) == here:
+                    return text if always else None
+                # A shape kept from a parameter's (``blocked_mask.float()``): where the
+                # variable was assigned it.
+                return ShapeNote(text, 0, node.id, fmt_shape(value.shape), int(assigned.group(1)))
             if since is not None and since != here and f"line {since}" not in text:
                 text = f"{text}, its shape from line {since}"
             if sources:
                 lines = " and ".join(f"{shape} at line {line}" for line, shape in sources)
                 text = f"{text}, {'made from its value' if since else 'its shapes'} {lines}"
-            assigned = _ASSIGNED.search(value.origin or "")
             return ShapeNote(
                 text,
                 since if since is not None and since != here else 0,

@@ -48,6 +48,7 @@ from .symbolic import (
     fmt_shape,
     is_one,
 )
+from .rules import function_rule
 from .typelang import join_kinds
 
 __all__ = ["join_values", "join_all", "join_shapes", "strip_none", "may_be_none", "element_of"]
@@ -195,7 +196,18 @@ def join_values(a: Value, b: Value) -> Value:
         return ListV(None, join_values(element_of(a), element_of(b)))
     if type(a) is DTypeV and type(b) is DTypeV:
         return a if a.dtype is b.dtype else UNKNOWN
-    return a if ta in (Ref, FuncV, ClassV) and a.describe() == b.describe() else UNKNOWN
+    if ta in (Ref, FuncV, ClassV) and a.describe() == b.describe():
+        return a
+    if type(a) is Ref and type(b) is Ref and _same_rule(a.path, b.path):
+        return a  # ``F.relu if name == "relu" else F.gelu``: either gives the same shape
+    return UNKNOWN
+
+
+def _same_rule(a: str, b: str) -> bool:
+    """Whether two library functions have one and the same shape rule (``F.relu`` and
+    ``F.gelu``: an elementwise function that keeps the shape and dtype)."""
+    ra, rb = function_rule(a), function_rule(b)
+    return ra is not None and rb is not None and ra[0] is rb[0]
 
 
 def _branch_sources(a: Arr, b: Arr):

@@ -88,7 +88,7 @@ def _shallow(node: ast.AST, depth: int, limit: int, starts: list) -> bool:
     if first is None or last is None or not 1 <= first <= last < len(starts):
         return False  # no position (a context, the arguments of a def): look inside
     if first == last:
-        size = (node.end_col_offset or 0) - (node.col_offset or 0)
+        size = (getattr(node, "end_col_offset", 0) or 0) - (getattr(node, "col_offset", 0) or 0)
     else:
         size = starts[last + 1] - starts[first]
     return depth + size + 2 <= limit

@@ -123,12 +123,16 @@ def shape_origin(note, used_at: int, source_lines) -> list:
         and assigned not in (used_at, note.line)
         and 1 <= assigned <= len(source_lines)
     ):
+        shape = (
+            f"its shape {note.shape} from line {note.line}"
+            if note.line
+            else f"with the shape {note.shape}"
+        )
         found.append(
             (
                 assigned,
                 _column(source_lines[assigned - 1]),
-                f"{note.name} is assigned here, its shape {note.shape} from line "
-                f"{note.line} (used at line {used_at})",
+                f"{note.name} is assigned here, {shape} (used at line {used_at})",
             )
         )
     return found

@@ -120,3 +120,26 @@ def contract(x: Float[Tensor, "... 3"]) -> Float[Tensor, "... 3"]:
 def heads(x: Float[Tensor, "b t (3*c)"], c: int) -> Float[Tensor, "b t c"]:
     q, k, v = x.split(c, dim=-1)
     return q @ k  # E: contracted axes differ [matmul]
+
+
+# -- einx without an arrow; an activation chosen by a flag; a 1 in an einops pattern ----
+
+
+def mean_pool(summed: Float[Tensor, "b n d"], lens: Float[Tensor, "b n"]) -> Tensor:
+    import einx
+
+    diffs = summed[:, 1:] - summed[:, :-1]
+    return einx.divide("b n d, b n", diffs, lens)  # E: axis n is n-1 [broadcast]
+
+
+def act_plus_resid(batch: Float[Tensor, "b f"], coeffs: Float[Tensor, " f"], relu: bool) -> Tensor:
+    weighted = torch.einsum("bf,f->fb", batch, coeffs)
+    act = F.relu if relu else F.gelu
+    return act(weighted) + batch  # E: cannot broadcast [broadcast]
+
+
+def include(plddt: Float[Tensor, "b n"], flag: Bool[Tensor, "b 1"]) -> Tensor:
+    from einops import repeat
+
+    keep = torch.rand_like(plddt) < 0.5
+    return repeat(keep, "b 1 -> b m", m=4)  # E: axis of size n in keep (b, n) is written 1 [reshape]

@@ -180,3 +180,25 @@ class SelfAttention(nn.Module):
         q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
         k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
         return (q @ k.transpose(-2, -1)).view(B, self.n_head, T, T)
+
+
+# -- einx without an arrow; an activation chosen by a flag; a 1 in an einops pattern ----
+
+
+def mean_pool(summed: Float[Tensor, "b n d"], lens: Float[Tensor, "b n"]) -> Tensor:
+    import einx
+
+    return einx.divide("b n d, b n", summed, lens)
+
+
+def act_plus_resid(batch: Float[Tensor, "b f"], coeffs: Float[Tensor, " f"], relu: bool) -> Tensor:
+    weighted = torch.einsum("bf,f->bf", batch, coeffs)
+    act = F.relu if relu else F.gelu
+    return act(weighted) + batch
+
+
+def include(plddt: Float[Tensor, "b n"], flag: Bool[Tensor, "b 1"]) -> Tensor:
+    from einops import repeat
+
+    keep = torch.rand_like(flag, dtype=torch.float) < 0.5
+    return repeat(keep, "b 1 -> b m", m=4)

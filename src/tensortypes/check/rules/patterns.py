@@ -25,13 +25,40 @@ from tensortypes.core.dtypes import bool_
 
 from ..diagnostics import CheckFailure
 from ..sizes import same_size
-from ..symbolic import UNKNOWN, Arr, Bcast, IntV, ListV, StrV, TupleV, fmt_dim, fmt_shape
+from ..symbolic import (
+    UNKNOWN,
+    Arr,
+    Bcast,
+    IntV,
+    ListV,
+    StrV,
+    TupleV,
+    fmt_dim,
+    fmt_shape,
+    unrelated,
+)
 from . import shapefns as sf
 from .base import Call, Rule, default_int, promote
 
 __all__ = ["Einsum", "Einops", "EINOPS", "EINX", "pattern_helper"]
 
 _TOKEN = re.compile(r"\.\.\.|\(|\)|[A-Za-z_][A-Za-z0-9_]*|\d+|\S")
+
+
+def _written_size(group, d, what: str, label: str) -> None:
+    """A number on the left of an einops pattern (``"b 1 -> b n"``) against an axis of a
+    named size: einops requires that size, so ``n`` there is an error as any two sizes
+    not proven equal are (not an axis marked ``#``, one of a ``...``, a field's)."""
+    if len(group) != 1 or not group[0].isdigit() or type(d) is not Dim or d.is_constant:
+        return
+    written = dims.const(int(group[0]))
+    if unrelated(d, written) or dims.eq(d, written) is not False and same_size(d, written):
+        return
+    raise CheckFailure(
+        "reshape",
+        f"{what}: axis of size {fmt_dim(d)} in {label} is written {group[0]}"
+        f"{sf.why_different(d, written)}",
+    )
 
 
 def _size(d):
@@ -284,6 +311,7 @@ class Einops(Rule):
         named, ellipsis = axes
         label = f"{call.label(0)} {fmt_shape(x.shape)}"
         for group, d in zip((g for g in left if g != ["..."]), named):
+            _written_size(group, d, sizes.what, label)
             self._split(group, _size(d), sizes, label)
         for reason in sizes.unsure:
             call.cannot_tell(reason)
@@ -495,11 +523,24 @@ _EINX_PLAIN = re.compile(r"^(\.\.\.|[A-Za-z_][A-Za-z0-9_]*|1|,|->)$")
 
 def _einx_plain(pattern: str) -> bool:
     """Whether an einx pattern uses only what einops' notation means alike: names, a
-    standalone ``...``, ``1`` and one arrow (no brackets, compositions, ``x...``)."""
-    if pattern.count("->") != 1:
+    standalone ``...``, ``1`` and at most one arrow (no brackets, compositions,
+    ``x...``)."""
+    if pattern.count("->") > 1:
         return False
     spaced = pattern.replace(",", " , ").replace("->", " -> ")
     return all(_EINX_PLAIN.match(tok) for tok in spaced.split())
+
+
+def _einx_output(groups: list) -> str | None:
+    """The result of an einx elementwise pattern written without an arrow (``"b n d,
+    b n"``): as einx decides it, the one operand whose names hold every other
+    operand's (1s left out), or None when no single operand does."""
+    names = [set(g.split()) - {"1"} for g in groups]
+    found = [g for g, own in zip(groups, names) if all(other <= own for other in names)]
+    distinct = {" ".join(n for n in g.split() if n != "1") for g in found}
+    if len(distinct) != 1:
+        return None
+    return distinct.pop()
 
 
 class EinxElementwise(Rule):
@@ -527,8 +568,13 @@ class EinxElementwise(Rule):
         pattern = call.args[0].value
         if not _einx_plain(pattern):
             return UNKNOWN
-        lhs, _, rhs = pattern.partition("->")
+        lhs, arrow, rhs = pattern.partition("->")
         groups = [g.strip() for g in lhs.split(",")]
+        if not arrow:
+            found = _einx_output([g for g in groups if g])
+            if found is None:
+                return UNKNOWN
+            rhs = found
         operands = list(call.args[1:])
         what = f"einx.{self.op}"
         if len(groups) != len(operands):
