@@ -170,10 +170,9 @@ def test_notes_name_each_branch_and_the_value_a_shape_came_from():
     found = check_source(NOTES, "notes.py")
     errors = {d.line: d for d in found if d.severity == "error"}
     assert sorted(errors) == [11, 17, 22]
-    # the two shapes the branches gave, each at its line
+    # each branch followed to the end: the one whose shape fails, at its line
     at = {(line, text) for line, _col, text in errors[11].related}
-    assert (8, "mean is (b, 1, 3) here (used at line 11)") in at
-    assert (10, "mean is (b, 3) here (used at line 11)") in at
+    assert at == {(10, "mean gets its shape (b, 3) here (used at line 11)")}
     # the variable's previous value, where a statement made the new one from it
     at = {line for line, _col, _text in errors[17].related}
     assert {15, 16} <= at
@@ -192,6 +191,31 @@ def g(x: Float[Tensor, "p q"], y: Float[Tensor, " p"]) -> Tensor:
     z = x.T
     return f(z, y)
 """
+
+
+BRANCHES = """\
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+def center(coords: Float[Tensor, "b n 3"], flag: bool) -> Tensor:
+    for _ in range(2):
+        if flag:
+            mean = coords.mean(dim=1, keepdim=True)
+        else:
+            mean = coords.mean(dim=1)
+        coords = coords - mean
+    return coords
+"""
+
+
+def test_a_join_in_a_loop_names_the_shape_of_each_branch():
+    found = [d for d in check_source(BRANCHES, "branches.py") if d.severity == "error"]
+    assert [d.line for d in found] == [12]
+    at = {(line, text) for line, _col, text in found[0].related}
+    assert (9, "mean is (b, 1, 3) here (used at line 12)") in at
+    assert (11, "mean is (b, 3) here (used at line 12)") in at
 
 
 def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_made():

@@ -116,6 +116,7 @@ class Checker(
         # ``nn.init.zeros_(w)``): its unknown result costs nothing, so no note.
         self.discarded = None
         self.last_ifexp = None  # (node, value if true, value if false) of the last IfExp
+        self.last_if = None  # (node, branch frames) of the last if statement (exec_paths)
         self.ann_types: dict = {}
         self.ann_values: dict = {}
         self.foreign_modules: dict = {}  # id of another module's FunctionInfo -> its module
@@ -419,7 +420,7 @@ class Checker(
                 info.inferred = UNKNOWN
                 return UNKNOWN
             with inputs(frame.where), instance(built, renamed):
-                end = self.exec_block(info.node.body, frame)
+                end = self.exec_paths(info.node.body, frame, _PATHS)
             if building is not None:
                 building.facts = end.facts
                 if not end.terminated and info.params:
@@ -613,6 +614,7 @@ class Checker(
 
 
 _ASSIGNED = re.compile(r"^assigned at line (\d+)$")
+_PATHS = 4  # paths a function's body is walked on at most (see exec_paths)
 _NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

@@ -44,6 +44,7 @@ from .symbolic import (
     NONE,
     UNKNOWN,
     Arr,
+    is_one,
     Bcast,
     DictV,
     DTypeV,
@@ -77,6 +78,38 @@ class StatementMixin(CheckerHost):
         for stmt in body:
             if frame.terminated:
                 break
+            frame = self.exec_stmt(stmt, frame)
+        return frame
+
+    def exec_paths(self, body, frame, paths: int):
+        """``exec_block`` of a function's body, where an ``if`` whose branches leave an
+        array of two layouts (``text_embeddings`` of ``(B, N, Nf)`` on one branch and
+        ``(B*N, Nf)`` on the other) is followed on each branch to the end: what the
+        rest of the body does fails on one of them, which their join (``(..., Nf)``)
+        would hide. At most ``paths`` paths; past that, branches meet as usual."""
+        for i, stmt in enumerate(body):
+            if frame.terminated:
+                break
+            if paths > 1 and type(stmt) is ast.If and i + 1 < len(body):
+                self.last_if = None
+                joined = self.exec_stmt(stmt, frame)
+                found = self.last_if
+                if (
+                    found is not None
+                    and found[0] is stmt
+                    and _layouts_differ(*found[1:])
+                    and not _tested_again(stmt.test, body[i + 1 :])
+                ):
+                    ends = []
+                    for branch in found[1:]:
+                        branch.flags = frame.flags
+                        ends.append(self.exec_paths(body[i + 1 :], branch, paths // 2))
+                    live = [e for e in ends if not e.terminated]
+                    if not live:
+                        return ends[0]
+                    return live[0] if len(live) == 1 else join_frames(live[0], live[1])
+                frame = joined
+                continue
             frame = self.exec_stmt(stmt, frame)
         return frame
 
@@ -559,6 +592,13 @@ class StatementMixin(CheckerHost):
 
     # -- control flow ------------------------------------------------------------------------
     def s_If(self, stmt, frame):
+        yes, no = self.if_ends(stmt, frame)
+        if not yes.terminated and not no.terminated:
+            self.last_if = (stmt, yes, no)  # for exec_paths, which may follow each
+        return self.if_join(stmt, frame, yes, no)
+
+    def if_ends(self, stmt, frame) -> tuple:
+        """The frames the two branches of an ``if`` end with."""
         self.eval(stmt.test, frame)
         flags = frame.flags if _none_check(stmt.test) else frame.flags | read_keys(stmt.test)
         start = self.narrow(stmt.test, frame.copy(), True)
@@ -569,6 +609,10 @@ class StatementMixin(CheckerHost):
         start = self.narrow(stmt.test, frame.copy(), False)
         start.flags = flags
         no = self.exec_block(stmt.orelse, start)
+        return yes, no
+
+    def if_join(self, stmt, frame, yes, no):
+        """Where the branches of an ``if`` meet (flag correlations kept)."""
         if yes.terminated and no.terminated:
             return yes
         if yes.terminated:
@@ -766,6 +810,42 @@ def _none_check(test) -> bool:
         and isinstance(test.comparators[0], ast.Constant)
         and test.comparators[0].value is None
     )
+
+
+def _tested_again(test, rest) -> bool:
+    """Whether a later condition reads what ``test`` reads (``if self.gqa:``, then ``if
+    self.gqa and self.repeat > 1:``): the paths of the first would meet the second's
+    branches they cannot take, so the branches are not followed apart."""
+    keys = read_keys(test)
+    for stmt in rest:
+        for node in ast.walk(stmt):
+            tested = (
+                getattr(node, "test", None)
+                if isinstance(node, (ast.If, ast.IfExp, ast.While, ast.Assert))
+                else None
+            )
+            if tested is not None and not keys.isdisjoint(read_keys(tested)):
+                return True
+    return False
+
+
+def _layouts_differ(a, b) -> bool:
+    """Whether a variable holds an array of known shape on both frames whose join
+    would lose axes (another rank, or sizes on one axis known on both and different)."""
+    for key, x in a.vars.items():
+        y = b.vars.get(key)
+        if type(x) is not Arr or type(y) is not Arr or x.shape is None or y.shape is None:
+            continue
+        if key in a.declared:
+            continue  # an annotated local: its annotation says what it holds
+        if x.shape == y.shape:
+            continue
+        if len(x.shape) != len(y.shape):
+            return True
+        for p, q in zip(x.shape, y.shape):
+            if type(p) is Dim and type(q) is Dim and p != q and not (is_one(p) or is_one(q)):
+                return True
+    return False
 
 
 def shaped_since(value: Arr, stmt, frame) -> Arr:

@@ -143,3 +143,10 @@ def include(plddt: Float[Tensor, "b n"], flag: Bool[Tensor, "b 1"]) -> Tensor:
 
     keep = torch.rand_like(plddt) < 0.5
     return repeat(keep, "b 1 -> b m", m=4)  # E: axis of size n in keep (b, n) is written 1 [reshape]
+
+
+def per_chain(x: Float[Tensor, "b n"], k: int) -> Float[Tensor, "b k n"]:
+    results = []
+    for _ in range(k):
+        results.append(x * 2)
+    return torch.stack(results, dim=-1)  # E: return value of per_chain() [return]

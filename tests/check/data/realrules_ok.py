@@ -202,3 +202,10 @@ def include(plddt: Float[Tensor, "b n"], flag: Bool[Tensor, "b 1"]) -> Tensor:
 
     keep = torch.rand_like(flag, dtype=torch.float) < 0.5
     return repeat(keep, "b 1 -> b m", m=4)
+
+
+def per_chain(x: Float[Tensor, "b n"], k: int) -> Float[Tensor, "b k n"]:
+    results = []
+    for _ in range(k):
+        results.append(x * 2)
+    return torch.stack(results, dim=1)

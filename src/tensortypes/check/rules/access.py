@@ -653,10 +653,10 @@ def _split_symbolic(x, i: int, how, mode: str):
         return UNKNOWN
     if mode == "split" and type(how) is IntV and how.dim is not None and not how.dim.is_constant:
         # ``3*n`` split by ``n``: the axis is a constant multiple of the piece
-        linear = dims.split_linear(size, how.dim.name) if how.dim.is_symbol else None
-        if linear is None or linear[1].value != 0 or not 0 < linear[0] <= 64:
+        count = next((c for c in range(1, 17) if dims.eq(how.dim * c, size) is True), None)
+        if count is None:
             return UNKNOWN
-        sizes = [how.dim] * linear[0]
+        sizes = [how.dim] * count
     elif (
         mode == "split"
         and type(how) in (ListV, TupleV)

@@ -280,6 +280,31 @@ def _arrays(call: Call, value) -> list | None:
     return None if any(a is None for a in arrays) else arrays
 
 
+def _grown(call: Call, bound: dict, params: tuple, new_axis: bool):
+    """``torch.stack(results, dim)``/``torch.cat(results, dim)`` of a list grown by
+    ``append`` in a loop (its length unknown, each item an array of one known shape):
+    that shape with an axis of unknown size inserted at ``dim`` (stack) or in place of
+    axis ``dim`` (cat). None when the list or the axis is not known so."""
+    value = bound.get(params[0])
+    if type(value) is not ListV or value.items is not None:
+        return None
+    x = as_array(value.elem, call.kind)
+    given = bound.get(params[1])
+    axis = 0 if given is None else int_const(given)
+    if x is None or x.shape is None or axis is None or sf.split_rest(x.shape)[1] is not None:
+        return None
+    rank = len(x.shape) + (1 if new_axis else 0)
+    if not -rank <= axis < rank:
+        return None
+    axis %= rank
+    shape = (
+        (*x.shape[:axis], None, *x.shape[axis:])
+        if new_axis
+        else (*x.shape[:axis], None, *x.shape[axis + 1 :])
+    )
+    return Arr(x.kind or call.kind, x.dtypes, shape)
+
+
 class Concat(ParamRule):
     """``cat``/``concatenate``/``hstack``/``vstack`` of a sequence along an axis."""
 
@@ -299,6 +324,10 @@ class Concat(ParamRule):
     def apply(self, call: Call):
         bound = call.bind(self.params)
         arrays = _arrays(call, bound.get(self.params[0]))
+        if arrays is None and self.fixed_axis is None and not self.promote_1d:
+            grown = _grown(call, bound, self.params, new_axis=False)
+            if grown is not None:
+                return grown
         if arrays is None:
             return self._partly_known(call, bound)
         axis = self.fixed_axis
@@ -378,7 +407,7 @@ class Stack(ParamRule):
         bound = call.bind(self.params)
         arrays = _arrays(call, bound.get(self.params[0]))
         if arrays is None:
-            return UNKNOWN
+            return _grown(call, bound, self.params, new_axis=True) or UNKNOWN
         given = bound.get(self.params[1])
         axis = 0 if given is None else int_const(given)
         if axis is None:
