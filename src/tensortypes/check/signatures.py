@@ -272,7 +272,7 @@ def _told_by_body(body, declared, named=None, count=None):
         entry = _entry(names, head, tail, shape, i)
         if type(entry) is not Dim:
             return None
-        return d if count is None or entry.is_constant else count(str(entry), d)
+        return count(entry.name, d) if count is not None and entry.is_symbol else d
 
     return declared.with_(shape=tuple(told(i, d) for i, d in enumerate(shape)))
 

@@ -964,9 +964,11 @@ def _laid_out(a: Dim, b: Dim) -> bool:
 
 def unrelated(a, b) -> bool:
     """Two sizes that are never compared: one involves an axis of a ``...``, and the
-    other is not a constant; or a field's size meets a size it is not compared with
-    (:func:`fields_unrelated`); or a size of the instance meets one the method binds
-    under another name (:func:`instance_unrelated`)."""
+    other is not a constant; or what a mask selects or a callee's count meets a size
+    it is not compared with (:func:`selected_unrelated`, :func:`counts_unrelated`); or
+    a field's size meets a size it is not compared with (:func:`fields_unrelated`,
+    unless both are axes of the operands more than once); or a size of the instance
+    meets one the method binds under another name (:func:`instance_unrelated`)."""
     if type(a) is not Dim or type(b) is not Dim:
         return False
     if _SELECTED and selected_unrelated(a, b):
