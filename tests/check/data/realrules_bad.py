@@ -142,7 +142,7 @@ def include(plddt: Float[Tensor, "b n"], flag: Bool[Tensor, "b 1"]) -> Tensor:
     from einops import repeat
 
     keep = torch.rand_like(plddt) < 0.5
-    return repeat(keep, "b 1 -> b m", m=4)  # E: axis of size n in keep (b, n) is written 1 [reshape]
+    return repeat(keep, "b 1 -> b m", m=4)  # E: axis of size n in keep [reshape]
 
 
 def per_chain(x: Float[Tensor, "b n"], k: int) -> Float[Tensor, "b k n"]:
@@ -150,3 +150,9 @@ def per_chain(x: Float[Tensor, "b n"], k: int) -> Float[Tensor, "b k n"]:
     for _ in range(k):
         results.append(x * 2)
     return torch.stack(results, dim=-1)  # E: return value of per_chain() [return]
+
+
+def encode(
+    x: Float[Tensor, "... d_in"], w: Float[Tensor, "d_in d_sae"], b: Float[Tensor, " d_sae"]
+):
+    return w @ x + b  # E: cannot broadcast [broadcast]

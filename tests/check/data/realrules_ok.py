@@ -209,3 +209,13 @@ def per_chain(x: Float[Tensor, "b n"], k: int) -> Float[Tensor, "b k n"]:
     for _ in range(k):
         results.append(x * 2)
     return torch.stack(results, dim=1)
+
+
+def encode(
+    x: Float[Tensor, "... d_in"], w: Float[Tensor, "d_in d_sae"], b: Float[Tensor, " d_sae"]
+):
+    return x @ w + b
+
+
+def project(v: Float[Tensor, "... d"], w: Float[Tensor, "k d"]) -> Tensor:
+    return w @ v  # a matrix times a vector: the vector's d meets the matrix's
