@@ -20,7 +20,7 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim, split_linear
 
 from .sizes import agree, equal_under_facts, same_size
-from .symbolic import Bcast, Rest, fmt_dim, fmt_shape
+from .symbolic import OWN_REST, Bcast, Rest, fmt_dim, fmt_shape
 
 __all__ = ["Binder", "Mismatch", "dtype_problem"]
 
@@ -212,6 +212,24 @@ class Binder:
                 )
                 return out
             tail = min(tail_a, tail_p)
+            if (
+                rest_p is not None
+                and pattern[rest_p].name is None
+                and tail_p > tail_a
+                and _batch(shape[rest_a])
+                and label.startswith("return value")
+            ):
+                # ``(..., n)`` returned for ``"... n n"``: the parameter's ``...`` (a
+                # batch) would have to end with the axes the annotation names there.
+                extra = fmt_shape(pattern[len(pattern) - tail_p : len(pattern) - tail_a])
+                out.append(
+                    Mismatch(
+                        f"{label}: {_axes(tail_a)} after '...', "
+                        f"expected {tail_p} as in {fmt_shape(pattern)}, so this works "
+                        f"only when '...' ends with {extra}"
+                    )
+                )
+                return out
             pairs = [(i, pattern[i], shape[i]) for i in range(head)]
             pairs += [
                 (-k, pattern[len(pattern) - k], shape[len(shape) - k]) for k in range(1, tail + 1)
@@ -414,6 +432,11 @@ class Binder:
 
 
 _UNBOUND = object()
+
+
+def _batch(rest) -> bool:
+    """Whether a ``*rest`` is a parameter's own ``...`` (``symbolic.own_rest``): a batch."""
+    return type(rest) is Rest and rest.name is not None and rest.name.startswith(OWN_REST)
 
 
 def _a_name(size) -> bool:

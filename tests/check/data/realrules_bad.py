@@ -156,3 +156,8 @@ def encode(
     x: Float[Tensor, "... d_in"], w: Float[Tensor, "d_in d_sae"], b: Float[Tensor, " d_sae"]
 ):
     return w @ x + b  # E: cannot broadcast [broadcast]
+
+
+def interface(coords: Float[Tensor, "... n 3"], cut: float) -> Bool[Tensor, "... n n"]:
+    nearest, _ = torch.cdist(coords, coords).min(dim=-1)
+    return nearest < cut  # E: works only when '...' ends with (n,) [return]

@@ -219,3 +219,8 @@ def encode(
 
 def project(v: Float[Tensor, "... d"], w: Float[Tensor, "k d"]) -> Tensor:
     return w @ v  # a matrix times a vector: the vector's d meets the matrix's
+
+
+def interface(coords: Float[Tensor, "... n 3"], cut: float) -> Bool[Tensor, "... n"]:
+    nearest, _ = torch.cdist(coords, coords).min(dim=-1)
+    return nearest < cut
