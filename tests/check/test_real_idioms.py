@@ -222,3 +222,39 @@ def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_m
     found = [d for d in check_source(BOUND, "bound.py") if d.severity == "error"]
     assert [(d.line, d.code) for d in found] == [(11, "arg-type")]
     assert 10 in {line for line, _col, _text in found[0].related}  # z = x.T
+
+
+PATHS = """\
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+def embeddings(e: Float[Tensor, "n f"], b: int, per_view: bool) -> Tensor:
+    if per_view:
+        t = e.expand(b, -1, -1)
+    else:
+        t = e.repeat(b, 1)
+    u = e.expand(b, -1, -1)
+    return torch.cat([t, u], dim=0)
+
+
+def heads(q: Float[Tensor, "b h t d"], kv: Float[Tensor, "b g t d"], gqa: bool) -> Tensor:
+    if gqa:
+        k = kv
+    else:
+        k = q
+    if gqa:
+        k = k.repeat_interleave(q.shape[1] // kv.shape[1], dim=1)
+    return q @ k.transpose(-1, -2)
+"""
+
+
+def test_each_branch_is_followed_unless_a_later_test_reads_its_flag():
+    found = [d for d in check_source(PATHS, "paths.py") if d.severity == "error"]
+    # the branch that repeats instead of expanding fails the cat after it
+    assert [(d.line, d.code) for d in found] == [(12, "concat")]
+    assert 10 in {line for line, _col, _text in found[0].related}
+    # gqa is tested again: the first if's branches meet (no path pairs k[:, :1]
+    # with the branch that would not expand it)
+    assert not any(d.line == 22 for d in found)
