@@ -62,7 +62,7 @@ class Binder:
     (Dim('5'), 'x axis 0')
     """
 
-    __slots__ = ("env", "where", "facts", "failed", "soft", "keep_unbound", "origins")
+    __slots__ = ("env", "where", "facts", "failed", "soft", "keep_unbound", "source", "origins")
 
     def __init__(self, env: dict | None = None, where: dict | None = None, facts: tuple = ()):
         self.env = dict(env) if env else {}
@@ -75,7 +75,9 @@ class Binder:
         # Names no argument bound stay symbols in results (a return annotation's own
         # names, read by the caller to know which axes the annotation names).
         self.keep_unbound = False
-        # name -> (the argument's expression, its value) that bound it, for the notes
+        # The argument being matched, (expression, value), and for each name the one
+        # that bound it: where a contradicted size came from, for the notes.
+        self.source = None
         self.origins: dict = {}
 
     # -- one axis ----------------------------------------------------------------------
@@ -112,6 +114,8 @@ class Binder:
             if p.is_symbol:
                 self.env[p.name] = a
                 self.where[p.name] = f"{label} axis {axis}"
+                if self.source is not None:
+                    self.origins[p.name] = self.source
                 return
             if len(unbound) == 1 and deferred is not None:
                 deferred.append((p, a, label, axis))
@@ -126,6 +130,8 @@ class Binder:
                 if solution is not None:
                     self.env[unbound[0]] = solution
                     self.where[unbound[0]] = f"{label} axis {axis} ({p} = {a})"
+                    if self.source is not None:
+                        self.origins[unbound[0]] = self.source
                     return
                 known = p.substitute(mapping)
                 step = self._indivisible(known, unbound[0], a)

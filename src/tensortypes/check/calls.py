@@ -20,6 +20,7 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
 from .host import CheckerHost
+from .defs import wrapper_return
 from .diagnostics import CheckFailure
 from .expr import Labels, attr_key, label_of
 from .frame import Frame
@@ -655,18 +656,10 @@ def _reads_only(node) -> bool:
     """Whether a function of the project is one ``return`` of an expression that calls
     nothing but ``isinstance``, ``len`` and the like (``def exists(v): return v is not
     None``): it cannot set an attribute."""
-    body = getattr(node, "body", None)
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not body:
+    expr = wrapper_return(node)
+    if expr is None:
         return False
-    if (
-        isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
-        body = body[1:]  # the docstring
-    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
-        return False
-    for sub in ast.walk(body[0].value):
+    for sub in ast.walk(expr):
         if isinstance(sub, (ast.NamedExpr, ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom)):
             return False
         if isinstance(sub, ast.Call) and not (

@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 
 from tensortypes.core import dims
-from tensortypes.core.dims import Dim
 
 from .host import CheckerHost
 from .diagnostics import CheckFailure
@@ -42,7 +41,6 @@ from .symbolic import (
     MethodV,
     NoneV,
     Ref,
-    Rest,
     ShapeV,
     StrV,
     TupleV,
@@ -50,7 +48,6 @@ from .symbolic import (
     Unknown,
     fmt_shape,
 )
-from .sizes import same_size
 
 __all__ = ["ExprMixin", "Labels", "ELLIPSIS", "label_of", "attr_key", "read_keys"]
 
@@ -517,7 +514,6 @@ class ExprMixin(CheckerHost):
         left = self.check_optional(self.eval(node.left, frame), node.left, frame)
         right = self.check_optional(self.eval(node.right, frame), node.right, frame)
         if isinstance(node.op, ast.MatMult):
-            right = _not_a_vector(left, right)
             return self.with_notes(
                 lambda: matmul(
                     self.call_info("@", node),
@@ -679,26 +675,6 @@ def _constant_comparison(ops, values) -> bool | None:
     if any(n is None for n in numbers) or not all(type(op) in _ORDER for op in ops):
         return None
     return all(_ORDER[type(op)](a, b) for op, a, b in zip(ops, numbers, numbers[1:]))
-
-
-def _not_a_vector(left, right):
-    """``W @ x`` of a matrix ``W (a, b)`` and ``x (..., c)``: ``x`` is a vector (its
-    ``...`` empty) or a batch of matrices (``(..., k, c)``), and the product's axes
-    differ with it. When it cannot be a vector (``b`` is not ``c``), it is the batch:
-    ``(..., ?, c)``, so what the product gives (``(..., a, c)``) is known."""
-    if (
-        type(left) is not Arr
-        or type(right) is not Arr
-        or left.rank != 2
-        or right.shape is None
-        or len(right.shape) != 2
-        or type(right.shape[0]) is not Rest
-    ):
-        return right
-    b, c = left.shape[1], right.shape[1]
-    if type(b) is not Dim or type(c) is not Dim or same_size(b, c):
-        return right
-    return right.with_(shape=(right.shape[0], None, c))
 
 
 def item_key(node) -> str | None:

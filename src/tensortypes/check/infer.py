@@ -207,7 +207,9 @@ class Checker(
         here = getattr(node, "lineno", None)
         if isinstance(node, ast.Name):
             since = value.since
-            sources = tuple(item for item in value.sources or () if item[0] != here)
+            sources = tuple(
+                (line, fmt_shape(shape)) for line, shape in value.sources or () if line != here
+            )
             assigned = _ASSIGNED.search(value.origin or "")
             if (since is None or since == here) and not sources:
                 if assigned is None or int(assigned.group(1)) == here:

@@ -45,7 +45,6 @@ from .symbolic import (
     UnionV,
     Unknown,
     Value,
-    fmt_shape,
     is_one,
 )
 from .rules import function_rule
@@ -217,7 +216,7 @@ def _branch_sources(a: Arr, b: Arr):
         return a.sources if a.sources == b.sources else None
     found: list = []
     for v in (a, b):
-        for item in v.sources or (((v.since, fmt_shape(v.shape)),) if v.since else ()):
+        for item in v.sources or (((v.since, v.shape),) if v.since else ()):
             if item not in found:
                 found.append(item)
     return tuple(found[:4]) if len(found) > 1 else None

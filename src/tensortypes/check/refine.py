@@ -294,7 +294,6 @@ class RefineMixin(CheckerHost):
             isinstance(op, (ast.Eq, ast.NotEq))
             and isinstance(right, ast.Constant)
             and type(right.value) is int
-            and type(right.value) is not bool
         ):
             target = _rank_of(left)
             if target is not None:

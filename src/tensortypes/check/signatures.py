@@ -927,8 +927,9 @@ class SignatureMixin(CheckerHost):
                 f"{what} has dtype {fmt_dtypes(got.dtypes)}, expected {fmt_dtypes(want.dtypes)}",
                 frame,
             )
-        before = set(binder.env) if isinstance(source, ast.expr) else None
+        binder.source = (source, got) if isinstance(source, ast.expr) else None
         problems = binder.match(want.shape, got.shape, f"{what} {fmt_shape(got.shape)}")
+        binder.source = None
         if problems:
             notes = list(binder.bound_notes(problems[0].names))
             if isinstance(source, ast.expr):
@@ -945,9 +946,6 @@ class SignatureMixin(CheckerHost):
                         notes.insert(1, made)
             self.fail(node, CheckFailure(code, problems[0].message, notes), frame)
             return False
-        if before is not None:
-            for name in binder.env.keys() - before:
-                binder.origins[name] = (source, got)
         return True
 
     def _mismatch(self, node, code: str, message: str, frame) -> bool:

@@ -890,4 +890,4 @@ def _previous_shape(value: Arr, stmt, frame):
         return None
     if not any(type(n) is ast.Name and n.id == name for n in ast.walk(stmt.value)):
         return None
-    return ((old.since, fmt_shape(old.shape)),)
+    return ((old.since, old.shape),)

@@ -283,7 +283,7 @@ class Arr(Value):
     one of the statement's own variables keeps that variable's line), or None (a
     parameter's shape, an annotation's): a diagnostic's note names it when the
     value is used on another line, as where a wrong shape was made. ``sources``:
-    other lines that made its shape, ``((line, shape text), ...)``: each branch's
+    other lines that made its shape, ``((line, shape), ...)``: each branch's
     assignment of a variable the branches gave different shapes, or the variable's
     own previous value a statement made this one from (``eps = eps.mean(-1)``).
     """

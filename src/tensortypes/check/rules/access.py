@@ -616,8 +616,14 @@ class Chunk(Rule):
         x = bound_array(call, bound, "input")
         count = int_const(bound.get(params[1]))
         axis = int_const(bound.get("dim")) if "dim" in bound else 0
-        if x is not None and count is None and axis is not None and x.rank is not None:
-            return _split_symbolic(x, sf.norm_axis(axis, x.rank), bound.get(params[1]), self.mode)
+        if (
+            self.mode == "split"
+            and x is not None
+            and count is None
+            and axis is not None
+            and x.rank is not None
+        ):
+            return _split_symbolic(x, sf.norm_axis(axis, x.rank), bound.get(params[1]))
         if x is None or count is None or axis is None or x.rank is None:
             return UNKNOWN
         i = sf.norm_axis(axis, x.rank)
@@ -645,21 +651,20 @@ class Chunk(Rule):
         return TupleV(tuple(pieces))
 
 
-def _split_symbolic(x, i: int, how, mode: str):
+def _split_symbolic(x, i: int, how):
     """``split(n, dim)`` of an axis ``3*n`` (three pieces of ``n``), and ``split([a, b],
     dim)`` (pieces of ``a`` and ``b``): the pieces of a split by symbolic sizes."""
     size = x.shape[i]
     if type(size) is not Dim:
         return UNKNOWN
-    if mode == "split" and type(how) is IntV and how.dim is not None and not how.dim.is_constant:
+    if type(how) is IntV and how.dim is not None and not how.dim.is_constant:
         # ``3*n`` split by ``n``: the axis is a constant multiple of the piece
         count = next((c for c in range(1, 17) if dims.eq(how.dim * c, size) is True), None)
         if count is None:
             return UNKNOWN
         sizes = [how.dim] * count
     elif (
-        mode == "split"
-        and type(how) in (ListV, TupleV)
+        type(how) in (ListV, TupleV)
         and how.items is not None
         and 0 < len(how.items) <= 64
         and all(type(v) is IntV and v.dim is not None for v in how.items)

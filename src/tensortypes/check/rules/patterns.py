@@ -35,7 +35,6 @@ from ..symbolic import (
     TupleV,
     fmt_dim,
     fmt_shape,
-    unrelated,
 )
 from . import shapefns as sf
 from .base import Call, Rule, default_int, promote
@@ -46,13 +45,14 @@ _TOKEN = re.compile(r"\.\.\.|\(|\)|[A-Za-z_][A-Za-z0-9_]*|\d+|\S")
 
 
 def _written_size(group, d, what: str, label: str) -> None:
-    """A number on the left of an einops pattern (``"b 1 -> b n"``) against an axis of a
-    named size: einops requires that size, so ``n`` there is an error as any two sizes
-    not proven equal are (not an axis marked ``#``, one of a ``...``, a field's)."""
-    if len(group) != 1 or not group[0].isdigit() or type(d) is not Dim or d.is_constant:
+    """A number on the left of an einops pattern (``"b 1 -> b n"``): the axis must
+    have that size, so another constant, or a named size not proven equal to it, is
+    an error (not an axis marked ``#``, one of a ``...`` or a field's, which
+    ``same_size`` never compares)."""
+    if len(group) != 1 or not group[0].isdigit() or type(d) is not Dim:
         return
     written = dims.const(int(group[0]))
-    if unrelated(d, written) or dims.eq(d, written) is not False and same_size(d, written):
+    if same_size(d, written):
         return
     raise CheckFailure(
         "reshape",
@@ -359,11 +359,7 @@ class Einops(Rule):
         if len(group) == 1:
             tok = group[0]
             if tok.isdigit():
-                if d is not None and d.is_constant and d.value != int(tok):
-                    raise CheckFailure(
-                        "reshape", f"{sizes.what}: axis of size {d} in {label} is written {tok}"
-                    )
-                return
+                return  # checked by _written_size
             sizes.bind(tok, d, label)
             return
         known, unknown = dims.const(1), []

@@ -14,7 +14,7 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
-from ..sizes import agree, only_remainders
+from ..sizes import agree, only_remainders, same_size
 from ..symbolic import (
     ONE,
     Bcast,
@@ -320,6 +320,19 @@ def matmul_shape(a, b, la: str = "left operand", lb: str = "right operand"):
         return a[:-1]  # (..., n, k) @ (k,) is (..., n) whatever the leading axes are
     if len(a) < 2 or len(b) < 2:
         return None
+    if (
+        ra is None
+        and len(a) == 2
+        and len(b) == 2
+        and rb is not None
+        and type(a[-1]) is Dim
+        and type(b[-1]) is Dim
+        and not same_size(a[-1], b[-1])
+    ):
+        # ``W @ x`` of ``W (a, k)`` and ``x (..., c)``: ``x`` is a vector (its ``...``
+        # empty) or a batch of matrices; when ``k`` is not ``c`` it cannot be a vector,
+        # so it is the batch ``(..., ?, c)`` and the product ``(..., a, c)``.
+        b = (b[0], None, b[1])
     if type(b[-2]) is Rest or (type(a[-2]) is Rest and not (rb is None and len(b) == 2)):
         # A variadic group where the rows are: the operand may be a vector (an empty
         # group) or a batch of matrices, and the result's axes differ with it.
