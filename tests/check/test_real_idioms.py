@@ -224,6 +224,29 @@ def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_m
     assert 10 in {line for line, _col, _text in found[0].related}  # z = x.T
 
 
+HOPS = """\
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+def plddt(logits: Float[Tensor, "b m p"]) -> Tensor:
+    num_bins = logits.shape[1]
+    bin_width = 1.0 / num_bins
+    centres = torch.arange(0.5 * bin_width, 1.0, bin_width)
+    return logits @ centres
+"""
+
+
+def test_notes_follow_the_numbers_that_set_a_size():
+    found = [d for d in check_source(HOPS, "hops.py") if d.severity == "error"]
+    assert [d.line for d in found] == [10]
+    at = {(line, text) for line, _col, text in found[0].related}
+    assert (9, "centres gets its shape (m,) here (used at line 10)") in at
+    assert (8, "bin_width is a number over m here, a size of centres (m,) (used at line 10)") in at
+    assert (7, "num_bins is m here, a size of centres (m,) (used at line 10)") in at
+
+
 PATHS = """\
 import torch
 from jaxtyping import Float

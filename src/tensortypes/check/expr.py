@@ -12,6 +12,7 @@ gives one error rather than a cascade.
 from __future__ import annotations
 
 import ast
+from fractions import Fraction
 
 from tensortypes.core import dims
 
@@ -46,7 +47,9 @@ from .symbolic import (
     TupleV,
     UnionV,
     Unknown,
+    float_arith,
     fmt_shape,
+    negated,
 )
 
 __all__ = ["ExprMixin", "Labels", "ELLIPSIS", "label_of", "attr_key", "read_keys"]
@@ -162,7 +165,8 @@ class ExprMixin(CheckerHost):
         if type(v) is int:
             return IntV(dims.const(v)) if abs(v) < (1 << 62) else IntV()
         if type(v) is float:
-            return FloatV()
+            exact = Fraction(v) if v == v and abs(v) != float("inf") else None
+            return FloatV(None if exact is None else (exact, Fraction(0), None))
         if type(v) is str:
             return StrV(v)
         if v is Ellipsis:
@@ -368,6 +372,8 @@ class ExprMixin(CheckerHost):
         value = self.check_optional(value, node.operand, frame)
         if type(value) is IntV and isinstance(node.op, ast.USub):
             return IntV(-value.dim if value.dim is not None else None)
+        if type(value) is FloatV and isinstance(node.op, ast.USub):
+            return negated(value)
         if type(value) in (Arr, FloatV, IntV):
             return value if type(value) is not Arr else value.with_(origin=None)
         return UNKNOWN
@@ -599,10 +605,12 @@ class ExprMixin(CheckerHost):
             return value
         if tl is IntV and tr is IntV:
             if op == "/":
-                return FloatV()
+                return float_arith(op, left, right)
             return IntV(_int_dim(left, op, right))
         if tl is BoolV and tr is BoolV and op in ("&", "|", "^"):
             return BoolV()
+        if tl in (IntV, FloatV) and tr in (IntV, FloatV) and (FloatV in (tl, tr) or op == "/"):
+            return float_arith(op, left, right)
         if tl in (IntV, FloatV, BoolV) and tr in (IntV, FloatV, BoolV):
             return FloatV() if FloatV in (tl, tr) or op == "/" else IntV()
         if tl is TupleV and tr is TupleV and op == "+":

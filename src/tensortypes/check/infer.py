@@ -64,7 +64,9 @@ from .symbolic import (
     UnionV,
     Unknown,
     Value,
+    FloatV,
     anonymized,
+    fmt_dim,
     fmt_shape,
     own_rest,
 )
@@ -222,6 +224,11 @@ class Checker(
             if sources:
                 lines = " and ".join(f"{shape} at line {line}" for line, shape in sources)
                 text = f"{text}, {'made from its value' if since else 'its shapes'} {lines}"
+            if since is not None and since != here and frame is not None:
+                hops = self.size_hops(frame, since, value.shape)
+                if hops:
+                    text += "".join(f", {said} at line {line}" for line, said, _ in hops)
+                    sources += hops
             return ShapeNote(
                 text,
                 since if since is not None and since != here else 0,
@@ -243,6 +250,51 @@ class Checker(
                         fmt_shape(found.shape),
                     )
         return text if always else None
+
+    def size_hops(self, frame, line: int, shape) -> tuple:
+        """Where the int and float variables that set a shape were computed:
+        ``((line, text, name), ...)`` for the statement at ``line`` that made the
+        shape (``centres = torch.arange(0.5 * w, 1.0, w)``), then for the statements
+        those variables came from (``w = 1.0 / n_bins``, ``n_bins = x.shape[1]``),
+        each a variable whose value is one of the shape's sizes (a size of the shape
+        or a number over one). At most three steps, in the function being walked.
+        """
+        func = frame.func.node if frame.func is not None else None
+        if func is None or shape is None:
+            return ()
+        wanted = set()
+        for d in shape:
+            if type(d) is Dim:
+                wanted |= d.free_symbols
+        if not wanted:
+            return ()
+        assigns = _assignments(func)
+        found: list = []
+        todo = [line]
+        seen = {line}
+        while todo and len(found) < 3:
+            at = todo.pop(0)
+            stmt = assigns.get(at)
+            if stmt is None or stmt.value is None:
+                continue
+            for sub in ast.walk(stmt.value):
+                if type(sub) is not ast.Name or type(sub.ctx) is not ast.Load:
+                    continue
+                size = _size_of_number(frame.vars.get(sub.id))
+                if size is None or not size.free_symbols & wanted:
+                    continue
+                made = _last_assignment(assigns, sub.id, at)
+                if made is None or made in seen:
+                    continue
+                seen.add(made)
+                said = (
+                    f"{sub.id} is {fmt_dim(size)}"
+                    if type(frame.vars.get(sub.id)) is IntV
+                    else f"{sub.id} is a number over {fmt_dim(size)}"
+                )
+                found.append((made, said, sub.id))
+                todo.append(made)
+        return tuple(found)
 
     def gave_up(self, node, message: str) -> None:
         if self.strict:
@@ -652,3 +704,40 @@ def _copied_name(node) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
     return None
+
+
+def _size_of_number(value) -> Dim | None:
+    """The size an int stands for, or the size a float is a number over (``1.0 / n``)."""
+    if type(value) is IntV and type(value.dim) is Dim and not value.dim.is_constant:
+        return value.dim
+    if type(value) is FloatV and value.value is not None and value.value[2] is not None:
+        return value.value[2]
+    return None
+
+
+def _assignments(func) -> dict:
+    """The assignments of a function's own body (not nested functions), by first line."""
+    found: dict = {}
+    todo = list(func.body)
+    while todo:
+        stmt = todo.pop()
+        if type(stmt) in (ast.Assign, ast.AnnAssign, ast.AugAssign):
+            found[stmt.lineno] = stmt
+        elif type(stmt) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                todo.extend(getattr(stmt, field, ()))
+    return found
+
+
+def _last_assignment(assigns: dict, name: str, before: int) -> int | None:
+    """The line of the last plain assignment of ``name`` above line ``before``."""
+    best = None
+    for line, stmt in assigns.items():
+        if line >= before or (best is not None and line < best):
+            continue
+        targets = stmt.targets if type(stmt) is ast.Assign else [stmt.target]
+        for t in targets:
+            names = [t] if type(t) is ast.Name else (t.elts if type(t) is ast.Tuple else [])
+            if any(type(n) is ast.Name and n.id == name for n in names):
+                best = line
+    return best

@@ -51,7 +51,8 @@ class ShapeNote(str):
     that carries the shape, ``shape`` the shape as the message writes it,
     ``assigned`` the line that assigned the variable (None when unknown) and
     ``sources`` other lines that made it, ``((line, shape), ...)``: each branch's,
-    or the variable's previous value's. It compares and prints as its text; the cache and
+    or the variable's previous value's; and ``(line, text, variable)`` for an int or
+    float variable that set one of its sizes (``n_bins is m``, ``w is a number over m``). It compares and prints as its text; the cache and
     the JSON output keep the text only.
     """
 
@@ -108,13 +109,14 @@ def shape_origin(note, used_at: int, source_lines) -> list:
                 f"{note.name} gets its shape {note.shape} here (used at line {used_at})",
             )
         )
-    for line, shape in note.sources:
+    for line, shape, *size in note.sources:
         if line not in (used_at, note.line) and 1 <= line <= len(source_lines):
-            located = (
-                line,
-                _column(source_lines[line - 1]),
-                f"{note.name} is {shape} here (used at line {used_at})",
+            said = (
+                f"{shape} here, a size of {note.name} {note.shape}"
+                if size
+                else f"{note.name} is {shape} here"
             )
+            located = (line, _column(source_lines[line - 1]), f"{said} (used at line {used_at})")
             if located not in found:
                 found.append(located)
     assigned = note.assigned

@@ -24,6 +24,7 @@ sizes unless the algebra of ``core.dims`` proves them equal, and an axis may be
 from __future__ import annotations
 
 from contextlib import contextmanager
+from fractions import Fraction
 from typing import Any
 
 from tensortypes.core import dims
@@ -32,6 +33,9 @@ from tensortypes.core.dtypes import DType
 from tensortypes.core.words import array_text, short_dtype
 
 __all__ = [
+    "number_form",
+    "float_arith",
+    "negated",
     "Value",
     "Unknown",
     "UNKNOWN",
@@ -383,12 +387,76 @@ class IntV(Value):
 
 
 class FloatV(Value):
-    """A Python float (or a scalar of floating dtype)."""
+    """A Python float (or a scalar of floating dtype).
 
-    __slots__ = ()
+    ``value``, when known, is ``(c0, c1, d)``: the number ``c0 + c1 / d`` for
+    fractions ``c0``, ``c1`` and a size ``d`` (``None`` when ``c1`` is 0), so that
+    ``1.0 / n`` and ``0.5 * (1.0 / n)`` are known exactly (see ``float_arith``).
+    """
+
+    __slots__ = ("value",)
+    value: Any
+
+    def __init__(self, value: tuple | None = None):
+        object.__setattr__(self, "value", value)
 
     def describe(self) -> str:
         return "float"
+
+
+def number_form(value: Value) -> tuple | None:
+    """``(c0, c1, d)`` for ``c0 + c1 / d`` of a known int or float, else None."""
+    if type(value) is FloatV:
+        return value.value
+    if type(value) is IntV and value.dim is not None and value.dim.is_constant:
+        return (Fraction(value.dim.value), Fraction(0), None)
+    return None
+
+
+def float_arith(op: str, left: Value, right: Value) -> FloatV:
+    """``left op right`` of ints and floats where one is a float or ``op`` is ``/``.
+
+    Kept exact while the result stays ``c0 + c1 / d`` for a single size ``d``
+    (``1.0 / n``, ``0.5 * w``, ``1.0 - w / 2``); otherwise a float of unknown value.
+
+    >>> n = IntV(dims.symbol("n"))
+    >>> w = float_arith("/", FloatV((Fraction(1), Fraction(0), None)), n)
+    >>> float_arith("*", FloatV((Fraction(1, 2), Fraction(0), None)), w).value[1]
+    Fraction(1, 2)
+    """
+    a, b = number_form(left), number_form(right)
+    if a is None and op == "/" and type(left) is not FloatV:
+        return FloatV()
+    if b is None and op == "/" and type(right) is IntV and right.dim is not None and a is not None:
+        # c / n: only a constant over a size
+        if a[1] == 0:
+            return FloatV((Fraction(0), a[0], right.dim))
+        return FloatV()
+    if a is None or b is None:
+        return FloatV()
+    (a0, a1, ad), (b0, b1, bd) = a, b
+    if op in ("+", "-"):
+        if ad is not None and bd is not None and not (ad is bd or ad == bd):
+            return FloatV()
+        sign = 1 if op == "+" else -1
+        c1 = a1 + sign * b1
+        return FloatV((a0 + sign * b0, c1, (ad or bd) if c1 else None))
+    if op in ("*", "/"):
+        if op == "/" and (b1 != 0 or b0 == 0):
+            return FloatV()
+        k = b0 if op == "*" else 1 / b0
+        if op == "*" and b1 != 0:
+            if a1 != 0:
+                return FloatV()
+            (a0, a1, ad), k = (b0, b1, bd), a0
+        return FloatV((a0 * k, a1 * k, ad if a1 * k else None))
+    return FloatV()
+
+
+def negated(value: FloatV) -> FloatV:
+    """``-value``."""
+    v = value.value
+    return FloatV(None if v is None else (-v[0], -v[1], v[2]))
 
 
 class BoolV(Value):

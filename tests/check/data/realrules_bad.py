@@ -161,3 +161,10 @@ def encode(
 def interface(coords: Float[Tensor, "... n 3"], cut: float) -> Bool[Tensor, "... n n"]:
     nearest, _ = torch.cdist(coords, coords).min(dim=-1)
     return nearest < cut  # E: works only when '...' ends with (n,) [return]
+
+
+def bin_centres(logits: Float[Tensor, "b p m"]) -> Float[Tensor, "b m"]:
+    logits = logits.transpose(-1, -2)
+    width = 1.0 / logits.shape[1]  # the bins are axis -1 now
+    centres = torch.arange(0.5 * width, 1.0, width)
+    return torch.einsum("bmp,p->bm", logits.softmax(-1), centres)  # E: axis p [matmul]

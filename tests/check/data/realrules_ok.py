@@ -224,3 +224,11 @@ def project(v: Float[Tensor, "... d"], w: Float[Tensor, "k d"]) -> Tensor:
 def interface(coords: Float[Tensor, "... n 3"], cut: float) -> Bool[Tensor, "... n"]:
     nearest, _ = torch.cdist(coords, coords).min(dim=-1)
     return nearest < cut
+
+
+def bin_centres(logits: Float[Tensor, "b p m"]) -> Float[Tensor, "b m"]:
+    logits = logits.transpose(-1, -2)
+    width = 1.0 / logits.shape[-1]
+    centres = torch.arange(0.5 * width, 1.0, width)
+    edges = torch.arange(0, 1.0, width)  # n or n + 1 by rounding: not known
+    return torch.einsum("bmp,p->bm", logits.softmax(-1), centres) + edges.sum()

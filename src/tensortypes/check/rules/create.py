@@ -9,11 +9,25 @@ float64 in NumPy; an int one int64 (int32 in JAX without x64).
 
 from __future__ import annotations
 
+import math
+
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 from tensortypes.core.dtypes import bool_
 
-from ..symbolic import UNKNOWN, Arr, BoolV, FloatV, IntV, ListV, Ref, ShapeV, StrV, TupleV
+from ..symbolic import (
+    UNKNOWN,
+    Arr,
+    BoolV,
+    FloatV,
+    IntV,
+    ListV,
+    Ref,
+    ShapeV,
+    StrV,
+    TupleV,
+    number_form,
+)
 from .base import (
     Call,
     Rule,
@@ -152,6 +166,8 @@ class Arange(Rule):
         is_float = any(type(a) is FloatV for a in args)
         base = default_float(call.kind) if is_float else default_int(call.kind)
         dtypes = _dtype(call, call.kwargs.get("dtype"), base)
+        if is_float and len(args) == 3:
+            return Arr(call.kind, dtypes, (float_count(*args),))
         if is_float or any(type(a) is not IntV for a in args):
             return Arr(call.kind, dtypes, (None,))
         start, stop, step = (
@@ -164,6 +180,49 @@ class Arange(Rule):
         s = step.value
         size = (stop - start + (s - 1)) // s if s != 1 else stop - start
         return Arr(call.kind, dtypes, (size,))
+
+
+def _near_int(q) -> bool:
+    """Whether ``q`` is so near an integer that floating point may round it either way."""
+    return abs(q - round(q)) * 10**9 < 1
+
+
+def float_count(start, stop, step) -> Dim | None:
+    """How many floats ``arange(start, stop, step)`` makes: ``ceil((stop - start) / step)``.
+
+    Known when the three are exact numbers of one size ``d`` (``c0 + c1 / d``,
+    ``FloatV.value``) and the count is ``k*d + r`` for an int ``k``: the bin
+    centres ``arange(0.5 * w, 1.0, w)`` of ``w = 1.0 / n`` are ``n``. A count that
+    lands on an integer (``arange(0, 1, 1 / n)``) depends on rounding (``1 / (1 / 49)``
+    is not 49 in floating point), so it is not known.
+
+    >>> from fractions import Fraction as F
+    >>> n = dims.symbol("n")
+    >>> w = FloatV((F(0), F(1), n))
+    >>> float_count(FloatV((F(0), F(1, 2), n)), FloatV((F(1), F(0), None)), w)
+    n
+    >>> float_count(IntV(dims.const(0)), FloatV((F(1), F(0), None)), w) is None
+    True
+    """
+    forms = [number_form(v) for v in (start, stop, step)]
+    if any(f is None for f in forms):
+        return None
+    (t0, t1, td), (e0, e1, ed), (s0, s1, sd) = forms
+    named = {d for d in (td, ed, sd) if d is not None}
+    if len(named) > 1 and not all(a == b for a in named for b in named):
+        return None
+    if sd is None:  # a constant step: every part must be constant
+        if named or s0 <= 0:
+            return None
+        count = (e0 - t0) / s0
+        return None if _near_int(count) else dims.const(max(0, math.ceil(count)))
+    if s0 != 0 or s1 <= 0:
+        return None
+    # ((e0 - t0) * d + (e1 - t1)) / s1 = k * d + r
+    k, r = (e0 - t0) / s1, (e1 - t1) / s1
+    if k.denominator != 1 or k <= 0 or _near_int(r):
+        return None
+    return int(k) * sd + math.ceil(r)
 
 
 class Linspace(Rule):
