@@ -371,9 +371,16 @@ class StatementMixin(CheckerHost):
                 f"{len(items)} into {len(target.elts)} names",
             )
             items = None
+        each = value.elem if type(value) is ListV and value.items is None else UNKNOWN
         for i, element in enumerate(target.elts):
+            if items is not None:
+                got = items[i]
+            elif isinstance(element, ast.Starred):
+                got = ListV(None, each) if each is not UNKNOWN else UNKNOWN
+            else:
+                got = each  # any element of a sequence of unknown length
             element = element.value if isinstance(element, ast.Starred) else element
-            self.assign(element, items[i] if items is not None else UNKNOWN, frame, stmt)
+            self.assign(element, got, frame, stmt)
 
     def assign_attribute(self, target, value, frame, stmt, declared: bool) -> None:
         key = attr_key(target)

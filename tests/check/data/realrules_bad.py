@@ -168,3 +168,19 @@ def bin_centres(logits: Float[Tensor, "b p m"]) -> Float[Tensor, "b m"]:
     width = 1.0 / logits.shape[1]  # the bins are axis -1 now
     centres = torch.arange(0.5 * width, 1.0, width)
     return torch.einsum("bmp,p->bm", logits.softmax(-1), centres)  # E: axis p [matmul]
+
+
+class TriangleMix(nn.Module):
+    def __init__(self, dim: int, hidden=None):
+        super().__init__()
+        hidden = hidden if hidden is not None else dim
+        self.proj = nn.Sequential(nn.Linear(dim, hidden * 4, bias=False), nn.GLU(dim=-1))
+
+    def forward(self, x: Float[Tensor, "b n n d"], mask: Bool[Tensor, "b n n"]) -> Tensor:
+        mask = mask[None]  # the new axis in front, not behind
+        left, right = self.proj(x).chunk(2, dim=-1)
+        return left * mask + right  # E: axis -3 has sizes n and b [broadcast]
+
+
+def gated(x: Float[Tensor, "b 3"]) -> Tensor:
+    return F.glu(x, dim=-1)  # E: odd size 3 [axis]

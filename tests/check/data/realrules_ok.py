@@ -232,3 +232,20 @@ def bin_centres(logits: Float[Tensor, "b p m"]) -> Float[Tensor, "b m"]:
     centres = torch.arange(0.5 * width, 1.0, width)
     edges = torch.arange(0, 1.0, width)  # n or n + 1 by rounding: not known
     return torch.einsum("bmp,p->bm", logits.softmax(-1), centres) + edges.sum()
+
+
+class TriangleMix(nn.Module):
+    def __init__(self, dim: int, hidden=None):
+        super().__init__()
+        hidden = hidden if hidden is not None else dim
+        self.proj = nn.Sequential(nn.Linear(dim, hidden * 4, bias=False), nn.GLU(dim=-1))
+
+    def forward(self, x: Float[Tensor, "b n n d"], mask: Bool[Tensor, "b n n"]) -> Tensor:
+        mask = mask[..., None]
+        left, right = self.proj(x).chunk(2, dim=-1)
+        first, *rest = x.chunk(3, dim=-1)
+        return left * mask + right + first.sum() + len(rest)
+
+
+def gated(x: Float[Tensor, "b 4"]) -> Float[Tensor, "b 2"]:
+    return F.glu(x, dim=-1)

@@ -44,6 +44,7 @@ from .base import (
 )
 
 __all__ = [
+    "Glu",
     "Cast",
     "Gradients",
     "Identity",
@@ -150,6 +151,23 @@ class Softmax(ParamRule):
                 )
             dtypes = frozenset({default_float(call.kind)})
         return x.with_(dtypes=dtypes, origin=None)
+
+
+class Glu(ParamRule):
+    """``glu(input, dim=-1)``: ``dim`` halved (one half gates the other)."""
+
+    __slots__ = ()
+    PARAMS = ("input", "dim")
+
+    def apply(self, call: Call):
+        bound, x = self.bind_input(call)
+        if x is None:
+            return UNKNOWN
+        given = bound.get(self.params[1])
+        axis = -1 if given is None else self.int_arg(bound, 1)
+        if axis is None:
+            return x.with_(shape=None, origin=None)
+        return x.with_(shape=sf.glu_shape(x.shape, axis), origin=None)
 
 
 class Item(Rule):
@@ -636,6 +654,11 @@ class Chunk(Rule):
             ):
                 piece = x.with_(shape=(*x.shape[:i], size // count, *x.shape[i + 1 :]), origin=None)
                 return TupleV((piece,) * count)
+            if self.mode == "chunk" and count > 0:
+                # at most ``count`` pieces (fewer when the axis is short), each the
+                # array with that axis of unknown size and every other axis kept
+                piece = x.with_(shape=(*x.shape[:i], None, *x.shape[i + 1 :]), origin=None)
+                return ListV(None, piece, "tuple")
             return UNKNOWN
         n = size.value
         if self.mode == "chunk":

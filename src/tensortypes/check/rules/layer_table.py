@@ -276,6 +276,7 @@ LAYERS: dict = {
         "Flatten", ("start_dim", "end_dim"), {"start_dim": 1, "end_dim": -1}, (), "flatten", False
     ),
     "Softmax": LayerRule("Softmax", ("dim",), {}, _ACT, "softmax", False),
+    "GLU": LayerRule("GLU", ("dim",), {"dim": -1}, (), "glu", False),
     "LogSoftmax": LayerRule("LogSoftmax", ("dim",), {}, _ACT, "softmax", False),
     "Sequential": LayerRule("Sequential", ("*layers",), {}, (), "seq", False),
     "PixelShuffle": LayerRule(
@@ -354,10 +355,8 @@ for _name in (
     "Hardsigmoid",
     "SELU",
     "CELU",
-    "GLU",
 ):
     LAYERS[_name] = LayerRule(_name, ("*args",), {}, _ACT, "map", _name == "PReLU")
-LAYERS["GLU"] = LayerRule("GLU", ("dim",), {"dim": -1}, (), "opaque", False)
 del _name
 
 # Layers of other libraries that models are built of, by their full path.

@@ -184,6 +184,11 @@ def layer_forward(layer, inputs: list, call: Call):
         if axis is not None and x.rank is not None:
             sf.norm_axis(axis, x.rank)
         return x.with_(origin=None)
+    if rule.kind == "glu":
+        axis = int_const(args.get("dim"))
+        if axis is None:
+            return x.with_(shape=None, origin=None)
+        return x.with_(shape=sf.glu_shape(x.shape, axis), origin=None)
     if rule.kind == "opaque":
         return x.with_(shape=None, origin=None)
     if rule.kind == "rnn":

@@ -39,6 +39,7 @@ __all__ = [
     "concat_shape",
     "stack_shape",
     "squeeze_shape",
+    "glu_shape",
     "unsqueeze_shape",
     "flatten_shape",
     "expand_shape",
@@ -506,6 +507,33 @@ def replace_axis(shape, axis: int, size):
     if side == "head":
         return (*prefix[:i], size, *prefix[i + 1 :], rest, *suffix)
     return (*prefix, rest, *suffix[:i], size, *suffix[i + 1 :])
+
+
+def glu_shape(shape, axis: int):
+    """``glu``: the halves of ``axis`` gate each other, so it becomes half as long;
+    an odd constant size is an error.
+
+    >>> h = dims.symbol("h")
+    >>> glu_shape((dims.const(2), 4 * h), -1)
+    (Dim('2'), Dim('2*h'))
+    """
+    if shape is None:
+        return None
+    if split_rest(shape)[1] is None:
+        d = shape[norm_axis(axis, len(shape))]
+    else:
+        found = _open_axis(shape, axis)
+        if found is None:
+            return None
+        _, _, _, (side, i) = found
+        d = (found[0] if side == "head" else found[2])[i]
+    if type(d) is not Dim:
+        return replace_axis(shape, axis, None)
+    if d.is_constant and d.value % 2:
+        raise CheckFailure(
+            "axis", f"glu: axis {axis} of {fmt_shape(shape)} has odd size {d.value}, not halved"
+        )
+    return replace_axis(shape, axis, d // 2)
 
 
 def squeeze_shape(shape, axis, strict: bool):

@@ -23,6 +23,7 @@ from tensortypes.core.dtypes import (
 )
 
 from .access import (
+    Glu,
     Gradients,
     Cast,
     Chunk,
@@ -255,6 +256,7 @@ FUNCTIONS: dict = {
     "torch.softmax": _SOFTMAX,
     "torch.log_softmax": _SOFTMAX,
     "torch.nn.functional.softmax": _SOFTMAX,
+    "torch.nn.functional.glu": Glu(),
     "torch.nn.functional.log_softmax": _SOFTMAX,
     "torch.reshape": Reshape(method=False),
     "torch.transpose": Swap(),
