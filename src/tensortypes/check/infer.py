@@ -262,7 +262,7 @@ class Checker(
         func = frame.func.node if frame.func is not None else None
         if func is None or shape is None:
             return ()
-        wanted = set()
+        wanted: set = set()
         for d in shape:
             if type(d) is Dim:
                 wanted |= d.free_symbols

@@ -25,7 +25,13 @@ import random
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
-from .symbolic import fields_unrelated, fmt_dim, instance_unrelated, unrelated
+from .symbolic import (
+    fields_unrelated,
+    fmt_dim,
+    instance_unrelated,
+    selected_unrelated,
+    unrelated,
+)
 
 __all__ = [
     "same_size",
@@ -87,7 +93,7 @@ def agree(a, b) -> bool:
     """
     if a is b or type(a) is not Dim or type(b) is not Dim:
         return True
-    if fields_unrelated(a, b) or instance_unrelated(a, b):
+    if fields_unrelated(a, b) or instance_unrelated(a, b) or selected_unrelated(a, b):
         return True
     found = dims.eq(a, b)
     return only_remainders(a, b) if found is None else found

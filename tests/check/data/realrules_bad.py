@@ -184,3 +184,9 @@ class TriangleMix(nn.Module):
 
 def gated(x: Float[Tensor, "b 3"]) -> Tensor:
     return F.glu(x, dim=-1)  # E: odd size 3 [axis]
+
+
+def firing_rows(x: Float[Tensor, "b n"]) -> Tensor:
+    mask = x.sum(-1) > 0
+    (rows,) = torch.where(mask)
+    return rows + torch.zeros(2)  # E: cannot broadcast [broadcast]

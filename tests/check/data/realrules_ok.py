@@ -249,3 +249,11 @@ class TriangleMix(nn.Module):
 
 def gated(x: Float[Tensor, "b 4"]) -> Float[Tensor, "b 2"]:
     return F.glu(x, dim=-1)
+
+
+def firing_rows(x: Float[Tensor, "b n"], w: int) -> Tensor:
+    mask = x.sum(-1) > 0
+    (rows,) = torch.where(mask)
+    first = x[mask][:, 0]
+    window = rows.unsqueeze(1).expand(-1, w)  # a count meets only itself and constants
+    return (rows + first).sum() + window.sum() + torch.nonzero(mask).sum()

@@ -11,7 +11,7 @@ from typing import Any
 
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
-from tensortypes.core.dtypes import int32, int64
+from tensortypes.core.dtypes import bool_, int32, int64
 
 from ..diagnostics import CheckFailure
 from ..symbolic import (
@@ -28,6 +28,7 @@ from ..symbolic import (
     data_size,
     fmt_dtypes,
     fmt_shape,
+    selected_count,
 )
 from . import shapefns as sf
 from .base import (
@@ -45,6 +46,7 @@ from .base import (
 
 __all__ = [
     "Glu",
+    "nonzero_tuple",
     "Cast",
     "Gradients",
     "Identity",
@@ -235,15 +237,30 @@ class Nonzero(ParamRule):
         x = first_array(call)
         if x is None or x.rank is None or sf.split_rest(x.shape)[1] is not None:
             return UNKNOWN
-        ints = frozenset({int64})
         flag = call.kwargs.get("as_tuple")
         if flag is None or (type(flag) is BoolV and flag.value is False):
-            return x.with_(shape=(None, dims.const(x.rank)), dtypes=ints, origin=None)
+            return x.with_(shape=(nonzero_count(x), dims.const(x.rank)), dtypes=INTS, origin=None)
         if type(flag) is BoolV and flag.value:
-            return TupleV(
-                tuple(x.with_(shape=(None,), dtypes=ints, origin=None) for _ in range(x.rank))
-            )
+            return nonzero_tuple(x)
         return UNKNOWN
+
+
+INTS = frozenset({int64})
+
+
+def nonzero_count(x: Arr):
+    """How many items of ``x`` are nonzero: for a mask made at a known line, the count
+    ``x[mask]`` selects (``selected_count``), so ``torch.where(mask)`` and ``x[mask]``
+    agree; else unknown."""
+    if x.since is None or x.dtypes is None or x.dtypes != frozenset({bool_}):
+        return None
+    return selected_count(x.since)
+
+
+def nonzero_tuple(x: Arr):
+    """``nonzero(x, as_tuple=True)`` / ``where(x)``: one int64 index array per axis."""
+    piece = x.with_(shape=(nonzero_count(x),), dtypes=INTS, origin=None)
+    return TupleV((piece,) * (x.rank or 0))
 
 
 class Diff(ParamRule):

@@ -200,14 +200,14 @@ def float_count(start, stop, step) -> Dim | None:
     >>> n = dims.symbol("n")
     >>> w = FloatV((F(0), F(1), n))
     >>> float_count(FloatV((F(0), F(1, 2), n)), FloatV((F(1), F(0), None)), w)
-    n
+    Dim('n')
     >>> float_count(IntV(dims.const(0)), FloatV((F(1), F(0), None)), w) is None
     True
     """
-    forms = [number_form(v) for v in (start, stop, step)]
-    if any(f is None for f in forms):
+    a, b, c = number_form(start), number_form(stop), number_form(step)
+    if a is None or b is None or c is None:
         return None
-    (t0, t1, td), (e0, e1, ed), (s0, s1, sd) = forms
+    (t0, t1, td), (e0, e1, ed), (s0, s1, sd) = a, b, c
     named = {d for d in (td, ed, sd) if d is not None}
     if len(named) > 1 and not all(a == b for a in named for b in named):
         return None

@@ -20,6 +20,7 @@ from ..shapetext import parse_shape
 from ..sizes import same_size
 from ..symbolic import UNKNOWN, Arr, Rest, TupleV, fmt_dtypes, fmt_shape
 from . import shapefns as sf
+from .access import nonzero_tuple
 from .base import (
     Call,
     ParamRule,
@@ -193,7 +194,13 @@ class Where(Rule):
         bound = call.bind(("condition", "input", "other"))
         values = [bound.get(k) for k in ("condition", "input", "other")]
         if len(call.args) == 1 and not call.kwargs:
-            return UNKNOWN  # np.where(cond) returns indices
+            # where(cond): the indices of its true items, one array per axis
+            cond = values[0]
+            if type(cond) is not Arr or cond.rank is None or cond.rank == 0:
+                return UNKNOWN
+            if sf.split_rest(cond.shape)[1] is not None:
+                return UNKNOWN
+            return nonzero_tuple(cond)
         found = [as_array(v, call.kind) for v in values]
         arrays = [a for a in found if a is not None]
         if len(arrays) < len(found):

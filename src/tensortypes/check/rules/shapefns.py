@@ -529,7 +529,7 @@ def glu_shape(shape, axis: int):
         d = (found[0] if side == "head" else found[2])[i]
     if type(d) is not Dim:
         return replace_axis(shape, axis, None)
-    if d.is_constant and d.value % 2:
+    if d.value is not None and d.value % 2:
         raise CheckFailure(
             "axis", f"glu: axis {axis} of {fmt_shape(shape)} has odd size {d.value}, not halved"
         )
