@@ -185,7 +185,9 @@ def join_values(a: Value, b: Value) -> Value:
                 return a
             return InstV(a.info, made=a.made or b.made)
         return join_kinds(a, b)
-    if ta in (FloatV, NoneV):
+    if type(a) is FloatV and type(b) is FloatV:
+        return a if a.value == b.value else FloatV()  # its value only when both agree
+    if ta is NoneV:
         return a
     if type(a) is ListV and type(b) is ListV:
         if a.kind != b.kind:

@@ -257,3 +257,11 @@ def firing_rows(x: Float[Tensor, "b n"], w: int) -> Tensor:
     first = x[mask][:, 0]
     window = rows.unsqueeze(1).expand(-1, w)  # a count meets only itself and constants
     return (rows + first).sum() + window.sum() + torch.nonzero(mask).sum()
+
+
+def halvings(k: int) -> Tensor:
+    w = 1.0
+    for _ in range(k):
+        w = w / 2  # a float of another value each time round: unknown after the loop
+    t = torch.arange(0.25 * w, 1.0, w)  # 2**k items
+    return t.reshape(2, -1)
