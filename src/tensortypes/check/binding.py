@@ -366,6 +366,25 @@ class Binder:
         bound = self.env[key]
         if bound is None:
             return
+        open_b = any(type(d) is Rest for d in bound)
+        open_e = any(type(d) is Rest for d in entries)
+        if open_b or open_e:
+            # one side of unknown length (``*bs`` bound to a parameter's own ``*bs``):
+            # wrong only when the other has fewer axes than the open side's fixed ones
+            if open_b and open_e:
+                return
+            fixed, closed = (bound, entries) if open_b else (entries, bound)
+            least = sum(1 for d in fixed if type(d) is not Rest)
+            if len(closed) < least:
+                out.append(
+                    Mismatch(
+                        f"{label}: *{spec.name} has {'at least ' if open_e else ''}"
+                        f"{least if open_e else len(entries)} axes {fmt_shape(entries)}, "
+                        f"but {self.where[key]} bound it to {'at least ' if open_b else ''}"
+                        f"{least if open_b else len(bound)} axes {fmt_shape(bound)}"
+                    )
+                )
+            return
         if len(bound) != len(entries):
             out.append(
                 Mismatch(

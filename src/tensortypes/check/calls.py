@@ -22,7 +22,7 @@ from tensortypes.core.dims import Dim
 from .host import CheckerHost
 from .defs import wrapper_return
 from .diagnostics import CheckFailure
-from .expr import Labels, attr_key, label_of
+from .expr import SOME_TENSOR, Labels, attr_key, label_of, sized_call
 from .frame import Frame
 from .joins import element_of, join_all, join_values, may_be_none
 from .modinfo import REGISTERS
@@ -413,6 +413,8 @@ class CallMixin(CheckerHost):
     def call_method(self, method: MethodV, args, kwargs, node, frame, labels, star):
         receiver, name = method.receiver, method.name
         t = type(receiver)
+        if receiver is SOME_TENSOR and not sized_call(name, args, kwargs, star):
+            return UNKNOWN
         if t is Arr:
             rule = method_rule(receiver.kind, name)
             if rule is None:

@@ -52,11 +52,29 @@ from .symbolic import (
     negated,
 )
 
-__all__ = ["ExprMixin", "Labels", "ELLIPSIS", "label_of", "attr_key", "read_keys"]
+__all__ = [
+    "ExprMixin",
+    "Labels",
+    "ELLIPSIS",
+    "SIZED_METHODS",
+    "SOME_TENSOR",
+    "sized_call",
+    "label_of",
+    "attr_key",
+    "read_keys",
+]
 
 _UNROLL = 8  # items of a literal a comprehension over it is evaluated for, one by one
 
 ELLIPSIS = Ref("builtins.Ellipsis")
+
+# Methods whose call with sizes only a PyTorch tensor takes, and whose result's shape
+# the sizes fix: ``.view(b, n, -1)``, ``.expand(b, -1, d)``, ``.repeat(b, 1, 1)``. On a
+# value nothing is known about (``self.network(x).view(b, h, w, c)``) they give that
+# shape; a call of another form (``.view(dtype)``, ``.repeat(n)`` as NumPy's and
+# pandas' take) stays unknown (``sized_call``).
+SIZED_METHODS = {"view": 1, "expand": 2, "repeat": 3}
+SOME_TENSOR = Arr("torch", None, None)
 _ARITH = {
     ast.Add: "+",
     ast.Sub: "-",
@@ -444,6 +462,8 @@ class ExprMixin(CheckerHost):
             if t is DTypeV and attr == "is_floating_point":
                 return MethodV(receiver, attr)
             return MethodV(receiver, attr)
+        if t is Unknown and attr in SIZED_METHODS:
+            return MethodV(SOME_TENSOR, attr)
         return UNKNOWN
 
     def enum_value(self, member, node):
@@ -726,3 +746,12 @@ def read_keys(node) -> frozenset:
             continue
         todo.extend(ast.iter_child_nodes(n))
     return frozenset(keys)
+
+
+def sized_call(name: str, args, kwargs, star: bool) -> bool:
+    """Whether ``.name(*args)`` on a value of unknown type is a tensor's call with sizes:
+    at least as many sizes as only a tensor's method takes, each an int (or the sizes of
+    a shape), and no keyword."""
+    if star or kwargs or len(args) < SIZED_METHODS[name]:
+        return False
+    return all(type(a) in (IntV, ShapeV) for a in args)

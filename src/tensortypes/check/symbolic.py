@@ -33,6 +33,7 @@ from tensortypes.core.dtypes import DType
 from tensortypes.core.words import array_text, short_dtype
 
 __all__ = [
+    "is_field_symbol",
     "number_form",
     "float_arith",
     "negated",
@@ -924,6 +925,11 @@ def fields_unrelated(a: Dim, b: Dim) -> bool | None:
         siblings |= _FIELDS[name][1]
     plain = (a.free_symbols | b.free_symbols).difference(_FIELDS)
     return not plain <= siblings.difference(_RENAMED[-1])
+
+
+def is_field_symbol(name: str) -> bool:
+    """Whether the symbol ``name`` is a configuration field's size (:func:`field_size`)."""
+    return name in _FIELDS
 
 
 def is_data_size(d) -> bool:

@@ -190,3 +190,12 @@ def firing_rows(x: Float[Tensor, "b n"]) -> Tensor:
     mask = x.sum(-1) > 0
     (rows,) = torch.where(mask)
     return rows + torch.zeros(2)  # E: cannot broadcast [broadcast]
+
+
+def decode(net, dirs: Float[Tensor, "B H W 3"]) -> Float[Tensor, "B H W 8"]:
+    color = net(dirs.view(-1, 3)).view(8, *dirs.shape[:-1])  # a tensor's .view: its shape
+    return color  # E: return value of decode() [return]
+
+
+def condition(emb, t: Float[Tensor, "B 4"]) -> Tensor:
+    return torch.cat([emb.repeat(len(t), 1, 1), t], dim=-1)  # E: has rank 3 [concat]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 import torch.nn.functional as F
 from einops import rearrange
@@ -265,3 +267,28 @@ def halvings(k: int) -> Tensor:
         w = w / 2  # a float of another value each time round: unknown after the loop
     t = torch.arange(0.25 * w, 1.0, w)  # 2**k items
     return t.reshape(2, -1)
+
+
+def decode(net, dirs: Float[Tensor, "B H W 3"]) -> Float[Tensor, "B H W 8"]:
+    return net(dirs.view(-1, 3)).view(*dirs.shape[:-1], 8)
+
+
+def condition(emb, t: Float[Tensor, "B 4"], series) -> tuple:
+    counts = series.repeat(3), series.view("int64")  # NumPy's and pandas' forms: unknown
+    return torch.cat([emb.repeat(len(t), 1, 1), t[:, None, :]], dim=-1), counts
+
+
+def colour(image: Float[Tensor, "*bs 1"]) -> Float[Tensor, "*bs 3"]:
+    return image.repeat(1, 1, 3)  # rank 3: '*bs' of two axes, which the input may have
+
+
+@dataclass
+class HeadsConfig:
+    d_model: int
+    n_heads: int
+    d_head: int
+
+
+def split_heads(bias, cfg: HeadsConfig) -> Tensor:
+    qkv = bias.view(3, cfg.d_model)
+    return qkv.view(3, cfg.n_heads, cfg.d_head)  # the configuration ties the three

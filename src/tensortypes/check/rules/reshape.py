@@ -17,7 +17,7 @@ from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
 from ..sizes import equal_under_facts, indivisible_example, only_remainders
-from ..symbolic import Rest, fmt_dim, fmt_shape, unrelated
+from ..symbolic import Rest, fmt_dim, fmt_shape, is_field_symbol, unrelated
 from .shapefns import product
 
 __all__ = ["reshape_shape"]
@@ -62,12 +62,20 @@ def _divide(total: Dim, known: Dim, have=(), given=()):
 
 def _unrelated_counts(total: Dim, known: Dim) -> bool:
     """Whether two element counts differ only in sizes never compared (a field of a
-    configuration against a name of the method's own, ``symbolic.unrelated``), once
-    the sizes both have (``batch``, ``pos``) are left out."""
+    configuration against a name of the method's own, ``symbolic.unrelated``), or
+    only in fields of configurations, once the sizes both have (``batch``, ``pos``)
+    are left out."""
     common = total.free_symbols & known.free_symbols
     ones = {name: dims.const(1) for name in common}
     a, b = (total.substitute(ones), known.substitute(ones)) if ones else (total, known)
-    return not a.is_constant and not b.is_constant and unrelated(a, b)
+    if a.is_constant or b.is_constant:
+        return False
+    if all(is_field_symbol(n) for n in a.free_symbols | b.free_symbols):
+        # fields of a configuration on both sides and no other size (``d_model``
+        # against ``n_heads*d_head``): the configuration may tie them
+        # (``d_head = d_model // n_heads``), so it cannot tell
+        return True
+    return unrelated(a, b)
 
 
 def reshape_shape(shape, new, what: str = "reshape", facts=(), shown=None):

@@ -15,7 +15,7 @@ from tensortypes.core.dtypes import float32
 
 from ..diagnostics import CheckFailure
 from ..sizes import same_size
-from ..symbolic import UNKNOWN, Arr, IntV, ListV, StrV, TupleV, fmt_dim, fmt_shape
+from ..symbolic import UNKNOWN, Arr, IntV, ListV, Rest, StrV, TupleV, fmt_dim, fmt_shape
 from . import shapefns as sf
 from .base import Call, Rule, as_array, dims_of, first_array, int_const, int_list, promote
 
@@ -50,6 +50,13 @@ class Repeat(Rule):
             return UNKNOWN
         args = list(call.args[1:]) or ([call.kwargs["repeats"]] if "repeats" in call.kwargs else [])
         counts = dims_of(args)
+        if (
+            counts is not None
+            and (x.shape is None or x.rank is None)
+            and not any(type(c) is Rest for c in counts)
+        ):
+            # at least one count per axis, so the result has one axis per count
+            return x.with_(shape=(None,) * len(counts), origin=None, contiguous=True)
         if (
             counts is None
             or any(type(c) is not Dim for c in counts)
