@@ -194,19 +194,85 @@ _BRANCHING = (
 )
 
 
-def _straight(node) -> bool:
-    """Whether every statement of a function's body runs, in order, at each call until
-    one fails or returns: simple statements only (no ``if``, loop, ``try``, ``with``)
-    and no expression that runs a part only sometimes (``a if c else b``, ``and``,
-    a comprehension)."""
-    for stmt in getattr(node, "body", ()):
+def straight_body(info, args=(), kwargs=None, self_value=None) -> list | None:
+    """The statements a call of ``info`` runs, when they are a straight run (each runs,
+    in order, until one fails or returns: simple statements only, no loop, ``try`` or
+    ``with``, and no expression that runs a part only sometimes, ``a if c else b``,
+    ``and``, a comprehension) once each ``if`` whose test only reads flags the call
+    fixes is replaced by the branch it takes: ``plddt(..., per_residue=False)`` runs
+    ``expectations = ...; return masked_mean(...)``. A flag is a parameter given (or
+    defaulting to) ``True``, ``False`` or ``None`` that the body never assigns. None
+    when the body is not such a run."""
+    node = info.node
+    positional = [p for p in info.params if p[3] == "positional"]
+    if info.cls is not None and self_value is not None:
+        positional = positional[1:]
+    given = {p[0]: v for p, v in zip(positional, args)}
+    given.update(kwargs or {})
+    flags: dict = {}
+    for name, _ann, default, _kind in info.params:
+        value = given.get(name)
+        if value is None and name not in given and isinstance(default, ast.Constant):
+            if default.value is None or type(default.value) is bool:
+                flags[name] = default.value
+            continue
+        if type(value) is BoolV and value.value is not None:
+            flags[name] = value.value
+        elif type(value) is NoneV:
+            flags[name] = None
+    if flags:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                flags.pop(sub.id, None)
+    return _straight_run(getattr(node, "body", ()), flags)
+
+
+def _straight_run(body, flags: dict) -> list | None:
+    out: list = []
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            taken = _flag_test(stmt.test, flags)
+            if taken is None:
+                return None
+            run = _straight_run(stmt.body if taken else stmt.orelse, flags)
+            if run is None:
+                return None
+            out.extend(run)
+            if run and isinstance(run[-1], ast.Return):
+                return out
+            continue
         if not isinstance(
             stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr, ast.Pass)
         ):
-            return False
+            return None
         if any(isinstance(sub, _BRANCHING) for sub in ast.walk(stmt)):
-            return False
-    return True
+            return None
+        out.append(stmt)
+        if isinstance(stmt, ast.Return):
+            return out
+    return out
+
+
+def _flag_test(test, flags: dict) -> bool | None:
+    """The value of an ``if`` test that reads only flags (``per_residue``, ``not
+    flag``, ``mask is None``), or None."""
+    if isinstance(test, ast.Name) and test.id in flags:
+        return bool(flags[test.id])
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _flag_test(test.operand, flags)
+        return None if inner is None else not inner
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+        and isinstance(test.left, ast.Name)
+        and test.left.id in flags
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    ):
+        same = flags[test.left.id] is None
+        return same if isinstance(test.ops[0], ast.Is) else not same
+    return None
 
 
 def _told_by_body(body, declared, named=None, count=None):
@@ -539,18 +605,19 @@ class SignatureMixin(CheckerHost):
 
     def inlined_call(self, info, args, kwargs, node, labels, self_value=None):
         """``inlined_result``, and an error at the call when the callee's body, a
-        straight run of statements (:func:`_straight`) whose parameters given an array
+        straight run of statements (:func:`straight_body`) whose parameters given an array
         are annotated with a shape (:func:`_shaped_params`), fails for these arguments
         at a statement where it does not fail for every value its annotations allow
         (that is reported in the callee): ``expectation(logits, w)`` whose body
         multiplies ``(..., n, n, bins)`` by ``(..., 1, bins)``."""
-        if not _straight(info.node) or not _shaped_params(info, args, kwargs, self_value):
+        body = straight_body(info, args, kwargs, self_value)
+        if not body or not _shaped_params(info, args, kwargs, self_value):
             return self.inlined_result(info, args, kwargs, None, self_value)
         caught: list = []
-        value = self.inlined_result(info, args, kwargs, caught, self_value)
+        value = self.inlined_result(info, args, kwargs, caught, self_value, body)
         if caught:
             alone: list = []
-            self.inlined_result(info, None, None, alone, self_value)
+            self.inlined_result(info, None, None, alone, self_value, body)
             seen = {(path, line, code) for line, code, _message, path in alone}
             fresh = [c for c in caught if (c[3], c[0], c[1]) not in seen and c[1] in _RELAYED]
             if fresh:
@@ -574,7 +641,7 @@ class SignatureMixin(CheckerHost):
                 )
         return value
 
-    def inlined_result(self, info, args, kwargs, caught=None, self_value=None):
+    def inlined_result(self, info, args, kwargs, caught=None, self_value=None, body=None):
         """The array a one-statement wrapper (``def und_self(mask, pattern): return
         und(mask, mask, pattern)``) returns for these arguments: its expression
         evaluated, quietly, in its own module with its parameters bound to the
@@ -586,7 +653,7 @@ class SignatureMixin(CheckerHost):
         if info.cls is not None and not _bound_method(info, self_value):
             return UNKNOWN
         if args is None:  # the body alone, its parameters as annotated (``inlined_call``)
-            return self._body_alone(info, caught)
+            return self._body_alone(info, caught, body)
         if info.cls is not None:
             args = (self_value, *args)  # ``self``, then the arguments
         expr = wrapper_return(info.node)
@@ -623,15 +690,16 @@ class SignatureMixin(CheckerHost):
                     # ``default(self.scale, d ** -0.5)``: a number, as the wrapper gives
                     return value
             else:  # a short body: used when every path returns an array of one shape
-                end = walker.exec_block(info.node.body, inner)
+                end = walker.exec_block(info.node.body if body is None else body, inner)
                 values = [v for v, _ in inner.returns]
                 same = all(_shaped(v) and _shapes(v) == _shapes(values[0]) for v in values)
                 value = join_all(values) if values and end.terminated and same else UNKNOWN
         return value if _shaped(value) else UNKNOWN
 
-    def _body_alone(self, info, caught):
-        """Walk ``info``'s body quietly with its parameters as its annotations give
-        them, collecting into ``caught`` what fails there (``inlined_call``)."""
+    def _body_alone(self, info, caught, body=None):
+        """Walk ``info``'s body (or the statements ``body`` of it a call runs) quietly
+        with its parameters as its annotations give them, collecting into ``caught``
+        what fails there (``inlined_call``)."""
         walker = self._walker_for(info)
         if walker is None:
             return UNKNOWN
@@ -639,7 +707,7 @@ class SignatureMixin(CheckerHost):
         with self._walking(walker, caught):
             walker.bind_params(info, inner)
             with inputs(inner.where):
-                walker.exec_block(info.node.body, inner)
+                walker.exec_block(info.node.body if body is None else body, inner)
         return UNKNOWN
 
     @contextmanager

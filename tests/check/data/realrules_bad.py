@@ -199,3 +199,28 @@ def decode(net, dirs: Float[Tensor, "B H W 3"]) -> Float[Tensor, "B H W 8"]:
 
 def condition(emb, t: Float[Tensor, "B 4"]) -> Tensor:
     return torch.cat([emb.repeat(len(t), 1, 1), t], dim=-1)  # E: has rank 3 [concat]
+
+
+def masked_mean(mask: Bool[Tensor, "..."], value: Float[Tensor, "..."], dim: int) -> Tensor:
+    return (mask * value).sum(dim) / mask.sum(dim)
+
+
+def plddt(
+    logits: Float[Tensor, "... a bins"],
+    mask: Bool[Tensor, "... a"],
+    centers: Float[Tensor, " bins"],
+    per_residue: bool = True,
+) -> Float[Tensor, "..."] | Float[Tensor, "... a"]:
+    e = (logits.softmax(-1) * centers).sum(-1)
+    if per_residue:
+        return e
+    return masked_mean(mask, e, dim=-1)
+
+
+def chain_plddt(
+    logits: Float[Tensor, "... a bins"], masks: Bool[Tensor, "... c a"], centers: Float[Tensor, " bins"]
+) -> Tensor:
+    from einops import repeat
+
+    logits = repeat(logits, "... a b -> ... c a b", c=masks.shape[-1])  # c: the chains
+    return plddt(logits, masks, centers, per_residue=False)  # E: plddt() fails for these arguments [broadcast]

@@ -292,3 +292,28 @@ class HeadsConfig:
 def split_heads(bias, cfg: HeadsConfig) -> Tensor:
     qkv = bias.view(3, cfg.d_model)
     return qkv.view(3, cfg.n_heads, cfg.d_head)  # the configuration ties the three
+
+
+def masked_mean(mask: Bool[Tensor, "..."], value: Float[Tensor, "..."], dim: int) -> Tensor:
+    return (mask * value).sum(dim) / mask.sum(dim)
+
+
+def plddt(
+    logits: Float[Tensor, "... a bins"],
+    mask: Bool[Tensor, "... a"],
+    centers: Float[Tensor, " bins"],
+    per_residue: bool = True,
+) -> Float[Tensor, "..."] | Float[Tensor, "... a"]:
+    e = (logits.softmax(-1) * centers).sum(-1)
+    if per_residue:
+        return e
+    return masked_mean(mask, e, dim=-1)
+
+
+def chain_plddt(
+    logits: Float[Tensor, "... a bins"], masks: Bool[Tensor, "... c a"], centers: Float[Tensor, " bins"]
+) -> Tensor:
+    from einops import repeat
+
+    logits = repeat(logits, "... a b -> ... c a b", c=masks.shape[-2])
+    return plddt(logits, masks, centers, per_residue=False) + plddt(logits, masks, centers).sum()
