@@ -47,6 +47,7 @@ from .symbolic import (
     TupleV,
     UnionV,
     Unknown,
+    exact_float,
     float_arith,
     fmt_shape,
     negated,
@@ -183,8 +184,9 @@ class ExprMixin(CheckerHost):
         if type(v) is int:
             return IntV(dims.const(v)) if abs(v) < (1 << 62) else IntV()
         if type(v) is float:
-            exact = Fraction(v) if v == v and abs(v) != float("inf") else None
-            return FloatV(None if exact is None else (exact, Fraction(0), None))
+            if v != v or abs(v) == float("inf"):
+                return FloatV()
+            return exact_float(Fraction(v), Fraction(0), None)
         if type(v) is str:
             return StrV(v)
         if v is Ellipsis:

@@ -37,6 +37,7 @@ __all__ = [
     "number_form",
     "float_arith",
     "negated",
+    "exact_float",
     "Value",
     "Unknown",
     "UNKNOWN",
@@ -405,6 +406,18 @@ class FloatV(Value):
         return "float"
 
 
+_EXACT_BITS = 128  # a float's exact value is kept while its fractions stay this small
+
+
+def exact_float(c0: Fraction, c1: Fraction, d) -> FloatV:
+    """``FloatV`` of ``c0 + c1 / d``, or of unknown value once a fraction grows past
+    ``_EXACT_BITS`` (``1e-300`` multiplied again and again): work stays bounded."""
+    for q in (c0, c1):
+        if q.numerator.bit_length() > _EXACT_BITS or q.denominator.bit_length() > _EXACT_BITS:
+            return FloatV()
+    return FloatV((c0, c1, d if c1 else None))
+
+
 def number_form(value: Value) -> tuple | None:
     """``(c0, c1, d)`` for ``c0 + c1 / d`` of a known int or float, else None."""
     if type(value) is FloatV:
@@ -431,7 +444,7 @@ def float_arith(op: str, left: Value, right: Value) -> FloatV:
     if b is None and op == "/" and type(right) is IntV and right.dim is not None and a is not None:
         # c / n: only a constant over a size
         if a[1] == 0:
-            return FloatV((Fraction(0), a[0], right.dim))
+            return exact_float(Fraction(0), a[0], right.dim)
         return FloatV()
     if a is None or b is None:
         return FloatV()
@@ -440,8 +453,7 @@ def float_arith(op: str, left: Value, right: Value) -> FloatV:
         if ad is not None and bd is not None and not (ad is bd or ad == bd):
             return FloatV()
         sign = 1 if op == "+" else -1
-        c1 = a1 + sign * b1
-        return FloatV((a0 + sign * b0, c1, (ad or bd) if c1 else None))
+        return exact_float(a0 + sign * b0, a1 + sign * b1, ad if ad is not None else bd)
     if op in ("*", "/"):
         if op == "/" and (b1 != 0 or b0 == 0):
             return FloatV()
@@ -450,14 +462,14 @@ def float_arith(op: str, left: Value, right: Value) -> FloatV:
             if a1 != 0:
                 return FloatV()
             (a0, a1, ad), k = (b0, b1, bd), a0
-        return FloatV((a0 * k, a1 * k, ad if a1 * k else None))
+        return exact_float(a0 * k, a1 * k, ad)
     return FloatV()
 
 
 def negated(value: FloatV) -> FloatV:
     """``-value``."""
     v = value.value
-    return FloatV(None if v is None else (-v[0], -v[1], v[2]))
+    return FloatV() if v is None else exact_float(-v[0], -v[1], v[2])
 
 
 class BoolV(Value):

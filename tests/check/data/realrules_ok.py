@@ -317,3 +317,10 @@ def chain_plddt(
 
     logits = repeat(logits, "... a b -> ... c a b", c=masks.shape[-2])
     return plddt(logits, masks, centers, per_residue=False) + plddt(logits, masks, centers).sum()
+
+
+def shifted_centres(n: int) -> Tensor:
+    w = 1.0 / n
+    inner = torch.arange(w / 2, 1.0 - w / 4, w)  # n
+    later = torch.arange(w + w / 2, 1.0, w)  # n - 1
+    return inner[1:] + later
