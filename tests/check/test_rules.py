@@ -170,3 +170,29 @@ def test_diagnostics_render_and_round_trip():
     with pytest.raises(ValueError):
         Diagnostic("m.py", 1, 1, "no-such-code", "x")
     assert "unchecked" in CODES
+
+
+_HALVES = st.fractions(min_value=-4, max_value=4, max_denominator=8)
+
+
+@given(_HALVES, _HALVES, _HALVES, _HALVES, st.fractions(1, 2, max_denominator=4), st.integers(1, 60))
+@settings(max_examples=300, deadline=None)
+def test_float_arange_counts_agree_with_numpy(t0, t1, e0, e1, s1, size):
+    """``arange(t0 + t1/n, e0 + e1/n, s1/n)``: when the checker gives a size, it is
+    the length NumPy's ``arange`` (the formula PyTorch uses) has, for each ``n``."""
+    import numpy as np
+    from fractions import Fraction
+
+    from tensortypes.check.rules.create import float_count
+    from tensortypes.check.symbolic import FloatV
+
+    start = FloatV((Fraction(t0), Fraction(t1), n if t1 else None))
+    stop = FloatV((Fraction(e0), Fraction(e1), n if e1 else None))
+    step = FloatV((Fraction(0), Fraction(s1), n))
+    found = float_count(start, stop, step)
+    if found is None:
+        return
+    value = found.substitute({"n": C(size)})
+    w = float(s1) / size
+    length = len(np.arange(float(t0) + float(t1) / size, float(e0) + float(e1) / size, w))
+    assert max(0, value.value) == length
