@@ -175,11 +175,20 @@ def test_diagnostics_render_and_round_trip():
 _HALVES = st.fractions(min_value=-4, max_value=4, max_denominator=8)
 
 
-@given(_HALVES, _HALVES, _HALVES, _HALVES, st.fractions(1, 2, max_denominator=4), st.integers(1, 60))
+@given(
+    _HALVES,
+    _HALVES,
+    st.integers(1, 3),
+    _HALVES,
+    st.fractions(1, 2, max_denominator=4),
+    st.integers(1, 60),
+)
 @settings(max_examples=300, deadline=None)
-def test_float_arange_counts_agree_with_numpy(t0, t1, e0, e1, s1, size):
-    """``arange(t0 + t1/n, e0 + e1/n, s1/n)``: when the checker gives a size, it is
-    the length NumPy's ``arange`` (the formula PyTorch uses) has, for each ``n``."""
+def test_float_arange_counts_agree_with_numpy(t0, t1, k, e1, s1, size):
+    """``arange(t0 + t1/n, e0 + e1/n, s1/n)`` with ``e0 - t0 = k*s1`` (so a count
+    ``k*n + r`` is known): when the checker gives a size, it is the length NumPy's
+    ``arange`` (the formula PyTorch uses) has, for each ``n``."""
+    e0 = t0 + k * s1
     import numpy as np
     from fractions import Fraction
 
