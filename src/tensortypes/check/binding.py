@@ -368,11 +368,14 @@ class Binder:
             return
         open_b = any(type(d) is Rest for d in bound)
         open_e = any(type(d) is Rest for d in entries)
-        if open_b or open_e:
+        if open_b and open_e:
+            # both of unknown length: comparable axis by axis only around one same rest
+            rests = [d for d in (*bound, *entries) if type(d) is Rest]
+            if len(rests) != 2 or rests[0] != rests[1]:
+                return
+        elif open_b or open_e:
             # one side of unknown length (``*bs`` bound to a parameter's own ``*bs``):
             # wrong only when the other has fewer axes than the open side's fixed ones
-            if open_b and open_e:
-                return
             fixed, closed = (bound, entries) if open_b else (entries, bound)
             least = sum(1 for d in fixed if type(d) is not Rest)
             if len(closed) < least:
