@@ -153,11 +153,19 @@ def _shaped_params(info, args, kwargs, self_value=None) -> bool:
     for (_name, ann, _default, _kind), value in given:
         if type(value) is not Arr:
             continue
+        if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+            # ``Bool[Tensor, "... n"] | None``: the array type beside None
+            sides = [x for x in (ann.left, ann.right) if not _is_none(x)]
+            ann = sides[0] if len(sides) == 1 else ann
         if not isinstance(ann, ast.Subscript) or not any(
             isinstance(sub, ast.Constant) and type(sub.value) is str for sub in ast.walk(ann)
         ):
             return False
     return bool(given)
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _literal_default(node) -> bool:
@@ -201,8 +209,8 @@ def straight_body(info, args=(), kwargs=None, self_value=None) -> list | None:
     ``and``, a comprehension) once each ``if`` whose test only reads flags the call
     fixes is replaced by the branch it takes: ``plddt(..., per_residue=False)`` runs
     ``expectations = ...; return masked_mean(...)``. A flag is a parameter given (or
-    defaulting to) ``True``, ``False`` or ``None`` that the body never assigns. None
-    when the body is not such a run."""
+    defaulting to) ``True``, ``False`` or ``None``, or an array for an ``is None``
+    test, that the body never assigns. None when the body is not such a run."""
     node = info.node
     positional = [p for p in info.params if p[3] == "positional"]
     if info.cls is not None and self_value is not None:
@@ -220,11 +228,16 @@ def straight_body(info, args=(), kwargs=None, self_value=None) -> list | None:
             flags[name] = value.value
         elif type(value) is NoneV:
             flags[name] = None
+        elif type(value) is Arr:
+            flags[name] = _GIVEN  # not None, for ``is None`` tests only
     if flags:
         for sub in ast.walk(node):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
                 flags.pop(sub.id, None)
     return _straight_run(getattr(node, "body", ()), flags)
+
+
+_GIVEN = object()  # a flag for an array argument: ``is None`` is False, truth unknown
 
 
 def _straight_run(body, flags: dict) -> list | None:
@@ -257,7 +270,7 @@ def _flag_test(test, flags: dict) -> bool | None:
     """The value of an ``if`` test that reads only flags (``per_residue``, ``not
     flag``, ``mask is None``), or None."""
     if isinstance(test, ast.Name) and test.id in flags:
-        return bool(flags[test.id])
+        return None if flags[test.id] is _GIVEN else bool(flags[test.id])
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _flag_test(test.operand, flags)
         return None if inner is None else not inner

@@ -224,3 +224,13 @@ def chain_plddt(
 
     logits = repeat(logits, "... a b -> ... c a b", c=masks.shape[-1])  # c: the chains
     return plddt(logits, masks, centers, per_residue=False)  # E: plddt() fails for these arguments [broadcast]
+
+
+def masked_sum(x: Float[Tensor, "... n d"], mask: Bool[Tensor, "..."] | None = None) -> Tensor:
+    if mask is not None:
+        x = x * mask[..., None]
+    return x.sum(-2)
+
+
+def pooled(x: Float[Tensor, "b n d"], m: Bool[Tensor, "b n"]) -> Tensor:
+    return masked_sum(x, m.T)  # E: masked_sum() fails for these arguments [broadcast]

@@ -324,3 +324,13 @@ def shifted_centres(n: int) -> Tensor:
     inner = torch.arange(w / 2, 1.0 - w / 4, w)  # n
     later = torch.arange(w + w / 2, 1.0, w)  # n - 1
     return inner[1:] + later
+
+
+def masked_sum(x: Float[Tensor, "... n d"], mask: Bool[Tensor, "..."] | None = None) -> Tensor:
+    if mask is not None:
+        x = x * mask[..., None]
+    return x.sum(-2)
+
+
+def pooled(x: Float[Tensor, "b n d"], m: Bool[Tensor, "b n"]) -> Tensor:
+    return masked_sum(x, m) + masked_sum(x)
