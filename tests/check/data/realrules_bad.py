@@ -234,3 +234,9 @@ def masked_sum(x: Float[Tensor, "... n d"], mask: Bool[Tensor, "..."] | None = N
 
 def pooled(x: Float[Tensor, "b n d"], m: Bool[Tensor, "b n"]) -> Tensor:
     return masked_sum(x, m.T)  # E: masked_sum() fails for these arguments [broadcast]
+
+
+def blend(a: Float[Tensor, "n 3"], v: Float[Tensor, " n"]) -> Tensor:
+    mixed = torch.lerp(a, v, 0.5)  # E: cannot broadcast a [broadcast]
+    poses = torch.eye(4)[None, :3, :4].tile(1, v.shape[0], 1)  # the count on the wrong axis
+    return mixed + poses @ a  # E: contracted axes differ [matmul]

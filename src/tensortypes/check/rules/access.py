@@ -45,6 +45,9 @@ from .base import (
 )
 
 __all__ = [
+    "NumpyUnique",
+    "Bincount",
+    "Diag",
     "Glu",
     "nonzero_tuple",
     "Cast",
@@ -540,6 +543,85 @@ class Unique(ParamRule):
         if flags[1]:
             items.append(Arr(x.kind, frozenset({int64}), (size,)))
         return TupleV(tuple(items))
+
+
+class NumpyUnique(ParamRule):
+    """``np.unique(ar)``: the distinct values (a size the data fixes, as for
+    ``torch.unique``), with ``return_index``/``return_counts`` that many int64
+    items too; ``return_inverse`` (whose shape NumPy versions give differently)
+    makes that item unknown."""
+
+    __slots__ = ()
+    PARAMS = ("ar", "return_index", "return_inverse", "return_counts", "axis")
+
+    def apply(self, call: Call):
+        bound, x = self.bind_input(call)
+        if x is None:
+            return UNKNOWN
+        flags = [bool_const(bound.get(k)) for k in self.PARAMS[1:4]]
+        if any(f is None for f in flags) or bound.get("axis") is not None:
+            return UNKNOWN
+        size = data_size(f"unique_{call.line}") if call.line else None
+        values = x.with_(shape=(size,), origin=None)
+        if not any(flags):
+            return values
+        items: list = [values]
+        ints = frozenset({int64})
+        if flags[0]:
+            items.append(Arr(x.kind, ints, (size,)))
+        if flags[1]:
+            items.append(UNKNOWN)
+        if flags[2]:
+            items.append(Arr(x.kind, ints, (size,)))
+        return TupleV(tuple(items))
+
+
+class Bincount(ParamRule):
+    """``torch.bincount(x)``: one count per value up to the largest: a 1-d array whose
+    size the data fixes (at least ``minlength``); int64, or the weights' dtype."""
+
+    __slots__ = ()
+    PARAMS = ("input", "weights", "minlength")
+
+    def apply(self, call: Call):
+        bound, x = self.bind_input(call)
+        if x is None:
+            return UNKNOWN
+        weights = bound.get("weights")
+        dtypes = weights.dtypes if type(weights) is Arr else frozenset({int64})
+        return Arr(x.kind, dtypes, (None,))
+
+
+class Diag(ParamRule):
+    """``diag(x)``: of a vector ``(n,)`` the matrix ``(n, n)``; of a matrix ``(n, m)``
+    its diagonal, ``(min(n, m),)``. An offset other than 0 gives unknown sizes."""
+
+    __slots__ = ()
+    PARAMS = ("input", "diagonal")
+
+    def apply(self, call: Call):
+        bound, x = self.bind_input(call)
+        if x is None:
+            return UNKNOWN
+        offset = bound.get(self.params[1])
+        k = 0 if offset is None else int_const(offset)
+        shape = x.shape
+        if shape is None or sf.split_rest(shape)[1] is not None:
+            return x.with_(shape=None, origin=None)
+        if len(shape) not in (1, 2):
+            raise CheckFailure(
+                "rank",
+                f"{call.name}: expects a 1-d or 2-d array, {call.label(0)} has rank "
+                f"{len(shape)} {fmt_shape(shape)}",
+            )
+        if k != 0:
+            return x.with_(shape=(None,) * (3 - len(shape)), origin=None)
+        if len(shape) == 1:
+            return x.with_(shape=(shape[0], shape[0]), origin=None)
+        a, b = shape
+        if type(a) is Dim and type(b) is Dim:
+            return x.with_(shape=(dims.dmin(a, b),), origin=None)
+        return x.with_(shape=(None,), origin=None)
 
 
 class Multinomial(ParamRule):

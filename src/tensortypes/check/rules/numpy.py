@@ -26,13 +26,13 @@ from tensortypes.core.dtypes import (
     uint64,
 )
 
-from .access import Cast, Identity, Item, Softmax
+from .access import Cast, Diag, Identity, Item, NumpyUnique, Softmax
 from .create import Arange, Creator, Eye, FromData, Like, Linspace
 from .functional import OneHot
 from .layout import Concat, Flatten, Permute, Reshape, Squeeze, Stack, Swap, Unsqueeze
 from .ops import Binary, Elementwise, Flat, Matmul, Reduce, Where
 from .patterns import Einsum
-from .tiling import BroadcastTo, Meshgrid, MoveAxis, RepeatInterleave
+from .tiling import BroadcastTo, Meshgrid, MoveAxis, RepeatInterleave, Tile
 
 __all__ = ["FUNCTIONS", "METHODS", "DTYPES", "JAX_NN", "JAX_RANDOM"]
 
@@ -193,6 +193,9 @@ FUNCTIONS: dict = {
     "empty": Creator("shape"),
     "full": Creator("shape", dtype="fill"),
     "arange": Arange(),
+    "diag": Diag(("v", "k")),
+    "tile": Tile(("A", "reps")),
+    "unique": NumpyUnique(),
     "linspace": Linspace(),
     "eye": Eye(),
     "identity": Eye(),

@@ -38,6 +38,7 @@ from .base import (
 )
 
 __all__ = [
+    "Ternary",
     "Sig",
     "Elementwise",
     "Binary",
@@ -159,6 +160,28 @@ class Binary(Rule):
         if result == "float" and mode is not None and type(mode).__name__ != "NoneV":
             result = "promote"  # torch.div(a, b, rounding_mode="floor") keeps ints
         return binary(call, a, b, result, call.label(0), call.label(1))
+
+
+class Ternary(Rule):
+    """A broadcasting function of three operands: ``lerp(input, end, weight)``,
+    ``addcmul(input, tensor1, tensor2)``: the broadcast of the three, dtypes promoted."""
+
+    __slots__ = ("params",)
+
+    def __init__(self, params: tuple):
+        self.params = params
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        a, b, c = (bound.get(p) for p in self.params)
+        if a is None or b is None or c is None:
+            return UNKNOWN
+        first = binary(call, a, b, "promote", call.label(0), call.label(1))
+        if type(first) is not Arr:
+            return UNKNOWN
+        return binary(
+            call, first, c, "promote", f"{call.label(0)} and {call.label(1)}", call.label(2)
+        )
 
 
 def binary(call: Call, a, b, result: str, la: str, lb: str):

@@ -20,6 +20,7 @@ from . import shapefns as sf
 from .base import Call, Rule, as_array, dims_of, first_array, int_const, int_list, promote
 
 __all__ = [
+    "Tile",
     "Repeat",
     "RepeatInterleave",
     "BroadcastTo",
@@ -77,6 +78,37 @@ class Repeat(Rule):
             d = _size(d)
             shape.append(None if d is None else d * c)
         return x.with_(shape=tuple(shape), origin=None, contiguous=True)
+
+
+class Tile(Rule):
+    """``tile(x, reps)``: each axis times its count, counts lined up from the right (an
+    array with fewer axes than counts gets leading axes of 1; fewer counts than axes
+    leave the leading axes as they are)."""
+
+    __slots__ = ("params",)
+
+    def __init__(self, params: tuple = ("input", "dims")):
+        self.params = params
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        x = as_array(bound.get(self.params[0]), call.kind)
+        if x is None or bound.get(self.params[1]) is None:
+            return UNKNOWN
+        # ``x.tile(n, 1, 1)``: PyTorch's method takes the counts one by one too
+        counts = dims_of(list(call.args[1:]) if len(call.args) > 2 else [bound[self.params[1]]])
+        if counts is None or x.shape is None or sf.split_rest(x.shape)[1] is not None:
+            return x.with_(shape=None, origin=None)
+        if any(type(c) is Rest for c in counts):
+            return x.with_(shape=None, origin=None)
+        rank = max(len(counts), len(x.shape))
+        shape = (dims.const(1),) * (rank - len(x.shape)) + tuple(x.shape)
+        padded = [dims.const(1)] * (rank - len(counts)) + list(counts)
+        out = []
+        for d, c in zip(shape, padded):
+            d = _size(d)
+            out.append(None if d is None or type(c) is not Dim else d * c)
+        return x.with_(shape=tuple(out), origin=None, contiguous=True)
 
 
 class RepeatInterleave(Rule):

@@ -23,6 +23,8 @@ from tensortypes.core.dtypes import (
 )
 
 from .access import (
+    Bincount,
+    Diag,
     Glu,
     Gradients,
     Cast,
@@ -62,7 +64,7 @@ from .layout import (
     Transpose,
     Unsqueeze,
 )
-from .ops import Binary, Elementwise, MaskedFill, Matmul, Reduce, Sig, Where
+from .ops import Binary, Elementwise, MaskedFill, Matmul, Reduce, Sig, Ternary, Where
 from .patterns import Einsum
 from .tiling import (
     BroadcastTo,
@@ -74,6 +76,7 @@ from .tiling import (
     Repeat,
     RepeatInterleave,
     SizeOf,
+    Tile,
 )
 
 __all__ = ["FUNCTIONS", "METHODS", "DTYPES"]
@@ -396,6 +399,14 @@ FUNCTIONS.update(
         "torch.autograd.grad": Gradients(),
         "torch.nonzero": Nonzero(),
         "torch.diff": Diff(),
+        "torch.lerp": Ternary(("input", "end", "weight")),
+        "torch.addcmul": Ternary(("input", "tensor1", "tensor2")),
+        "torch.addcdiv": Ternary(("input", "tensor1", "tensor2")),
+        "torch.diag": Diag(),
+        "torch.tile": Tile(),
+        "torch.bincount": Bincount(),
+        "torch.is_tensor": Truth(),
+        "torch.asarray": FromData(),
     }
 )
 for _name in _MORE_FLOAT:
@@ -541,6 +552,12 @@ METHODS.update(
         "inverse": Identity(),
         "nonzero": Nonzero(),
         "diff": Diff(),
+        "lerp": FUNCTIONS["torch.lerp"],
+        "addcmul": FUNCTIONS["torch.addcmul"],
+        "addcdiv": FUNCTIONS["torch.addcdiv"],
+        "diag": FUNCTIONS["torch.diag"],
+        "tile": FUNCTIONS["torch.tile"],
+        "bincount": FUNCTIONS["torch.bincount"],
     }
 )
 for _name in (*_MORE_FLOAT, *_MORE_SAME, *_MORE_BOOL, *_MORE_BINARY):
