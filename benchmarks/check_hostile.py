@@ -5,7 +5,9 @@ The static checker reads code nobody vetted. This script times ``check_source`` 
 - the inputs of the reliability probe that crashed or hung the checker (a 496-term sum,
   50,000 ``.T``, 50,000 unary minus, 2,500 chained calls, a lone surrogate in a string
   annotation, a 4,301-digit size, a call binding ``n**100000000``, 18 binomials in one
-  shape string, a byte order mark), each named, with the diagnostic codes it gets;
+  shape string, a byte order mark), and two of exact floats (3,000 errors whose notes
+  follow the numbers that set a size, ``1e-300`` multiplied 2,000 times), each named,
+  with the diagnostic codes it gets;
 - a generated set of texts of at most 200 characters (seeded), glued from pieces of
   array code: names, ``.T``, calls, brackets, operators, shape annotations, ``def``,
   ``class``, ``if``, ``lambda``, line breaks and indentation, after a fixed header of
@@ -76,6 +78,23 @@ PROBE = [
         + "']):\n    return x\n",
     ),
     ("UTF-8 byte order mark", "\ufeffx = 1\n"),
+    (
+        "3,000 errors with size notes in one function",
+        "import torch\nfrom jaxtyping import Float\n"
+        "def f(logits: Float[torch.Tensor, 'b p m']):\n"
+        "    n = logits.shape[1]\n    w = 1.0 / n\n"
+        + "".join(
+            f"    c{i} = torch.arange(0.5 * w, 1.0, w)\n"
+            f"    e{i} = torch.einsum('bmp,p->bm', logits, c{i})\n"
+            for i in range(3000)
+        ),
+    ),
+    (
+        "`1e-300` multiplied 2,000 times",
+        "import torch\nx = 1e-300\n"
+        + "x = x * 1e-300 + 0.5\n" * 2000
+        + "y = torch.arange(0, 1, x)\n",
+    ),
     (
         "99 nested `if`",
         "".join("    " * i + f"if x{i}:\n" for i in range(99))

@@ -21,6 +21,7 @@ binding (``check.signatures``) and instance schemas (``check.schema``).
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import copy
 import warnings
@@ -268,7 +269,7 @@ class Checker(
                 wanted |= d.free_symbols
         if not wanted:
             return ()
-        assigns = _assignments(func)
+        assigns, assigned = _assignments(func)
         found: list = []
         todo = [line]
         seen = {line}
@@ -283,7 +284,7 @@ class Checker(
                 size = _size_of_number(frame.vars.get(sub.id))
                 if size is None or not size.free_symbols & wanted:
                     continue
-                made = _last_assignment(assigns, sub.id, at)
+                made = _last_assignment(assigned, sub.id, at)
                 if made is None or made in seen:
                     continue
                 seen.add(made)
@@ -715,29 +716,43 @@ def _size_of_number(value) -> Dim | None:
     return None
 
 
-def _assignments(func) -> dict:
-    """The assignments of a function's own body (not nested functions), by first line."""
-    found: dict = {}
+def _assignments(func) -> tuple:
+    """The assignments of a function's own body (not nested functions): by first line,
+    and each plain name's assignment lines in order; found once per syntax tree (a note
+    of every error of a long function reads them)."""
+    found = getattr(func, "_tt_assignments", None)
+    if found is None:
+        found = _collect_assignments(func)
+        setattr(func, "_tt_assignments", found)  # noqa: B010 (an attribute ast does not declare)
+    return found
+
+
+def _collect_assignments(func) -> tuple:
+    at: dict = {}
+    lines: dict = {}
     todo = list(func.body)
     while todo:
         stmt = todo.pop()
         if type(stmt) in (ast.Assign, ast.AnnAssign, ast.AugAssign):
-            found[stmt.lineno] = stmt
+            at[stmt.lineno] = stmt
+            targets = stmt.targets if type(stmt) is ast.Assign else [stmt.target]
+            for t in targets:
+                names = [t] if type(t) is ast.Name else (t.elts if type(t) is ast.Tuple else [])
+                for n in names:
+                    if type(n) is ast.Name:
+                        lines.setdefault(n.id, []).append(stmt.lineno)
         elif type(stmt) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             for field in ("body", "orelse", "finalbody", "handlers"):
                 todo.extend(getattr(stmt, field, ()))
-    return found
+    for found in lines.values():
+        found.sort()
+    return at, lines
 
 
-def _last_assignment(assigns: dict, name: str, before: int) -> int | None:
+def _last_assignment(lines: dict, name: str, before: int) -> int | None:
     """The line of the last plain assignment of ``name`` above line ``before``."""
-    best = None
-    for line, stmt in assigns.items():
-        if line >= before or (best is not None and line < best):
-            continue
-        targets = stmt.targets if type(stmt) is ast.Assign else [stmt.target]
-        for t in targets:
-            names = [t] if type(t) is ast.Name else (t.elts if type(t) is ast.Tuple else [])
-            if any(type(n) is ast.Name and n.id == name for n in names):
-                best = line
-    return best
+    found = lines.get(name)
+    if not found:
+        return None
+    i = bisect.bisect_left(found, before)
+    return found[i - 1] if i else None
