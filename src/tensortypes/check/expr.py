@@ -631,7 +631,7 @@ class ExprMixin(CheckerHost):
             return IntV(_int_dim(left, op, right))
         if tl is BoolV and tr is BoolV and op in ("&", "|", "^"):
             return BoolV()
-        if tl in (IntV, FloatV) and tr in (IntV, FloatV) and (FloatV in (tl, tr) or op == "/"):
+        if tl in (IntV, FloatV) and tr in (IntV, FloatV) and FloatV in (tl, tr):
             return float_arith(op, left, right)
         if tl in (IntV, FloatV, BoolV) and tr in (IntV, FloatV, BoolV):
             return FloatV() if FloatV in (tl, tr) or op == "/" else IntV()

@@ -281,7 +281,8 @@ class Checker(
             for sub in ast.walk(stmt.value):
                 if type(sub) is not ast.Name or type(sub.ctx) is not ast.Load:
                     continue
-                size = _size_of_number(frame.vars.get(sub.id))
+                number = frame.vars.get(sub.id)
+                size = _size_of_number(number)
                 if size is None or not size.free_symbols & wanted:
                     continue
                 made = _last_assignment(assigned, sub.id, at)
@@ -290,7 +291,7 @@ class Checker(
                 seen.add(made)
                 said = (
                     f"{sub.id} is {fmt_dim(size)}"
-                    if type(frame.vars.get(sub.id)) is IntV
+                    if type(number) is IntV
                     else f"{sub.id} is a number over {fmt_dim(size)}"
                 )
                 found.append((made, said, sub.id))

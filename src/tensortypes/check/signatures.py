@@ -155,17 +155,13 @@ def _shaped_params(info, args, kwargs, self_value=None) -> bool:
             continue
         if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
             # ``Bool[Tensor, "... n"] | None``: the array type beside None
-            sides = [x for x in (ann.left, ann.right) if not _is_none(x)]
+            sides = [x for x in (ann.left, ann.right) if not _none_default(x)]
             ann = sides[0] if len(sides) == 1 else ann
         if not isinstance(ann, ast.Subscript) or not any(
             isinstance(sub, ast.Constant) and type(sub.value) is str for sub in ast.walk(ann)
         ):
             return False
     return bool(given)
-
-
-def _is_none(node) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _literal_default(node) -> bool:
@@ -230,11 +226,22 @@ def straight_body(info, args=(), kwargs=None, self_value=None) -> list | None:
             flags[name] = None
         elif type(value) is Arr:
             flags[name] = _GIVEN  # not None, for ``is None`` tests only
-    if flags:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                flags.pop(sub.id, None)
+    for name in _stored_names(node).intersection(flags):
+        del flags[name]
     return _straight_run(getattr(node, "body", ()), flags)
+
+
+def _stored_names(node) -> frozenset:
+    """The names a function assigns anywhere; found once per syntax tree."""
+    found = getattr(node, "_tt_stored", None)
+    if found is None:
+        found = frozenset(
+            sub.id
+            for sub in ast.walk(node)
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store)
+        )
+        setattr(node, "_tt_stored", found)  # noqa: B010 (an attribute ast does not declare)
+    return found
 
 
 _GIVEN = object()  # a flag for an array argument: ``is None`` is False, truth unknown
@@ -439,8 +446,9 @@ def _none_dropped(value):
     return value
 
 
-def _none_default(default) -> bool:
-    return isinstance(default, ast.Constant) and default.value is None
+def _none_default(node) -> bool:
+    """Whether a node is the constant ``None`` (a default, a side of ``T | None``)."""
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 class SignatureMixin(CheckerHost):
@@ -623,8 +631,12 @@ class SignatureMixin(CheckerHost):
         at a statement where it does not fail for every value its annotations allow
         (that is reported in the callee): ``expectation(logits, w)`` whose body
         multiplies ``(..., n, n, bins)`` by ``(..., 1, bins)``."""
-        body = straight_body(info, args, kwargs, self_value)
-        if not body or not _shaped_params(info, args, kwargs, self_value):
+        body = (
+            straight_body(info, args, kwargs, self_value)
+            if _shaped_params(info, args, kwargs, self_value)
+            else None
+        )
+        if not body:
             return self.inlined_result(info, args, kwargs, None, self_value)
         caught: list = []
         value = self.inlined_result(info, args, kwargs, caught, self_value, body)

@@ -439,8 +439,6 @@ def float_arith(op: str, left: Value, right: Value) -> FloatV:
     Fraction(1, 2)
     """
     a, b = number_form(left), number_form(right)
-    if a is None and op == "/" and type(left) is not FloatV:
-        return FloatV()
     if b is None and op == "/" and type(right) is IntV and right.dim is not None and a is not None:
         # c / n: only a constant over a size
         if a[1] == 0:
@@ -450,7 +448,7 @@ def float_arith(op: str, left: Value, right: Value) -> FloatV:
         return FloatV()
     (a0, a1, ad), (b0, b1, bd) = a, b
     if op in ("+", "-"):
-        if ad is not None and bd is not None and not (ad is bd or ad == bd):
+        if ad is not None and bd is not None and ad != bd:
             return FloatV()
         sign = 1 if op == "+" else -1
         return exact_float(a0 + sign * b0, a1 + sign * b1, ad if ad is not None else bd)

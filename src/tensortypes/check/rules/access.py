@@ -260,10 +260,13 @@ def nonzero_count(x: Arr):
     return selected_count(x.since)
 
 
-def nonzero_tuple(x: Arr):
-    """``nonzero(x, as_tuple=True)`` / ``where(x)``: one int64 index array per axis."""
+def nonzero_tuple(x):
+    """``nonzero(x, as_tuple=True)`` / ``where(x)``: one int64 index array per axis;
+    unknown for an array of unknown or open rank."""
+    if type(x) is not Arr or x.rank is None or sf.split_rest(x.shape)[1] is not None:
+        return UNKNOWN
     piece = x.with_(shape=(nonzero_count(x),), dtypes=INTS, origin=None)
-    return TupleV((piece,) * (x.rank or 0))
+    return TupleV((piece,) * x.rank)
 
 
 class Diff(ParamRule):

@@ -209,7 +209,7 @@ def float_count(start, stop, step) -> Dim | None:
         return None
     (t0, t1, td), (e0, e1, ed), (s0, s1, sd) = a, b, c
     named = {d for d in (td, ed, sd) if d is not None}
-    if len(named) > 1 and not all(x == y for x in named for y in named):
+    if len(named) > 1:
         return None
     if sd is None:  # a constant step: every part must be constant
         if named or s0 <= 0:

@@ -219,9 +219,7 @@ class Where(Rule):
         if len(call.args) == 1 and not call.kwargs:
             # where(cond): the indices of its true items, one array per axis
             cond = values[0]
-            if type(cond) is not Arr or cond.rank is None or cond.rank == 0:
-                return UNKNOWN
-            if sf.split_rest(cond.shape)[1] is not None:
+            if type(cond) is Arr and cond.rank == 0:
                 return UNKNOWN
             return nonzero_tuple(cond)
         found = [as_array(v, call.kind) for v in values]
