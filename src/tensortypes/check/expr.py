@@ -50,6 +50,7 @@ from .symbolic import (
     exact_float,
     float_arith,
     fmt_shape,
+    changed_rest,
     negated,
 )
 
@@ -124,6 +125,20 @@ class Labels:
 
 
 _OPERANDS = (Arr, IntV, FloatV, BoolV)
+
+
+def _open_transposed(shape, attr: str):
+    """``x.T``/``x.mT`` of a shape with a ``*rest``. ``.mT`` swaps the last two axes
+    when both are fixed. ``.T`` reverses every axis: the fixed axes after the rest
+    come first, reversed, and the rest's axes follow, reversed too, as a ``...`` of
+    their own (a batch, as its source is: ``x.T`` of ``x (..., d)`` is ``(d, ...)``,
+    whose last axis is the first of the batch). None when not known so."""
+    prefix, rest, suffix = sf.split_rest(shape)
+    if attr in ("mT", "mH"):
+        if len(suffix) < 2:
+            return None
+        return (*prefix, rest, *suffix[:-2], suffix[-1], suffix[-2])
+    return (*reversed(suffix), changed_rest(rest, ".T"), *reversed(prefix))
 
 
 def label_of(node) -> str:
@@ -500,6 +515,9 @@ class ExprMixin(CheckerHost):
                 return x.with_(
                     shape=(*x.shape[:-2], x.shape[-1], x.shape[-2]), origin=None, contiguous=False
                 )
+            if x.shape is not None:
+                # its layout is not known: a view that splits an axis still works
+                return x.with_(shape=_open_transposed(x.shape, attr), origin=None, contiguous=None)
             return x.with_(shape=None, origin=None)
         if attr == "ndim":
             return IntV(dims.const(x.rank)) if x.rank is not None else IntV()

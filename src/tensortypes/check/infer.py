@@ -114,6 +114,7 @@ class Checker(
         self.caught: list | None = None
         self.breaks: list = []  # per loop being walked: the states at its ``break``s
         self.scopes_of: dict = {}  # id of a class -> its scopes of size names (built_with)
+        self.params_of: dict = {}  # id of a class -> what it is built from (built_params)
         self.renamed_of: dict = {}  # id of a class -> its renamed attributes
         # The call whose result the statement drops (``with torch.no_grad():``,
         # ``nn.init.zeros_(w)``): its unknown result costs nothing, so no note.
@@ -470,12 +471,13 @@ class Checker(
             self.bind_params(info, frame)
             built = self.built_with(info) if building is None else ()
             renamed = self.renamed_attributes(info) if built else frozenset()
+            given = self.built_params(info) if built else frozenset()
             if id(info.node) in self.module.generators:
-                with inputs(frame.where), instance(built, renamed):
+                with inputs(frame.where), instance(built, renamed, given):
                     self.exec_block(info.node.body, frame)
                 info.inferred = UNKNOWN
                 return UNKNOWN
-            with inputs(frame.where), instance(built, renamed):
+            with inputs(frame.where), instance(built, renamed, given):
                 end = self.exec_paths(info.node.body, frame, _PATHS)
             if building is not None:
                 building.facts = end.facts
@@ -525,6 +527,22 @@ class Checker(
                         names.update(_NAME_TOKEN.findall(sub.value))
             scopes.append(frozenset(names))
         found = self.scopes_of[id(cls)] = tuple(scopes)
+        return found
+
+    def built_params(self, info) -> frozenset:
+        """The fields of the dataclasses of the resolution order of method ``info``'s
+        class. Such a name in the method's own annotations, where its parameters leave
+        it free, is that field's size (``symbolic.instance_names``). Not the parameters
+        of a module's ``__init__``: its ``forward`` runs layers built in a loop or by a
+        factory, whose widths the checker may not see, and a shape kept past them
+        (a loop of ``x = layer(x)`` that might not run) would meet ``out_dim``."""
+        found = self.params_of.get(id(info.cls))
+        if found is None:
+            names: set = set()
+            for c in self.mro(info.cls):
+                if c.is_dataclass and "__init__" not in c.methods:
+                    names.update(f.target.id for f in c.fields)
+            found = self.params_of[id(info.cls)] = frozenset(names)
         return found
 
     def renamed_attributes(self, info) -> frozenset:

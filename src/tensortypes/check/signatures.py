@@ -141,27 +141,16 @@ def _bound_method(info, self_value) -> bool:
     )
 
 
-def _shaped_params(info, args, kwargs, self_value=None) -> bool:
-    """Whether each parameter of ``info`` given an array is annotated with a shape
-    string (``Float[Tensor, "... bins"]``): a helper that says what it accepts. One
-    that does not (``coord: Tensor``) is not held to the arrays a caller gives it."""
+def _given_arguments(info, args, kwargs, self_value=None) -> bool:
+    """Whether a call gives ``info`` arguments. Its body then runs with them, whether a
+    parameter given an array is annotated with a shape (``Float[Tensor, "... bins"]``),
+    with none (``value: Tensor``: ``masked_mean(mask, value, dim)`` expands ``mask``
+    to ``value.shape``) or not at all: what fails there for these arguments fails at
+    the call."""
     positional = [p for p in info.params if p[3] == "positional"]
     if info.cls is not None and self_value is not None:
         positional = positional[1:]  # ``self``
-    given = [(p, v) for p, v in zip(positional, args)]
-    given += [(p, kwargs[p[0]]) for p in info.params if p[0] in kwargs]
-    for (_name, ann, _default, _kind), value in given:
-        if type(value) is not Arr:
-            continue
-        if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
-            # ``Bool[Tensor, "... n"] | None``: the array type beside None
-            sides = [x for x in (ann.left, ann.right) if not _none_default(x)]
-            ann = sides[0] if len(sides) == 1 else ann
-        if not isinstance(ann, ast.Subscript) or not any(
-            isinstance(sub, ast.Constant) and type(sub.value) is str for sub in ast.walk(ann)
-        ):
-            return False
-    return bool(given)
+    return bool(args[: len(positional)]) or any(p[0] in kwargs for p in info.params)
 
 
 def _literal_default(node) -> bool:
@@ -586,6 +575,12 @@ class SignatureMixin(CheckerHost):
                 inlined = self.inlined_call(info, args, kwargs, node, labels)
                 if type(inlined) is Arr and inlined.shape is not None:
                     return inlined
+            if type(ret) is IntV and ret.dim is None and wrapper_return(info.node) is not None:
+                # ``-> int`` of one ``return``: the size it reads (a property
+                # ``_n_components`` returning ``int(self.group_idxs.shape[0])``)
+                inlined = self.inlined_result(info, args, kwargs, None, self_value)
+                if type(inlined) is IntV and inlined.dim is not None:
+                    return inlined
             if any(
                 isinstance(p[2], ast.Constant) and type(p[2].value) is bool for p in info.params
             ):
@@ -626,14 +621,14 @@ class SignatureMixin(CheckerHost):
 
     def inlined_call(self, info, args, kwargs, node, labels, self_value=None):
         """``inlined_result``, and an error at the call when the callee's body, a
-        straight run of statements (:func:`straight_body`) whose parameters given an array
-        are annotated with a shape (:func:`_shaped_params`), fails for these arguments
+        straight run of statements (:func:`straight_body`) given an array
+        (:func:`_given_arguments`), fails for these arguments
         at a statement where it does not fail for every value its annotations allow
         (that is reported in the callee): ``expectation(logits, w)`` whose body
         multiplies ``(..., n, n, bins)`` by ``(..., 1, bins)``."""
         body = (
             straight_body(info, args, kwargs, self_value)
-            if _shaped_params(info, args, kwargs, self_value)
+            if _given_arguments(info, args, kwargs, self_value)
             else None
         )
         if not body:

@@ -44,6 +44,7 @@ from .symbolic import (
     NONE,
     UNKNOWN,
     Arr,
+    instance_names,
     is_one,
     Bcast,
     DictV,
@@ -515,7 +516,14 @@ class StatementMixin(CheckerHost):
                 names[n] = d
         # A ``*rest`` of the function's own annotations stands for its own axes.
         names.update({n: (Rest(n[1:]),) for n in frame.where if n.startswith("*")})
-        return Binder(names, {n: frame.where[n] for n in names}, frame.facts)
+        where = {n: frame.where[n] for n in names}
+        # A name the parameters leave free is the instance's size of that name, if any.
+        for n in instance_names().difference(names):
+            d = size_symbol(n)
+            if d is not None:
+                names[n] = d
+                where[n] = "the instance"
+        return Binder(names, where, frame.facts)
 
     def local_binder(self, frame) -> Binder:
         """:meth:`own_binder` with the size names local annotations introduced.

@@ -65,6 +65,7 @@ __all__ = [
     "Rest",
     "own_rest",
     "joint_rest",
+    "changed_rest",
     "instance",
     "instance_unrelated",
     "operand_axes",
@@ -174,6 +175,17 @@ def own_rest(owner: str) -> Rest:
     same axes wherever a value made from that parameter keeps them, so that
     ``x.norm(dim=-1, keepdim=True)`` of ``x: (..., 3)`` lines up with ``x``."""
     return Rest(OWN_REST + owner)
+
+
+def changed_rest(rest: Rest, mark: str) -> Rest:
+    """The axes of ``rest`` after an operation changed them (``mark``: which): still a
+    batch when ``rest`` is one (a ``*b`` or a parameter's ``...``), so that its last
+    axis meets other sizes as :func:`own_rest`'s does, but not the same axes; a plain
+    ``...`` when ``rest`` is of unknown origin."""
+    if rest.name is None:
+        return Rest(None)
+    owner = rest.name[len(OWN_REST) :] if rest.name.startswith(OWN_REST) else rest.name
+    return own_rest(f"{owner}{mark}")
 
 
 def joint_rest(rests) -> Rest:
@@ -956,24 +968,39 @@ _INSTANCE: list = [()]  # the size scopes of the instance of the walked method
 
 
 @contextmanager
-def instance(scopes, renamed=frozenset()):
+def instance(scopes, renamed=frozenset(), given=frozenset()):
     """Within: the scopes of the names of sizes the instance a method is walked on was
     built with, one per class of its resolution order (the parameters of that class's
     ``__init__`` and the names of its declared attributes' shapes); a size the
     method's own parameters bind is named in a scope of its own. ``renamed``: the
     attributes ``__init__`` sets to something other than the configuration's field of
     that name (``self.rotary_dim = self.head_dim``), whose name then means the
-    instance's value, not the field (see :func:`fields_unrelated`)."""
+    instance's value, not the field (see :func:`fields_unrelated`). ``given``: the
+    fields of a dataclass instance (:func:`instance_names`)."""
     _INSTANCE.append(tuple(s for s in scopes if s))
     _RENAMED.append(frozenset(renamed))
+    _GIVEN.append(frozenset(given))
     try:
         yield
     finally:
         _INSTANCE.pop()
         _RENAMED.pop()
+        _GIVEN.pop()
 
 
 _RENAMED: list = [frozenset()]  # attribute names the walked method's instance redefines
+
+
+_GIVEN: list = [frozenset()]  # the fields of the walked method's dataclass instance
+
+
+def instance_names() -> frozenset:
+    """The fields of the dataclass instance a method is walked on: such a name in the
+    method's own annotations, where its parameters leave it free, is that field's size
+    (``self.k_groups`` of a field ``k_groups: int`` against a return annotation
+    ``"k_groups n_components"``). The names in the shapes of declared attributes are
+    not: an attribute may be set again with other sizes (a cache that grows)."""
+    return _GIVEN[-1]
 
 
 _AXES: list = [None]  # the operation's array operands (their axes counted when asked)

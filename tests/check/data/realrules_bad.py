@@ -3,6 +3,8 @@ the real code could have; ``realrules_ok.py`` is the correct twin."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 import torch.nn.functional as F
 from einops import rearrange
@@ -240,3 +242,54 @@ def blend(a: Float[Tensor, "n 3"], v: Float[Tensor, " n"]) -> Tensor:
     mixed = torch.lerp(a, v, 0.5)  # E: cannot broadcast a [broadcast]
     poses = torch.eye(4)[None, :3, :4].tile(1, v.shape[0], 1)  # the count on the wrong axis
     return mixed + poses @ a  # E: contracted axes differ [matmul]
+
+
+# -- this round: generic batches, grown lists of batched arrays, fields, bare helpers ---
+
+
+def unit_inside(x: Float[Tensor, "... 3"]) -> Float[Tensor, "... 3"]:
+    mag = x.norm(dim=-1)  # keepdim missing
+    mask = mag.squeeze(-1) > 1  # an axis of '...' is not 1: squeeze keeps the shape
+    x[mask] = x[mask] / mag[mask]  # E: cannot broadcast x[mask] [broadcast]
+    return x
+
+
+def pairwise(
+    scores: Float[Tensor, "... n"], asyms: Int[Tensor, " c"]
+) -> tuple[Float[Tensor, "... c c"], Int[Tensor, " c"]]:
+    rows = []
+    for i in range(asyms.numel()):
+        rows.append(scores[..., : asyms.numel()] * i)
+    return torch.stack(rows, dim=0), asyms  # E: 1 axis after '...' [return]
+
+
+def bare_masked_mean(mask: Tensor, value: Tensor, dim: int) -> Tensor:
+    mask = mask.expand(*value.shape)
+    return (mask * value).sum(dim) / mask.sum(dim).clamp(min=1)
+
+
+def chain_means(x: Float[Tensor, "b a a"], m: Bool[Tensor, "b c a"]) -> Tensor:
+    return bare_masked_mean(m, x, dim=-1)  # E: bare_masked_mean() fails for these arguments [broadcast]
+
+
+@dataclass
+class Grouping:
+    group_idxs: Int[Tensor, " n_components"]
+    k_groups: int
+
+    @property
+    def n_components(self) -> int:
+        return int(self.group_idxs.shape[0])
+
+    def to_matrix(self) -> Bool[Tensor, "k_groups n_components"]:
+        mat = torch.zeros((self.n_components, self.k_groups), dtype=torch.bool)
+        return mat  # E: axis 0 has size n_components, expected k_groups [return]
+
+
+def encode_sae(x: Float[Tensor, "... d_in"], w: Float[Tensor, "d_in d_sae"]) -> Tensor:
+    return x.T @ w  # E: the columns of x.T (d_in, ...) are the last axis of '...' [matmul]
+
+
+def swiglu(x: Float[Tensor, "... d"]) -> Float[Tensor, "... (d//2)"]:
+    x, gates = x.chunk(2)  # dim=-1 missing: the first axis of '...' is split
+    return F.silu(gates) * x  # E: axis -1 has size d, expected d//2 [return]

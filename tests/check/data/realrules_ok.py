@@ -344,3 +344,64 @@ def blend(a: Float[Tensor, "n 3"], v: Float[Tensor, " n"], m: Float[Tensor, "n n
     counts = torch.bincount(v.long()).sum() + len(np.unique(np.zeros(3)))
     grid = np.tile(np.zeros((4, 3)), (2, 1, 1)).reshape(2, 12)
     return mixed * torch.diag(m)[:, None] + poses[:, :, :3].sum(-1) + counts + grid.sum()
+
+
+# -- this round: generic batches, grown lists of batched arrays, fields, bare helpers ---
+
+
+def unit_inside(x: Float[Tensor, "... 3"]) -> Float[Tensor, "... 3"]:
+    mag = x.norm(dim=-1, keepdim=True)
+    mask = mag.squeeze(-1) > 1
+    x[mask] = x[mask] / mag[mask]
+    return x
+
+
+def pairwise(
+    scores: Float[Tensor, "... n"], asyms: Int[Tensor, " c"]
+) -> tuple[Float[Tensor, "... c c"], Int[Tensor, " c"]]:
+    rows = []
+    for i in range(asyms.numel()):
+        rows.append(scores[..., : asyms.numel()] * i)
+    return torch.stack(rows, dim=-2), asyms
+
+
+def bare_masked_mean(mask: Tensor, value: Tensor, dim: int) -> Tensor:
+    mask = mask.expand(*value.shape)
+    return (mask * value).sum(dim) / mask.sum(dim).clamp(min=1)
+
+
+def chain_means(x: Float[Tensor, "b c a"], m: Bool[Tensor, "b a"]) -> Tensor:
+    return bare_masked_mean(m[:, None, :], x, dim=-1)
+
+
+@dataclass
+class Grouping:
+    group_idxs: Int[Tensor, " n_components"]
+    k_groups: int
+
+    @property
+    def n_components(self) -> int:
+        return int(self.group_idxs.shape[0])
+
+    def to_matrix(self) -> Bool[Tensor, "k_groups n_components"]:
+        mat = torch.zeros((self.k_groups, self.n_components), dtype=torch.bool)
+        return mat
+
+
+def encode_sae(x: Float[Tensor, "... d_in"], w: Float[Tensor, "d_in d_sae"]) -> Tensor:
+    return x @ w
+
+
+def encode_rows(x: Float[Tensor, "d_in n"], w: Float[Tensor, "d_in d_sae"]) -> Tensor:
+    return x.T @ w
+
+
+def swiglu(x: Float[Tensor, "... d"]) -> Float[Tensor, "... (d//2)"]:
+    x, gates = x.chunk(2, dim=-1)
+    return F.silu(gates) * x
+
+
+def split_view(pts: Float[Tensor, "*bs 3"], c2w: Float[Tensor, "*c 3 4"]) -> Tensor:
+    r = c2w[0, 0:3, 0:3].T
+    flat = (r @ pts.view(-1, 3).T).T  # a layout not known
+    return flat.view(*pts.shape)  # splits an axis: a view of any layout does

@@ -25,6 +25,7 @@ from ..symbolic import (
     ShapeV,
     TupleV,
     Value,
+    changed_rest,
     data_size,
     fmt_dtypes,
     fmt_shape,
@@ -718,6 +719,25 @@ class CDist(Rule):
         return out if batch is None else out.with_(shape=(*batch, sa[-2], sb[-2]))
 
 
+def _open_chunks(x: Arr, axis: int, count: int):
+    """``chunk(count, axis)`` of an array with a ``*rest``: along a fixed axis, the pieces
+    of that axis and the other axes kept (``count`` pieces of ``d // count`` when that
+    divides ``d`` exactly, else up to ``count`` of an unknown size); along an axis of the
+    rest (``x.chunk(2)`` of ``(..., d)``, whose axis 0 is the first of ``...`` unless it
+    is empty), pieces whose fixed axes are kept and whose rest changed."""
+    prefix, rest, suffix = sf.split_rest(x.shape)
+    if 0 <= axis < len(prefix) or -len(suffix) <= axis < 0:
+        size = prefix[axis] if axis >= 0 else suffix[axis]
+        if type(size) is Dim and dims.eq((size // count) * count, size):
+            piece = x.with_(shape=sf.replace_axis(x.shape, axis, size // count), origin=None)
+            return TupleV((piece,) * count)
+        return ListV(
+            None, x.with_(shape=sf.replace_axis(x.shape, axis, None), origin=None), "tuple"
+        )
+    piece = x.with_(shape=(*prefix, changed_rest(rest, ".chunk"), *suffix), origin=None)
+    return ListV(None, piece, "tuple")
+
+
 class Chunk(Rule):
     """``chunk(n, dim)``/``split(size, dim)``: a tuple of pieces along ``dim``."""
 
@@ -744,6 +764,16 @@ class Chunk(Rule):
             and x.rank is not None
         ):
             return _split_symbolic(x, sf.norm_axis(axis, x.rank), bound.get(params[1]))
+        if (
+            self.mode == "chunk"
+            and x is not None
+            and x.rank is None
+            and x.shape is not None
+            and count is not None
+            and count > 0
+            and axis is not None
+        ):
+            return _open_chunks(x, axis, count)
         if x is None or count is None or axis is None or x.rank is None:
             return UNKNOWN
         i = sf.norm_axis(axis, x.rank)

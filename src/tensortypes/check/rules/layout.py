@@ -276,6 +276,10 @@ def _arrays(call: Call, value) -> list | None:
     items = value.items if type(value) in (TupleV, ListV) else None
     if not items:
         return None
+    if call.kind == "torch" and any(type(v) is not Arr for v in items):
+        # torch joins tensors only: a number there is a value whose declared type
+        # (``-> float`` of a helper that returns a tensor) is not what it holds
+        return None
     arrays = [as_array(v, call.kind) for v in items]
     return None if any(a is None for a in arrays) else arrays
 
@@ -291,8 +295,15 @@ def _grown(call: Call, bound: dict, params: tuple, new_axis: bool):
     x = as_array(value.elem, call.kind)
     given = bound.get(params[1])
     axis = 0 if given is None else int_const(given)
-    if x is None or x.shape is None or axis is None or sf.split_rest(x.shape)[1] is not None:
+    if x is None or x.shape is None or axis is None:
         return None
+    if sf.split_rest(x.shape)[1] is not None:
+        # items of a shape with a ``*rest``: the axis must be before or after the rest
+        if not new_axis:
+            shape = sf.replace_axis(x.shape, axis, None)
+        else:
+            shape = sf.insert_axis(x.shape, axis, None)
+        return None if shape is None else Arr(x.kind or call.kind, x.dtypes, shape)
     rank = len(x.shape) + (1 if new_axis else 0)
     if not -rank <= axis < rank:
         return None

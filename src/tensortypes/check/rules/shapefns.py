@@ -39,6 +39,7 @@ __all__ = [
     "concat_shape",
     "stack_shape",
     "squeeze_shape",
+    "insert_axis",
     "glu_shape",
     "unsqueeze_shape",
     "flatten_shape",
@@ -287,6 +288,8 @@ def matmul_shape(a, b, la: str = "left operand", lb: str = "right operand"):
     (..., Dim('m'))
     """
     if b is not None and len(b) == 2 and not any(type(d) is Rest for d in b):
+        if a is not None and len(a) >= 2 and type(a[-1]) is Rest and a[-1].name is not None:
+            _rest_meets_rows(a, b, la, lb)
         if a is None or (len(a) >= 1 and type(a[-1]) is Rest):
             # Whatever the rank of the left operand (a vector, a matrix, a batch of
             # them), the last axis of its product with a matrix is the matrix's.
@@ -342,6 +345,23 @@ def matmul_shape(a, b, la: str = "left operand", lb: str = "right operand"):
     if batch is None:
         return None
     return (*batch, a[-2], b[-1])
+
+
+def _rest_meets_rows(a, b, la: str, lb: str) -> None:
+    """Refuse ``a @ b`` of ``a (k, *b)`` (``x.T`` of ``x (..., k)``) and a matrix ``b
+    (k, m)``: the columns of ``a`` are the last axis of ``*b``, which meets the ``k``
+    rows of ``b``, a size of its own; so this works only when ``*b`` is empty (``a`` a
+    vector) or its last axis happens to be ``k``, as in :func:`_rest_meets_fixed`."""
+    rows = b[0].dim if type(b[0]) is Bcast else b[0]
+    if type(b[0]) is not Dim or is_one(rows) or is_anonymous(rows) or is_data_size(rows):
+        return
+    shown = "'...'" if a[-1].anonymous else f"*{a[-1].name}"
+    raise CheckFailure(
+        "matmul",
+        f"matmul: contracted axes differ: the columns of {la} {fmt_shape(a)} are the "
+        f"last axis of {shown}, but {lb} {fmt_shape(b)} has {fmt_dim(rows)} rows, so "
+        f"this works only when {shown} is empty (or its last axis is {fmt_dim(rows)})",
+    )
 
 
 def reduce_shape(shape, axes, keepdims: bool):
@@ -537,11 +557,15 @@ def glu_shape(shape, axis: int):
 
 
 def squeeze_shape(shape, axis, strict: bool):
-    """Remove ``axis`` (or every size-1 axis). NumPy (``strict``) refuses a non-1 axis."""
+    """Remove ``axis`` (or every size-1 axis). NumPy (``strict``) refuses a non-1 axis.
+
+    torch keeps an axis that is not 1. A named size, or an axis of a ``*rest``, is taken
+    as not 1, as broadcasting takes it (``#`` marks a size that may be 1): squeezing it
+    keeps the shape, as ``squeeze()`` without an axis keeps it."""
     if shape is not None and split_rest(shape)[1] is not None and type(axis) is int:
         found = _open_axis(shape, axis)
         if found is None:
-            return None
+            return None if strict else shape
         prefix, rest, suffix, (side, i) = found
         part = prefix if side == "head" else suffix
         if not is_one(part[i]):
@@ -551,7 +575,7 @@ def squeeze_shape(shape, axis, strict: bool):
                     f"squeeze: axis {axis} of {fmt_shape(shape)} has "
                     f"size {fmt_dim(part[i])}, not 1",
                 )
-            return shape if type(part[i]) is Dim and part[i].is_constant else None
+            return shape if type(part[i]) is Dim else None
         part = part[:i] + part[i + 1 :]
         return (*part, rest, *suffix) if side == "head" else (*prefix, rest, *part)
     if shape is None or split_rest(shape)[1] is not None:
@@ -564,7 +588,7 @@ def squeeze_shape(shape, axis, strict: bool):
     d = shape[i]
     if is_one(d):
         return shape[:i] + shape[i + 1 :]
-    if type(d) is Dim and (d.is_constant or strict):
+    if type(d) is Dim:
         if strict:
             raise CheckFailure(
                 "axis", f"squeeze: axis {axis} of {fmt_shape(shape)} has size {fmt_dim(d)}, not 1"
@@ -575,18 +599,24 @@ def squeeze_shape(shape, axis, strict: bool):
 
 def unsqueeze_shape(shape, axis: int):
     """Insert an axis of size 1 at ``axis`` (range: -rank-1 .. rank)."""
+    return insert_axis(shape, axis, ONE)
+
+
+def insert_axis(shape, axis: int, size):
+    """Insert an axis of ``size`` at ``axis`` (range: -rank-1 .. rank); of a shape with
+    a ``*rest``, None (unknown) when the place falls in the rest."""
     if shape is not None and split_rest(shape)[1] is not None:
         found = _open_axis(shape, axis, extra=1)
         if found is None:
             return None
         prefix, rest, suffix, (side, i) = found
         if side == "head":
-            return (*prefix[:i], ONE, *prefix[i:], rest, *suffix)
-        return (*prefix, rest, *suffix[:i], ONE, *suffix[i:])
+            return (*prefix[:i], size, *prefix[i:], rest, *suffix)
+        return (*prefix, rest, *suffix[:i], size, *suffix[i:])
     if shape is None:
         return None
     i = norm_axis(axis, len(shape), extra=1)
-    return (*shape[:i], ONE, *shape[i:])
+    return (*shape[:i], size, *shape[i:])
 
 
 def flatten_shape(shape, start: int = 0, end: int = -1):
