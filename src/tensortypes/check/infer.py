@@ -229,7 +229,7 @@ class Checker(
             if since is not None and since != here and frame is not None:
                 hops = self.size_hops(frame, since, value.shape)
                 if hops:
-                    text += "".join(f", {said} at line {line}" for line, said, _ in hops)
+                    text += "".join(f", {said} at line {line}" for line, said, *_ in hops)
                     sources += hops
             return ShapeNote(
                 text,
@@ -270,6 +270,14 @@ class Checker(
                 wanted |= d.free_symbols
         if not wanted:
             return ()
+        # sizes computed in the function (``n//2``), not a parameter's own: an array
+        # variable the statement reads that has one made it (``out = einx.add(...,
+        # single_i, single_j)`` of pieces ``(b, n//2, d)`` chunked a line before)
+        made_sizes = {
+            d
+            for d in shape
+            if type(d) is Dim and not d.is_constant and not (d.is_symbol and str(d) in frame.where)
+        }
         assigns, assigned = _assignments(func)
         found: list = []
         todo = [line]
@@ -283,6 +291,16 @@ class Checker(
                 if type(sub) is not ast.Name or type(sub.ctx) is not ast.Load:
                     continue
                 number = frame.vars.get(sub.id)
+                if type(number) is Arr:
+                    if number.shape is None or not made_sizes.intersection(number.shape):
+                        continue
+                    made = _last_assignment(assigned, sub.id, at)
+                    if made is None or made in seen:
+                        continue
+                    seen.add(made)
+                    found.append((made, f"{sub.id} is {fmt_shape(number.shape)}", sub.id, "array"))
+                    todo.append(made)
+                    continue
                 size = _size_of_number(number)
                 if size is None or not size.free_symbols & wanted:
                     continue

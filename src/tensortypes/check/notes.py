@@ -111,11 +111,12 @@ def shape_origin(note, used_at: int, source_lines) -> list:
         )
     for line, shape, *size in note.sources:
         if line not in (used_at, note.line) and 1 <= line <= len(source_lines):
-            said = (
-                f"{shape} here, a size of {note.name} {note.shape}"
-                if size
-                else f"{note.name} is {shape} here"
-            )
+            if size[1:] == ["array"]:  # an array the variable's value was made from
+                said = f"{shape} here, and {note.name} {note.shape} is made from it"
+            elif size:
+                said = f"{shape} here, a size of {note.name} {note.shape}"
+            else:
+                said = f"{note.name} is {shape} here"
             located = (line, _column(source_lines[line - 1]), f"{said} (used at line {used_at})")
             if located not in found:
                 found.append(located)

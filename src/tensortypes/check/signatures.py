@@ -571,8 +571,13 @@ class SignatureMixin(CheckerHost):
                 )
                 if told is not None:
                     return told
-            if _shapeless(ret) and self_value is None and info.cls is None:
-                inlined = self.inlined_call(info, args, kwargs, node, labels)
+            if _shapeless(ret) and (
+                (self_value is None and info.cls is None)
+                or (type(self_value) is InstV and info.cls is not None)
+            ):
+                # ``-> Tensor``: the body walked with these arguments says which shape
+                # (a method too: ``self.rotate_every_two(q_rot)`` keeps ``q_rot``'s)
+                inlined = self.inlined_call(info, args, kwargs, node, labels, self_value)
                 if type(inlined) is Arr and inlined.shape is not None:
                     return inlined
             if type(ret) is IntV and ret.dim is None and wrapper_return(info.node) is not None:

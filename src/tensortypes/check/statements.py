@@ -51,9 +51,11 @@ from .symbolic import (
     DTypeV,
     FuncV,
     InstV,
+    IntV,
     ListV,
     Ref,
     Rest,
+    ShapeV,
     TupleV,
     UnionV,
     fmt_dtypes,
@@ -363,6 +365,12 @@ class StatementMixin(CheckerHost):
             else None
         )
         if starred:
+            split = _starred_split(target.elts, value)
+            if split is not None:
+                for element, got in zip(target.elts, split):
+                    element = element.value if isinstance(element, ast.Starred) else element
+                    self.assign(element, got, frame, stmt)
+                return
             items = None
         if items is not None and len(items) != len(target.elts):
             self.report(
@@ -770,6 +778,36 @@ _RAISES = frozenset(
         "raises_regex",
     }
 )
+
+
+def _starred_split(elts, value) -> list | None:
+    """The values ``a, *b, c = value`` gives its targets, for a tuple or list of known
+    items and for the shape of an array of open rank (``*b, a = mask.shape`` of a
+    ``(..., a)`` mask: ``b`` holds the batch's sizes, starred into a call as
+    ``x.shape[:-1]`` is, and ``a`` is ``a``). None when not known so."""
+    star = next(i for i, e in enumerate(elts) if isinstance(e, ast.Starred))
+    before, after = star, len(elts) - star - 1
+    if type(value) in (TupleV, ListV) and value.items is not None:
+        items = value.items
+        if len(items) < before + after:
+            return None
+        return [
+            *items[:before],
+            ListV(items[before : len(items) - after]),
+            *items[len(items) - after :],
+        ]
+    if type(value) is ShapeV:
+        entries = value.entries
+        cut = next(i for i, d in enumerate(entries) if type(d) is Rest)
+        if before > cut or after > len(entries) - cut - 1:
+            return None
+        sizes = [IntV(d) if type(d) is Dim else IntV() for d in entries]
+        return [
+            *sizes[:before],
+            ShapeV(entries[before : len(entries) - after]),
+            *sizes[len(sizes) - after :],
+        ]
+    return None
 
 
 def _raises(node) -> bool:

@@ -980,12 +980,14 @@ def instance(scopes, renamed=frozenset(), given=frozenset()):
     _INSTANCE.append(tuple(s for s in scopes if s))
     _RENAMED.append(frozenset(renamed))
     _GIVEN.append(frozenset(given))
+    _MET.append({})
     try:
         yield
     finally:
         _INSTANCE.pop()
         _RENAMED.pop()
         _GIVEN.pop()
+        _MET.pop()
 
 
 _RENAMED: list = [frozenset()]  # attribute names the walked method's instance redefines
@@ -1054,17 +1056,49 @@ def instance_unrelated(a: Dim, b: Dim) -> bool:
     built = _INSTANCE[-1]
     if not built:
         return False
+    met = _MET[-1]
+    if met:
+        # a name of the method that met a size of the instance is that size from then on
+        ma, mb = met.get(a, a), met.get(b, b)
+        if ma is not a or mb is not b:
+            if ma is mb or dims.eq(ma, mb) is True:
+                return True
+            return _apart_scopes(ma, mb, built) is not False
+    apart = _apart_scopes(a, b, built)
+    if apart and not _laid_out(a, b):
+        # Not compared; but the code needs them equal from here on (``self.norm(x)`` of a
+        # ``LayerNorm(dim)`` and ``x: "b n d"``): the method's name stands for the
+        # instance's size in later comparisons (``self.to_gamma(normed)`` of a
+        # ``Linear(dim_cond, dim)``: ``d`` is ``dim``, not ``dim_cond``).
+        if a.is_symbol and apart == "a" and a not in met:
+            met[a] = b
+        elif b.is_symbol and apart == "b" and b not in met:
+            met[b] = a
+        return True
+    return False
+
+
+def _apart_scopes(a: Dim, b: Dim, built):
+    """Whether ``a`` and ``b`` are named in different scopes and in no common one: then
+    which of them is named only by the method (``"a"``, ``"b"``, or True for neither),
+    else False."""
     fa, fb = a.free_symbols, b.free_symbols
     if not fa or not fb:
         return False
-    scopes = (_INPUTS[-1], *built)
+    inputs = _INPUTS[-1]
+    scopes = (inputs, *built)
     in_a = [s for s in scopes if fa <= s]
     in_b = [s for s in scopes if fb <= s]
     if not in_a or not in_b or any(s in in_b for s in in_a):
         return False
-    # ``q @ k`` of ``q (b, h, t, hd)`` and ``k (b, h, t, hd)``: each size is an axis of
-    # both operands, so ``hd`` against ``t`` is a layout, not two names of one size
-    return not _laid_out(a, b)
+    if in_a == [inputs]:
+        return "a"
+    if in_b == [inputs]:
+        return "b"
+    return True
+
+
+_MET: list = [{}]  # a method's name -> the instance's size it met (instance_unrelated)
 
 
 def _laid_out(a: Dim, b: Dim) -> bool:

@@ -293,3 +293,49 @@ def encode_sae(x: Float[Tensor, "... d_in"], w: Float[Tensor, "d_in d_sae"]) -> 
 def swiglu(x: Float[Tensor, "... d"]) -> Float[Tensor, "... (d//2)"]:
     x, gates = x.chunk(2)  # dim=-1 missing: the first axis of '...' is split
     return F.silu(gates) * x  # E: axis -1 has size d, expected d//2 [return]
+
+
+def outer_sum(t: Float[Tensor, "b n ds"], proj: nn.Linear) -> Float[Tensor, "b n n ds"]:
+    single_i, single_j = t.chunk(2, dim=1)  # the sequence halved, not the features
+    out = single_i[:, :, None, :] + single_j[:, None, :, :]
+    return out  # E: axis 1 has size n//2, expected n [return]
+
+
+def split_qkv(qkv: Float[Tensor, "b t c3"], c: int, h: int):
+    q, k, v = qkv.split(c, dim=1)  # the sequence axis, not the 3*c features
+    return q.view(qkv.shape[0], qkv.shape[1], h, c // h)  # E: cannot reshape [reshape]
+
+
+class AdaNorm(nn.Module):
+    def __init__(self, dim: int, dim_cond: int):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim, elementwise_affine=False)
+        self.to_gamma = nn.Linear(dim_cond, dim)
+
+    def forward(self, x: Float[Tensor, "b n d"], cond: Float[Tensor, "b n dc"]) -> Tensor:
+        normed = self.norm(x)  # here d is the instance's dim
+        gamma = self.to_gamma(normed)  # E: axis 2 has size d, expected dim_cond [layer]
+        return normed * gamma
+
+
+class Rotary(nn.Module):
+    def __init__(self, rotary_dim: int):
+        super().__init__()
+        self.rotary_dim = rotary_dim
+
+    def rotate_half(self, x: Tensor) -> Tensor:
+        x_rot = x.clone()
+        n = x.shape[-1] // 2
+        x_rot[..., :n] = -x[..., n:]
+        return x_rot
+
+    def forward(self, q: Float[Tensor, "b h s d"], r: int) -> Float[Tensor, "b h s d"]:
+        q_rot = q[..., :r]
+        q_rotated = self.rotate_half(q_rot)
+        return torch.cat((q_rotated, q[..., r:]), dim=1)  # E: differ on axis 3 [concat]
+
+
+def chain_scatter(x: Float[Tensor, "... a 3"], m: Bool[Tensor, "... a"], k: int) -> Tensor:
+    *b, a = m.shape
+    counts = x.new_zeros(*b, k, a)  # (..., k, a): chains before atoms
+    return counts + x[..., 0, None]  # E: cannot broadcast counts [broadcast]

@@ -405,3 +405,50 @@ def split_view(pts: Float[Tensor, "*bs 3"], c2w: Float[Tensor, "*c 3 4"]) -> Ten
     r = c2w[0, 0:3, 0:3].T
     flat = (r @ pts.view(-1, 3).T).T  # a layout not known
     return flat.view(*pts.shape)  # splits an axis: a view of any layout does
+
+
+def outer_sum(t: Float[Tensor, "b n ds"], proj: nn.Linear) -> Float[Tensor, "b n n dh"]:
+    single_i, single_j = t.chunk(2, dim=-1)
+    out = single_i[:, :, None, :] + single_j[:, None, :, :]
+    return out
+
+
+def split_qkv(qkv: Float[Tensor, "b t c3"], c: int, h: int):
+    q, k, v = qkv.split(c, dim=2)
+    return q.view(qkv.shape[0], qkv.shape[1], h, c // h)
+
+
+class AdaNorm(nn.Module):
+    def __init__(self, dim: int, dim_cond: int):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim, elementwise_affine=False)
+        self.norm_cond = nn.LayerNorm(dim_cond)
+        self.to_gamma = nn.Linear(dim_cond, dim)
+
+    def forward(self, x: Float[Tensor, "b n d"], cond: Float[Tensor, "b n dc"]) -> Tensor:
+        normed = self.norm(x)
+        gamma = self.to_gamma(self.norm_cond(cond))
+        return normed * gamma
+
+
+class Rotary(nn.Module):
+    def __init__(self, rotary_dim: int):
+        super().__init__()
+        self.rotary_dim = rotary_dim
+
+    def rotate_half(self, x: Tensor) -> Tensor:
+        x_rot = x.clone()
+        n = x.shape[-1] // 2
+        x_rot[..., :n] = -x[..., n:]
+        return x_rot
+
+    def forward(self, q: Float[Tensor, "b h s d"], r: int) -> Float[Tensor, "b h s d"]:
+        q_rot = q[..., :r]
+        q_rotated = self.rotate_half(q_rot)
+        return torch.cat((q_rotated, q[..., r:]), dim=-1)
+
+
+def chain_scatter(x: Float[Tensor, "... a 3"], m: Bool[Tensor, "... a"], k: int) -> Tensor:
+    *b, a = m.shape
+    counts = x.new_zeros(*b, a, k)
+    return counts + x[..., 0, None]

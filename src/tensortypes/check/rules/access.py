@@ -721,14 +721,14 @@ class CDist(Rule):
 
 def _open_chunks(x: Arr, axis: int, count: int):
     """``chunk(count, axis)`` of an array with a ``*rest``: along a fixed axis, the pieces
-    of that axis and the other axes kept (``count`` pieces of ``d // count`` when that
-    divides ``d`` exactly, else up to ``count`` of an unknown size); along an axis of the
+    of that axis and the other axes kept (``count`` pieces of ``d // count`` for a size
+    ``d``, else up to ``count`` of an unknown size); along an axis of the
     rest (``x.chunk(2)`` of ``(..., d)``, whose axis 0 is the first of ``...`` unless it
     is empty), pieces whose fixed axes are kept and whose rest changed."""
     prefix, rest, suffix = sf.split_rest(x.shape)
     if 0 <= axis < len(prefix) or -len(suffix) <= axis < 0:
         size = prefix[axis] if axis >= 0 else suffix[axis]
-        if type(size) is Dim and dims.eq((size // count) * count, size):
+        if type(size) is Dim:
             piece = x.with_(shape=sf.replace_axis(x.shape, axis, size // count), origin=None)
             return TupleV((piece,) * count)
         return ListV(
@@ -779,11 +779,10 @@ class Chunk(Rule):
         i = sf.norm_axis(axis, x.rank)
         size = x.shape[i]
         if type(size) is not Dim or size.value is None:
-            if (
-                self.mode == "chunk"
-                and type(size) is Dim
-                and dims.eq((size // count) * count, size)
-            ):
+            if self.mode == "chunk" and count > 0 and type(size) is Dim:
+                # a named size: ``count`` pieces of ``size // count`` (exact when
+                # ``size`` is a multiple of ``count``), as the code that chunks it takes
+                # it (``x, gate = h.chunk(2, dim=-1)`` then ``x * gate``)
                 piece = x.with_(shape=(*x.shape[:i], size // count, *x.shape[i + 1 :]), origin=None)
                 return TupleV((piece,) * count)
             if self.mode == "chunk" and count > 0:
@@ -807,8 +806,9 @@ class Chunk(Rule):
 
 
 def _split_symbolic(x, i: int, how):
-    """``split(n, dim)`` of an axis ``3*n`` (three pieces of ``n``), and ``split([a, b],
-    dim)`` (pieces of ``a`` and ``b``): the pieces of a split by symbolic sizes."""
+    """``split(n, dim)`` of an axis ``3*n`` (three pieces of ``n``; of another axis, pieces
+    of ``n`` as many as it holds), and ``split([a, b], dim)`` (pieces of ``a`` and
+    ``b``): the pieces of a split by symbolic sizes."""
     size = x.shape[i]
     if type(size) is not Dim:
         return UNKNOWN
@@ -816,7 +816,10 @@ def _split_symbolic(x, i: int, how):
         # ``3*n`` split by ``n``: the axis is a constant multiple of the piece
         count = next((c for c in range(1, 17) if dims.eq(how.dim * c, size) is True), None)
         if count is None:
-            return UNKNOWN
+            # another axis (``qkv.split(n_embd, dim=1)`` of ``(b, t, 3*n_embd)``): pieces
+            # of ``n`` as the code takes them, as many as the axis holds
+            piece = x.with_(shape=(*x.shape[:i], how.dim, *x.shape[i + 1 :]), origin=None)
+            return ListV(None, piece, "tuple")
         sizes = [how.dim] * count
     elif (
         type(how) in (ListV, TupleV)

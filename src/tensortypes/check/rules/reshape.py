@@ -126,8 +126,8 @@ def reshape_shape(shape, new, what: str = "reshape", facts=(), shown=None):
                     "reshape",
                     f"{what}: cannot reshape "
                     f"{fmt_shape(shown_shape)} "
-                    f"({total} elements) to {text_new}: {total} is not a "
-                    f"multiple of {known}",
+                    f"({fmt_dim(total)} elements) to {text_new}: {fmt_dim(total)} is not a "
+                    f"multiple of {fmt_dim(known)}",
                 )
             example = _indivisible(total, known, facts, (*shape, *new))
             if example is not None:
@@ -137,8 +137,8 @@ def reshape_shape(shape, new, what: str = "reshape", facts=(), shown=None):
                     "reshape",
                     f"{what}: cannot reshape "
                     f"{fmt_shape(shown_shape)} "
-                    f"({total} elements) to {text_new}: {total} is not "
-                    f"a multiple of {known} for every size"
+                    f"({fmt_dim(total)} elements) to {text_new}: {fmt_dim(total)} is not "
+                    f"a multiple of {fmt_dim(known)} for every size"
                     + (f": it fails for {sizes}" if sizes else ""),
                 )
             return tuple(None if type(d) is int else d for d in new)
@@ -155,7 +155,7 @@ def reshape_shape(shape, new, what: str = "reshape", facts=(), shown=None):
         "reshape",
         f"{what}: cannot reshape {fmt_shape(shown_shape)} to "
         f"{text_new}: "
-        f"{total} elements vs {known}{reason}",
+        f"{fmt_dim(total)} elements vs {fmt_dim(known)}{reason}",
     )
 
 
