@@ -360,6 +360,32 @@ def _factory(node, module):
     return project.annotation_factory(path, module.local) if path is not None else None
 
 
+def _formatted_shape(node: ast.JoinedStr, module) -> str | None:
+    """The text of an f-string shape (``f"b n {IS_MOLECULE_TYPES}"``) whose fields are
+    int constants of the module or of the project (``IS_MOLECULE_TYPES = 5`` imported
+    from another module), or None when one is not such a constant."""
+    parts = []
+    for part in node.values:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            parts.append(part.value)
+            continue
+        if (
+            not isinstance(part, ast.FormattedValue)
+            or part.conversion != -1
+            or part.format_spec is not None
+            or not isinstance(part.value, ast.Name)
+        ):
+            return None
+        value = module.constants.get(part.value.id)
+        if value is None and getattr(module, "project", None) is not None:
+            path = module.path_of(part.value)
+            value = module.project.constant(path, module.local) if path is not None else None
+        if type(value) is not int:
+            return None
+        parts.append(str(value))
+    return "".join(parts)
+
+
 def _array(args: list, dtypes, module, depth: int, base_path=None):
     if len(args) != 2:
         return ANY
@@ -382,6 +408,10 @@ def _array(args: list, dtypes, module, depth: int, base_path=None):
             mine = ArrayType(kind, dtypes).dtypes if dtypes is not None else None
             dtypes = inner.dtypes if mine is None else (mine & inner.dtypes)
     shape = None
+    if isinstance(shape_node, ast.JoinedStr):
+        text = _formatted_shape(shape_node, module)
+        if text is not None:
+            shape_node = ast.copy_location(ast.Constant(text), shape_node)
     if isinstance(shape_node, ast.Constant) and isinstance(shape_node.value, str):
         shape = shape_pattern(shape_node.value)
         if type(inner) is ArrayType and inner.shape is not None:

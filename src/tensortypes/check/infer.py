@@ -115,6 +115,7 @@ class Checker(
         self.breaks: list = []  # per loop being walked: the states at its ``break``s
         self.scopes_of: dict = {}  # id of a class -> its scopes of size names (built_with)
         self.params_of: dict = {}  # id of a class -> what it is built from (built_params)
+        self.init_names_of: dict = {}  # id of a class -> its __init__'s parameters
         self.renamed_of: dict = {}  # id of a class -> its renamed attributes
         # The call whose result the statement drops (``with torch.no_grad():``,
         # ``nn.init.zeros_(w)``): its unknown result costs nothing, so no note.
@@ -545,6 +546,21 @@ class Checker(
                         names.update(_NAME_TOKEN.findall(sub.value))
             scopes.append(frozenset(names))
         found = self.scopes_of[id(cls)] = tuple(scopes)
+        return found
+
+    def init_names(self, cls) -> frozenset:
+        """The parameters of the ``__init__`` of each class of ``cls``'s resolution order
+        (a dataclass's fields), ``self`` aside."""
+        found = self.init_names_of.get(id(cls))
+        if found is None:
+            names: set = set()
+            for c in self.mro(cls):
+                init = c.methods.get("__init__")
+                if init is not None:
+                    names.update(p[0] for p in init.params[1:] if p[3] in ("positional", "keyword"))
+                elif c.is_dataclass:
+                    names.update(f.target.id for f in c.fields)
+            found = self.init_names_of[id(cls)] = frozenset(names)
         return found
 
     def built_params(self, info) -> frozenset:

@@ -40,6 +40,7 @@ from .joins import join_all, strip_none
 from .rules.base import Call
 from .rules.layers import validate_layer
 from .rules.patterns import pattern_helper
+from .sizes import size_symbol
 from .symbolic import (
     inputs,
     UNKNOWN,
@@ -427,11 +428,15 @@ def _optional_of(ann) -> str | None:
 
 
 def _none_dropped(value):
-    """``value`` with None taken out of each Optional part (of a tuple's items too)."""
+    """``value`` with None taken out of each Optional part (of a tuple's items too); a
+    union of arrays and other values (``-> int | Bool[Tensor, " 5"]`` of
+    ``return_one_hot: bool = False``) is unknown: the flag picks one."""
     if type(value) is TupleV:
         return TupleV(tuple(_none_dropped(v) for v in value.items))
     if type(value) is UnionV:
-        return strip_none(value)
+        value = strip_none(value)
+        if type(value) is UnionV and len({type(v) is Arr for v in value.items}) > 1:
+            return UNKNOWN
     return value
 
 
@@ -601,6 +606,21 @@ class SignatureMixin(CheckerHost):
         if type(self_value) is InstV and self_value.env:
             for k, v in self_value.env.items():
                 binder.env.setdefault(k, v)
+        if (
+            type(self_value) is InstV
+            and info.returns is not None
+            and isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "self"
+        ):
+            # ``self.get_component_acts(x) -> Float[Tensor, "... C"]`` in a method of a
+            # class built with ``C``: a name of the result its arguments leave free is
+            # the instance's size of that name
+            for name in self.init_names(self_value.info):
+                d = size_symbol(name)
+                if d is not None:
+                    binder.env.setdefault(name, d)
         return subst_value(ret, binder)
 
     @staticmethod

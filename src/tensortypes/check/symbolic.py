@@ -1052,9 +1052,17 @@ def instance_unrelated(a: Dim, b: Dim) -> bool:
     scope; two sizes of one scope (``hidden`` and ``2*hidden`` of one ``__init__``;
     ``n`` and ``m`` of one signature) are compared as any two sizes are; a size
     named in no scope (a local annotation's, a count the data fixes) too.
+
+    Where a name of the method first meets a size of the instance, the code needs
+    them equal from there on: later, that name stands for that size (``self.norm(x)``
+    of a ``LayerNorm(dim)`` makes ``x``'s ``d`` the instance's ``dim``, which a
+    ``Linear(dim_cond, dim)`` then meets as ``dim`` against ``dim_cond``).
     """
     built = _INSTANCE[-1]
     if not built:
+        return False
+    apart = _apart_scopes(a, b, built)
+    if not apart:
         return False
     met = _MET[-1]
     if met:
@@ -1063,9 +1071,9 @@ def instance_unrelated(a: Dim, b: Dim) -> bool:
         if ma is not a or mb is not b:
             if ma is mb or dims.eq(ma, mb) is True:
                 return True
-            return _apart_scopes(ma, mb, built) is not False
-    apart = _apart_scopes(a, b, built)
-    if apart and not _laid_out(a, b):
+            if _apart_scopes(ma, mb, built) is False:
+                return False
+    if not _laid_out(a, b):
         # Not compared; but the code needs them equal from here on (``self.norm(x)`` of a
         # ``LayerNorm(dim)`` and ``x: "b n d"``): the method's name stands for the
         # instance's size in later comparisons (``self.to_gamma(normed)`` of a

@@ -339,3 +339,35 @@ def chain_scatter(x: Float[Tensor, "... a 3"], m: Bool[Tensor, "... a"], k: int)
     *b, a = m.shape
     counts = x.new_zeros(*b, k, a)  # (..., k, a): chains before atoms
     return counts + x[..., 0, None]  # E: cannot broadcast counts [broadcast]
+
+
+N_TYPES = 5
+PROTEIN = 0
+
+
+def disorder(plddt: Float[Tensor, "b m"], types: Bool[Tensor, f"b m {N_TYPES}"]) -> Tensor:
+    protein = types[:, PROTEIN]  # an atom row, not the protein column
+    return plddt * protein  # E: cannot broadcast plddt [broadcast]
+
+
+def to_windows(pair: Float[Tensor, "... m m dp"], w: int) -> Tensor:
+    seq_len = pair.shape[-1]  # the features, not the sequence
+    pad = (w - (seq_len % w)) % w
+    pair = F.pad(pair, (0, 0, 0, pad, 0, pad), value=0.0)
+    return rearrange(pair, "... (i w1) (j w2) d -> ... i j w1 w2 d", w1=w, w2=w)  # E: not a multiple of w [reshape]
+
+
+class Embed(nn.Module):
+    def __init__(self, C: int, vocab: int, dim: int):
+        super().__init__()
+        self.V = nn.Parameter(torch.randn(vocab, C))
+        self.U = nn.Parameter(torch.randn(C, dim))
+
+    def acts(self, x: Int[Tensor, "..."]) -> Float[Tensor, "... C"]:
+        return self.V[x]
+
+    def forward(self, x: Int[Tensor, "..."]) -> Tensor:
+        from einops import einsum
+
+        a = self.acts(x)
+        return einsum(a, self.U, "... C, dim C -> ... dim")  # E: axis C is C [matmul]

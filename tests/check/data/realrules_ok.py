@@ -452,3 +452,49 @@ def chain_scatter(x: Float[Tensor, "... a 3"], m: Bool[Tensor, "... a"], k: int)
     *b, a = m.shape
     counts = x.new_zeros(*b, a, k)
     return counts + x[..., 0, None]
+
+
+N_TYPES = 5
+PROTEIN = 0
+
+
+def disorder(plddt: Float[Tensor, "b m"], types: Bool[Tensor, f"b m {N_TYPES}"]) -> Tensor:
+    protein = types[..., PROTEIN]
+    return plddt * protein
+
+
+def to_windows(pair: Float[Tensor, "... m m dp"], w: int) -> Tensor:
+    seq_len = pair.shape[-2]
+    pad = (w - (seq_len % w)) % w
+    pair = F.pad(pair, (0, 0, 0, pad, 0, pad), value=0.0)
+    return rearrange(pair, "... (i w1) (j w2) d -> ... i j w1 w2 d", w1=w, w2=w)
+
+
+def molecule_type(ids: Int[Tensor, " n"], one_hot: bool = False) -> int | Bool[Tensor, f" {N_TYPES}"]:
+    if one_hot:
+        return torch.zeros(N_TYPES, dtype=torch.bool)
+    return int(ids[0])
+
+
+def weight(kind: int) -> int:
+    return kind + 1
+
+
+def weight_of(ids: Int[Tensor, " n"]) -> int:
+    return weight(molecule_type(ids, one_hot=False))  # the flag picks the int
+
+
+class Embed(nn.Module):
+    def __init__(self, C: int, vocab: int, dim: int):
+        super().__init__()
+        self.V = nn.Parameter(torch.randn(vocab, C))
+        self.U = nn.Parameter(torch.randn(C, dim))
+
+    def acts(self, x: Int[Tensor, "..."]) -> Float[Tensor, "... C"]:
+        return self.V[x]
+
+    def forward(self, x: Int[Tensor, "..."]) -> Tensor:
+        from einops import einsum
+
+        a = self.acts(x)
+        return einsum(a, self.U, "... C, C dim -> ... dim")

@@ -24,7 +24,7 @@ from tensortypes.core.dims import Dim
 from tensortypes.core.dtypes import bool_
 
 from ..diagnostics import CheckFailure
-from ..sizes import same_size
+from ..sizes import indivisible_example, same_size
 from ..symbolic import (
     UNKNOWN,
     Arr,
@@ -389,6 +389,20 @@ class Einops(Rule):
                 f"be split into ({' '.join(group)}): {d} is not a "
                 f"multiple of {known}",
             )
+        if q is not None and not exact and "%" in fmt_dim(d):
+            # a size padded to a multiple (``m + (w - m % w) % w``): the padding must be
+            # computed from the size it pads; an example says when it is not
+            example = indivisible_example(
+                d, known, sizes.facts, [x for x in (d, known) if not x.is_constant]
+            )
+            if example:
+                shown = ", ".join(f"{k}={v}" for k, v in sorted(example.items()))
+                raise CheckFailure(
+                    "reshape",
+                    f"{sizes.what}: axis of size {fmt_dim(d)} in {label} cannot be split "
+                    f"into ({' '.join(group)}): it is not a multiple of {fmt_dim(known)} "
+                    f"for every size: it fails for {shown}",
+                )
         if not exact:
             sizes.unsure.append(
                 f"axis {fmt_dim(d)} of {label} split into "
