@@ -347,6 +347,11 @@ class ExprMixin(CheckerHost):
         return tuple(out)
 
     def e_GeneratorExp(self, node, frame):
+        """As :meth:`e_ListComp`, an iterator: ``tuple(pad(t) for t in (q, k, v))``
+        gives the three padded arrays."""
+        items = self.unrolled(node, frame)
+        if items is not None:
+            return ListV(items, kind="iterator")
         return ListV(None, self.comprehension(node.generators, node.elt, frame), "iterator")
 
     def e_SetComp(self, node, frame):

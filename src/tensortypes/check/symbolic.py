@@ -1019,22 +1019,27 @@ def operand_axes(values):
         _AXES.pop()
 
 
-def _axis_counts() -> dict:
-    """How often each size occurs among the axes of the current operation's operands."""
+def _axis_counts() -> tuple:
+    """How often each size occurs among the axes of the current operation's operands,
+    and the sizes of each operand."""
     values = _AXES[-1]
     if values is None:
-        return {}
-    if type(values) is dict:  # counted already for this operation
+        return {}, ()
+    if type(values) is tuple:  # counted already for this operation
         return values
     counts: dict = {}
+    shapes = []
     for v in values:
         if type(v) is Arr and v.shape is not None:
+            sizes = []
             for d in v.shape:
                 d = d.dim if type(d) is Bcast else d
                 if type(d) is Dim and not d.is_constant:
                     counts[d] = counts.get(d, 0) + 1
-    _AXES[-1] = counts
-    return counts
+                    sizes.append(d)
+            shapes.append(sizes)
+    found = _AXES[-1] = (counts, tuple(shapes))
+    return found
 
 
 def instance_unrelated(a: Dim, b: Dim) -> bool:
@@ -1110,9 +1115,17 @@ _MET: list = [{}]  # a method's name -> the instance's size it met (instance_unr
 
 
 def _laid_out(a: Dim, b: Dim) -> bool:
-    """Whether ``a`` or ``b`` is an axis of the operation's operands more than once."""
-    counts = _axis_counts()
-    return counts.get(a, 0) > 1 or counts.get(b, 0) > 1
+    """Whether ``a`` or ``b`` is an axis of the operation's operands more than once, and
+    one operand has both or one of them twice (``q @ k`` of two ``(b, h, t, hd)``:
+    ``hd`` meets ``t``; scores ``(b, h, hd, hd)`` against a ``(t, t)`` mask: a layout).
+    Not ``heads`` of two operands built by the instance against ``h`` of a third that
+    only the method names (``v.lerp(value_residual, mix)``)."""
+    counts, shapes = _axis_counts()
+    if not (counts.get(a, 0) > 1 or counts.get(b, 0) > 1):
+        return False
+    return any(
+        (a in sizes and b in sizes) or sizes.count(a) > 1 or sizes.count(b) > 1 for sizes in shapes
+    )
 
 
 def unrelated(a, b) -> bool:

@@ -371,3 +371,10 @@ class Embed(nn.Module):
 
         a = self.acts(x)
         return einsum(a, self.U, "... C, dim C -> ... dim")  # E: axis C is C [matmul]
+
+
+def split_heads_all(
+    q: Float[Tensor, "b n hd"], k: Float[Tensor, "b m hd"], v: Float[Tensor, "b m hd"], h: int
+) -> Tensor:
+    q, k, v = tuple(rearrange(t, "b n (h d) -> b h n d", h=h) for t in (q, k, v))
+    return q + k  # E: axis -2 has sizes n and m [broadcast]

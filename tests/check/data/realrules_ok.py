@@ -498,3 +498,23 @@ class Embed(nn.Module):
 
         a = self.acts(x)
         return einsum(a, self.U, "... C, C dim -> ... dim")
+
+
+def split_heads_all(
+    q: Float[Tensor, "b n hd"], k: Float[Tensor, "b m hd"], v: Float[Tensor, "b m hd"], h: int
+) -> Tensor:
+    q, k, v = tuple(rearrange(t, "b n (h d) -> b h n d", h=h) for t in (q, k, v))
+    return (q @ k.transpose(-1, -2)).softmax(-1) @ v
+
+
+class ValueMix(nn.Module):
+    def __init__(self, dim: int, heads: int):
+        super().__init__()
+        self.heads = heads
+        self.to_v = nn.Linear(dim, dim)
+        self.to_mix = nn.Linear(dim, heads)
+
+    def forward(self, x: Float[Tensor, "b n d"], residual: Float[Tensor, "b h n dh"]) -> Tensor:
+        v = rearrange(self.to_v(x), "b n (h d) -> b h n d", h=self.heads)
+        mix = rearrange(self.to_mix(x), "b n h -> b h n 1").sigmoid()
+        return v.lerp(residual, mix)  # heads of the instance, h of the method: not compared
