@@ -376,7 +376,7 @@ def _formatted_shape(node: ast.JoinedStr, module) -> str | None:
             or not isinstance(part.value, ast.Name)
         ):
             return None
-        value = module.constants.get(part.value.id)
+        value = getattr(module, "constants", {}).get(part.value.id)
         if value is None and getattr(module, "project", None) is not None:
             path = module.path_of(part.value)
             value = module.project.constant(path, module.local) if path is not None else None

@@ -114,7 +114,7 @@ class Checker(
         self.caught: list | None = None
         self.breaks: list = []  # per loop being walked: the states at its ``break``s
         self.scopes_of: dict = {}  # id of a class -> its scopes of size names (built_with)
-        self.params_of: dict = {}  # id of a class -> what it is built from (built_params)
+        self.params_of: dict = {}  # id of a class -> its dataclass fields (dataclass_fields)
         self.init_names_of: dict = {}  # id of a class -> its __init__'s parameters
         self.renamed_of: dict = {}  # id of a class -> its renamed attributes
         # The call whose result the statement drops (``with torch.no_grad():``,
@@ -490,7 +490,7 @@ class Checker(
             self.bind_params(info, frame)
             built = self.built_with(info) if building is None else ()
             renamed = self.renamed_attributes(info) if built else frozenset()
-            given = self.built_params(info) if built else frozenset()
+            given = self.dataclass_fields(info) if built else frozenset()
             if id(info.node) in self.module.generators:
                 with inputs(frame.where), instance(built, renamed, given):
                     self.exec_block(info.node.body, frame)
@@ -563,7 +563,7 @@ class Checker(
             found = self.init_names_of[id(cls)] = frozenset(names)
         return found
 
-    def built_params(self, info) -> frozenset:
+    def dataclass_fields(self, info) -> frozenset:
         """The fields of the dataclasses of the resolution order of method ``info``'s
         class. Such a name in the method's own annotations, where its parameters leave
         it free, is that field's size (``symbolic.instance_names``). Not the parameters

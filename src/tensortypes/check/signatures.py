@@ -646,7 +646,7 @@ class SignatureMixin(CheckerHost):
 
     def inlined_call(self, info, args, kwargs, node, labels, self_value=None):
         """``inlined_result``, and an error at the call when the callee's body, a
-        straight run of statements (:func:`straight_body`) given an array
+        straight run of statements (:func:`straight_body`) given arguments
         (:func:`_given_arguments`), fails for these arguments
         at a statement where it does not fail for every value its annotations allow
         (that is reported in the callee): ``expectation(logits, w)`` whose body

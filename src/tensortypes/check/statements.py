@@ -798,8 +798,8 @@ def _starred_split(elts, value) -> list | None:
         ]
     if type(value) is ShapeV:
         entries = value.entries
-        cut = next(i for i, d in enumerate(entries) if type(d) is Rest)
-        if before > cut or after > len(entries) - cut - 1:
+        cut = next((i for i, d in enumerate(entries) if type(d) is Rest), None)
+        if cut is None or before > cut or after > len(entries) - cut - 1:
             return None
         sizes = [IntV(d) if type(d) is Dim else IntV() for d in entries]
         return [

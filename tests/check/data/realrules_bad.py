@@ -378,3 +378,8 @@ def split_heads_all(
 ) -> Tensor:
     q, k, v = tuple(rearrange(t, "b n (h d) -> b h n d", h=h) for t in (q, k, v))
     return q + k  # E: axis -2 has sizes n and m [broadcast]
+
+
+def corners(x: Float[Tensor, "... 6"], scale: Float[Tensor, " 3"]) -> Tensor:
+    lo, hi, rest = x.chunk(4, dim=-1)  # pieces of 2, 2 and 2: not the (3,) halves
+    return lo * scale  # E: axis -1 has sizes 2 and 3 [broadcast]

@@ -728,6 +728,19 @@ def _open_chunks(x: Arr, axis: int, count: int):
     prefix, rest, suffix = sf.split_rest(x.shape)
     if 0 <= axis < len(prefix) or -len(suffix) <= axis < 0:
         size = prefix[axis] if axis >= 0 else suffix[axis]
+        if type(size) is Dim and size.value is not None:  # as torch cuts a known size
+            step = -(-size.value // count)
+            if step <= 0:
+                return UNKNOWN
+            return TupleV(
+                tuple(
+                    x.with_(
+                        shape=sf.replace_axis(x.shape, axis, dims.const(min(step, size.value - s))),
+                        origin=None,
+                    )
+                    for s in range(0, size.value, step)
+                )
+            )
         if type(size) is Dim:
             piece = x.with_(shape=sf.replace_axis(x.shape, axis, size // count), origin=None)
             return TupleV((piece,) * count)
