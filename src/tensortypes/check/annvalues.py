@@ -11,6 +11,8 @@ union with None, ``List[X]`` a list of unknown length, a checked class's
 
 from __future__ import annotations
 
+from collections import abc
+
 from tensortypes.core.dtypes import DType, dtype_from_name
 from tensortypes.types import (
     ANY,
@@ -22,6 +24,7 @@ from tensortypes.types import (
     AbcType,
     ArrayType,
     ClassType,
+    DictType,
     ListType,
     LiteralType,
     OptionalType,
@@ -31,7 +34,19 @@ from tensortypes.types import (
 
 from .shapetext import pattern_entries
 from .symbolic import NONE as NONE_V
-from .symbolic import UNKNOWN, Arr, BoolV, FloatV, InstV, IntV, ListV, StrV, TupleV, UnionV
+from .symbolic import (
+    UNKNOWN,
+    Arr,
+    BoolV,
+    DictV,
+    FloatV,
+    InstV,
+    IntV,
+    ListV,
+    StrV,
+    TupleV,
+    UnionV,
+)
 from .typelang import ITERABLE
 
 __all__ = ["array_member", "array_value", "value_of"]
@@ -106,6 +121,12 @@ def value_of(t, module):
         return TupleV(tuple(value_of(e, module) for e in t.elements))
     if tt is ListType:
         return ListV(None, value_of(t.element, module))
+    if tt is DictType or (tt is AbcType and t.origin in _MAPPINGS and len(t.args) == 2):
+        # a dict of arrays (``dict[str, Float[Tensor, "... C"]]``) reads as its values;
+        # another dict stays unknown, as before (an Optional value would make every
+        # read may-be-None, and ``Optional[dict]`` is followed only for arrays)
+        value = value_of(t.value if tt is DictType else t.args[1], module)
+        return DictV(None, value) if type(value) is Arr else UNKNOWN
     if tt is AbcType and t.origin in ITERABLE and t.args:
         return ListV(None, value_of(t.args[0], module))
     if tt is ClassType:
@@ -120,5 +141,7 @@ def value_of(t, module):
         )
     return UNKNOWN
 
+
+_MAPPINGS = (abc.Mapping, abc.MutableMapping)
 
 _VALUES = {INT: IntV(), FLOAT: FloatV(), BOOL: BoolV(), STR: StrV(), NONE: NONE_V, ANY: UNKNOWN}

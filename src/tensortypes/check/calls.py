@@ -127,7 +127,7 @@ class CallMixin(CheckerHost):
                     # The callee may fill the list (dist.broadcast_object_list(objs)).
                     frame.vars[key] = ListV(None)
                 elif type(found) is DictV and found.items is not None:
-                    frame.vars[key] = DictV(None)  # or change the dict
+                    frame.vars[key] = DictV(None, found.value)  # or change the dict
         return result
 
     def built_by_helper(self, info, args, kwargs, node, frame) -> None:
@@ -536,12 +536,21 @@ class CallMixin(CheckerHost):
             and args[0].value in items
         ):
             return items[args[0].value]
+        value = receiver.value if items is None else UNKNOWN
+        if value is not UNKNOWN:
+            # any value of a typed dict (``dict[str, Float[Tensor, "... C"]]``)
+            if name == "values":
+                return ListV(None, value, "iterator")
+            if name == "items":
+                return ListV(None, TupleV((UNKNOWN, value)), "iterator")
+            if name == "get" and len(args) == 2:
+                return join_values(value, args[1])  # ``d.get(k, -1)``
         if name in ("values", "items", "keys", "get", "copy"):
             return UNKNOWN
         owner = getattr(node.func, "value", None)
         key = attr_key(owner) if isinstance(owner, ast.Attribute) else getattr(owner, "id", None)
         if key is not None and key in frame.vars:
-            frame.vars[key] = DictV(None)
+            frame.vars[key] = DictV(None, receiver.value)
         return UNKNOWN
 
     def list_method(self, receiver: ListV, name: str, args, node, frame):

@@ -359,8 +359,7 @@ class ExprMixin(CheckerHost):
         return UNKNOWN
 
     def e_DictComp(self, node, frame):
-        self.comprehension(node.generators, node.value, frame)
-        return DictV(None)
+        return DictV(None, self.comprehension(node.generators, node.value, frame))
 
     def comprehension(self, generators, elt, frame):
         """The value of ``elt`` for one element of the generators (its own scope)."""

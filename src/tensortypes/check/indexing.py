@@ -96,7 +96,9 @@ class IndexMixin(CheckerHost):
         if t is DictV:
             self.eval(node.slice, frame)
             key = node.slice.value if isinstance(node.slice, ast.Constant) else None
-            return receiver.get(key) if type(key) in (str, int) else UNKNOWN
+            if type(key) in (str, int):
+                return receiver.get(key)
+            return receiver.value if receiver.items is None else UNKNOWN
         if t is TupleV or (t is ListV and receiver.items is not None):
             items = receiver.items
             if isinstance(node.slice, ast.Slice):
@@ -311,7 +313,10 @@ def index_array(x: Arr, index: list, label: str):
         if kind == "slice":
             consuming += 1
         elif type(v) is Arr and v.dtypes is not None and all(d.kind == "b" for d in v.dtypes):
-            consuming += v.rank if v.rank is not None else 1
+            if v.rank is None:
+                # a mask of unknown rank covers as many axes as it has
+                return x.with_(shape=None, origin=None)
+            consuming += v.rank
         elif v is not NONE and v is not ELLIPSIS:
             consuming += 1
     if consuming > len(shape):

@@ -455,7 +455,7 @@ class StatementMixin(CheckerHost):
                 )
                 if items is not None:
                     items[const] = value
-                frame.vars[key] = DictV(items)  # d["k"] = v: known from here on
+                frame.vars[key] = DictV(items, receiver.value)  # d["k"] = v: known from here on
             return
         if type(receiver) is not Arr or type(value) is not Arr:
             return

@@ -719,18 +719,21 @@ class ShapeV(Value):
 
 class DictV(Value):
     """A dict; ``items`` maps its constant keys to values when it is a literal not
-    changed since (None: only that it is a dict)."""
+    changed since (None: only that it is a dict); ``value`` is what any of its values
+    is, when known (``dict[str, Float[Tensor, "... C"]]``, a comprehension's value)."""
 
-    __slots__ = ("items",)
+    __slots__ = ("items", "value")
     items: Any
+    value: Any
 
-    def __init__(self, items: dict | None):
+    def __init__(self, items: dict | None, value: Value = UNKNOWN):
         object.__setattr__(self, "items", None if items is None else dict(items))
+        object.__setattr__(self, "value", value)
 
     def get(self, key):
-        """The value at a constant key, or UNKNOWN when it is not known."""
+        """The value at a constant key, or any value's when the items are not known."""
         if self.items is None:
-            return UNKNOWN
+            return self.value
         return self.items.get(key, UNKNOWN)
 
     def describe(self) -> str:

@@ -383,3 +383,16 @@ def split_heads_all(
 def corners(x: Float[Tensor, "... 6"], scale: Float[Tensor, " 3"]) -> Tensor:
     lo, hi, rest = x.chunk(4, dim=-1)  # pieces of 2, 2 and 2: not the (3,) halves
     return lo * scale  # E: axis -1 has sizes 2 and 3 [broadcast]
+
+
+def per_layer_sums(acts: dict[str, Float[Tensor, "... C"]], w: Float[Tensor, "C d"]) -> Tensor:
+    out = []
+    for name, a in acts.items():
+        out.append(a @ w.T)  # E: contracted axes differ [matmul]
+    return torch.stack(out)
+
+
+def lookup(names: list[str], table: list[str], pos: Float[Tensor, "n 3"]) -> Tensor:
+    where = {name: i for i, name in enumerate(table)}
+    idx = torch.tensor([where.get(name, -1) for name in names])
+    return pos[idx].sum(-1, keepdim=True)[None] @ pos  # E: contracted axes differ [matmul]

@@ -524,3 +524,21 @@ def corners(x: Float[Tensor, "... 6"], scale: Float[Tensor, " 3"], e: Float[Tens
     lo, hi = x.chunk(2, dim=-1)
     nothing = e.chunk(2, dim=-1)  # an empty axis: torch gives one empty piece
     return lo * scale + hi
+
+
+def per_layer_sums(acts: dict[str, Float[Tensor, "... C"]], w: Float[Tensor, "C d"]) -> Tensor:
+    out = []
+    for name, a in acts.items():
+        out.append(a @ w)
+    return torch.stack(out)
+
+
+def lookup(names: list[str], table: list[str], pos: Float[Tensor, "n 3"]) -> Tensor:
+    where = {name: i for i, name in enumerate(table)}
+    idx = torch.tensor([where.get(name, -1) for name in names])
+    return pos[idx] * (idx != -1).unsqueeze(-1)
+
+
+def masked_rows(batch: dict[str, Tensor], x: Float[Tensor, "b n"], k: int) -> Tensor:
+    mask = batch["asym_id"] == k  # a mask of unknown rank: x[mask] is not known
+    return rearrange(x[mask], "(b a) -> b a", b=x.shape[0])
