@@ -396,9 +396,10 @@ def test_nonzero_and_diff_give_shapes():
         "    reveal_type(torch.diff(x, dim=1))\n"
         "    reveal_type(t.diff(n=2))\n"
     )
+    # a mask made in the call: the count it selects is named by the call's line
     assert found == [
-        "i64[?,3](torch)",
-        "tuple[i64[?](torch), i64[?](torch), i64[?](torch)]",
+        "i64[selected_7,3](torch)",
+        "tuple[i64[selected_8](torch), i64[selected_8](torch), i64[selected_8](torch)]",
         "float[b,n-1,3](torch)",
         "float[...,k-2](torch)",
     ]

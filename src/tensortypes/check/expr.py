@@ -141,6 +141,18 @@ def _open_transposed(shape, attr: str):
     return (*reversed(suffix), changed_rest(rest, ".T"), *reversed(prefix))
 
 
+def _repeated(left, right):
+    """``[x] * 2`` (or ``2 * (a, b)``): a list or tuple of known items repeated a small
+    constant number of times; else None."""
+    seq, count = (left, right) if type(left) in (ListV, TupleV) else (right, left)
+    if type(seq) not in (ListV, TupleV) or seq.items is None or type(count) is not IntV:
+        return None
+    k = count.dim.value if count.dim is not None else None
+    if k is None or not 0 <= k * len(seq.items) <= 64:
+        return None
+    return ListV(seq.items * k) if type(seq) is ListV else TupleV(seq.items * k)
+
+
 def label_of(node) -> str:
     """Short source text of a node for messages."""
     text = ast.unparse(node)
@@ -575,6 +587,10 @@ class ExprMixin(CheckerHost):
                 [(node.left, left), (node.right, right)],
                 frame,
             )
+        if isinstance(node.op, ast.Mult):
+            repeated = _repeated(left, right)
+            if repeated is not None:
+                return repeated
         return self.arith(node, type(node.op), left, right, frame)
 
     def members_that_fit(self, members, use) -> list:

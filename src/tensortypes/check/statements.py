@@ -486,8 +486,14 @@ class StatementMixin(CheckerHost):
                 )
 
         try:
-            # The notes say where the array and the value were made.
+            # The notes say where the array, the index arrays and the value were made.
+            parts = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
             operands = [(target.value, receiver), (getattr(stmt, "value", None), value)]
+            operands += [
+                (part, v)
+                for part, (kind, v) in zip(parts, index)
+                if kind == "item" and type(v) is Arr
+            ]
             self.with_notes(store, operands, frame)
         except CheckFailure as failure:
             self.fail(stmt, failure, frame)

@@ -396,3 +396,22 @@ def lookup(names: list[str], table: list[str], pos: Float[Tensor, "n 3"]) -> Ten
     where = {name: i for i, name in enumerate(table)}
     idx = torch.tensor([where.get(name, -1) for name in names])
     return pos[idx].sum(-1, keepdim=True)[None] @ pos  # E: contracted axes differ [matmul]
+
+
+def backbone(names: list[str], table: list[str]) -> Int[Tensor, "3"]:
+    idx = [table.index(n) for n in names]
+    return torch.tensor([idx])  # E: has rank 2, expected rank 1 [return]
+
+
+def constraints(ids: Int[Tensor, " n"], a: int, b: int, d: Float[Tensor, "c1 c2"], m: Float[Tensor, "n n"]) -> Tensor:
+    (c1,) = torch.where(ids == a)
+    (c2,) = torch.where(ids == b)
+    assert len(c1) == d.shape[0] and len(c2) == d.shape[1]
+    rows = c1[:, None].expand(-1, len(c2))
+    cols = c2[:, None].expand(-1, len(c1))  # (c2, c1), not (c1, c2)
+    m[rows, cols] = d  # E: cannot broadcast index 0 of m [broadcast]
+    return m
+
+
+def doubled(x: Float[Tensor, "B 4 H W"], cond: Float[Tensor, "B2 4 H W"]) -> Tensor:
+    return torch.cat([torch.cat([x] * 2, dim=1), cond], dim=1)  # E: differ on axis 0 [concat]

@@ -542,3 +542,22 @@ def lookup(names: list[str], table: list[str], pos: Float[Tensor, "n 3"]) -> Ten
 def masked_rows(batch: dict[str, Tensor], x: Float[Tensor, "b n"], k: int) -> Tensor:
     mask = batch["asym_id"] == k  # a mask of unknown rank: x[mask] is not known
     return rearrange(x[mask], "(b a) -> b a", b=x.shape[0])
+
+
+def backbone(names: list[str], table: list[str]) -> Int[Tensor, "3"]:
+    idx = [table.index(n) for n in names]
+    return torch.tensor(idx)
+
+
+def constraints(ids: Int[Tensor, " n"], a: int, b: int, d: Float[Tensor, "c1 c2"], m: Float[Tensor, "n n"]) -> Tensor:
+    (c1,) = torch.where(ids == a)
+    (c2,) = torch.where(ids == b)
+    assert len(c1) == d.shape[0] and len(c2) == d.shape[1]
+    rows = c1[:, None].expand(-1, len(c2))
+    cols = c2[None, :].expand(len(c1), -1)
+    m[rows, cols] = d
+    return m
+
+
+def doubled(x: Float[Tensor, "B 4 H W"], cond: Float[Tensor, "B2 4 H W"]) -> Tensor:
+    return torch.cat([torch.cat([x] * 2, dim=0), cond], dim=0)

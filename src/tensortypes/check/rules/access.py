@@ -243,30 +243,35 @@ class Nonzero(ParamRule):
             return UNKNOWN
         flag = call.kwargs.get("as_tuple")
         if flag is None or (type(flag) is BoolV and flag.value is False):
-            return x.with_(shape=(nonzero_count(x), dims.const(x.rank)), dtypes=INTS, origin=None)
+            return x.with_(
+                shape=(nonzero_count(x, call.line), dims.const(x.rank)), dtypes=INTS, origin=None
+            )
         if type(flag) is BoolV and flag.value:
-            return nonzero_tuple(x)
+            return nonzero_tuple(x, call.line)
         return UNKNOWN
 
 
 INTS = frozenset({int64})
 
 
-def nonzero_count(x: Arr):
+def nonzero_count(x: Arr, line: int = 0):
     """How many items of ``x`` are nonzero: for a mask made at a known line, the count
     ``x[mask]`` selects (``selected_count``), so ``torch.where(mask)`` and ``x[mask]``
-    agree; else unknown."""
-    if x.since is None or x.dtypes is None or x.dtypes != frozenset({bool_}):
+    agree; for a mask made in the call (``torch.where(ids == k)``), a count of the
+    call's ``line``; else unknown."""
+    if x.dtypes is None or x.dtypes != frozenset({bool_}):
         return None
-    return selected_count(x.since)
+    if x.since is not None:
+        return selected_count(x.since)
+    return selected_count(line) if line and x.origin is None else None
 
 
-def nonzero_tuple(x):
+def nonzero_tuple(x, line: int = 0):
     """``nonzero(x, as_tuple=True)`` / ``where(x)``: one int64 index array per axis;
     unknown for an array of unknown or open rank."""
     if type(x) is not Arr or x.rank is None or sf.split_rest(x.shape)[1] is not None:
         return UNKNOWN
-    piece = x.with_(shape=(nonzero_count(x),), dtypes=INTS, origin=None)
+    piece = x.with_(shape=(nonzero_count(x, line),), dtypes=INTS, origin=None)
     return TupleV((piece,) * x.rank)
 
 

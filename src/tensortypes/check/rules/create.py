@@ -289,6 +289,12 @@ def literal_array(value, kind):
         return {base}, ()
     if type(value) is Arr:
         return set(value.dtypes) if value.dtypes is not None else None, value.shape
+    if type(value) is ListV and value.items is None and value.kind in ("list", "tuple"):
+        # ``[f(x) for x in xs]``: of unknown length, its items numbers: one axis
+        elem = (
+            literal_array(value.elem, kind) if type(value.elem) in (IntV, BoolV, FloatV) else None
+        )
+        return None if elem is None else (elem[0], (None,))
     if type(value) not in (TupleV, ListV) or value.items is None:
         return None
     items = value.items
@@ -308,17 +314,6 @@ def literal_array(value, kind):
     return dtypes, (dims.const(len(items)), *inner)
 
 
-def _scalar_list(data, call: Call):
-    """``torch.tensor([f(x) for x in xs])``: a list of unknown length whose items are
-    numbers is one axis of unknown size (a list joined from branches may have a
-    length the code knows: ``[0, 0, 0]`` or one item per backbone atom name)."""
-    elem = data.elem
-    if type(elem) not in (IntV, BoolV, FloatV):
-        return None
-    base = {IntV: default_int(call.kind), BoolV: bool_, FloatV: default_float(call.kind)}
-    return {base[type(elem)]}, (None,)
-
-
 class FromData(Rule):
     """``torch.tensor(data)``, ``np.array(data)``, ``torch.from_numpy(a)``, ``jnp.asarray``."""
 
@@ -334,8 +329,6 @@ class FromData(Rule):
         if is_object_dtype(given):
             return UNKNOWN  # an array of Python objects: anything goes in
         found = literal_array(data, call.kind)
-        if found is None and type(data) is ListV and data.items is None and call.kind == "torch":
-            found = _scalar_list(data, call)
         dtypes, shape = found if found is not None else (None, None)
         dtypes = frozenset(dtypes) if dtypes is not None else None
         ndmin = int_const(call.kwargs.get("ndmin")) if "ndmin" in call.kwargs else None

@@ -221,7 +221,7 @@ class Where(Rule):
             cond = values[0]
             if type(cond) is Arr and cond.rank == 0:
                 return UNKNOWN
-            return nonzero_tuple(cond)
+            return nonzero_tuple(cond, call.line)
         found = [as_array(v, call.kind) for v in values]
         arrays = [a for a in found if a is not None]
         if len(arrays) < len(found):
