@@ -114,7 +114,7 @@ class Checker(
         self.caught: list | None = None
         self.breaks: list = []  # per loop being walked: the states at its ``break``s
         self.scopes_of: dict = {}  # id of a class -> its scopes of size names (built_with)
-        self.params_of: dict = {}  # id of a class -> its dataclass fields (dataclass_fields)
+        self.fields_of: dict = {}  # id of a class -> its dataclass fields (dataclass_fields)
         self.init_names_of: dict = {}  # id of a class -> its __init__'s parameters
         self.renamed_of: dict = {}  # id of a class -> its renamed attributes
         # The call whose result the statement drops (``with torch.no_grad():``,
@@ -295,26 +295,22 @@ class Checker(
                 if type(number) is Arr:
                     if number.shape is None or not made_sizes.intersection(number.shape):
                         continue
-                    made = _last_assignment(assigned, sub.id, at)
-                    if made is None or made in seen:
+                    hop: tuple = (f"{sub.id} is {fmt_shape(number.shape)}", sub.id, "array")
+                else:
+                    size = _size_of_number(number)
+                    if size is None or not size.free_symbols & wanted:
                         continue
-                    seen.add(made)
-                    found.append((made, f"{sub.id} is {fmt_shape(number.shape)}", sub.id, "array"))
-                    todo.append(made)
-                    continue
-                size = _size_of_number(number)
-                if size is None or not size.free_symbols & wanted:
-                    continue
+                    said = (
+                        f"{sub.id} is {fmt_dim(size)}"
+                        if type(number) is IntV
+                        else f"{sub.id} is a number over {fmt_dim(size)}"
+                    )
+                    hop = (said, sub.id)
                 made = _last_assignment(assigned, sub.id, at)
                 if made is None or made in seen:
                     continue
                 seen.add(made)
-                said = (
-                    f"{sub.id} is {fmt_dim(size)}"
-                    if type(number) is IntV
-                    else f"{sub.id} is a number over {fmt_dim(size)}"
-                )
-                found.append((made, said, sub.id))
+                found.append((made, *hop))
                 todo.append(made)
         return tuple(found)
 
@@ -490,7 +486,7 @@ class Checker(
             self.bind_params(info, frame)
             built = self.built_with(info) if building is None else ()
             renamed = self.renamed_attributes(info) if built else frozenset()
-            given = self.dataclass_fields(info) if built else frozenset()
+            given = self.dataclass_fields(info.cls) if built else frozenset()
             if id(info.node) in self.module.generators:
                 with inputs(frame.where), instance(built, renamed, given):
                     self.exec_block(info.node.body, frame)
@@ -553,30 +549,29 @@ class Checker(
         (a dataclass's fields), ``self`` aside."""
         found = self.init_names_of.get(id(cls))
         if found is None:
-            names: set = set()
+            names: set = set(self.dataclass_fields(cls))
             for c in self.mro(cls):
                 init = c.methods.get("__init__")
                 if init is not None:
                     names.update(p[0] for p in init.params[1:] if p[3] in ("positional", "keyword"))
-                elif c.is_dataclass:
-                    names.update(f.target.id for f in c.fields)
             found = self.init_names_of[id(cls)] = frozenset(names)
         return found
 
-    def dataclass_fields(self, info) -> frozenset:
-        """The fields of the dataclasses of the resolution order of method ``info``'s
-        class. Such a name in the method's own annotations, where its parameters leave
-        it free, is that field's size (``symbolic.instance_names``). Not the parameters
-        of a module's ``__init__``: its ``forward`` runs layers built in a loop or by a
-        factory, whose widths the checker may not see, and a shape kept past them
-        (a loop of ``x = layer(x)`` that might not run) would meet ``out_dim``."""
-        found = self.params_of.get(id(info.cls))
+    def dataclass_fields(self, cls) -> frozenset:
+        """The fields of the dataclasses (with no ``__init__`` of their own) of ``cls``'s
+        resolution order. Such a name in a method's own annotations, where its
+        parameters leave it free, is that field's size (``symbolic.instance_names``).
+        Not the parameters of a module's ``__init__``: its ``forward`` runs layers built
+        in a loop or by a factory, whose widths the checker may not see, and a shape
+        kept past them (a loop of ``x = layer(x)`` that might not run) would meet
+        ``out_dim``."""
+        found = self.fields_of.get(id(cls))
         if found is None:
             names: set = set()
-            for c in self.mro(info.cls):
+            for c in self.mro(cls):
                 if c.is_dataclass and "__init__" not in c.methods:
                     names.update(f.target.id for f in c.fields)
-            found = self.params_of[id(info.cls)] = frozenset(names)
+            found = self.fields_of[id(cls)] = frozenset(names)
         return found
 
     def renamed_attributes(self, info) -> frozenset:

@@ -724,34 +724,39 @@ class CDist(Rule):
         return out if batch is None else out.with_(shape=(*batch, sa[-2], sb[-2]))
 
 
+def _pieces(x: Arr, axis: int, size, count: int, mode: str):
+    """The pieces ``chunk(count)``/``split(count)`` cut axis ``axis`` (of ``size``, not
+    in a ``*rest``) of ``x`` into, the other axes kept. A known size is cut as torch
+    cuts it; a named size ``d`` by ``chunk`` into ``count`` pieces of ``d // count``
+    (exact when ``d`` is a multiple of ``count``), as the code that chunks it takes it
+    (``x, gate = h.chunk(2, dim=-1)`` then ``x * gate``); an unknown one into up to
+    ``count`` pieces of an unknown size (fewer when the axis is short)."""
+
+    def cut(d):
+        return x.with_(shape=sf.replace_axis(x.shape, axis, d), origin=None)
+
+    if type(size) is not Dim or size.value is None:
+        if mode == "chunk" and count > 0:
+            if type(size) is Dim:
+                return TupleV((cut(size // count),) * count)
+            return ListV(None, cut(None), "tuple")
+        return UNKNOWN
+    n = size.value
+    step = (-(-n // count) if count else 0) if mode == "chunk" else count
+    if step <= 0:
+        return UNKNOWN
+    return TupleV(tuple(cut(dims.const(min(step, n - start))) for start in range(0, n, step)))
+
+
 def _open_chunks(x: Arr, axis: int, count: int):
-    """``chunk(count, axis)`` of an array with a ``*rest``: along a fixed axis, the pieces
-    of that axis and the other axes kept (``count`` pieces of ``d // count`` for a size
-    ``d``, else up to ``count`` of an unknown size); along an axis of the
-    rest (``x.chunk(2)`` of ``(..., d)``, whose axis 0 is the first of ``...`` unless it
-    is empty), pieces whose fixed axes are kept and whose rest changed."""
+    """``chunk(count, axis)`` of an array with a ``*rest``: along a fixed axis, its
+    :func:`_pieces`; along an axis of the rest (``x.chunk(2)`` of ``(..., d)``, whose
+    axis 0 is the first of ``...`` unless it is empty), pieces whose fixed axes are kept
+    and whose rest changed."""
     prefix, rest, suffix = sf.split_rest(x.shape)
     if 0 <= axis < len(prefix) or -len(suffix) <= axis < 0:
         size = prefix[axis] if axis >= 0 else suffix[axis]
-        if type(size) is Dim and size.value is not None:  # as torch cuts a known size
-            step = -(-size.value // count)
-            if step <= 0:
-                return UNKNOWN
-            return TupleV(
-                tuple(
-                    x.with_(
-                        shape=sf.replace_axis(x.shape, axis, dims.const(min(step, size.value - s))),
-                        origin=None,
-                    )
-                    for s in range(0, size.value, step)
-                )
-            )
-        if type(size) is Dim:
-            piece = x.with_(shape=sf.replace_axis(x.shape, axis, size // count), origin=None)
-            return TupleV((piece,) * count)
-        return ListV(
-            None, x.with_(shape=sf.replace_axis(x.shape, axis, None), origin=None), "tuple"
-        )
+        return _pieces(x, axis, size, count, "chunk")
     piece = x.with_(shape=(*prefix, changed_rest(rest, ".chunk"), *suffix), origin=None)
     return ListV(None, piece, "tuple")
 
@@ -795,32 +800,7 @@ class Chunk(Rule):
         if x is None or count is None or axis is None or x.rank is None:
             return UNKNOWN
         i = sf.norm_axis(axis, x.rank)
-        size = x.shape[i]
-        if type(size) is not Dim or size.value is None:
-            if self.mode == "chunk" and count > 0 and type(size) is Dim:
-                # a named size: ``count`` pieces of ``size // count`` (exact when
-                # ``size`` is a multiple of ``count``), as the code that chunks it takes
-                # it (``x, gate = h.chunk(2, dim=-1)`` then ``x * gate``)
-                piece = x.with_(shape=(*x.shape[:i], size // count, *x.shape[i + 1 :]), origin=None)
-                return TupleV((piece,) * count)
-            if self.mode == "chunk" and count > 0:
-                # at most ``count`` pieces (fewer when the axis is short), each the
-                # array with that axis of unknown size and every other axis kept
-                piece = x.with_(shape=(*x.shape[:i], None, *x.shape[i + 1 :]), origin=None)
-                return ListV(None, piece, "tuple")
-            return UNKNOWN
-        n = size.value
-        if self.mode == "chunk":
-            step = -(-n // count) if count else 0
-        else:
-            step = count
-        if step <= 0:
-            return UNKNOWN
-        pieces = []
-        for start in range(0, n, step):
-            length = dims.const(min(step, n - start))
-            pieces.append(x.with_(shape=(*x.shape[:i], length, *x.shape[i + 1 :]), origin=None))
-        return TupleV(tuple(pieces))
+        return _pieces(x, i, x.shape[i], count, self.mode)
 
 
 def _split_symbolic(x, i: int, how):
