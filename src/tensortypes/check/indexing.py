@@ -242,6 +242,9 @@ def _index_open(x: Arr, index: list, label: str):
         if masked is not None:
             return masked
     marks = [i for i, (kind, v) in enumerate(index) if v is ELLIPSIS]
+    if not marks:
+        # ``t[1:]`` of ``(n, ...)``: an index without ``...`` indexes the leading axes
+        index, marks = [*index, ("item", ELLIPSIS)], [len(index)]
     basic = all(kind == "slice" or type(v) in (IntV, NoneV) or v is ELLIPSIS for kind, v in index)
     if len(marks) != 1 or not basic:
         return x.with_(shape=None, origin=None)

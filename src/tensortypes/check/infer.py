@@ -245,12 +245,14 @@ class Checker(
             if type(sub) is ast.Name and sub.id in known:
                 found = known[sub.id]
                 if type(found) is Arr and found.since is not None and found.since != here:
-                    return ShapeNote(
+                    text = (
                         f"{text}, from {sub.id}: {found.describe()}, its shape from "
-                        f"line {found.since}",
-                        found.since,
-                        sub.id,
-                        fmt_shape(found.shape),
+                        f"line {found.since}"
+                    )
+                    hops = self.size_hops(frame, found.since, found.shape)
+                    text += "".join(f", {said} at line {line}" for line, said, *_ in hops)
+                    return ShapeNote(
+                        text, found.since, sub.id, fmt_shape(found.shape), sources=hops
                     )
         return text if always else None
 
@@ -295,7 +297,13 @@ class Checker(
                 if type(number) is Arr:
                     if number.shape is None or not made_sizes.intersection(number.shape):
                         continue
-                    hop: tuple = (f"{sub.id} is {fmt_shape(number.shape)}", sub.id, "array")
+                    said = (
+                        # ``m = F.pad(m, ...)``: the value it reads is not the one it has now
+                        f"the {sub.id} line {at} reads is assigned"
+                        if sub.id in _target_names(stmt)
+                        else f"{sub.id} is {fmt_shape(number.shape)}"
+                    )
+                    hop: tuple = (said, sub.id, "array")
                 else:
                     size = _size_of_number(number)
                     if size is None or not size.free_symbols & wanted:
@@ -764,6 +772,17 @@ def _size_of_number(value) -> Dim | None:
     return None
 
 
+def _target_names(stmt) -> set:
+    """The plain names an assignment statement binds."""
+    targets = stmt.targets if type(stmt) is ast.Assign else [stmt.target]
+    found = set()
+    for t in targets:
+        for n in [t] if type(t) is ast.Name else (t.elts if type(t) is ast.Tuple else []):
+            if type(n) is ast.Name:
+                found.add(n.id)
+    return found
+
+
 def _assignments(func) -> tuple:
     """The assignments of a function's own body (not nested functions): by first line,
     and each plain name's assignment lines in order; found once per syntax tree (a note
@@ -783,12 +802,8 @@ def _collect_assignments(func) -> tuple:
         stmt = todo.pop()
         if type(stmt) in (ast.Assign, ast.AnnAssign, ast.AugAssign):
             at[stmt.lineno] = stmt
-            targets = stmt.targets if type(stmt) is ast.Assign else [stmt.target]
-            for t in targets:
-                names = [t] if type(t) is ast.Name else (t.elts if type(t) is ast.Tuple else [])
-                for n in names:
-                    if type(n) is ast.Name:
-                        lines.setdefault(n.id, []).append(stmt.lineno)
+            for name in _target_names(stmt):
+                lines.setdefault(name, []).append(stmt.lineno)
         elif type(stmt) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             for field in ("body", "orelse", "finalbody", "handlers"):
                 todo.extend(getattr(stmt, field, ()))

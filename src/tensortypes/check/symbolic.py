@@ -788,9 +788,10 @@ def anonymous_axis(owner: str, i: int) -> Dim:
     """A size of an axis of ``...`` made explicit (``if x.ndim == 2:`` gives ``x`` of
     ``(..., 3)`` the shape ``(x_0, 3)``).
 
-    Like a named size it is different from every constant unless proven equal;
-    unlike one, it is never compared with another size that has a name (two
-    ``...`` are unrelated, and nothing says how a ``...`` meets a named axis).
+    Like a named size it is different from every constant and every named size
+    unless proven equal (the annotation lets the ``...`` be any axes: ``t`` of
+    ``"n ..."`` narrowed to rank 2 is ``(n, t_1)`` for every ``t_1``); unlike one, it
+    is never compared with an axis of another ``...`` (two ``...`` are unrelated).
 
     >>> d = anonymous_axis("rays.d", 0)
     >>> d, is_anonymous(d), is_anonymous(dims.symbol("n"))
@@ -1154,7 +1155,7 @@ def unrelated(a, b) -> bool:
             return found and not _laid_out(a, b)
     if len(_INSTANCE) > 1 and instance_unrelated(a, b):
         return True
-    return (is_anonymous(a) or is_anonymous(b)) and not (a.is_constant or b.is_constant)
+    return is_anonymous(a) and is_anonymous(b) and a.free_symbols != b.free_symbols
 
 
 def anonymized(value):

@@ -6,6 +6,7 @@ import dataclasses
 from enum import Enum
 from typing import Optional, Tuple, TypeVar, Union, overload
 
+import einx
 import torch
 from einops import rearrange, repeat
 from jaxtyping import Bool, Float, Int
@@ -423,3 +424,15 @@ def cast_and_grad(x: Float[Tensor, "b n"], y) -> Float[Tensor, "b n"]:
     z = cast(Float[Tensor, "b n 3"], y)
     (g,) = torch.autograd.grad(x.sum(), [x])
     return x + z * g  # E: cannot broadcast [broadcast]
+
+
+def named(x: Float[Tensor, "... 3"], w: Float[Tensor, "n 3"]) -> None:
+    if x.ndim == 2:
+        x * w  # E: axis -2 has sizes x_0 and n [broadcast]
+
+
+def leading(t: Int[Tensor, "n ..."]) -> None:
+    same = t[1:] == t[:-1]
+    if same.ndim == 2:
+        same = torch.nn.functional.pad(same.all(dim=0), (1, 0), value=False)
+        einx.where("n, n ..., -> n ...", same, t, -1)  # E: axis n is same_1+1 in same [broadcast]

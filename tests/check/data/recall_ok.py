@@ -4,6 +4,7 @@ from enum import Enum
 from typing import List, Optional, Tuple, TypeVar, Union, overload
 
 import numpy as np
+import einx
 import torch
 from einops import rearrange, repeat
 from jaxtyping import Bool, Float, Int
@@ -86,8 +87,14 @@ def batched(points: Float[Tensor, "*b n 3"], grid: Float[Tensor, "*b 3 c h"]) ->
 
 def named(x: Float[Tensor, "... 3"], w: Float[Tensor, "n 3"]) -> None:
     if x.ndim == 2:
-        x * w
         torch.cat([x, w], dim=0)
+
+
+def leading(t: Int[Tensor, "n ..."]) -> None:
+    same = t[1:] == t[:-1]
+    if same.ndim == 2:
+        same = torch.nn.functional.pad(same.all(dim=-1), (1, 0), value=False)
+        einx.where("n, n ..., -> n ...", same, t, -1)
 
 
 def pair_mask(mask: Tensor, coords: Float[Tensor, "... a 3"]) -> Bool[Tensor, "... a a"]:

@@ -92,7 +92,7 @@ def broadcast_pair(a, b):
         return b if type(a) is Bcast else a
     if unrelated(da, db):
         if is_anonymous(da) or is_anonymous(db):
-            return None  # an axis of ``...`` meets a named one: nothing says how
+            return None  # axes of two ``...``: nothing says how they meet
         # Two sizes of different scopes (a field and a method's name): the operation
         # holds when they are one size, which the result keeps under the first name.
         return b if type(a) is Bcast else a
