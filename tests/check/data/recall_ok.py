@@ -3,8 +3,8 @@ import dataclasses
 from enum import Enum
 from typing import List, Optional, Tuple, TypeVar, Union, overload
 
-import numpy as np
 import einx
+import numpy as np
 import torch
 from einops import rearrange, repeat
 from jaxtyping import Bool, Float, Int
