@@ -247,6 +247,35 @@ def test_notes_follow_the_numbers_that_set_a_size():
     assert (7, "num_bins is m here, a size of centres (m,) (used at line 10)") in at
 
 
+NUMBERS = """\
+from functools import partial
+
+import torch
+import torch.nn.functional as F
+from einops import rearrange
+from jaxtyping import Float
+from torch import Tensor
+
+
+def pairs(x: Float[Tensor, "b n 3"], y: Float[Tensor, "b n 3"]) -> Tensor:
+    seq = x.shape[-1]
+    to_pairs = partial(rearrange, pattern="b (i j) -> b i j", i=seq, j=seq)
+    d = F.pairwise_distance(x, y)
+    return to_pairs(d)
+"""
+
+
+def test_notes_follow_the_int_variables_a_failed_operation_was_given():
+    # ``seq`` is 3 (the xyz axis), so ``(i j)`` is 9, which the n distances of each
+    # row need not be: the note points at the line that read the wrong axis, also
+    # through the keywords of a ``partial``.
+    found = [d for d in check_source(NUMBERS, "numbers.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(14, "reshape")]
+    assert "axis of size n in d (b, n) cannot be split into (i j) = 9" in found[0].message
+    at = {(line, text) for line, _col, text in found[0].related}
+    assert (11, "seq is 3 here (used at line 14)") in at
+
+
 PATHS = """\
 import torch
 from jaxtyping import Float

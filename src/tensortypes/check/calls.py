@@ -177,6 +177,8 @@ class CallMixin(CheckerHost):
         if t is PartialV:
             merged = dict(callee.keywords)
             merged.update(kwargs)
+            if callee.nodes:  # the keywords' syntax, for the notes of an error
+                labels = Labels({**dict(callee.nodes), **labels.nodes})
             return self.invoke(callee.callee, args, merged, node, frame, labels, star)
         if t is FuncV:
             return self.call_function(callee.info, args, kwargs, node, frame, labels, None, star)
@@ -206,6 +208,9 @@ class CallMixin(CheckerHost):
         operands = [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is Arr]
         operands += [(labels.nodes.get(k), v) for k, v in kwargs.items() if type(v) is Arr]
         operands += _listed_operands(labels.nodes.get(0), args[0] if args else None)
+        # int variables given as sizes (``rearrange(x, p, n=seq)``): where each was set
+        operands += [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is IntV]
+        operands += [(labels.nodes.get(k), v) for k, v in kwargs.items() if type(v) is IntV]
         result = self.with_notes(lambda: rule.apply(call), operands, frame)
         self.unsure_notes(call, node)
         return result
@@ -234,7 +239,8 @@ class CallMixin(CheckerHost):
             and not star
         ):
             # partial(nn.Linear, bias=False), partial(PreLayerNorm, dim=dim_pairwise)
-            return PartialV(args[0], tuple(kwargs.items()))
+            nodes = tuple((k, labels.nodes[k]) for k in kwargs if k in labels.nodes)
+            return PartialV(args[0], tuple(kwargs.items()), nodes)
         if path in ("typing.cast", "typing_extensions.cast") and len(node.args) == 2:
             return self.cast_value(node.args[0], frame)
         foreign = self.foreign_function(path)

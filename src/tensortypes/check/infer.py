@@ -191,12 +191,40 @@ class Checker(
         except CheckFailure as failure:
             notes = list(failure.notes)
             for node, value in operands:
-                if node is None or type(value) is not Arr:
+                if node is None:
                     continue
-                text = self.value_note(node, value, frame)
+                if type(value) is IntV:
+                    text = self.number_note(node, value, frame)
+                    if text is None:
+                        continue
+                elif type(value) is Arr:
+                    text = self.value_note(node, value, frame)
+                else:
+                    continue
                 if text not in notes:
                     notes.append(text)
             raise CheckFailure(failure.code, failure.message, notes) from None
+
+    def number_note(self, node, value, frame) -> str | None:
+        """``seq: 3, assigned at line 4143``: an int variable given to a failed
+        operation (``rearrange(x, p, n=seq)``), and the line of the function that set
+        it, a located note there; None for another argument."""
+        if type(node) is not ast.Name or value.dim is None or frame is None:
+            return None
+        func = frame.func.node if frame.func is not None else None
+        if func is None:
+            return None
+        made = _last_assignment(_assignments(func)[1], node.id, node.lineno)
+        if made is None or made == node.lineno:
+            return None
+        said = f"{node.id} is {fmt_dim(value.dim)}"
+        return ShapeNote(
+            f"{node.id}: {fmt_dim(value.dim)}, assigned at line {made}",
+            0,
+            node.id,
+            fmt_dim(value.dim),
+            sources=((made, said, node.id, "number"),),
+        )
 
     def value_note(self, node, value: Arr, frame, always: bool = True) -> str | None:
         """``x: f32[b,3](torch), assigned at line 4, its shape from line 2``: an operand

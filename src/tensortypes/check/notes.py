@@ -113,6 +113,8 @@ def shape_origin(note, used_at: int, source_lines) -> list:
         if line not in (used_at, note.line) and 1 <= line <= len(source_lines):
             if size[1:] == ["array"]:  # an array the variable's value was made from
                 said = f"{shape} here, and {note.name} {note.shape} is made from it"
+            elif size[1:] == ["number"]:  # an int variable the operation was given
+                said = f"{shape} here"
             elif size:
                 said = f"{shape} here, a size of {note.name} {note.shape}"
             else:

@@ -587,13 +587,15 @@ class PartialV(Value):
     a function or class of the checked code: calling it calls ``f`` with those
     keywords first (``LinearNoBias = partial(nn.Linear, bias=False)``)."""
 
-    __slots__ = ("callee", "keywords")
+    __slots__ = ("callee", "keywords", "nodes")
     callee: Any
     keywords: Any
+    nodes: Any
 
-    def __init__(self, callee, keywords: tuple):
+    def __init__(self, callee, keywords: tuple, nodes: tuple = ()):
         object.__setattr__(self, "callee", callee)
         object.__setattr__(self, "keywords", keywords)  # ((name, value), ...)
+        object.__setattr__(self, "nodes", nodes)  # ((name, the keyword's syntax), ...)
 
     def describe(self) -> str:
         return f"partial({self.callee.describe()})"

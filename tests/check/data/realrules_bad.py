@@ -415,3 +415,15 @@ def constraints(ids: Int[Tensor, " n"], a: int, b: int, d: Float[Tensor, "c1 c2"
 
 def doubled(x: Float[Tensor, "B 4 H W"], cond: Float[Tensor, "B2 4 H W"]) -> Tensor:
     return torch.cat([torch.cat([x] * 2, dim=1), cond], dim=1)  # E: differ on axis 0 [concat]
+
+
+def pair_errors(x: Float[Tensor, "b n 3"], y: Float[Tensor, "b n 3"]) -> Float[Tensor, "b n n"]:
+    n = x.shape[-1]
+    ax = x[:, :, None].expand(-1, -1, n, -1).reshape(x.shape[0], -1, 3)
+    ay = y[:, None].expand(-1, n, -1, -1).reshape(x.shape[0], -1, 3)
+    d = F.pairwise_distance(ax, ay)
+    return rearrange(d, "b (i j) -> b i j", i=n, j=n)  # E: cannot be split into (i j) = 9 [reshape]
+
+
+def cosine_rows(x: Float[Tensor, "b n d"], y: Float[Tensor, "b m d"]) -> Float[Tensor, "b n"]:
+    return F.cosine_similarity(x, y, dim=-1)  # E: axis -2 has sizes n and m [broadcast]

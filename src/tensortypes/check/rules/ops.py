@@ -31,6 +31,7 @@ from .base import (
     default_float,
     explicit_dtypes,
     first_array,
+    int_const,
     int_list,
     is_float,
     promote,
@@ -49,6 +50,7 @@ __all__ = [
     "Matmul",
     "matmul",
     "Flat",
+    "PairDistance",
 ]
 
 
@@ -342,6 +344,32 @@ class Reduce(ParamRule):
                 )
             return frozenset({default_float(call.kind)})
         return d
+
+
+class PairDistance(Rule):
+    """``F.pairwise_distance(x1, x2)`` (the norm over the last axis) and
+    ``F.cosine_similarity(x1, x2, dim=1)``: the broadcast of the two, that axis
+    reduced (kept with ``keepdim=True``), a float result."""
+
+    __slots__ = ("params", "axis")
+
+    def __init__(self, params: tuple, axis: int):
+        self.params = params
+        self.axis = axis  # the reduced axis when the call does not give ``dim``
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        a, b = (bound.get(p) for p in self.params[:2])
+        if type(a) is not Arr or type(b) is not Arr:
+            return UNKNOWN
+        both = binary(call, a, b, "float", call.label(0), call.label(1))
+        if type(both) is not Arr or both.shape is None:
+            return both
+        axis = int_const(bound["dim"]) if "dim" in bound else self.axis
+        keep = bool_const(bound["keepdim"]) if "keepdim" in bound else False
+        if axis is None or keep is None:
+            return both.with_(shape=None)
+        return both.with_(shape=sf.reduce_shape(both.shape, [axis], keep))
 
 
 class Matmul(Rule):

@@ -372,12 +372,14 @@ class Einops(Rule):
         if len(unknown) != 1 or d is None:
             for tok in unknown:
                 sizes.sizes.setdefault(tok, None)
-            if not unknown and d is not None and dims.eq(known, d) is False:
+            if not unknown and d is not None and not same_size(known, d, sizes.facts):
+                # every member given: the axis must be their product, for every size
+                # (as ``reshape`` holds it)
                 raise CheckFailure(
                     "reshape",
                     f"{sizes.what}: axis of size {fmt_dim(d)} in "
                     f"{label} cannot be split into "
-                    f"({' '.join(group)}) = {known}",
+                    f"({' '.join(group)}) = {fmt_dim(known)}{sf.why_different(d, known)}",
                 )
             return
         q = d // known if not (known.is_constant and known.value == 0) else None

@@ -64,7 +64,17 @@ from .layout import (
     Transpose,
     Unsqueeze,
 )
-from .ops import Binary, Elementwise, MaskedFill, Matmul, Reduce, Sig, Ternary, Where
+from .ops import (
+    Binary,
+    Elementwise,
+    MaskedFill,
+    Matmul,
+    PairDistance,
+    Reduce,
+    Sig,
+    Ternary,
+    Where,
+)
 from .patterns import Einsum
 from .tiling import (
     BroadcastTo,
@@ -319,6 +329,10 @@ FUNCTIONS: dict = {
     "torch.nn.functional.relu6": _SAME,
     "torch.nn.functional.hardtanh": _SAME,
     "torch.nn.functional.interpolate": Interpolate(),
+    "torch.nn.functional.pairwise_distance": PairDistance(("x1", "x2", "p", "eps", "keepdim"), -1),
+    "torch.pairwise_distance": PairDistance(("x1", "x2", "p", "eps", "keepdim"), -1),
+    "torch.nn.functional.cosine_similarity": PairDistance(("x1", "x2", "dim", "eps"), 1),
+    "torch.cosine_similarity": PairDistance(("x1", "x2", "dim", "eps"), 1),
     "torch.nn.functional.one_hot": OneHot(),
     "torch.nn.functional.scaled_dot_product_attention": ScaledDotProductAttention(),
 }
