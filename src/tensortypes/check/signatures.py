@@ -21,6 +21,7 @@ rule for all of them:
 from __future__ import annotations
 
 import ast
+import re
 import os
 from contextlib import contextmanager
 
@@ -617,7 +618,16 @@ class SignatureMixin(CheckerHost):
             # ``self.get_component_acts(x) -> Float[Tensor, "... C"]`` in a method of a
             # class built with ``C``: a name of the result its arguments leave free is
             # the instance's size of that name
-            for name in self.init_names(self_value.info):
+            names = set(self.init_names(self_value.info))
+            if frame is not None and frame.func is not None and frame.func.returns is not None:
+                # ... and one the calling method's own result names, where no parameter
+                # of the method called names it (``self.extract_subnets()`` of
+                # ``"n_subnets n_features n_hidden"`` in a method that returns
+                # ``"n_subnets n_features"``): the one size of the instance both mean
+                names |= _shape_names(frame.func.returns) - _shape_names(
+                    *(p[1] for p in info.params if p[1] is not None)
+                )
+            for name in names:
                 d = size_symbol(name)
                 if d is not None:
                     binder.env.setdefault(name, d)
@@ -1098,3 +1108,16 @@ def _with_declared_scalars(value, declared):
         for v, d in zip(value.items, tuples[0].items)
     ]
     return TupleV(tuple(items))
+
+
+def _shape_names(*annotations) -> set:
+    """The names in the shape strings of annotations (``Float[Tensor, "b n"]``)."""
+    found: set = set()
+    for node in annotations:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                found.update(_SHAPE_NAME.findall(sub.value))
+    return found
+
+
+_SHAPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -427,3 +427,15 @@ def pair_errors(x: Float[Tensor, "b n 3"], y: Float[Tensor, "b n 3"]) -> Float[T
 
 def cosine_rows(x: Float[Tensor, "b n d"], y: Float[Tensor, "b m d"]) -> Float[Tensor, "b n"]:
     return F.cosine_similarity(x, y, dim=-1)  # E: axis -2 has sizes n and m [broadcast]
+
+
+class Subnets:
+    def __init__(self, v: Tensor, u: Tensor):
+        self.v, self.u = v, u
+
+    def extract(self) -> Float[Tensor, "n_subnets n_features n_hidden"]:
+        return torch.einsum("fC,Ch->Cfh", self.v, self.u)
+
+    def best(self) -> tuple[Float[Tensor, "n_subnets n_features"], Float[Tensor, " n_features"]]:
+        sims = self.extract().sum(-1)
+        return sims, sims.max(dim=1).values  # E: axis 0 has size n_subnets, expected n_features [return]
