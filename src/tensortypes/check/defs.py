@@ -196,21 +196,25 @@ _PLAIN_BASES = frozenset(
 class ClassFacts:
     """What the scan learns about one class: attributes assigned, and where."""
 
-    __slots__ = ("assigned", "mutated", "open", "declared", "by_method")
+    __slots__ = ("assigned", "mutated", "replaced", "open", "declared", "by_method")
 
     def __init__(self):
         self.assigned: set = set()
         self.mutated: set = set()  # assigned (also) outside __init__
+        # assigned outside __init__ other than by an augmented assignment (``self.x =``)
+        self.replaced: set = set()
         self.by_method: dict = {}  # method name -> the attributes it assigns
         self.open = False
         # attribute -> annotation node of a ``self.x: T`` in a method (the first one)
         self.declared: dict = {}
 
-    def note(self, name: str, method: str | None) -> None:
+    def note(self, name: str, method: str | None, in_place: bool = False) -> None:
         self.assigned.add(name)
         if method != "__init__":
             self.mutated.add(name)
             self.by_method.setdefault(method, set()).add(name)
+            if not in_place:
+                self.replaced.add(name)
 
 
 def setup_calls(init) -> list:
@@ -431,7 +435,9 @@ class ClassInfo:
     ``declared`` maps attributes to the annotation that fixes their type (in the
     class body or as ``self.x: T = ...``); every assignment to them is checked.
     ``mutated`` names the attributes assigned outside ``__init__``: other methods
-    know only their kind, not the value ``__init__`` gave them.
+    know only their kind, not the value ``__init__`` gave them; ``in_place`` those
+    of them only ever assigned there by an augmented assignment (``self.counts +=
+    x``), which keeps an array's shape (an in-place operation cannot change it).
     """
 
     __slots__ = (
@@ -451,6 +457,7 @@ class ClassInfo:
         "lattice",
         "declared",
         "mutated",
+        "in_place",
         "by_method",
         "kw_only",
         "guards",
@@ -519,6 +526,7 @@ class ClassInfo:
             self.declared.setdefault(attr, annotation)
         self.assigned |= scanned.assigned
         self.mutated = scanned.mutated
+        self.in_place = scanned.mutated - scanned.replaced
         self.by_method = scanned.by_method
         # A mixin's methods use attributes of the classes it is mixed into.
         self.open = (

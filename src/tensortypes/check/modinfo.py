@@ -246,9 +246,12 @@ class ModuleInfo:
         # id of a function outside classes -> (its first parameter, its body lines)
         helpers: dict = {}
         setters: set = set()  # ids of those that assign attributes of that parameter
+        augmented: set = set()  # ids of the targets of augmented assignments
         while stack:
             node, func, cls, method = pop()
             t = type(node)
+            if t is ast.AugAssign:
+                augmented.add(id(node.target))
             if t is ast.Import:
                 self._imports.append(node)
                 for alias in node.names:
@@ -342,7 +345,7 @@ class ModuleInfo:
                     and type(node.value) is ast.Name
                     and node.value.id == "self"
                 ):
-                    facts[cls].note(node.attr, method)
+                    facts[cls].note(node.attr, method, id(node) in augmented)
             for name in _CHILD_FIELDS.get(t) or _child_fields(t):
                 value = getattr(node, name, None)
                 if type(value) is list:

@@ -257,7 +257,7 @@ class SchemaMixin(CheckerHost):
                 return self.env_value(inst, value)
         if attr in info.attrs:
             value = info.attrs[attr]
-            if type(value) in (ListV, NoneV) or self.is_mutated(info, attr):
+            if type(value) in (ListV, NoneV) or self.is_mutated(info, attr, type(value) is Arr):
                 value = widened(value)  # None in __init__: a value set later, elsewhere
             return self.env_value(inst, value)
         method = self.find_method(info, attr)
@@ -280,13 +280,15 @@ class SchemaMixin(CheckerHost):
             )
         return UNKNOWN
 
-    def is_mutated(self, info, attr: str) -> bool:
-        """Whether a method other than ``__init__`` (of ``info`` or a base) assigns ``attr``."""
-        if attr in info.mutated:
+    def is_mutated(self, info, attr: str, array: bool = False) -> bool:
+        """Whether a method other than ``__init__`` (of ``info`` or a base) assigns
+        ``attr``; for an ``array``, other than in place (``self.counts += x`` keeps
+        the shape ``__init__`` gave it)."""
+        if attr in info.mutated and not (array and attr in info.in_place):
             return True
         if info.walker is not None and info.walker is not self:
-            return info.walker.is_mutated(info, attr)
-        return any(self.is_mutated(base, attr) for base in self.base_infos(info))
+            return info.walker.is_mutated(info, attr, array)
+        return any(self.is_mutated(base, attr, array) for base in self.base_infos(info))
 
     def declared_refined(self, info, inst: InstV, attr: str, value):
         """A declared attribute's value, made more precise by what it holds.
@@ -301,7 +303,11 @@ class SchemaMixin(CheckerHost):
         held = info.attrs.get(attr)
         t = type(value)
         if t is Arr and value.shape is None:
-            if type(held) is Arr and held.shape is not None and not self.is_mutated(info, attr):
+            if (
+                type(held) is Arr
+                and held.shape is not None
+                and not self.is_mutated(info, attr, array=True)
+            ):
                 return value.with_(shape=held.shape)  # the declared dtype stays
             return value
         if t is IntV and value.dim is None:

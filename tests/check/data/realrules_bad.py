@@ -439,3 +439,17 @@ class Subnets:
     def best(self) -> tuple[Float[Tensor, "n_subnets n_features"], Float[Tensor, " n_features"]]:
         sims = self.extract().sum(-1)
         return sims, sims.max(dim=1).values  # E: axis 0 has size n_subnets, expected n_features [return]
+
+
+class Counts:
+    def __init__(self, n: int):
+        self.counts = torch.zeros(n)
+
+    def merge(self, other: Counts) -> None:
+        self.counts += other.counts
+
+    def update(self, x: Float[Tensor, "b n"]) -> None:
+        self.counts += x.sum(1)  # E: axis -1 has sizes n and b [broadcast]
+
+    def scaled(self, w: Float[Tensor, "b n"]) -> None:
+        self.counts.mul_(w)  # E: in-place update of self.counts (n,) would need shape (b, n) [broadcast]

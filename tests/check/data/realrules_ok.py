@@ -591,3 +591,17 @@ class Subnets:
 
     def pooled(self, x: Float[Tensor, " n_features"]) -> Float[Tensor, " b"]:
         return self.rows(x[None])
+
+
+class Counts:
+    def __init__(self, n: int):
+        self.counts = torch.zeros(n)
+
+    def merge(self, other: Counts) -> None:
+        self.counts += other.counts
+
+    def update(self, x: Float[Tensor, "b n"]) -> None:
+        self.counts += x.sum(0)
+
+    def scaled(self, w: Float[Tensor, "b n"]) -> None:
+        self.counts.mul_(w.mean(0))

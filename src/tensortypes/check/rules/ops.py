@@ -17,7 +17,7 @@ from ..annotations import DTYPE_NAMES
 from ..binding import Binder, dtype_problem
 from ..diagnostics import CheckFailure
 from ..shapetext import parse_shape
-from ..sizes import same_size
+from ..sizes import agree, same_size
 from ..symbolic import UNKNOWN, Arr, Rest, TupleV, fmt_dtypes, fmt_shape
 from . import shapefns as sf
 from .access import nonzero_tuple
@@ -51,6 +51,7 @@ __all__ = [
     "matmul",
     "Flat",
     "PairDistance",
+    "InPlace",
 ]
 
 
@@ -344,6 +345,37 @@ class Reduce(ParamRule):
                 )
             return frozenset({default_float(call.kind)})
         return d
+
+
+class InPlace(Rule):
+    """``x.add_(y)`` (``sub_``, ``mul_``, ``div_``): the operation's result must have
+    ``x``'s shape, which the call keeps (as ``x += y`` does)."""
+
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: Rule):
+        self.inner = inner
+
+    def apply(self, call: Call):
+        out = self.inner.apply(call)
+        x = call.args[0] if call.args else None
+        if type(x) is not Arr:
+            return out
+        old, new = x.shape, out.shape if type(out) is Arr else None
+        if (
+            old is not None
+            and new is not None
+            and sf.split_rest(old)[1] is None
+            and sf.split_rest(new)[1] is None
+            and (len(old) != len(new) or any(not agree(a, b) for a, b in zip(old, new)))
+        ):
+            raise CheckFailure(
+                "broadcast",
+                f"{call.name}: in-place update of {call.label(0)} {fmt_shape(old)} would "
+                f"need shape {fmt_shape(new)}: the result of an in-place operation keeps "
+                f"the target's shape",
+            )
+        return x.with_(origin=None)
 
 
 class PairDistance(Rule):
