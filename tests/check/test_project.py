@@ -535,6 +535,41 @@ y = A().f(torch.zeros(2, 3)) + torch.zeros(5)
     assert _codes(check_paths([tmp_path], cache=cache, jobs=1), "b.py") == []
 
 
+def test_a_factory_of_lambdas_is_followed_and_is_interface(tmp_path):
+    # ``get_activation(name)`` returns a lambda per name (or a function found by
+    # name, unknown): a call of its result keeps the shape each lambda gives, so a
+    # view with its axes swapped fails at the annotated return; the factory's body
+    # is what the callers see, so changing it checks them again.
+    (tmp_path / "ops.py").write_text("""\
+from typing import Callable
+import torch
+import torch.nn.functional as F
+def get_activation(name) -> Callable:
+    if name is None:
+        return lambda x: x
+    if name == "exp":
+        return lambda x: torch.exp(x)
+    return getattr(F, name)
+""")
+    (tmp_path / "use.py").write_text("""\
+from jaxtyping import Float
+from torch import Tensor
+from ops import get_activation
+def colours(out: Tensor, d: Float[Tensor, "B H W 3"], name: str) -> Float[Tensor, "B H W 3"]:
+    color = out.view(3, *d.shape[:-1])
+    return get_activation(name)(color)
+""")
+    cache = ResultCache(tmp_path / "cache")
+    assert _codes(check_paths([tmp_path], cache=cache, jobs=1)) == [(6, "return")]
+    ops = tmp_path / "ops.py"
+    ops.write_text(
+        ops.read_text()
+        .replace("(x)", "(x).permute(1, 2, 3, 0)")
+        .replace("lambda x: x\n", "lambda x: x.permute(1, 2, 3, 0)\n")
+    )
+    assert _codes(check_paths([tmp_path], cache=cache, jobs=1)) == []
+
+
 def _repo_with_own_init(tmp_path):
     """A repository whose top folder has an ``__init__.py`` of its own (as SAELens's
     does): its package is imported by the package's name, and a class derives from

@@ -37,6 +37,7 @@ from .symbolic import (
     UNKNOWN,
     Arr,
     BoolV,
+    CallablesV,
     ClassV,
     DictV,
     DTypeV,
@@ -44,6 +45,7 @@ from .symbolic import (
     FuncV,
     InstV,
     IntV,
+    LambdaV,
     LayerV,
     PartialV,
     ListV,
@@ -182,6 +184,19 @@ class CallMixin(CheckerHost):
             return self.invoke(callee.callee, args, merged, node, frame, labels, star)
         if t is FuncV:
             return self.call_function(callee.info, args, kwargs, node, frame, labels, None, star)
+        if t is LambdaV:
+            return self.call_lambda(callee, args, kwargs, frame, star)
+        if t is CallablesV:
+            # one of several callables: what each gives, joined (an unknown one's result
+            # lets the others' arrays stand, as an unknown branch does)
+            return join_all(
+                [
+                    UNKNOWN
+                    if type(item) is Unknown
+                    else self.invoke(item, args, kwargs, node, frame, labels, star)
+                    for item in callee.items
+                ]
+            )
         if t is ClassV:
             return self.construct(callee.info, args, kwargs, node, frame, labels, star)
         if t is InstV:
@@ -195,6 +210,31 @@ class CallMixin(CheckerHost):
         if t is UnionV and may_be_none(callee):
             return UNKNOWN
         return UNKNOWN
+
+    def call_lambda(self, callee, args, kwargs, frame, star):
+        """``f(x)`` of ``f = lambda t: body``: ``body`` evaluated with the arguments in
+        the frame that made the lambda. Its errors are reported where it was made,
+        when that is the function being walked; a lambda made elsewhere (returned
+        by a factory) gives its value only."""
+        spec = callee.node.args
+        params = [a.arg for a in (*spec.posonlyargs, *spec.args)]
+        if star or spec.vararg or spec.kwarg or spec.kwonlyargs or len(args) > len(params):
+            return UNKNOWN
+        if self.lambda_depth >= 8:
+            return UNKNOWN  # a lambda that calls itself through a variable
+        inner = callee.frame.copy()
+        for i, name in enumerate(params):
+            inner.vars[name] = args[i] if i < len(args) else kwargs.get(name, UNKNOWN)
+        self.lambda_depth += 1
+        try:
+            if callee.walker is self and callee.frame.func is frame.func:
+                return self.eval(callee.node.body, inner)
+            walker = callee.walker
+            with self._walking(walker, None):
+                walker.lambda_depth = self.lambda_depth
+                return walker.eval(callee.node.body, inner)
+        finally:
+            self.lambda_depth -= 1
 
     def _rule_call(self, rule, name, args, kwargs, node, frame, labels, kind, star):
         if star:
@@ -390,6 +430,22 @@ class CallMixin(CheckerHost):
             return first
         if name in ("print", "setattr", "delattr"):
             return NONE
+        if (
+            name == "map"
+            and len(args) == 2
+            and type(first) in (LambdaV, FuncV, PartialV, Ref, CallablesV)
+            and type(args[1]) in (TupleV, ListV)
+            and args[1].items is not None
+            and len(args[1].items) <= 64
+        ):
+            # ``q, k, v = map(lambda t: rearrange(t, ...), (q, k, v))``: each item's
+            return ListV(
+                tuple(
+                    self.invoke(first, [item], {}, node, frame, Labels({}))
+                    for item in args[1].items
+                ),
+                kind="iterator",
+            )
         if name in ("range", "zip", "enumerate", "reversed", "map", "filter"):
             return ListV(None, _iterated(name, args), "range" if name == "range" else "iterator")
         if name == "super":

@@ -393,6 +393,21 @@ def inlinable(node) -> bool:
     return wrapper_return(node) is not None or short_body(node)
 
 
+def returns_lambda(node) -> bool:
+    """Whether a function returns a lambda (``def get_activation(name): ... return
+    lambda x: torch.exp(x)``): a call of its result evaluates that lambda, so its body
+    is part of its module's interface."""
+    todo = list(getattr(node, "body", ()))
+    while todo:
+        stmt = todo.pop()
+        if type(stmt) is ast.Return and type(stmt.value) is ast.Lambda:
+            return True
+        if type(stmt) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                todo.extend(getattr(stmt, field, ()))
+    return False
+
+
 def anonymous_result(node) -> bool:
     """Whether a function's return annotation has an array type whose shape string
     holds jaxtyping's anonymous ``...`` (``-> Float[Tensor, "... n 3"]``, also in a

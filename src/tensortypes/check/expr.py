@@ -52,6 +52,7 @@ from .symbolic import (
     fmt_shape,
     changed_rest,
     negated,
+    LambdaV,
 )
 
 __all__ = [
@@ -415,6 +416,9 @@ class ExprMixin(CheckerHost):
         value = self.eval(node.value, frame)
         frame.vars[node.target.id] = value
         return value
+
+    def e_Lambda(self, node, frame):
+        return LambdaV(node, frame, self)
 
     def e_UnaryOp(self, node, frame):
         value = self.eval(node.operand, frame)

@@ -110,6 +110,7 @@ class Checker(
             project.reader = type(self).reader
         self.diagnostics: dict = {}
         self.quiet = 0
+        self.lambda_depth = 0  # lambdas being called (``check.calls.call_lambda``)
         # While a callee's body is walked for a call (``inlined_call``): what fails in it.
         self.caught: list | None = None
         self.breaks: list = []  # per loop being walked: the states at its ``break``s

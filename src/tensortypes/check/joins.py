@@ -38,6 +38,7 @@ from .symbolic import (
     ListV,
     Bcast,
     NoneV,
+    PartialV,
     Ref,
     Rest,
     StrV,
@@ -46,6 +47,8 @@ from .symbolic import (
     Unknown,
     Value,
     is_one,
+    CallablesV,
+    LambdaV,
 )
 from .rules import function_rule
 from .typelang import join_kinds
@@ -138,7 +141,12 @@ def join_values(a: Value, b: Value) -> Value:
         # unknown branch may hold anything, this one holds it (gradual, as the
         # annotation of an unknown value would be taken).
         known = b if ta is Unknown else a
+        if type(known) in (LambdaV, CallablesV):
+            return _callables(a, b)  # a lambda, or an unknown callable (``getattr(F, n)``)
         return known.with_(origin=None) if type(known) is Arr else UNKNOWN
+    if ta in (LambdaV, CallablesV) or tb in (LambdaV, CallablesV):
+        if ta in _CALLABLES and tb in _CALLABLES:
+            return _callables(a, b)
     if ta is UnionV or tb is UnionV or ta is not tb:
         if ta in (NoneV, UnionV) or tb in (NoneV, UnionV):
             items = _union_items(a, b)
@@ -202,6 +210,19 @@ def join_values(a: Value, b: Value) -> Value:
     if type(a) is Ref and type(b) is Ref and _same_rule(a.path, b.path):
         return a  # ``F.relu if name == "relu" else F.gelu``: either gives the same shape
     return UNKNOWN
+
+
+_CALLABLES = (LambdaV, CallablesV, Ref, FuncV, PartialV)
+
+
+def _callables(a: Value, b: Value) -> Value:
+    """The callables of two branches, one of which holds a lambda: each kept once."""
+    items: list = []
+    for v in (a, b):
+        for item in v.items if type(v) is CallablesV else (v,):
+            if not any(item is seen for seen in items):
+                items.append(item)
+    return CallablesV(tuple(items))
 
 
 def _same_rule(a: str, b: str) -> bool:

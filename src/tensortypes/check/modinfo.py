@@ -35,6 +35,7 @@ from .defs import (
     decorator_name,
     define,
     inlinable,
+    returns_lambda,
 )
 
 __all__ = ["ModuleInfo", "REGISTERS"]
@@ -289,6 +290,7 @@ class ModuleInfo:
                         inlinable(node)
                         and (cls is None or method is not None or anonymous_result(node))
                     )
+                    and not returns_lambda(node)
                 ):
                     self.bodies.append((node.body[0].lineno, node.end_lineno))
                     if cls is not None and method is None:

@@ -33,7 +33,7 @@ from tensortypes.types import ANY, INT, TupleType
 from .host import CheckerHost
 from .annvalues import array_member, array_value
 from .binding import Binder, dtype_problem
-from .defs import RESULT_CHANGING, anonymous_result, inlinable, wrapper_return
+from .defs import RESULT_CHANGING, anonymous_result, inlinable, returns_lambda, wrapper_return
 from .diagnostics import CheckFailure
 from .expr import read_keys
 from .frame import Frame
@@ -63,6 +63,8 @@ from .symbolic import (
     is_data_size,
     call_count,
     short_dtypes,
+    CallablesV,
+    LambdaV,
 )
 from .typelang import allows_none, describe, fits
 
@@ -561,6 +563,13 @@ class SignatureMixin(CheckerHost):
                 inlined = self.inlined_call(info, args, kwargs, node, labels)
                 if _shaped(inlined) and not _open_rank(inlined):
                     return inlined
+        if (info.returns is None or self._returns_callable(info)) and returns_lambda(info.node):
+            # ``def get_activation(name) -> Callable``: the lambdas (and functions) its
+            # body returns say what a call of the result gives
+            walker = self._walker_for(info)
+            found = walker.inferred_return(info) if walker is not None else UNKNOWN
+            if type(found) in (LambdaV, CallablesV):
+                return found
         if info.returns is not None:
             ret = self.annotation_value(info.returns)
             if (
@@ -632,6 +641,18 @@ class SignatureMixin(CheckerHost):
                 if d is not None:
                     binder.env.setdefault(name, d)
         return subst_value(ret, binder)
+
+    def _returns_callable(self, info) -> bool:
+        """Whether ``info`` is annotated to return a ``Callable`` (bare or subscripted)."""
+        node = info.returns
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        owner = self.owners.get(id(info.returns), self.module)
+        return owner.path_of(node) in (
+            "typing.Callable",
+            "collections.abc.Callable",
+            "typing_extensions.Callable",
+        )
 
     @staticmethod
     def _passes_optional_through(info, args, kwargs, self_value) -> bool:

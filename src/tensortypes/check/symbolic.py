@@ -55,6 +55,8 @@ __all__ = [
     "LayerV",
     "PartialV",
     "FuncV",
+    "LambdaV",
+    "CallablesV",
     "ClassV",
     "InstV",
     "MethodV",
@@ -636,6 +638,40 @@ class FuncV(Value):
 
     def describe(self) -> str:
         return f"function {self.info.name}"
+
+
+class LambdaV(Value):
+    """``lambda x: body``: a call evaluates ``body`` with the arguments, in the frame
+    that made the lambda (its closure)."""
+
+    __slots__ = ("node", "frame", "walker")
+    node: Any
+    frame: Any
+    walker: Any
+
+    def __init__(self, node, frame, walker):
+        object.__setattr__(self, "node", node)
+        object.__setattr__(self, "frame", frame)
+        object.__setattr__(self, "walker", walker)  # the checker of its module
+
+    def describe(self) -> str:
+        return f"lambda at line {self.node.lineno}"
+
+
+class CallablesV(Value):
+    """One of several callables, the branches decide which (``get_activation(name)``:
+    a lambda per name, else a function of ``torch.nn.functional`` found by name,
+    unknown). A call gives the join of what each gives: an array where the known
+    ones give it (an unknown one's result, as a branch's, lets it stand)."""
+
+    __slots__ = ("items",)
+    items: Any
+
+    def __init__(self, items: tuple):
+        object.__setattr__(self, "items", items)
+
+    def describe(self) -> str:
+        return " | ".join(v.describe() for v in self.items)
 
 
 class ClassV(Value):

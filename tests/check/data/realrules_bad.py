@@ -453,3 +453,13 @@ class Counts:
 
     def scaled(self, w: Float[Tensor, "b n"]) -> None:
         self.counts.mul_(w)  # E: in-place update of self.counts (n,) would need shape (b, n) [broadcast]
+
+
+def columns(q: Float[Tensor, "b n d"], k: Float[Tensor, "b m d"]) -> Tensor:
+    q, k = map(lambda t: t.transpose(1, 2), (q, k))
+    return q @ k  # E: contracted axes differ [matmul]
+
+
+def scaled(x: Float[Tensor, "b n"], w: Float[Tensor, " m"]) -> Tensor:
+    scale = lambda t: t * w  # E: axis -1 has sizes n and m [broadcast]
+    return scale(x)

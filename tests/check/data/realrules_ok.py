@@ -605,3 +605,18 @@ class Counts:
 
     def scaled(self, w: Float[Tensor, "b n"]) -> None:
         self.counts.mul_(w.mean(0))
+
+
+def columns(q: Float[Tensor, "b n d"], k: Float[Tensor, "b m d"]) -> Tensor:
+    q, k = map(lambda t: t.transpose(1, 2), (q, k))
+    return q.transpose(1, 2) @ k
+
+
+def scaled(x: Float[Tensor, "b n"], w: Float[Tensor, " n"]) -> Tensor:
+    scale = lambda t: t * w
+    return scale(x)
+
+
+def unused_lambda(x: Float[Tensor, "b n"], w: Float[Tensor, " m"]) -> Tensor:
+    pick = sorted([x, x], key=lambda t: t.shape[0])
+    return pick[0]
