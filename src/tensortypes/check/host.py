@@ -23,7 +23,8 @@ class CheckerHost:
         last_if: Any  # (node, frame, frame) of the last if statement with two live branches
         discarded: Any  # the call whose result the statement drops (no --strict note)
         quiet: int  # > 0 while values are evaluated without reporting
-        lambda_depth: int
+        lambda_depth: int  # lambdas being called (check.calls.call_lambda)
+        owners: Any  # id of an annotation of another module -> that module's ModuleInfo
         caught: Any  # a list collecting what fails in a callee's body walked for a call
         breaks: Any  # per loop being walked, the states at its breaks (statements.loop)
         inlining: int  # how deep callees' bodies are being walked for a call
