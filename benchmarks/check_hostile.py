@@ -96,6 +96,12 @@ PROBE = [
         + "y = torch.arange(0, 1, x)\n",
     ),
     (
+        "a lambda that calls itself 10 times a level",
+        "import torch\ndef g(x: torch.Tensor):\n    f = lambda x: "
+        + " + ".join(["f(x)"] * 10)
+        + "\n    return f(x) @ torch.zeros(2, 2)\n",
+    ),
+    (
         "99 nested `if`",
         "".join("    " * i + f"if x{i}:\n" for i in range(99))
         + "    " * 99

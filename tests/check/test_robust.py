@@ -117,6 +117,19 @@ def test_nested_comprehensions_over_literals_stay_linear():
     assert _codes(check_source(source)) == ["matmul"]
 
 
+def test_a_lambda_that_calls_itself_is_bounded():
+    # Ten calls of itself a level would be 10**8 evaluations at the depth bound; the
+    # lambdas one call evaluates are bounded in number too. A bug beside it is found.
+    source = (
+        "import torch\n"
+        "def g(x: torch.Tensor):\n"
+        "    f = lambda x: " + " + ".join(["f(x)"] * 10) + "\n"
+        "    h = lambda t: t @ t.T\n"
+        "    return f(x) + h(torch.zeros(2, 3)) @ torch.zeros(3, 2)\n"
+    )
+    assert _codes(check_source(source)) == ["matmul"]
+
+
 @pytest.mark.parametrize(
     "source",
     [

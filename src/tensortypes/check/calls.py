@@ -63,6 +63,7 @@ from .symbolic import (
 __all__ = ["CallMixin"]
 
 _LIBRARY_ROOTS = ("torch", "numpy", "jax")
+_LAMBDA_BUDGET = 256  # lambda calls one outermost call of a lambda may evaluate
 _LIST_MUTATORS = frozenset(
     {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"}
 )
@@ -220,8 +221,14 @@ class CallMixin(CheckerHost):
         params = [a.arg for a in (*spec.posonlyargs, *spec.args)]
         if star or spec.vararg or spec.kwarg or spec.kwonlyargs or len(args) > len(params):
             return UNKNOWN
-        if self.lambda_depth >= 8:
-            return UNKNOWN  # a lambda that calls itself through a variable
+        if self.lambda_depth == 0:
+            # the lambdas one call evaluates, nested ones included, are bounded (a
+            # lambda that calls itself through a variable, ten times a level)
+            self.lambda_budget = [_LAMBDA_BUDGET]
+        budget = self.lambda_budget
+        if self.lambda_depth >= 8 or budget[0] <= 0:
+            return UNKNOWN
+        budget[0] -= 1
         inner = callee.frame.copy()
         for i, name in enumerate(params):
             inner.vars[name] = args[i] if i < len(args) else kwargs.get(name, UNKNOWN)
@@ -231,8 +238,12 @@ class CallMixin(CheckerHost):
                 return self.eval(callee.node.body, inner)
             walker = callee.walker
             with self._walking(walker, None):
-                walker.lambda_depth = self.lambda_depth
-                return walker.eval(callee.node.body, inner)
+                saved = walker.lambda_depth, walker.lambda_budget
+                walker.lambda_depth, walker.lambda_budget = self.lambda_depth, budget
+                try:
+                    return walker.eval(callee.node.body, inner)
+                finally:
+                    walker.lambda_depth, walker.lambda_budget = saved
         finally:
             self.lambda_depth -= 1
 

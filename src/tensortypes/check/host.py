@@ -24,6 +24,7 @@ class CheckerHost:
         discarded: Any  # the call whose result the statement drops (no --strict note)
         quiet: int  # > 0 while values are evaluated without reporting
         lambda_depth: int  # lambdas being called (check.calls.call_lambda)
+        lambda_budget: Any  # [lambda calls left], shared by the walkers of one call
         owners: Any  # id of an annotation of another module -> that module's ModuleInfo
         caught: Any  # a list collecting what fails in a callee's body walked for a call
         breaks: Any  # per loop being walked, the states at its breaks (statements.loop)

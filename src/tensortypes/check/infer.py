@@ -111,6 +111,7 @@ class Checker(
         self.diagnostics: dict = {}
         self.quiet = 0
         self.lambda_depth = 0  # lambdas being called (``check.calls.call_lambda``)
+        self.lambda_budget = [0]  # what is left of their bound, shared with other walkers
         # While a callee's body is walked for a call (``inlined_call``): what fails in it.
         self.caught: list | None = None
         self.breaks: list = []  # per loop being walked: the states at its ``break``s
