@@ -27,7 +27,7 @@ from .frame import Frame
 from .joins import element_of, join_all, join_values, may_be_none
 from .modinfo import REGISTERS
 from .rules import function_rule, layer_rule, loss_rule, method_rule
-from .rules.base import Call
+from .rules.base import Call, int_const
 from .rules.layers import build_layer, layer_dtype, layer_forward
 from .rules.losses import Loss, apply_loss
 from .sizes import size_symbol
@@ -457,6 +457,14 @@ class CallMixin(CheckerHost):
                 ),
                 kind="iterator",
             )
+        if name == "range" and args and all(type(a) is IntV for a in args) and len(args) <= 3:
+            # ``range(1, x.ndim)`` of a known rank: the axes, for ``dim=tuple(...)``
+            bounds = [int_const(a) for a in args]
+            if all(b is not None for b in bounds) and (len(bounds) < 3 or bounds[2] != 0):
+                values = range(*bounds)
+                if len(values) <= 16:
+                    items = tuple(IntV(dims.const(v)) for v in values)
+                    return ListV(items, IntV(), "range")
         if name in ("range", "zip", "enumerate", "reversed", "map", "filter"):
             return ListV(None, _iterated(name, args), "range" if name == "range" else "iterator")
         if name == "super":

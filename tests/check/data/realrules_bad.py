@@ -463,3 +463,7 @@ def columns(q: Float[Tensor, "b n d"], k: Float[Tensor, "b m d"]) -> Tensor:
 def scaled(x: Float[Tensor, "b n"], w: Float[Tensor, " m"]) -> Tensor:
     scale = lambda t: t * w  # E: axis -1 has sizes n and m [broadcast]
     return scale(x)
+
+
+def per_sample(loss: Float[Tensor, "b c h w"], w: Float[Tensor, " b"]) -> Float[Tensor, " b"]:
+    return loss.mean(dim=tuple(range(loss.ndim - 1))) * w  # E: axis -1 has sizes w and b [broadcast]

@@ -620,3 +620,7 @@ def scaled(x: Float[Tensor, "b n"], w: Float[Tensor, " n"]) -> Tensor:
 def unused_lambda(x: Float[Tensor, "b n"], w: Float[Tensor, " m"]) -> Tensor:
     pick = sorted([x, x], key=lambda t: t.shape[0])
     return pick[0]
+
+
+def per_sample(loss: Float[Tensor, "b c h w"], w: Float[Tensor, " b"]) -> Float[Tensor, " b"]:
+    return loss.mean(dim=tuple(range(1, loss.ndim))) * w
