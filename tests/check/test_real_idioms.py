@@ -276,6 +276,38 @@ def test_notes_follow_the_int_variables_a_failed_operation_was_given():
     assert (11, "seq is 3 here (used at line 14)") in at
 
 
+TERMS = """\
+import torch
+from einops import pack
+from jaxtyping import Int
+from torch import Tensor, nn
+
+
+class RelativePosition(nn.Module):
+    def __init__(self, r_max: int, s_max: int, dim_out: int):
+        super().__init__()
+        self.r_max, self.s_max = r_max, s_max
+        self.out = nn.Linear(2 * r_max + 2 * s_max + 4, dim_out)
+
+    def forward(self, d_res: Int[Tensor, "b n n"], d_chain: Int[Tensor, "b n n"]):
+        r_bins = torch.arange(2 * self.r_max + 2)
+        s_bins = torch.arange(2 * self.s_max + 1)
+        rel_pos = d_res[..., None] == r_bins
+        rel_chain = d_chain[..., None] == s_bins
+        feats, _ = pack((rel_pos, rel_chain), "b i j *")
+        return self.out(feats.float())
+"""
+
+
+def test_notes_follow_the_arrays_that_made_a_term_of_a_size():
+    # The packed features have 2*r_max+2 + 2*s_max+1 channels, one short: the notes
+    # follow the piece of each term back to the bins that made it.
+    found = [d for d in check_source(TERMS, "terms.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(19, "layer")]
+    at = {line for line, _col, _text in found[0].related}
+    assert {18, 16, 17, 14, 15} <= at
+
+
 PATHS = """\
 import torch
 from jaxtyping import Float

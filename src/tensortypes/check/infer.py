@@ -292,7 +292,7 @@ class Checker(
         shape (``centres = torch.arange(0.5 * w, 1.0, w)``), then for the statements
         those variables came from (``w = 1.0 / n_bins``, ``n_bins = x.shape[1]``),
         each a variable whose value is one of the shape's sizes (a size of the shape
-        or a number over one). At most three steps, in the function being walked.
+        or a number over one). At most six steps, in the function being walked.
         """
         func = frame.func.node if frame.func is not None else None
         if func is None or shape is None:
@@ -313,19 +313,33 @@ class Checker(
         }
         assigns, assigned = _assignments(func)
         found: list = []
-        todo = [line]
+        todo = [(line, made_sizes)]
         seen = {line}
-        while todo and len(found) < 3:
-            at = todo.pop(0)
+        while todo and len(found) < _HOPS:
+            at, made_here = todo.pop(0)
             stmt = assigns.get(at)
             if stmt is None or stmt.value is None:
                 continue
+            # an array read here made one of these sizes, or a term of one (the
+            # ``2*s_max+1`` one-hot packed into ``4*r_max+2*s_max+6`` features)
+            symbols = set().union(*(d.free_symbols for d in made_here))
             for sub in ast.walk(stmt.value):
                 if type(sub) is not ast.Name or type(sub.ctx) is not ast.Load:
                     continue
                 number = frame.vars.get(sub.id)
+                after = made_here
                 if type(number) is Arr:
-                    if number.shape is None or not made_sizes.intersection(number.shape):
+                    if number.shape is None:
+                        continue
+                    after = {
+                        d
+                        for d in number.shape
+                        if type(d) is Dim
+                        and not d.is_constant
+                        and not (d.is_symbol and str(d) in frame.where)
+                        and (d in made_here or d.free_symbols & symbols)
+                    }
+                    if not after:
                         continue
                     said = (
                         # ``m = F.pad(m, ...)``: the value it reads is not the one it has now
@@ -349,7 +363,7 @@ class Checker(
                     continue
                 seen.add(made)
                 found.append((made, *hop))
-                todo.append(made)
+                todo.append((made, after))
         return tuple(found)
 
     def gave_up(self, node, message: str) -> None:
@@ -756,6 +770,7 @@ class Checker(
 
 _ASSIGNED = re.compile(r"^assigned at line (\d+)$")
 _PATHS = 4  # paths a function's body is walked on at most (see exec_paths)
+_HOPS = 6  # statements the notes of one operand follow back (see size_hops)
 _NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
