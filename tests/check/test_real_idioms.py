@@ -308,6 +308,34 @@ def test_notes_follow_the_arrays_that_made_a_term_of_a_size():
     assert {18, 16, 17, 14, 15} <= at
 
 
+CHAINED = """\
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+class Grid:
+    grid: Float[Tensor, "N 3"]
+
+    def build(self, n: int) -> None:
+        r = torch.linspace(0, 1, n)
+        x, y, z = torch.meshgrid(r, r, r, indexing="ij")
+        verts = torch.stack(
+            [x.reshape(-1), y.reshape(-1), z.reshape(-1)], dim=-1
+        ).reshape(3, -1)
+        self.grid = verts
+"""
+
+
+def test_an_assignment_that_does_not_fit_points_at_the_call_that_made_the_value():
+    # The vertices are reshaped to (3, n**3) by the call that ends the chain, on the
+    # statement's last line: the note is there, not at the statement's first line.
+    found = [d for d in check_source(CHAINED, "chained.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(15, "assign")]
+    at = {(line, text) for line, _col, text in found[0].related}
+    assert (14, "verts gets its shape (3, n**3) here (used at line 15)") in at
+
+
 PATHS = """\
 import torch
 from jaxtyping import Float

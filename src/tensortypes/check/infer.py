@@ -252,8 +252,9 @@ class Checker(
                 # A shape kept from a parameter's (``blocked_mask.float()``): where the
                 # variable was assigned it.
                 return ShapeNote(text, 0, node.id, fmt_shape(value.shape), int(assigned.group(1)))
-            if since is not None and since != here and f"line {since}" not in text:
-                text = f"{text}, its shape from line {since}"
+            shown = _made_line(frame, since)  # the line of the call that made it
+            if since is not None and since != here and f"line {shown}" not in text:
+                text = f"{text}, its shape from line {shown}"
             if sources:
                 lines = " and ".join(f"{shape} at line {line}" for line, shape in sources)
                 text = f"{text}, {'made from its value' if since else 'its shapes'} {lines}"
@@ -264,7 +265,7 @@ class Checker(
                     sources += hops
             return ShapeNote(
                 text,
-                since if since is not None and since != here else 0,
+                shown if since is not None and since != here else 0,
                 node.id,
                 fmt_shape(value.shape),
                 int(assigned.group(1)) if assigned else None,
@@ -815,6 +816,21 @@ def _size_of_number(value) -> Dim | None:
     if type(value) is FloatV and value.value is not None and value.value[2] is not None:
         return value.value[2]
     return None
+
+
+def _made_line(frame, since):
+    """The line of the statement at line ``since`` where its last call is written:
+    ``.reshape(3, -1)`` ending a chain that spans lines 42 to 44 is at line 44."""
+    func = frame.func.node if frame is not None and frame.func is not None else None
+    if since is None or func is None:
+        return since
+    stmt = _assignments(func)[0].get(since)
+    call = getattr(stmt, "value", None)
+    if type(call) is ast.Call and type(call.func) is ast.Attribute:
+        end = call.func.end_lineno
+        if end is not None and end > since:
+            return end
+    return since
 
 
 def _target_names(stmt) -> set:

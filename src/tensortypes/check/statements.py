@@ -333,6 +333,7 @@ class StatementMixin(CheckerHost):
                     stmt,
                     frame,
                     code="assign",
+                    source=_assigned_expr(stmt, target),
                 )
             if type(value) is Arr:
                 value = shaped_since(value, stmt, frame)
@@ -407,6 +408,7 @@ class StatementMixin(CheckerHost):
                     stmt,
                     frame,
                     code="assign",
+                    source=_assigned_expr(stmt, target),
                 )
         if key is not None:
             if (
@@ -950,3 +952,13 @@ def _previous_shape(value: Arr, stmt, frame):
     if not any(type(n) is ast.Name and n.id == name for n in ast.walk(stmt.value)):
         return None
     return ((old.since, old.shape),)
+
+
+def _assigned_expr(stmt, target):
+    """The expression ``stmt`` assigns to ``target`` as a whole (``x = verts``, ``y: T =
+    v``), for the notes of a value that does not fit; else the statement itself."""
+    targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
+    value = getattr(stmt, "value", None)
+    if isinstance(value, ast.expr) and len(targets) == 1 and targets[0] is target:
+        return value
+    return stmt
