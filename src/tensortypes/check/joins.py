@@ -216,13 +216,21 @@ _CALLABLES = (LambdaV, CallablesV, Ref, FuncV, PartialV)
 
 
 def _callables(a: Value, b: Value) -> Value:
-    """The callables of two branches, one of which holds a lambda: each kept once."""
+    """The callables of two branches, one of which holds a lambda: each kept once (a
+    lambda once per place it is written, however often a loop made it); unknown
+    past sixteen."""
     items: list = []
     for v in (a, b):
         for item in v.items if type(v) is CallablesV else (v,):
-            if not any(item is seen for seen in items):
+            if not any(_same_callable(item, seen) for seen in items):
                 items.append(item)
-    return CallablesV(tuple(items))
+    return CallablesV(tuple(items)) if len(items) <= 16 else UNKNOWN
+
+
+def _same_callable(a: Value, b: Value) -> bool:
+    if a is b:
+        return True
+    return type(a) is LambdaV and type(b) is LambdaV and a.node is b.node
 
 
 def _same_rule(a: str, b: str) -> bool:
