@@ -21,8 +21,8 @@ rule for all of them:
 from __future__ import annotations
 
 import ast
-import re
 import os
+import re
 from contextlib import contextmanager
 
 from tensortypes.core.words import annotation_text

@@ -957,8 +957,12 @@ def _previous_shape(value: Arr, stmt, frame):
 def _assigned_expr(stmt, target):
     """The expression ``stmt`` assigns to ``target`` as a whole (``x = verts``, ``y: T =
     v``), for the notes of a value that does not fit; else the statement itself."""
-    targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
-    value = getattr(stmt, "value", None)
-    if isinstance(value, ast.expr) and len(targets) == 1 and targets[0] is target:
-        return value
+    if type(stmt) is ast.Assign:
+        targets = stmt.targets
+    elif type(stmt) is ast.AnnAssign:
+        targets = [stmt.target]
+    else:
+        return stmt  # ``x += y``: the value assigned is not ``y``
+    if stmt.value is not None and len(targets) == 1 and targets[0] is target:
+        return stmt.value
     return stmt
