@@ -73,12 +73,12 @@ def test_real_corpus(capsys):
     # of docs/benchmarks.md; one in 155,500 lines at the time: an equality only
     # inequalities under a flag establish); recall no lower than measured. Each blind
     # slice lowers the share when it is added (slices 9 and 10 located 5 of 20 each
-    # as planted), so the floor is per slice: slices 1 to 8, 133 of 169 when slice 10
-    # was added, stay at three quarters or more, and all the bugs at 70% (154 of
-    # 209 then; the target, 80%, is not met: docs/benchmarks.md).
+    # as planted), so the floor is per slice: slices 1 to 8 (134 of 169 at the end
+    # of the fifth round) stay at 78% or more, and all the bugs at 70% (160 of 209
+    # then; the target, 80%, is not met: docs/benchmarks.md).
     assert s["unclassified"] == 0
     assert s["false_alarms"] * 20_000 <= s["lines"], (s["false_alarms"], s["lines"])
     assert s["located"] * 10 >= s["bugs"] * 7, (s["located"], s["bugs"])
     early = [b for b in out["bugs"] if b.get("slice", 1) <= 8]
     located = sum(1 for b in early if b.get("located"))
-    assert located * 4 >= len(early) * 3, (located, len(early))
+    assert located * 100 >= len(early) * 78, (located, len(early))
