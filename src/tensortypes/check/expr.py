@@ -15,6 +15,7 @@ import ast
 from fractions import Fraction
 
 from tensortypes.core import dims
+from tensortypes.core.dtypes import bool_
 
 from .host import CheckerHost
 from .diagnostics import CheckFailure
@@ -53,6 +54,8 @@ from .symbolic import (
     changed_rest,
     negated,
     LambdaV,
+    complement_origin,
+    mask_line,
 )
 
 __all__ = [
@@ -430,7 +433,19 @@ class ExprMixin(CheckerHost):
         if type(value) is FloatV and isinstance(node.op, ast.USub):
             return negated(value)
         if type(value) in (Arr, FloatV, IntV):
-            return value if type(value) is not Arr else value.with_(origin=None)
+            if type(value) is not Arr:
+                return value
+            made = mask_line(value)
+            if (
+                isinstance(node.op, ast.Invert)
+                and made is not None
+                and value.dtypes == frozenset({bool_})
+            ):
+                # ``~m`` selects what ``m`` does not (``symbolic.complement_count``);
+                # ``~~m`` is ``m`` again
+                twice = value.origin == complement_origin(made)
+                return value.with_(origin=None if twice else complement_origin(made))
+            return value.with_(origin=None)
         return UNKNOWN
 
     # -- attributes ----------------------------------------------------------------------

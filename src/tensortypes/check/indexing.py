@@ -41,6 +41,7 @@ from .symbolic import (
     TupleV,
     UnionV,
     Unknown,
+    complement_count,
     selected_count,
     fmt_dim,
     fmt_dtypes,
@@ -289,8 +290,11 @@ def _mask_count(mask: Arr):
     size only the data fixes, the same for each array the same mask selects from
     (``x[mask] / mag[mask]``), known for a mask made at a known line."""
     if mask.since is None or mask.shape is None:
+        # a mask of a parameter's shape, or one a call returned (or its complement),
+        # selects a count left unknown: ``assert torch.sum(mask) == 1`` may fix it
         return None
-    return selected_count(mask.since)
+    found = complement_count(mask)
+    return found if found is not None else selected_count(mask.since)
 
 
 def _consumed(index: list) -> int:

@@ -339,6 +339,19 @@ class StatementMixin(CheckerHost):
                 value = shaped_since(value, stmt, frame)
                 if value.origin is None:
                     value = value.with_(origin=f"assigned at line {stmt.lineno}")
+            elif type(value) is UnionV and any(
+                type(v) is Arr and v.origin is None for v in value.items
+            ):
+                # ``sel = f(mask)`` of ``Bool[Tensor, "n"] | None``: the array, once the
+                # None is ruled out, is the one assigned here (a mask's selections)
+                value = UnionV(
+                    tuple(
+                        v.with_(origin=f"assigned at line {stmt.lineno}")
+                        if type(v) is Arr and v.origin is None
+                        else v
+                        for v in value.items
+                    )
+                )
             frame.vars[target.id] = value
             forget_items(frame, target.id)
             forget_guards(frame, target.id)

@@ -23,6 +23,8 @@ sizes unless the algebra of ``core.dims`` proves them equal, and an axis may be
 
 from __future__ import annotations
 
+import re
+
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
@@ -91,6 +93,9 @@ __all__ = [
     "ONE",
     "anonymous_axis",
     "is_anonymous",
+    "complement_origin",
+    "complement_count",
+    "mask_line",
     "unrelated",
 ]
 
@@ -853,6 +858,40 @@ def data_size(name: str) -> Dim:
 
 
 _SELECTED: set = set()  # the sizes ``x[mask]`` gives (see selected_count)
+
+
+_COMPLEMENT = re.compile(r"^the complement of a mask made at line (\d+)$")
+_MASK_ASSIGNED = re.compile(r"^assigned at line (\d+)$")
+
+
+def mask_line(mask) -> int | None:
+    """The line that made a mask: where its shape was made, else where the variable
+    holding it was assigned (a mask a call returns), else None."""
+    if mask.since is not None:
+        return mask.since
+    found = _MASK_ASSIGNED.match(mask.origin or "")
+    return int(found.group(1)) if found else None
+
+
+def complement_origin(line: int) -> str:
+    """The origin of ``~m`` of a boolean mask ``m`` whose shape was made at ``line``:
+    what it selects is what ``m`` does not (:func:`complement_count`)."""
+    return f"the complement of a mask made at line {line}"
+
+
+def complement_count(mask) -> Dim | None:
+    """How many items ``~m`` selects (``torch.where(~m)``, ``x[~m]``): the items of
+    ``m`` less those ``m`` selects, so ``torch.cat([x[m], x[~m]])`` has every item
+    of ``x``; None for another mask or a shape not known."""
+    found = _COMPLEMENT.match(mask.origin or "")
+    if found is None or mask.shape is None:
+        return None
+    total = ONE
+    for d in mask.shape:
+        if type(d) is not Dim:
+            return None
+        total = total * d
+    return total - selected_count(int(found.group(1)))
 
 
 def selected_count(line: int) -> Dim:

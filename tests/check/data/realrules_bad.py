@@ -467,3 +467,11 @@ def scaled(x: Float[Tensor, "b n"], w: Float[Tensor, " m"]) -> Tensor:
 
 def per_sample(loss: Float[Tensor, "b c h w"], w: Float[Tensor, " b"]) -> Float[Tensor, " b"]:
     return loss.mean(dim=tuple(range(loss.ndim - 1))) * w  # E: axis -1 has sizes w and b [broadcast]
+
+
+def reordered(feats: Float[Tensor, "1 depth tokens dim"], mask: Bool[Tensor, "1 depth tokens"]) -> Float[Tensor, "1 depth tokens dim"]:
+    keep = mask.sum(-1)[0] > 0
+    (kept,) = torch.where(keep)
+    (rest,) = torch.where(~keep)
+    order = torch.cat([kept, rest])
+    return torch.index_select(feats, dim=2, index=order)  # E: axis 2 has size depth, expected tokens [return]

@@ -30,6 +30,8 @@ from ..symbolic import (
     fmt_dtypes,
     fmt_shape,
     selected_count,
+    complement_count,
+    mask_line,
 )
 from . import shapefns as sf
 from .base import (
@@ -261,8 +263,12 @@ def nonzero_count(x: Arr, line: int = 0):
     call's ``line``; else unknown."""
     if x.dtypes is None or x.dtypes != frozenset({bool_}):
         return None
-    if x.since is not None:
-        return selected_count(x.since)
+    found = complement_count(x)
+    if found is not None:
+        return found
+    made = mask_line(x)
+    if made is not None:
+        return selected_count(made)
     return selected_count(line) if line and x.origin is None else None
 
 
