@@ -403,7 +403,7 @@ def returns_lambda(node) -> bool:
         if type(stmt) is ast.Return and type(stmt.value) is ast.Lambda:
             return True
         if type(stmt) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            for field in ("body", "orelse", "finalbody", "handlers"):
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
                 todo.extend(getattr(stmt, field, ()))
     return False
 

@@ -866,7 +866,7 @@ def _collect_assignments(func) -> tuple:
             for name in _target_names(stmt):
                 lines.setdefault(name, []).append(stmt.lineno)
         elif type(stmt) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            for field in ("body", "orelse", "finalbody", "handlers"):
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
                 todo.extend(getattr(stmt, field, ()))
     for found in lines.values():
         found.sort()

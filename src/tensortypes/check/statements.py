@@ -687,6 +687,44 @@ class StatementMixin(CheckerHost):
                     )
         return out
 
+    def s_Match(self, stmt, frame):
+        """``match subject: case ...:``: each case's body walked on its own, from the
+        state before the ``match``, the subject narrowed as the pattern says (``case
+        None``, ``case dict()``, a literal, ``|`` of them) and as the unguarded cases
+        before it leave it (after ``case None:``, not None), the names the pattern
+        captures bound (the subject for ``case x`` and ``case ... as x``, else
+        unknown) and its guard read; the ends joined as an ``if`` chain's are, with
+        the state before when no case is sure to match (a last ``case _`` is)."""
+        self.eval(stmt.subject, frame)
+        ends = []
+        sure = False
+        left = frame  # the state the cases so far leave to the next one
+        for case in stmt.cases:
+            test = _pattern_test(case.pattern, stmt.subject)
+            start = self.narrow(test, left.copy(), True) if test is not None else left.copy()
+            for name in _captured(case.pattern):
+                start.vars[name] = UNKNOWN
+            if type(case.pattern) is ast.MatchAs and case.pattern.name is not None:
+                start.vars[case.pattern.name] = self.eval(stmt.subject, start)
+            if case.guard is not None:
+                self.eval(case.guard, start)
+            ends.append(self.exec_block(case.body, start))
+            if case.guard is None and test is None and _wildcard(case.pattern):
+                sure = True  # ``case _:`` / ``case x:`` matches whatever is left
+                break
+            if case.guard is None and test is not None:
+                left = self.narrow(test, left.copy(), False)
+        if not sure:
+            ends.append(left.copy())
+        live = [e for e in ends if not e.terminated]
+        if not live:
+            return ends[0]
+        out = live[0]
+        for other in live[1:]:
+            out = join_frames(out, other)
+        out.flags = frame.flags
+        return out
+
     def s_With(self, stmt, frame):
         expects_error = False
         for item in stmt.items:
@@ -979,3 +1017,44 @@ def _assigned_expr(stmt, target):
     if stmt.value is not None and len(targets) == 1 and targets[0] is target:
         return stmt.value
     return stmt
+
+
+def _wildcard(pattern) -> bool:
+    """Whether a ``case`` pattern matches anything (``_``, ``x``, ``_ as y``)."""
+    while type(pattern) is ast.MatchAs and pattern.pattern is not None:
+        pattern = pattern.pattern
+    return type(pattern) is ast.MatchAs
+
+
+def _pattern_test(pattern, subject):
+    """A test that holds where a ``case`` pattern matches, for narrowing the subject:
+    ``subject is None`` for ``case None``, ``isinstance(subject, C)`` for ``case
+    C(...)``, ``subject == v`` for a literal, ``or`` of those for ``|``; None for a
+    pattern that says nothing narrowing can use (a sequence, a mapping, ``_``)."""
+    if type(pattern) is ast.MatchAs:
+        return None if pattern.pattern is None else _pattern_test(pattern.pattern, subject)
+    if type(pattern) is ast.MatchSingleton:
+        test = ast.Compare(subject, [ast.Is()], [ast.Constant(pattern.value)])
+    elif type(pattern) is ast.MatchValue:
+        test = ast.Compare(subject, [ast.Eq()], [pattern.value])
+    elif type(pattern) is ast.MatchClass:
+        test = ast.Call(ast.Name("isinstance", ast.Load()), [subject, pattern.cls], [])
+    elif type(pattern) is ast.MatchOr:
+        parts = [_pattern_test(p, subject) for p in pattern.patterns]
+        if any(p is None for p in parts):
+            return None
+        test = ast.BoolOp(ast.Or(), parts)
+    else:
+        return None
+    return ast.copy_location(test, pattern)
+
+
+def _captured(pattern) -> list:
+    """The names a ``match`` pattern binds (``case Point(x=a, y=b) as p``)."""
+    found = []
+    for node in ast.walk(pattern):
+        if type(node) in (ast.MatchAs, ast.MatchStar) and node.name is not None:
+            found.append(node.name)
+        elif type(node) is ast.MatchMapping and node.rest is not None:
+            found.append(node.rest)
+    return found

@@ -316,6 +316,26 @@ def _grown(call: Call, bound: dict, params: tuple, new_axis: bool):
     return Arr(x.kind or call.kind, x.dtypes, shape)
 
 
+def _no_scalars(call: Call, seq) -> None:
+    """``torch.cat`` (``np.concatenate``) of 0-d arrays: they have no axis to join
+    (``torch.stack`` makes them a vector). The items of a list literal, or the element
+    of a list grown by ``append``, when known to be 0-d arrays."""
+    if type(seq) not in (ListV, TupleV):
+        return
+    items = seq.items if seq.items is not None else (seq.elem,) if type(seq) is ListV else ()
+    for i, v in enumerate(items):
+        if type(v) is Arr and v.shape == ():
+            which = (
+                f"{call.item_label(0, i)} is a 0-d array"
+                if seq.items is not None
+                else f"the items of {call.label(0)} are 0-d arrays"
+            )
+            raise CheckFailure(
+                "concat",
+                f"{call.name}: {which}, with no axis to join (stack makes a vector of 0-d arrays)",
+            )
+
+
 class Concat(ParamRule):
     """``cat``/``concatenate``/``hstack``/``vstack`` of a sequence along an axis."""
 
@@ -334,6 +354,8 @@ class Concat(ParamRule):
 
     def apply(self, call: Call):
         bound = call.bind(self.params)
+        if self.promote_1d is None:
+            _no_scalars(call, bound.get(self.params[0]))
         arrays = _arrays(call, bound.get(self.params[0]))
         if arrays is None and self.fixed_axis is None and not self.promote_1d:
             grown = _grown(call, bound, self.params, new_axis=False)
