@@ -1053,8 +1053,8 @@ def _captured(pattern) -> list:
     """The names a ``match`` pattern binds (``case Point(x=a, y=b) as p``)."""
     found = []
     for node in ast.walk(pattern):
-        if type(node) in (ast.MatchAs, ast.MatchStar) and node.name is not None:
+        if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name is not None:
             found.append(node.name)
-        elif type(node) is ast.MatchMapping and node.rest is not None:
+        elif isinstance(node, ast.MatchMapping) and node.rest is not None:
             found.append(node.rest)
     return found
