@@ -370,3 +370,27 @@ def test_each_branch_is_followed_unless_a_later_test_reads_its_flag():
     # gqa is tested again: the first if's branches meet (no path pairs k[:, :1]
     # with the branch that would not expand it)
     assert not any(d.line == 22 for d in found)
+
+
+GROUPED = """\
+from einops import rearrange
+from jaxtyping import Float
+from torch import Tensor
+
+
+def f(x: Float[Tensor, "a b l"], t: Float[Tensor, "*dims l"]):
+    reveal_type(rearrange(x, "... l -> (...) l"))
+    reveal_type(rearrange(x, "a ... -> a (...)"))
+    reveal_type(rearrange(t, "... l -> (...) l"))
+"""
+
+
+def test_a_grouped_ellipsis_merges_its_axes_into_one():
+    # ``(...)`` on the right of an einops pattern is one axis, the product of the
+    # ellipsis's sizes (unknown when their number is), not the ellipsis itself.
+    found = [d.message for d in check_source(GROUPED, "grouped.py") if d.code == "reveal"]
+    assert [m.rpartition(" is ")[2] for m in found] == [
+        "float[a*b,l](torch)",
+        "float[a,b*l](torch)",
+        "float[?,l](torch)",
+    ]

@@ -475,3 +475,25 @@ def reordered(feats: Float[Tensor, "1 depth tokens dim"], mask: Bool[Tensor, "1 
     (rest,) = torch.where(~keep)
     order = torch.cat([kept, rest])
     return torch.index_select(feats, dim=2, index=order)  # E: axis 2 has size depth, expected tokens [return]
+
+
+def flags(xs: Float[Tensor, "b m 3"]) -> Bool[Tensor, " b"]:
+    found = []
+    for i in range(xs.shape[0]):
+        found.append((xs[i] > 0).any())
+    return torch.cat(found)  # E: the items of found are 0-d arrays [concat]
+
+
+def rows(t: Int[Tensor, "*dims l"], w: Float[Tensor, "k l"]) -> Tensor:
+    flat = rearrange(t, "... l -> (...) l")
+    return flat @ w  # E: contracted axes differ [matmul]
+
+
+def chosen(x: Float[Tensor, "n 8"], code: Float[Tensor, " d"], kind: str | None) -> Tensor:
+    match kind:
+        case None:
+            return x
+        case "pad":
+            return x == code[:, None]  # E: axis -2 has sizes n and d [broadcast]
+        case _:
+            return x

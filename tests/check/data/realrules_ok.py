@@ -632,3 +632,29 @@ def reordered(feats: Float[Tensor, "1 depth tokens dim"], mask: Bool[Tensor, "1 
     (rest,) = torch.where(~keep)
     order = torch.cat([kept, rest])
     return torch.index_select(feats, dim=1, index=order)
+
+
+def flags(xs: Float[Tensor, "b m 3"]) -> Bool[Tensor, " b"]:
+    found = []
+    for i in range(xs.shape[0]):
+        found.append((xs[i] > 0).any())
+    return torch.stack(found)
+
+
+def rows(t: Int[Tensor, "*dims l"], w: Float[Tensor, "l k"]) -> Tensor:
+    flat = rearrange(t, "... l -> (...) l")
+    return flat @ w
+
+
+def flat_rows(t: Int[Tensor, "*dims l"]) -> Int[Tensor, "n l"]:
+    return rearrange(t, "... l -> (...) l")
+
+
+def chosen(x: Float[Tensor, "n 8"], code: Float[Tensor, " d"], kind: str | None) -> Tensor:
+    match kind:
+        case None:
+            return x
+        case "pad":
+            return x == code[None, :8]
+        case _:
+            return x

@@ -265,6 +265,8 @@ def _groups(text: str):
                 return None
             out.append(group)
             group = None
+        elif tok == "..." and group is not None:
+            group.append(_GROUPED)  # ``(...)``: the ellipsis's axes merged into one
         elif tok == "..." or tok.isidentifier() or tok.isdigit():
             (group if group is not None else out).append(tok if group is not None else [tok])
         else:
@@ -272,6 +274,9 @@ def _groups(text: str):
     if group is not None or sum(g == ["..."] for g in out) > 1:
         return None
     return out
+
+
+_GROUPED = "(...)"  # the ellipsis inside a group of an einops pattern
 
 
 def _member(tok: str, sizes: _Sizes):
@@ -302,6 +307,8 @@ class Einops(Rule):
         for key, value in call.kwargs.items():
             if key not in ("tensor", "pattern", "reduction"):
                 sizes.bind(key, value.dim if type(value) is IntV else None, f"{key}=")
+        if any(_GROUPED in g for g in left):
+            return x.with_(shape=None, origin=None)  # ``(...) d -> ...``: not followed
         has = ["..."] in left
         head = left.index(["..."]) if has else len(left)
         count = len(left) - has
@@ -324,6 +331,12 @@ class Einops(Rule):
                 continue
             total: Dim | None = dims.const(1)
             for tok in group:
+                if tok == _GROUPED:
+                    if not has:
+                        return x.with_(shape=None, origin=None)
+                    merged = sf.product(ellipsis)  # None for axes of unknown number
+                    total = None if merged is None or total is None else total * merged
+                    continue
                 if not tok.isdigit() and tok not in sizes.sizes:
                     given = " or given" if self.mode == "repeat" else ""
                     raise CheckFailure(
