@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 __all__ = [
     "setup_calls",
@@ -396,16 +397,34 @@ def inlinable(node) -> bool:
 def returns_lambda(node) -> bool:
     """Whether a function returns a lambda (``def get_activation(name): ... return
     lambda x: torch.exp(x)``): a call of its result evaluates that lambda, so its body
-    is part of its module's interface."""
-    todo = list(getattr(node, "body", ()))
-    while todo:
-        stmt = todo.pop()
-        if type(stmt) is ast.Return and type(stmt.value) is ast.Lambda:
-            return True
-        if type(stmt) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-                todo.extend(getattr(stmt, field, ()))
-    return False
+    is part of its module's interface. Found once per syntax tree (each call of the
+    function asks)."""
+    found = getattr(node, "_tt_returns_lambda", None)
+    if found is None:
+        found = False
+        todo = list(getattr(node, "body", ()))
+        while todo and not found:
+            stmt = todo.pop()
+            if type(stmt) is ast.Return and type(stmt.value) is ast.Lambda:
+                found = True
+            elif type(stmt) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    todo.extend(getattr(stmt, field, ()))
+        setattr(node, "_tt_returns_lambda", found)  # noqa: B010 (ast declares no such field)
+    return found
+
+
+def shape_names(*annotations) -> set:
+    """The names in the shape strings of annotations (``Float[Tensor, "b n"]``)."""
+    found: set = set()
+    for node in annotations:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                found.update(_NAME_TOKEN.findall(sub.value))
+    return found
+
+
+_NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def anonymous_result(node) -> bool:

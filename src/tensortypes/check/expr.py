@@ -435,12 +435,12 @@ class ExprMixin(CheckerHost):
         if type(value) in (Arr, FloatV, IntV):
             if type(value) is not Arr:
                 return value
-            made = mask_line(value)
-            if (
-                isinstance(node.op, ast.Invert)
-                and made is not None
-                and value.dtypes == frozenset({bool_})
-            ):
+            made = (
+                mask_line(value)
+                if isinstance(node.op, ast.Invert) and value.dtypes == frozenset({bool_})
+                else None
+            )
+            if made is not None:
                 # ``~m`` selects what ``m`` does not (``symbolic.complement_count``);
                 # ``~~m`` is ``m`` again
                 twice = value.origin == complement_origin(made)

@@ -33,6 +33,7 @@ from tensortypes.types import ANY
 from .annotations import read_annotation
 from .annvalues import value_of
 from .calls import CallMixin
+from .defs import shape_names
 from .diagnostics import CheckFailure, Diagnostic
 from .expr import ExprMixin, label_of, read_keys
 from .frame import Frame
@@ -49,6 +50,7 @@ from .sizes import size_symbol
 from .statements import StatementMixin
 from .suppress import unsuppressed
 from .symbolic import (
+    assigned_line,
     NONE,
     inputs,
     instance,
@@ -245,13 +247,13 @@ class Checker(
             sources = tuple(
                 (line, fmt_shape(shape)) for line, shape in value.sources or () if line != here
             )
-            assigned = _ASSIGNED.search(value.origin or "")
+            assigned = assigned_line(value.origin)
             if (since is None or since == here) and not sources:
-                if assigned is None or int(assigned.group(1)) == here:
+                if assigned is None or assigned == here:
                     return text if always else None
                 # A shape kept from a parameter's (``blocked_mask.float()``): where the
                 # variable was assigned it.
-                return ShapeNote(text, 0, node.id, fmt_shape(value.shape), int(assigned.group(1)))
+                return ShapeNote(text, 0, node.id, fmt_shape(value.shape), assigned)
             shown = _made_line(frame, since)  # the line of the call that made it
             if since is not None and since != here and f"line {shown}" not in text:
                 text = f"{text}, its shape from line {shown}"
@@ -268,7 +270,7 @@ class Checker(
                 shown if since is not None and since != here else 0,
                 node.id,
                 fmt_shape(value.shape),
-                int(assigned.group(1)) if assigned else None,
+                assigned,
                 sources,
             )
         known = frame.vars if frame is not None else {}
@@ -589,10 +591,7 @@ class Checker(
             if init is not None:
                 names.update(p[0] for p in init.params[1:])
                 notes += [p[1] for p in init.params[1:] if p[1] is not None]
-            for node in notes:
-                for sub in ast.walk(node):
-                    if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-                        names.update(_NAME_TOKEN.findall(sub.value))
+            names |= shape_names(*notes)
             scopes.append(frozenset(names))
         found = self.scopes_of[id(cls)] = tuple(scopes)
         return found
@@ -769,10 +768,8 @@ class Checker(
         return info.inferred if info.inferred is not None else UNKNOWN
 
 
-_ASSIGNED = re.compile(r"^assigned at line (\d+)$")
 _PATHS = 4  # paths a function's body is walked on at most (see exec_paths)
 _HOPS = 6  # statements the notes of one operand follow back (see size_hops)
-_NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class _Pos:

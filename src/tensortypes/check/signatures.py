@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from contextlib import contextmanager
 
 from tensortypes.core.words import annotation_text
@@ -33,7 +32,14 @@ from tensortypes.types import ANY, INT, TupleType
 from .host import CheckerHost
 from .annvalues import array_member, array_value
 from .binding import Binder, dtype_problem
-from .defs import RESULT_CHANGING, anonymous_result, inlinable, returns_lambda, wrapper_return
+from .defs import (
+    RESULT_CHANGING,
+    anonymous_result,
+    inlinable,
+    returns_lambda,
+    shape_names,
+    wrapper_return,
+)
 from .diagnostics import CheckFailure
 from .expr import read_keys
 from .frame import Frame
@@ -633,7 +639,7 @@ class SignatureMixin(CheckerHost):
                 # of the method called names it (``self.extract_subnets()`` of
                 # ``"n_subnets n_features n_hidden"`` in a method that returns
                 # ``"n_subnets n_features"``): the one size of the instance both mean
-                names |= _shape_names(frame.func.returns) - _shape_names(
+                names |= shape_names(frame.func.returns) - shape_names(
                     *(p[1] for p in info.params if p[1] is not None)
                 )
             for name in names:
@@ -1129,16 +1135,3 @@ def _with_declared_scalars(value, declared):
         for v, d in zip(value.items, tuples[0].items)
     ]
     return TupleV(tuple(items))
-
-
-def _shape_names(*annotations) -> set:
-    """The names in the shape strings of annotations (``Float[Tensor, "b n"]``)."""
-    found: set = set()
-    for node in annotations:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-                found.update(_SHAPE_NAME.findall(sub.value))
-    return found
-
-
-_SHAPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

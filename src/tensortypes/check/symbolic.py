@@ -96,6 +96,7 @@ __all__ = [
     "complement_origin",
     "complement_count",
     "mask_line",
+    "assigned_line",
     "unrelated",
 ]
 
@@ -861,16 +862,20 @@ _SELECTED: set = set()  # the sizes ``x[mask]`` gives (see selected_count)
 
 
 _COMPLEMENT = re.compile(r"^the complement of a mask made at line (\d+)$")
-_MASK_ASSIGNED = re.compile(r"^assigned at line (\d+)$")
+_ASSIGNED = re.compile(r"^assigned at line (\d+)$")
+
+
+def assigned_line(origin: str | None) -> int | None:
+    """The line of an origin ``assigned at line N`` (what an assignment gives an array
+    that has none), else None."""
+    found = _ASSIGNED.match(origin or "")
+    return int(found.group(1)) if found else None
 
 
 def mask_line(mask) -> int | None:
     """The line that made a mask: where its shape was made, else where the variable
     holding it was assigned (a mask a call returns), else None."""
-    if mask.since is not None:
-        return mask.since
-    found = _MASK_ASSIGNED.match(mask.origin or "")
-    return int(found.group(1)) if found else None
+    return mask.since if mask.since is not None else assigned_line(mask.origin)
 
 
 def complement_origin(line: int) -> str:
