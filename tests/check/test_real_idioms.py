@@ -387,10 +387,58 @@ def f(x: Float[Tensor, "a b l"], t: Float[Tensor, "*dims l"]):
 
 def test_a_grouped_ellipsis_merges_its_axes_into_one():
     # ``(...)`` on the right of an einops pattern is one axis, the product of the
-    # ellipsis's sizes (unknown when their number is), not the ellipsis itself.
+    # ellipsis's sizes (a size of its own, ``prod(*dims)``, when their number is
+    # unknown), not the ellipsis itself.
     found = [d.message for d in check_source(GROUPED, "grouped.py") if d.code == "reveal"]
     assert [m.rpartition(" is ")[2] for m in found] == [
         "float[a*b,l](torch)",
         "float[a,b*l](torch)",
-        "float[?,l](torch)",
+        "float[prod(*dims),l](torch)",
     ]
+
+
+UNPACKED = """\
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+def alive_pairs(ci: Float[Tensor, "b seq c"], threshold: float) -> Tensor:
+    alive = ci > threshold
+    seq, c = torch.where(alive)
+    return seq + c
+"""
+
+
+def test_notes_of_an_unpacked_call_name_where_its_arrays_got_their_rank():
+    # ``torch.where`` gives one index array per axis: the note points at the line that
+    # made the mask, where a dropped ``[0]`` left it of rank 3.
+    found = [d for d in check_source(UNPACKED, "unpacked.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(8, "rank")]
+    at = {line for line, _col, _text in found[0].related}
+    assert 7 in at
+
+
+ASSERTED = """\
+import torch
+from jaxtyping import Float, Int
+from torch import Tensor
+
+
+def lagged(x: Float[Tensor, " n"], counter: list) -> Tensor:
+    y = x[1:] - x[:-1]
+    assert y.shape == x.shape
+    calls = 0
+    assert calls == 1
+    assert x.shape[0] == x.shape[0]
+    return y
+"""
+
+
+def test_an_assert_on_shapes_that_always_fails_is_reported_and_nothing_else():
+    # sizes that differ for every size (n-1 and n) are an error; a counter whose value
+    # the checker sees only at its start, and a comparison that holds, are not
+    found = [d for d in check_source(ASSERTED, "asserted.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(8, "assert")]
+    assert "y.shape is (n-1,), x.shape is (n,)" in found[0].message
+    assert 7 in {line for line, _col, _text in found[0].related}

@@ -484,6 +484,18 @@ class CallMixin(CheckerHost):
                 join_all(args) if all(type(a) in (IntV, FloatV, BoolV) for a in args) else UNKNOWN
             )
         if len(args) >= 1 and type(args[0]) in (ListV, TupleV):
+            items = args[0].items
+            if (
+                name != "sum"
+                and items
+                and len(items) <= 16
+                and all(type(a) is IntV and a.dim is not None for a in items)
+            ):
+                # ``min(x.shape)``: the smallest of the sizes
+                if len(items) == 1:
+                    return items[0]
+                fn = dims.dmax if name == "max" else dims.dmin
+                return IntV(fn(*(a.dim for a in items)))
             found = element_of(args[0])
             if name == "sum":
                 return {IntV: IntV(), BoolV: IntV(), FloatV: FloatV()}.get(type(found), UNKNOWN)

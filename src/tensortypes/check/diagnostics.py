@@ -44,6 +44,7 @@ CODES: dict[str, str] = {
     "call": "a call with missing, extra or unknown arguments",
     "attr": "an attribute that the class's schema (set in __init__) does not have",
     "optional": "a value that may be None used where None fails",
+    "assert": "an assert on sizes or shapes that fails for every size the annotations allow",
     "annotation": "a malformed shape string or dimension expression",
     "syntax": "the file does not parse",
     "unchecked": "(--strict) the checker gave up on a value here",

@@ -15,6 +15,7 @@ import ast
 from fractions import Fraction
 
 from tensortypes.core import dims
+from tensortypes.core.dims import Dim
 from tensortypes.core.dtypes import bool_
 
 from .host import CheckerHost
@@ -757,11 +758,39 @@ _ORDER = {
 
 
 def _constant_comparison(ops, values) -> bool | None:
-    """The value of a comparison of int literals (``dim < 0`` of ``dim = -1``), or None."""
+    """The value of a comparison of int literals (``dim < 0`` of ``dim = -1``), or of an
+    equality of sizes or of shapes that holds, or fails, for every size (``(n-1,) ==
+    (n,)`` fails; ``(n,) == (m,)`` may hold), else None."""
     numbers = [int_const(v) if type(v) is IntV else None for v in values]
     if any(n is None for n in numbers) or not all(type(op) in _ORDER for op in ops):
+        if len(ops) == 1 and type(ops[0]) in (ast.Eq, ast.NotEq):
+            same = _same_sizes(values[0], values[1])
+            if same is not None:
+                return same if type(ops[0]) is ast.Eq else not same
         return None
     return all(_ORDER[type(op)](a, b) for op, a, b in zip(ops, numbers, numbers[1:]))
+
+
+def _same_sizes(a, b) -> bool | None:
+    """Whether two sizes (ints) or two shapes (tuples of them) are equal for every
+    size the annotations allow (True), for none (False), or it depends (None)."""
+    if type(a) is IntV and type(b) is IntV:
+        if type(a.dim) is not Dim or type(b.dim) is not Dim:
+            return None
+        return dims.eq(a.dim, b.dim)
+    if type(a) is TupleV and type(b) is TupleV:
+        if len(a.items) != len(b.items):
+            known = all(type(v) is IntV for v in (*a.items, *b.items))
+            return False if known else None
+        found: bool | None = True
+        for x, y in zip(a.items, b.items):
+            same = _same_sizes(x, y)
+            if same is False:
+                return False
+            if same is None:
+                found = None
+        return found
+    return None
 
 
 def item_key(node) -> str | None:

@@ -478,13 +478,16 @@ class SignatureMixin(CheckerHost):
             bound = dict(zip(positional, args)) if positional is not None and not star else {}
             bound.update((k, v) for k, v in kwargs.items() if k in names)
             env = {k: v.dim for k, v in bound.items() if type(v) is IntV and v.dim is not None}
+            # One binding for all the fields, as the generated ``__init__`` is checked:
+            # ``n_tokens`` of one field's annotation is ``n_tokens`` of the others.
+            binder = Binder(facts=frame.facts)
             for name, got in bound.items():
                 node_of = self.declared_attribute(info, name)
                 if node_of is not None and not self.check_binding(
                     self.annotation_type(node_of),
                     got,
                     f"field {name} of {info.name}",
-                    Binder(facts=frame.facts),
+                    binder,
                     node,
                     frame,
                 ):
@@ -624,7 +627,6 @@ class SignatureMixin(CheckerHost):
                 binder.env.setdefault(k, v)
         if (
             type(self_value) is InstV
-            and info.returns is not None
             and isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and isinstance(node.func.value, ast.Name)
@@ -634,7 +636,12 @@ class SignatureMixin(CheckerHost):
             # class built with ``C``: a name of the result its arguments leave free is
             # the instance's size of that name
             names = set(self.init_names(self_value.info))
-            if frame is not None and frame.func is not None and frame.func.returns is not None:
+            if info.returns is None:
+                # an unannotated method's result (``self._laplacian_uniform()``
+                # of ``(Nv, Nv)``) names the sizes of the one instance both see
+                for scope in self.built_with(info):
+                    names |= scope
+            elif frame is not None and frame.func is not None and frame.func.returns is not None:
                 # ... and one the calling method's own result names, where no parameter
                 # of the method called names it (``self.extract_subnets()`` of
                 # ``"n_subnets n_features n_hidden"`` in a method that returns
@@ -646,6 +653,23 @@ class SignatureMixin(CheckerHost):
                 d = size_symbol(name)
                 if d is not None:
                     binder.env.setdefault(name, d)
+        if (
+            info.is_property
+            and info.returns is not None
+            and type(self_value) is InstV
+            and isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        ):
+            # ``self.indices_hit`` of ``-> Int32[Tensor, "n"]``: a size it leaves free
+            # is the one the instance's properties give each time they are read
+            # (``n`` of every property of the class is one size, as ``d_model`` of
+            # ``W_E`` and of ``W_pos``), compared with itself only
+            # (``self.indices_hit[1:]`` is one shorter)
+            owner = info.cls.name if info.cls is not None else info.name
+            for name in shape_names(info.returns):
+                if binder.env.get(name) is None and size_symbol(name) is not None:
+                    binder.env[name] = call_count(name, owner, ())
         return subst_value(ret, binder)
 
     def _returns_callable(self, info) -> bool:

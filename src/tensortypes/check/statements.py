@@ -44,6 +44,7 @@ from .symbolic import (
     NONE,
     UNKNOWN,
     Arr,
+    BoolV,
     instance_names,
     is_one,
     Bcast,
@@ -58,6 +59,7 @@ from .symbolic import (
     ShapeV,
     TupleV,
     UnionV,
+    fmt_dim,
     fmt_dtypes,
     fmt_shape,
 )
@@ -387,12 +389,25 @@ class StatementMixin(CheckerHost):
                 return
             items = None
         if items is not None and len(items) != len(target.elts):
-            self.report(
-                stmt,
+            failure = CheckFailure(
                 "rank",
                 f"cannot unpack {label_of(stmt.value)} of length "
                 f"{len(items)} into {len(target.elts)} names",
             )
+            # the arrays a call is given say where its length came from
+            # (``torch.where(alive_mask)``: the rank of ``alive_mask``)
+            call = stmt.value if isinstance(stmt.value, ast.Call) else None
+            operands = [
+                (arg, frame.vars.get(arg.id))
+                for arg in (call.args if call is not None else ())
+                if isinstance(arg, ast.Name)
+            ]
+            operands = [(n, v) for n, v in operands if type(v) is Arr]
+            try:
+                self.with_notes(_raise(failure), operands, frame)
+            except CheckFailure as noted:
+                failure = noted
+            self.fail(stmt, failure, frame)
             items = None
         each = value.elem if type(value) is ListV and value.items is None else UNKNOWN
         for i, element in enumerate(target.elts):
@@ -631,7 +646,41 @@ class StatementMixin(CheckerHost):
         return frame
 
     def s_Assert(self, stmt, frame):
-        self.eval(stmt.test, frame)
+        value = self.eval(stmt.test, frame)
+        test = stmt.test
+        if (
+            type(value) is BoolV
+            and value.value is False
+            and isinstance(test, ast.Compare)
+            and any(_shape_owner(n) is not None for n in (test.left, *test.comparators))
+        ):
+            # ``assert retval.shape == self.indices_hit.shape`` of ``(n-1,)`` and ``(n,)``:
+            # sizes of arrays that differ for every size the annotations allow (not a
+            # counter a closure bumps, whose value here is only where it started)
+            operands = [(n, self.eval(n, frame)) for n in (test.left, *test.comparators)]
+            shown = ", ".join(
+                f"{label_of(n)} is {_sizes_text(v)}"
+                for n, v in operands
+                if type(v) in (IntV, TupleV) and not isinstance(n, ast.Constant)
+            )
+            text = ast.unparse(test)
+            text = text if len(text) <= 80 else text[:77] + "..."
+            failure = CheckFailure(
+                "assert", f"'assert {text}' fails for every size the annotations allow: {shown}"
+            )
+            arrays = []  # the arrays whose sizes are compared, for their notes
+            for n, _v in operands:
+                base = _shape_owner(n)
+                if base is not None:
+                    got = self.eval(base, frame)
+                    if type(got) is Arr:
+                        arrays.append((base, got))
+            try:
+                self.with_notes(_raise(failure), arrays, frame)
+            except CheckFailure as noted:
+                failure = noted
+            self.fail(stmt, failure, frame)
+            return frame  # what it would narrow is false
         return self.narrow(stmt.test, frame, True)
 
     # -- control flow ------------------------------------------------------------------------
@@ -837,6 +886,33 @@ _RAISES = frozenset(
         "raises_regex",
     }
 )
+
+
+def _shape_owner(node):
+    """``x`` of ``x.shape``, ``x.shape[i]`` or ``x.size(i)``, else None."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.value if node.func.attr == "size" else None
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        return node.value
+    return None
+
+
+def _sizes_text(value) -> str:
+    """A size (``n-1``) or a shape (``(n-1, 3)``) as the user reads it."""
+    if type(value) is IntV:
+        return fmt_dim(value.dim) if type(value.dim) is Dim else "?"
+    return fmt_shape(tuple(v.dim if type(v) is IntV else None for v in value.items))
+
+
+def _raise(failure: CheckFailure):
+    """A computation that fails with ``failure`` (for ``with_notes``)."""
+
+    def compute():
+        raise failure
+
+    return compute
 
 
 def _starred_split(elts, value) -> list | None:

@@ -36,6 +36,7 @@ from tensortypes.core.words import array_text, short_dtype
 
 __all__ = [
     "is_field_symbol",
+    "rest_product",
     "number_form",
     "float_arith",
     "negated",
@@ -210,6 +211,36 @@ def joint_rest(rests) -> Rest:
 
 _JOINT = "+"  # not in a qualified name: separates the owners of a joint_rest
 
+_PRODUCT = "\u1d56"  # "ᵖ": in no name an annotation gives (see rest_product)
+_ESCAPE = "\u02c7"  # "ˇ": wraps the code of a character of a Rest's name
+
+
+def rest_product(rest: Rest) -> Dim | None:
+    """How many elements the axes of ``rest`` hold together: the merged axis of
+    ``x.reshape(-1, d)`` or of ``"... d -> (...) d"`` for ``x: (*b, d)``, printed
+    ``prod(*b)``. A size of its own, the same wherever the same axes are merged;
+    None for a plain ``...`` of unknown origin, whose axes may differ each time.
+
+    >>> fmt_dim(rest_product(Rest("b")) * 3)
+    '3*prod(*b)'
+    """
+    if rest.name is None:
+        return None
+    text = "".join(
+        c if c.isascii() and c.isalnum() else f"{_ESCAPE}{ord(c):x}{_ESCAPE}" for c in rest.name
+    )
+    return dims.symbol(_PRODUCT + text)
+
+
+def _product_printed(symbol: str) -> str:
+    """``prod(*b)`` for the symbol :func:`rest_product` makes of ``*b``."""
+    parts = symbol[len(_PRODUCT) :].split(_ESCAPE)
+    name = "".join(p if i % 2 == 0 else chr(int(p, 16)) for i, p in enumerate(parts))
+    return f"prod({Rest(name)!r})"
+
+
+_PRODUCT_NAME = re.compile(_PRODUCT + r"[0-9A-Za-z" + _ESCAPE + r"]*")
+
 
 def fmt_dim(d) -> str:
     """The text of one axis entry: ``3``, ``n``, ``?``, ``#n``, ``*b``.
@@ -222,6 +253,8 @@ def fmt_dim(d) -> str:
         if _COUNTS and _COUNT_MARK in text:
             for name in _COUNTS.keys() & d.free_symbols:
                 text = text.replace(name, _COUNTS[name][0])
+        if _PRODUCT in text:
+            text = _PRODUCT_NAME.sub(lambda m: _product_printed(m.group(0)), text)
         return text
     return "?" if d is None else repr(d)
 
@@ -925,7 +958,7 @@ _COUNTS: dict = {}  # symbol name -> (printed name, the sizes it is compared wit
 _COUNT_MARK = "\u1d9c"  # "ᶜ": in no name an annotation gives (see call_count)
 
 
-def call_count(name: str, line: int, siblings) -> Dim:
+def call_count(name: str, line: int | str, siblings) -> Dim:
     """A count only the data fixes, made by a call at ``line`` of a function whose
     return annotation names it ``name`` and nothing binds it (``c`` of ``-> Bool[Tensor,
     "... c n"]``, ``torch.unique``'s count in the body): printed ``c@line``.
@@ -934,7 +967,8 @@ def call_count(name: str, line: int, siblings) -> Dim:
     (``siblings``: ``n``, the caller's size its ``n`` took), so it is compared with
     them, and with itself; it is never compared with a constant or with another size
     of the caller, which the caller may know to be that count (a number of chains
-    counted elsewhere)."""
+    counted elsewhere). ``line`` may instead name the class of a property of ``self``
+    (``n@TemplateHit``): the count its properties give each time they are read."""
     symbol = f"{name}{_COUNT_MARK}{line}"
     printed, before = _COUNTS.get(symbol, (f"{name}@{line}", frozenset()))
     _COUNTS[symbol] = (printed, before | frozenset(siblings))

@@ -497,3 +497,61 @@ def chosen(x: Float[Tensor, "n 8"], code: Float[Tensor, " d"], kind: str | None)
             return x == code[:, None]  # E: axis -2 has sizes n and d [broadcast]
         case _:
             return x
+
+
+class UniformLaplacian:
+    def __init__(self, v_pos: Float[Tensor, "Nv 3"], faces: Int[Tensor, "Nf 3"]):
+        self.v_pos = v_pos
+        self.faces = faces
+
+    def _laplacian(self):
+        n = self.v_pos.shape[0]
+        idx = self.faces[:, :2].T
+        values = torch.ones(idx.shape[1])
+        return torch.sparse_coo_tensor(idx, values, (n, n)).coalesce()
+
+    def loss(self) -> Float[Tensor, ""]:
+        lap = self._laplacian()
+        return lap.mm(self.v_pos.T).norm(dim=1).mean()  # E: contracted axes differ [matmul]
+
+
+def flat_rays(d: Float[Tensor, "... 3"]) -> Float[Tensor, "n 3"]:
+    return d.reshape(3, -1)  # E: axis 1 has size prod(...), expected 3 [return]
+
+
+@dataclass
+class Templates:
+    restype: Int[Tensor, "n_templates n_tokens"]
+    distances: Float[Tensor, "n_templates n_tokens n_tokens"]
+
+
+def select_tokens(t: Templates, idxs: Int[Tensor, " k"]) -> Templates:
+    return Templates(restype=t.restype[:, idxs], distances=t.distances[idxs][:, :, idxs])  # E: axis 0 has size k, expected n_templates [arg-type]
+
+
+def alive_pairs(ci: Float[Tensor, "b seq c"], threshold: float) -> Tensor:
+    alive = ci > threshold
+    seq, c = torch.where(alive)  # E: cannot unpack torch.where(alive) of length 3 into 2 names [rank]
+    return seq + c
+
+
+def off_diagonal(ci: Float[Tensor, "batch c"]) -> Tensor:
+    size = min(ci.shape)
+    mask = torch.ones(size, size, dtype=torch.bool)
+    return ci[mask]  # E: does not match axis 0 of ci [index]
+
+
+class Hit:
+    def __init__(self, idx: Int[Tensor, " n"]):
+        self._idx = idx
+
+    @property
+    def indices(self) -> Int[Tensor, " n"]:
+        return self._idx + 1
+
+    @property
+    def valid(self) -> Bool[Tensor, " n"]:
+        offset = self.indices[1:] - self.indices[:-1]
+        retval = offset > 0
+        assert retval.shape == self.indices.shape  # E: fails for every size the annotations allow [assert]
+        return retval

@@ -658,3 +658,80 @@ def chosen(x: Float[Tensor, "n 8"], code: Float[Tensor, " d"], kind: str | None)
             return x == code[None, :8]
         case _:
             return x
+
+
+class UniformLaplacian:
+    def __init__(self, v_pos: Float[Tensor, "Nv 3"], faces: Int[Tensor, "Nf 3"]):
+        self.v_pos = v_pos
+        self.faces = faces
+
+    def _laplacian(self):
+        n = self.v_pos.shape[0]
+        idx = self.faces[:, :2].T
+        values = torch.ones(idx.shape[1])
+        return torch.sparse_coo_tensor(idx, values, (n, n)).coalesce()
+
+    def loss(self) -> Float[Tensor, ""]:
+        lap = self._laplacian()
+        return lap.mm(self.v_pos).norm(dim=1).mean()
+
+
+def flat_rays(d: Float[Tensor, "... 3"]) -> Float[Tensor, "n 3"]:
+    return d.reshape(-1, 3)
+
+
+def rays_back(d: Float[Tensor, "... 3"], w: Float[Tensor, "3 k"]) -> Float[Tensor, "... k"]:
+    flat = d.reshape(-1, d.shape[-1]) @ w
+    return flat.reshape(*d.shape[:-1], -1)
+
+
+@dataclass
+class Templates:
+    restype: Int[Tensor, "n_templates n_tokens"]
+    distances: Float[Tensor, "n_templates n_tokens n_tokens"]
+
+
+def select_tokens(t: Templates, idxs: Int[Tensor, " k"]) -> Templates:
+    return Templates(restype=t.restype[:, idxs], distances=t.distances[:, idxs][:, :, idxs])
+
+
+def alive_pairs(ci: Float[Tensor, "b seq c"], threshold: float) -> Tensor:
+    alive = ci[0] > threshold
+    seq, c = torch.where(alive)
+    return seq + c
+
+
+def off_diagonal(ci: Float[Tensor, "batch c"]) -> Tensor:
+    size = min(ci.shape)
+    mask = torch.ones_like(ci, dtype=torch.bool)
+    mask[:size, :size].fill_diagonal_(False)
+    return ci[mask]
+
+
+class Hit:
+    def __init__(self, idx: Int[Tensor, " n"]):
+        self._idx = idx
+
+    @property
+    def indices(self) -> Int[Tensor, " n"]:
+        return self._idx + 1
+
+    @property
+    def valid(self) -> Bool[Tensor, " n"]:
+        offset = self.indices[1:] - self.indices[:-1]
+        retval = torch.cat((torch.tensor([True]), offset > 0))
+        assert retval.shape == self.indices.shape
+        return retval
+
+
+@dataclass
+class GeoConfig:
+    geo_feat_dim: int = 256
+
+
+class GeoFeatures:
+    def __init__(self, config: GeoConfig):
+        self.config = config
+
+    def flat(self, geo: Float[Tensor, "*batch geo_feat_dim"]) -> Tensor:
+        return geo.view(-1, self.config.geo_feat_dim)

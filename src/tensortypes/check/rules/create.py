@@ -43,6 +43,7 @@ from .ops import binary
 __all__ = [
     "Creator",
     "Normal",
+    "SparseCoo",
     "Arange",
     "Linspace",
     "Eye",
@@ -149,6 +150,23 @@ class Normal(Rule):
         if type(mean) is Arr or type(std) is Arr:
             return binary(call, mean, std, "float", call.label(0), call.label(1))
         return UNKNOWN
+
+
+class SparseCoo(Rule):
+    """``torch.sparse_coo_tensor(indices, values, size)``: a sparse array of
+    ``size`` with the dtype of ``values``; without ``size`` its sizes are
+    read from the indices at run time, so unknown."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        bound = call.bind(("indices", "values", "size"))
+        values, size = bound.get("values"), bound.get("size")
+        base = values.dtypes if type(values) is Arr else frozenset({default_float(call.kind)})
+        dtypes = explicit_dtypes(call.kwargs.get("dtype"), base)
+        if type(size) in (TupleV, ListV, ShapeV):
+            return Arr(call.kind, dtypes, _sizes([size]))
+        return Arr(call.kind, dtypes, None)
 
 
 class Arange(Rule):

@@ -17,7 +17,16 @@ from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
 from ..sizes import equal_under_facts, indivisible_example, only_remainders
-from ..symbolic import Rest, fmt_dim, fmt_shape, is_field_symbol, unrelated
+from ..symbolic import (
+    Rest,
+    field_named,
+    fmt_dim,
+    fmt_shape,
+    is_field_size,
+    is_field_symbol,
+    rest_product,
+    unrelated,
+)
 from .shapefns import product
 
 __all__ = ["reshape_shape"]
@@ -32,6 +41,8 @@ def _divide(total: Dim, known: Dim, have=(), given=()):
     """
     if known.is_constant and known.value == 0:
         return None
+    have = [rest_product(d) if type(d) is Rest else d for d in have]
+    given = [rest_product(d) if type(d) is Rest else d for d in given]
     rest = [d for d in have if type(d) is Dim]
     ok = len(rest) == len(have)
     for f in given:
@@ -120,6 +131,18 @@ def reshape_shape(shape, new, what: str = "reshape", facts=(), shown=None):
         q = _divide(total, known, shape, [d for d in new if not (type(d) is int and d == -1)])
         if q is None and facts and equal_under_facts((total // known) * known, total, facts):
             q = total // known
+        if q is None and (is_field_size(total) or is_field_size(known)):
+            # a configuration's field is the size of its name (``view(-1,
+            # cfg.geo_feat_dim)`` of ``(*batch, geo_feat_dim)``); fields it does not
+            # cancel may be tied by the configuration, so nothing is said
+            named = [field_named(d) if type(d) is Dim else d for d in new]
+            q = _divide(
+                field_named(total),
+                field_named(known),
+                [field_named(d) if type(d) is Dim else d for d in shape],
+                [d for d in named if not (type(d) is int and d == -1)],
+            )
+            return tuple((q if type(d) is int else d) for d in new)
         if q is None:
             if dims.eq(known, 0) is False and total.is_constant and known.is_constant:
                 raise CheckFailure(
@@ -132,7 +155,9 @@ def reshape_shape(shape, new, what: str = "reshape", facts=(), shown=None):
             example = _indivisible(total, known, facts, (*shape, *new))
             if example is not None:
                 names = sorted(total.free_symbols | known.free_symbols)
-                sizes = ", ".join(f"{n}={example[n]}" for n in names if n in example)
+                sizes = ", ".join(
+                    f"{fmt_dim(dims.symbol(n))}={example[n]}" for n in names if n in example
+                )
                 raise CheckFailure(
                     "reshape",
                     f"{what}: cannot reshape "

@@ -25,6 +25,7 @@ from ..symbolic import (
     is_data_size,
     is_one,
     joint_rest,
+    rest_product,
     unrelated,
 )
 
@@ -258,10 +259,16 @@ def _same_rest_aligned(parts) -> None:
 
 
 def product(entries):
-    """The product of sizes as a Dim, or None when one is unknown."""
+    """The product of sizes as a Dim, or None when one is unknown. The axes of a
+    ``*b`` (or of a parameter's ``...``) count as their own size (``rest_product``)."""
     total = ONE
     for d in entries:
         if type(d) is not Dim:
+            if type(d) is Rest:
+                d = rest_product(d)
+                if d is not None:
+                    total = total * d
+                    continue
             return None
         total = total * d
     return total

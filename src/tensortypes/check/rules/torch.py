@@ -49,7 +49,7 @@ from .access import (
     TopK,
     CDist,
 )
-from .create import Arange, Creator, Eye, FromData, Like, Linspace, NewLike, Normal
+from .create import Arange, Creator, Eye, FromData, Like, Linspace, NewLike, Normal, SparseCoo
 from .functional import FUNCTIONAL, Interpolate, OneHot, ScaledDotProductAttention
 from .layout import (
     AsShape,
@@ -303,6 +303,7 @@ FUNCTIONS: dict = {
     "torch.full": Creator("shape", dtype="fill"),
     "torch.randint": Creator("size", dtype="int", skip=2),
     "torch.normal": Normal(),
+    "torch.sparse_coo_tensor": SparseCoo(),
     "torch.arange": Arange(),
     "torch.linspace": Linspace(),
     "torch.eye": Eye(),
@@ -495,6 +496,8 @@ METHODS: dict = {
     "contiguous": Identity(contiguous=True),
     "clone": Identity(contiguous=True),
     "detach": Identity(),
+    "coalesce": Identity(),
+    "to_dense": Identity(contiguous=True),
     "cpu": Identity(),
     "cuda": Identity(),
     "requires_grad_": Identity(),
