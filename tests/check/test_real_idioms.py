@@ -442,3 +442,32 @@ def test_an_assert_on_shapes_that_always_fails_is_reported_and_nothing_else():
     assert [(d.line, d.code) for d in found] == [(8, "assert")]
     assert "y.shape is (n-1,), x.shape is (n,)" in found[0].message
     assert 7 in {line for line, _col, _text in found[0].related}
+
+
+RAISING = """\
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from jaxtyping import Float
+
+
+@dataclass
+class Pair:
+    a: Float[np.ndarray, "n"]
+    b: Float[np.ndarray, "n"]
+
+
+def test_restored():
+    pair = Pair(np.zeros(2), np.zeros(2))
+    with pytest.raises(TypeError):
+        pair.b = np.zeros(3)
+    assert pair.b.shape == (2,)
+"""
+
+
+def test_an_attribute_set_where_an_error_is_expected_is_read_afresh_after_it():
+    # the assignment in ``pytest.raises`` fails, so ``pair.b`` keeps its value: the
+    # assert after it may hold and is not reported
+    found = [d for d in check_source(RAISING, "test_raising.py") if d.severity == "error"]
+    assert found == []

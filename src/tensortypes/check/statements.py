@@ -657,7 +657,13 @@ class StatementMixin(CheckerHost):
             # ``assert retval.shape == self.indices_hit.shape`` of ``(n-1,)`` and ``(n,)``:
             # sizes of arrays that differ for every size the annotations allow (not a
             # counter a closure bumps, whose value here is only where it started)
-            operands = [(n, self.eval(n, frame)) for n in (test.left, *test.comparators)]
+            self.quiet += 1  # read again for the message: their errors are reported
+            try:
+                operands = [(n, self.eval(n, frame)) for n in (test.left, *test.comparators)]
+                owners = [(_shape_owner(n), n) for n, _v in operands]
+                arrays = [(b, self.eval(b, frame)) for b, _n in owners if b is not None]
+            finally:
+                self.quiet -= 1
             shown = ", ".join(
                 f"{label_of(n)} is {_sizes_text(v)}"
                 for n, v in operands
@@ -668,13 +674,7 @@ class StatementMixin(CheckerHost):
             failure = CheckFailure(
                 "assert", f"'assert {text}' fails for every size the annotations allow: {shown}"
             )
-            arrays = []  # the arrays whose sizes are compared, for their notes
-            for n, _v in operands:
-                base = _shape_owner(n)
-                if base is not None:
-                    got = self.eval(base, frame)
-                    if type(got) is Arr:
-                        arrays.append((base, got))
+            arrays = [(b, v) for b, v in arrays if type(v) is Arr]  # for their notes
             try:
                 self.with_notes(_raise(failure), arrays, frame)
             except CheckFailure as noted:
@@ -794,7 +794,12 @@ class StatementMixin(CheckerHost):
         finally:
             self.quiet -= 1
         end.terminated = False
-        return join_frames(frame, end)
+        out = join_frames(frame, end)
+        for key in [k for k in out.vars if k not in frame.vars and ("." in k or "[" in k)]:
+            # ``e.b = bad`` that raises leaves ``e.b`` as it was, which the frame
+            # before did not hold: read it afresh
+            del out.vars[key]
+        return out
 
     s_AsyncWith = s_With
 
