@@ -27,11 +27,13 @@ from .frame import Frame
 from .joins import element_of, join_all, join_values, may_be_none
 from .modinfo import REGISTERS
 from .rules import function_rule, layer_rule, loss_rule, method_rule
+from .rules import distributions
 from .rules.base import Call, int_const
 from .rules.layers import build_layer, layer_dtype, layer_forward
 from .rules.losses import Loss, apply_loss
 from .sizes import size_symbol
 from .symbolic import (
+    DistV,
     NONE,
     anonymized,
     UNKNOWN,
@@ -515,6 +517,25 @@ class CallMixin(CheckerHost):
                     self.gave_up(
                         node, f"no rule for the array method .{name}(): its result is unknown"
                     )
+                return UNKNOWN
+            shifted = Labels({(k + 1 if type(k) is int else k): v for k, v in labels.nodes.items()})
+            shifted.nodes[0] = (
+                node.func.value if isinstance(node.func, ast.Attribute) else node.func
+            )
+            return self._rule_call(
+                rule,
+                f".{name}",
+                [receiver, *args],
+                kwargs,
+                node,
+                frame,
+                shifted,
+                receiver.kind,
+                star,
+            )
+        if t is DistV:
+            rule = distributions.METHODS.get(name)
+            if rule is None:
                 return UNKNOWN
             shifted = Labels({(k + 1 if type(k) is int else k): v for k, v in labels.nodes.items()})
             shifted.nodes[0] = (

@@ -23,10 +23,12 @@ from .diagnostics import CheckFailure
 from .joins import element_of, join_values, may_be_none, strip_none, union_of
 from .rules import dtype_object
 from .rules import shapefns as sf
+from .rules import distributions
 from .rules.access import shape_value, sizes_value
 from .rules.base import int_const
 from .rules.ops import binary, matmul
 from .symbolic import (
+    DistV,
     NONE,
     UNKNOWN,
     Arr,
@@ -509,6 +511,10 @@ class ExprMixin(CheckerHost):
             return self.instance_attribute(receiver, attr, node, frame)
         if t is LayerV:
             return self.layer_attribute(receiver, attr)
+        if t is DistV:
+            if attr in distributions.METHODS:
+                return MethodV(receiver, attr)
+            return distributions.attribute(receiver, attr)
         if t is TupleV and attr in ("values", "indices") and len(receiver.items) == 2:
             return receiver.items[attr == "indices"]
         if t in (StrV, ListV, TupleV, IntV, FloatV, DTypeV, DictV):

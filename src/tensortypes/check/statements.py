@@ -45,6 +45,7 @@ from .symbolic import (
     UNKNOWN,
     Arr,
     BoolV,
+    FloatV,
     instance_names,
     is_one,
     Bcast,
@@ -380,6 +381,15 @@ class StatementMixin(CheckerHost):
             if type(value) is TupleV or (type(value) is ListV and value.items is not None)
             else None
         )
+        rows = (
+            value.shape[0].value
+            if type(value) is Arr and value.shape and type(value.shape[0]) is Dim
+            else None
+        )
+        if not starred and type(value) is Arr and rows is not None and rows <= 64:
+            # ``q, k, v = rearrange(qkv, "b n (three d) -> three b n d", three=3)``: the
+            # rows of the first axis, as many as it has
+            items = (value.with_(shape=value.shape[1:], origin=None),) * rows
         if starred:
             split = _starred_split(target.elts, value)
             if split is not None:
@@ -487,9 +497,14 @@ class StatementMixin(CheckerHost):
                     items[const] = value
                 frame.vars[key] = DictV(items, receiver.value)  # d["k"] = v: known from here on
             return
-        if type(receiver) is not Arr or type(value) is not Arr:
+        if type(receiver) is not Arr or type(value) not in (Arr, IntV, FloatV, BoolV):
             return
         index = self.eval_index(target.slice, frame)
+        number = type(value) is not Arr
+        if number:
+            # ``mask[~sampled] = False``: a number fits any region, but the index must
+            # fit the array (a boolean mask of another rank does not)
+            value = Arr(receiver.kind, None, ())
         shape = value.shape
         while shape and type(shape[0]) is Dim and shape[0].value == 1:
             shape = shape[1:]  # NumPy and PyTorch drop leading 1s of an assigned value
@@ -518,7 +533,9 @@ class StatementMixin(CheckerHost):
         try:
             # The notes say where the array, the index arrays and the value were made.
             parts = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
-            operands = [(target.value, receiver), (getattr(stmt, "value", None), value)]
+            operands = [(target.value, receiver)]
+            if not number:
+                operands.append((getattr(stmt, "value", None), value))
             operands += [
                 (part, v)
                 for part, (kind, v) in zip(parts, index)

@@ -35,6 +35,7 @@ from tensortypes.core.dtypes import DType
 from tensortypes.core.words import array_text, short_dtype
 
 __all__ = [
+    "DistV",
     "is_field_symbol",
     "rest_product",
     "number_form",
@@ -595,6 +596,30 @@ class ListV(Value):
 
     def describe(self) -> str:
         return self.kind
+
+
+class DistV(Value):
+    """A ``torch.distributions`` object: its ``family`` (``Normal``), library
+    ``kind``, ``batch`` shape (None: unknown), ``event`` shape (``()`` for a
+    distribution of numbers, ``(k,)`` for ``MultivariateNormal``) and the dtypes
+    of what ``sample`` gives."""
+
+    __slots__ = ("family", "kind", "batch", "event", "dtypes")
+    family: Any
+    kind: Any
+    batch: Any
+    event: Any
+    dtypes: Any
+
+    def __init__(self, family: str, kind, batch, event, dtypes):
+        object.__setattr__(self, "family", family)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "batch", batch)
+        object.__setattr__(self, "event", event)
+        object.__setattr__(self, "dtypes", dtypes)
+
+    def describe(self) -> str:
+        return f"{self.family} distribution"
 
 
 class DTypeV(Value):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
-from einops import rearrange
+from einops import pack, rearrange
 from jaxtyping import Bool, Float, Int
 from torch import Tensor, nn
 
@@ -555,3 +555,29 @@ class Hit:
         retval = offset > 0
         assert retval.shape == self.indices.shape  # E: fails for every size the annotations allow [assert]
         return retval
+
+
+def docking_mask(token_dists: Float[Tensor, "n n"], p: float, num_bins: int) -> Tensor:
+    geom = torch.distributions.Geometric(torch.tensor([p]))
+    return (geom.sample(token_dists.shape) == 1).expand(-1, num_bins)  # E: 2 sizes given for an array of rank 3 [rank]
+
+
+def pocket_mask(mask: Bool[Tensor, "n n"], p: float) -> Tensor:
+    geom = torch.distributions.Geometric(torch.tensor([p]))
+    mask[~(geom.sample(mask.shape) == 1)] = False  # E: too many indices for mask [index]
+    return mask
+
+
+def gaussian_nll(mu: Float[Tensor, "b d"], log_sigma: Float[Tensor, "b"], x: Float[Tensor, "b d"]) -> Tensor:
+    dist = torch.distributions.Normal(mu, log_sigma.exp())  # E: axis -1 has sizes d and b [broadcast]
+    return -dist.log_prob(x).sum(-1)
+
+
+def split_heads(qkv: Float[Tensor, "b n e"]) -> Tensor:
+    q, k = rearrange(qkv, "b n (three d) -> three b n d", three=3)  # E: cannot unpack [rank]
+    return q @ k.mT
+
+
+def frames_of(points: Float[Tensor, "3 ... d"]) -> Tensor:
+    packed, _ = pack([points], "three * d")
+    return packed @ packed  # E: contracted axes differ [matmul]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
-from einops import rearrange
+from einops import pack, rearrange
 from jaxtyping import Bool, Float, Int
 from pydantic import BaseModel
 from torch import Tensor, nn
@@ -735,3 +735,34 @@ class GeoFeatures:
 
     def flat(self, geo: Float[Tensor, "*batch geo_feat_dim"]) -> Tensor:
         return geo.view(-1, self.config.geo_feat_dim)
+
+
+def docking_mask(token_dists: Float[Tensor, "n n"], p: float, num_bins: int) -> Tensor:
+    geom = torch.distributions.Geometric(torch.tensor([p]))
+    return (geom.sample(token_dists.shape) == 1).expand(-1, -1, num_bins)
+
+
+def pocket_mask(mask: Bool[Tensor, "n n"], p: float) -> Tensor:
+    geom = torch.distributions.Geometric(torch.tensor([p]))
+    mask[~(geom.sample(mask.shape) == 1).squeeze(-1)] = False
+    return mask
+
+
+def gaussian_nll(mu: Float[Tensor, "b d"], log_sigma: Float[Tensor, "b"], x: Float[Tensor, "b d"]) -> Float[Tensor, " b"]:
+    dist = torch.distributions.Normal(mu, log_sigma.exp()[:, None])
+    return -dist.log_prob(x).sum(-1)
+
+
+def categorical_pick(logits: Float[Tensor, "b k"], values: Float[Tensor, "b k"]) -> Float[Tensor, " b"]:
+    idx = torch.distributions.Categorical(logits=logits).sample()
+    return values.gather(1, idx[:, None])[:, 0]
+
+
+def split_heads(qkv: Float[Tensor, "b n e"]) -> Tensor:
+    q, k, v = rearrange(qkv, "b n (three d) -> three b n d", three=3)
+    return (q @ k.mT).softmax(-1) @ v
+
+
+def frames_of(points: Float[Tensor, "3 ... d"]) -> Tensor:
+    packed, _ = pack([points], "three * d")
+    return packed @ packed.mT

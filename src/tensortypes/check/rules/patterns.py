@@ -498,7 +498,19 @@ class _EinopsPack(Rule):
         total: Dim | None = dims.const(0)
         for i, x in enumerate(arrays):
             label = call.item_label(0, i)
-            if x.shape is None or sf.split_rest(x.shape)[1] is not None:
+            before, rest, after = sf.split_rest(x.shape) if x.shape is not None else ((), None, ())
+            if rest is not None and len(before) >= len(head) and len(after) >= len(tail):
+                # ``pack([t], "three * d")`` of ``(3, ..., d)``: the ``...`` is within
+                # the ``*`` axis, whose size counts its axes as one (``prod(...)``)
+                for n, d in zip(
+                    head + tail, (*before[: len(head)], *after[len(after) - len(tail) :])
+                ):
+                    sizes.bind(n, _size(d), f"{label} {fmt_shape(x.shape)}")
+                middle = (*before[len(head) :], rest, *after[: len(after) - len(tail)])
+                part = sf.product(middle)
+                total = total + part if total is not None and type(part) is Dim else None
+                continue
+            if x.shape is None or rest is not None:
                 for n in head + tail:
                     sizes.bind(n, None, label)
                 total = None

@@ -49,6 +49,7 @@ from .access import (
     TopK,
     CDist,
 )
+from . import distributions
 from .create import Arange, Creator, Eye, FromData, Like, Linspace, NewLike, Normal, SparseCoo
 from .functional import FUNCTIONAL, Interpolate, OneHot, ScaledDotProductAttention
 from .layout import (
@@ -353,6 +354,7 @@ FUNCTIONS.update(
     }
 )
 FUNCTIONS.update({f"torch.nn.functional.{name}": rule for name, rule in FUNCTIONAL.items()})
+FUNCTIONS.update(distributions.table())
 for _name in _UNARY:
     FUNCTIONS.setdefault(f"torch.{_name.rstrip('_')}", _FLOAT if _name in _FLOAT_UNARY else _SAME)
 # More elementwise functions of one array (and their methods): a float result...
