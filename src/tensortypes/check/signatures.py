@@ -58,6 +58,7 @@ from .symbolic import (
     IntV,
     LayerV,
     ListV,
+    ShapeV,
     NoneV,
     Rest,
     StrV,
@@ -95,16 +96,33 @@ def _open_rank(value) -> bool:
 
 
 def _shaped(value) -> bool:
-    """An array of known shape, or a tuple of such arrays (what a body may tell)."""
+    """An array of known shape, or a tuple of such arrays (what a body may tell), the
+    shapes ``einops.pack`` records beside them too (``return pack([t], pattern)``)."""
     if type(value) is TupleV:
-        return bool(value.items) and all(_shaped(v) for v in value.items)
+        return (
+            bool(value.items)
+            and any(type(v) is not ListV for v in value.items)
+            and all(_shaped(v) or _packed_shapes(v) for v in value.items)
+        )
     return type(value) is Arr and value.shape is not None
 
 
+def _packed_shapes(value) -> bool:
+    """A list of the shapes ``einops.pack`` records (each a tuple of sizes or a shape)."""
+    return (
+        type(value) is ListV
+        and value.items is not None
+        and all(type(v) in (TupleV, ShapeV) for v in value.items)
+    )
+
+
 def _shapes(value) -> tuple:
-    """The shape of an array, or the shapes of a tuple's arrays."""
+    """The shape of an array, or the shapes of a tuple's arrays (a list of packed
+    shapes stands for itself)."""
     if type(value) is TupleV:
         return tuple(_shapes(v) for v in value.items)
+    if type(value) is ListV:
+        return (value,)
     return value.shape
 
 
@@ -223,8 +241,9 @@ def straight_body(info, args=(), kwargs=None, self_value=None) -> list | None:
             flags[name] = value.value
         elif type(value) is NoneV:
             flags[name] = None
-        elif type(value) is Arr:
-            flags[name] = _GIVEN  # not None, for ``is None`` tests only
+        elif type(value) in (Arr, IntV, FloatV, StrV, TupleV):
+            # not None, for ``is None`` tests only (``pad_to_length=8``)
+            flags[name] = _GIVEN
     for name in _stored_names(node).intersection(flags):
         del flags[name]
     return _straight_run(getattr(node, "body", ()), flags)
@@ -261,7 +280,8 @@ def _straight_run(body, flags: dict) -> list | None:
                 return out
             continue
         if not isinstance(
-            stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr, ast.Pass)
+            stmt,
+            (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr, ast.Pass, ast.Assert),
         ):
             return None
         if any(isinstance(sub, _BRANCHING) for sub in ast.walk(stmt)):

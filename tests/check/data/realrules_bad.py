@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
-from einops import pack, rearrange
+from einops import pack, rearrange, unpack
 from jaxtyping import Bool, Float, Int
 from torch import Tensor, nn
 
@@ -581,3 +581,9 @@ def split_heads(qkv: Float[Tensor, "b n e"]) -> Tensor:
 def frames_of(points: Float[Tensor, "3 ... d"]) -> Tensor:
     packed, _ = pack([points], "three * d")
     return packed @ packed  # E: contracted axes differ [matmul]
+
+
+def per_head(x: Float[Tensor, "b h n d"], w: Float[Tensor, "d k"]) -> Tensor:
+    packed, ps = pack([x], "* n d")
+    (out,) = unpack((packed @ w).transpose(0, 1), ps, "* n k")  # E: the '*' axis of [reshape]
+    return out

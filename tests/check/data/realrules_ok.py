@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
-from einops import pack, rearrange
+from einops import pack, rearrange, unpack
 from jaxtyping import Bool, Float, Int
 from pydantic import BaseModel
 from torch import Tensor, nn
@@ -766,3 +766,9 @@ def split_heads(qkv: Float[Tensor, "b n e"]) -> Tensor:
 def frames_of(points: Float[Tensor, "3 ... d"]) -> Tensor:
     packed, _ = pack([points], "three * d")
     return packed @ packed.mT
+
+
+def per_head(x: Float[Tensor, "b h n d"], w: Float[Tensor, "d k"]) -> Float[Tensor, "b h n k"]:
+    packed, ps = pack([x], "* n d")
+    (out,) = unpack(packed @ w, ps, "* n k")
+    return out

@@ -30,11 +30,14 @@ from ..symbolic import (
     Arr,
     Bcast,
     IntV,
+    Rest,
+    ShapeV,
     ListV,
     StrV,
     TupleV,
     fmt_dim,
     fmt_shape,
+    unrelated,
 )
 from . import shapefns as sf
 from .base import Call, Rule, default_int, promote
@@ -496,6 +499,7 @@ class _EinopsPack(Rule):
         what = f"einops.pack {call.args[1].value!r}"
         sizes = _Sizes(what, call.facts, "concat")
         total: Dim | None = dims.const(0)
+        middles: list = []  # each array's axes the ``*`` holds (None: unknown)
         for i, x in enumerate(arrays):
             label = call.item_label(0, i)
             before, rest, after = sf.split_rest(x.shape) if x.shape is not None else ((), None, ())
@@ -507,6 +511,7 @@ class _EinopsPack(Rule):
                 ):
                     sizes.bind(n, _size(d), f"{label} {fmt_shape(x.shape)}")
                 middle = (*before[len(head) :], rest, *after[: len(after) - len(tail)])
+                middles.append(middle)
                 part = sf.product(middle)
                 total = total + part if total is not None and type(part) is Dim else None
                 continue
@@ -514,6 +519,7 @@ class _EinopsPack(Rule):
                 for n in head + tail:
                     sizes.bind(n, None, label)
                 total = None
+                middles.append(None)
                 continue
             if len(x.shape) < len(head) + len(tail):
                 raise CheckFailure(
@@ -525,6 +531,7 @@ class _EinopsPack(Rule):
             for n, d in zip(head + tail, named):
                 sizes.bind(n, _size(d), f"{label} {fmt_shape(x.shape)}")
             middle = x.shape[len(head) : len(x.shape) - len(tail)]
+            middles.append(tuple(middle))
             part = sf.product(middle) if middle else dims.const(1)
             total = total + part if total is not None and type(part) is Dim else None
         dtypes = _joint_dtypes(arrays, call.kind)
@@ -534,7 +541,68 @@ class _EinopsPack(Rule):
             *(sizes.sizes.get(n) for n in tail),
         )
         packed = Arr(arrays[0].kind or call.kind, dtypes, shape)
-        return TupleV((packed, ListV(None)))
+        if any(m is None for m in middles):
+            return TupleV((packed, ListV(None)))
+        return TupleV((packed, ListV(tuple(_packed_shape(m) for m in middles))))
+
+
+def _packed_shape(middle: tuple):
+    """What ``pack`` records of one array: the sizes of its axes the ``*`` holds."""
+    if any(type(d) is Rest for d in middle):
+        return ShapeV(middle)
+    return TupleV(tuple(IntV(d if type(d) is Dim else None) for d in middle))
+
+
+def _unpacked_axes(entry):
+    """The axes one entry of ``pack``'s shapes stands for, or None."""
+    if type(entry) is ShapeV:
+        return entry.entries
+    if type(entry) is TupleV and all(type(v) is IntV for v in entry.items):
+        return tuple(v.dim for v in entry.items)
+    return None
+
+
+class _EinopsUnpack(Rule):
+    """``einops.unpack(packed, ps, "b * d")``: one array per entry of ``ps`` (what
+    ``pack`` gave), its ``*`` axis split back into the axes that entry records; the
+    ``*`` axis must hold them all."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        if len(call.args) < 3 or type(call.args[2]) is not StrV or call.args[2].value is None:
+            return UNKNOWN
+        x, ps, pattern = call.args[0], call.args[1], call.args[2].value
+        names = pattern.split()
+        if type(x) is not Arr or names.count("*") != 1:
+            return UNKNOWN
+        if type(ps) is not ListV or ps.items is None:
+            return ListV(None, Arr(x.kind, x.dtypes, None))
+        parts = [_unpacked_axes(e) for e in ps.items]
+        if x.shape is None or any(p is None for p in parts) or sf.split_rest(x.shape)[1]:
+            return ListV(tuple(Arr(x.kind, x.dtypes, None) for _ in parts))
+        cut = names.index("*")
+        what = f"einops.unpack {pattern!r}"
+        if len(x.shape) != len(names):
+            raise CheckFailure(
+                "rank",
+                f"{what}: {call.label(0)} {fmt_shape(x.shape)} has rank {len(x.shape)}, "
+                f"the pattern names {len(names)} axes",
+            )
+        packed = x.shape[cut]
+        products = [sf.product(p) for p in parts]  # each array's share of the axis
+        total = None if any(q is None for q in products) else sum(products, dims.const(0))
+        if type(packed) is Dim and total is not None:
+            same = dims.eq(packed, total)
+            if same is False or (same is None and not unrelated(packed, total)):
+                raise CheckFailure(
+                    "reshape",
+                    f"{what}: the '*' axis of {call.label(0)} {fmt_shape(x.shape)} has size "
+                    f"{fmt_dim(packed)}, but the packed shapes hold {fmt_dim(total)}"
+                    + ("" if same is False else " (not provably equal for every size)"),
+                )
+        head, tail = x.shape[:cut], x.shape[cut + 1 :]
+        return ListV(tuple(Arr(x.kind, x.dtypes, (*head, *p, *tail)) for p in parts))
 
 
 class _EinopsEinsum(Rule):
@@ -550,6 +618,7 @@ EINOPS = {
     "reduce": Einops("reduce"),
     "einsum": _EinopsEinsum(),
     "pack": _EinopsPack(),
+    "unpack": _EinopsUnpack(),
 }
 
 
