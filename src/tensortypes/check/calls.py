@@ -249,6 +249,23 @@ class CallMixin(CheckerHost):
         finally:
             self.lambda_depth -= 1
 
+    def _receiver_rule_call(self, rule, method, args, kwargs, node, frame, labels, star):
+        """``x.name(...)`` by ``rule``, the receiver its first argument (labels shifted)."""
+        receiver = method.receiver
+        shifted = Labels({(k + 1 if type(k) is int else k): v for k, v in labels.nodes.items()})
+        shifted.nodes[0] = node.func.value if isinstance(node.func, ast.Attribute) else node.func
+        return self._rule_call(
+            rule,
+            f".{method.name}",
+            [receiver, *args],
+            kwargs,
+            node,
+            frame,
+            shifted,
+            receiver.kind,
+            star,
+        )
+
     def _rule_call(self, rule, name, args, kwargs, node, frame, labels, kind, star):
         if star:
             # ``f(*sizes)``, ``x.to(**options)``: the arguments the rule would read are
@@ -518,40 +535,12 @@ class CallMixin(CheckerHost):
                         node, f"no rule for the array method .{name}(): its result is unknown"
                     )
                 return UNKNOWN
-            shifted = Labels({(k + 1 if type(k) is int else k): v for k, v in labels.nodes.items()})
-            shifted.nodes[0] = (
-                node.func.value if isinstance(node.func, ast.Attribute) else node.func
-            )
-            return self._rule_call(
-                rule,
-                f".{name}",
-                [receiver, *args],
-                kwargs,
-                node,
-                frame,
-                shifted,
-                receiver.kind,
-                star,
-            )
+            return self._receiver_rule_call(rule, method, args, kwargs, node, frame, labels, star)
         if t is DistV:
             rule = distributions.METHODS.get(name)
             if rule is None:
                 return UNKNOWN
-            shifted = Labels({(k + 1 if type(k) is int else k): v for k, v in labels.nodes.items()})
-            shifted.nodes[0] = (
-                node.func.value if isinstance(node.func, ast.Attribute) else node.func
-            )
-            return self._rule_call(
-                rule,
-                f".{name}",
-                [receiver, *args],
-                kwargs,
-                node,
-                frame,
-                shifted,
-                receiver.kind,
-                star,
-            )
+            return self._receiver_rule_call(rule, method, args, kwargs, node, frame, labels, star)
         if t is InstV:
             info = receiver.info
             self.ensure_schema(info)
