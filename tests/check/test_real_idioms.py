@@ -471,3 +471,24 @@ def test_an_attribute_set_where_an_error_is_expected_is_read_afresh_after_it():
     # assert after it may hold and is not reported
     found = [d for d in check_source(RAISING, "test_raising.py") if d.severity == "error"]
     assert found == []
+
+
+RANKED = """\
+from jaxtyping import Float
+from torch import Tensor
+
+
+def f(x: Float[Tensor, "n 3"], y: Float[Tensor, "... 3"]):
+    assert x.ndim == 3
+    assert x.dim() == 2
+    assert len(x.shape) == 1
+    assert y.ndim == 2
+"""
+
+
+def test_an_assert_on_a_rank_that_always_fails_is_reported():
+    # ``x.ndim``, ``x.dim()`` and ``len(x.shape)`` of a known rank; the rank of a
+    # ``...`` array may be anything, so its assert narrows and is not reported
+    found = [d for d in check_source(RANKED, "ranked.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(6, "assert"), (8, "assert")]
+    assert "x.ndim is 2" in found[0].message

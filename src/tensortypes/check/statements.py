@@ -911,12 +911,21 @@ _RAISES = frozenset(
 
 
 def _shape_owner(node):
-    """``x`` of ``x.shape``, ``x.shape[i]`` or ``x.size(i)``, else None."""
+    """``x`` of ``x.shape``, ``x.shape[i]``, ``x.size(i)``, ``x.ndim``, ``x.dim()`` or
+    ``len(x.shape)``, else None."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "len"
+        and len(node.args) == 1
+    ):
+        node = node.args[0]
+        return node.value if isinstance(node, ast.Attribute) and node.attr == "shape" else None
     if isinstance(node, ast.Subscript):
         node = node.value
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return node.func.value if node.func.attr == "size" else None
-    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        return node.func.value if node.func.attr in ("size", "dim") else None
+    if isinstance(node, ast.Attribute) and node.attr in ("shape", "ndim"):
         return node.value
     return None
 
