@@ -673,9 +673,9 @@ def _ranks_when_absent(func, calls, arrays, present, value_of) -> dict:
 
 def _rank_read(node) -> str | None:
     """``x`` of ``x.ndim``, ``x.dim()``, ``x.ndimension()``, ``len(x.shape)``."""
-    from tensortypes.check.refine import _rank_of  # (the checker reads ranks so too)
+    from tensortypes.check.refine import rank_owner  # (the checker reads ranks so too)
 
-    target = _rank_of(node)
+    target = rank_owner(node)
     return target.id if isinstance(target, ast.Name) else None
 
 

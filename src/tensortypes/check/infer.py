@@ -193,21 +193,26 @@ class Checker(
             with operand_axes([v for _, v in operands]):
                 return compute()
         except CheckFailure as failure:
-            notes = list(failure.notes)
-            for node, value in operands:
-                if node is None:
+            raise self.noted(failure, operands, frame) from None
+
+    def noted(self, failure: CheckFailure, operands, frame) -> CheckFailure:
+        """``failure`` with a note on each operand (``(node, value)``): where an array
+        got its shape, where an int variable was set."""
+        notes = list(failure.notes)
+        for node, value in operands:
+            if node is None:
+                continue
+            if type(value) is IntV:
+                text = self.number_note(node, value, frame)
+                if text is None:
                     continue
-                if type(value) is IntV:
-                    text = self.number_note(node, value, frame)
-                    if text is None:
-                        continue
-                elif type(value) is Arr:
-                    text = self.value_note(node, value, frame)
-                else:
-                    continue
-                if text not in notes:
-                    notes.append(text)
-            raise CheckFailure(failure.code, failure.message, notes) from None
+            elif type(value) is Arr:
+                text = self.value_note(node, value, frame)
+            else:
+                continue
+            if text not in notes:
+                notes.append(text)
+        return CheckFailure(failure.code, failure.message, notes)
 
     def number_note(self, node, value, frame) -> str | None:
         """``seq: 3, assigned at line 4143``: an int variable given to a failed

@@ -56,7 +56,7 @@ from .symbolic import (
 
 _PLAIN = frozenset({IntV, FloatV, BoolV, StrV, TupleV, ListV, NoneV})
 
-__all__ = ["RefineMixin", "assume_equal", "flag_of", "may_be_none"]
+__all__ = ["RefineMixin", "assume_equal", "flag_of", "may_be_none", "rank_owner"]
 
 
 class RefineMixin(CheckerHost):
@@ -295,7 +295,7 @@ class RefineMixin(CheckerHost):
             and isinstance(right, ast.Constant)
             and type(right.value) is int
         ):
-            target = _rank_of(left)
+            target = rank_owner(left)
             if target is not None:
                 if isinstance(op, ast.Eq) == positive:
                     return self.narrow_rank(target, right.value, frame)
@@ -647,7 +647,7 @@ def _of_rank(value: Arr, rank: int, key: str) -> Arr:
     return value.with_(shape=(*shape[:i], *axes, *shape[i + 1 :]))
 
 
-def _rank_of(node):
+def rank_owner(node):
     """``x`` of ``x.ndim``, ``x.dim()``, ``x.ndimension()`` or ``len(x.shape)``, else None."""
     if isinstance(node, ast.Attribute) and node.attr == "ndim":
         return node.value

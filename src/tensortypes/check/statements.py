@@ -35,7 +35,7 @@ from .expr import attr_key, label_of, read_keys
 from .frame import forget_guards, join_frames, valid_guard
 from .indexing import index_array
 from .joins import element_of, join_values
-from .refine import flag_of, may_be_none
+from .refine import flag_of, may_be_none, rank_owner
 from .rules import dtype_object
 from .rules import shapefns as sf
 from .rules.base import is_float, is_int
@@ -413,11 +413,7 @@ class StatementMixin(CheckerHost):
                 if isinstance(arg, ast.Name)
             ]
             operands = [(n, v) for n, v in operands if type(v) is Arr]
-            try:
-                self.with_notes(_raise(failure), operands, frame)
-            except CheckFailure as noted:
-                failure = noted
-            self.fail(stmt, failure, frame)
+            self.fail(stmt, self.noted(failure, operands, frame), frame)
             items = None
         each = value.elem if type(value) is ListV and value.items is None else UNKNOWN
         for i, element in enumerate(target.elts):
@@ -674,13 +670,10 @@ class StatementMixin(CheckerHost):
             # ``assert retval.shape == self.indices_hit.shape`` of ``(n-1,)`` and ``(n,)``:
             # sizes of arrays that differ for every size the annotations allow (not a
             # counter a closure bumps, whose value here is only where it started)
-            self.quiet += 1  # read again for the message: their errors are reported
-            try:
-                operands = [(n, self.eval(n, frame)) for n in (test.left, *test.comparators)]
-                owners = [(_shape_owner(n), n) for n, _v in operands]
-                arrays = [(b, self.eval(b, frame)) for b, _n in owners if b is not None]
-            finally:
-                self.quiet -= 1
+            # read again for the message (their errors are reported already)
+            operands = [(n, self.peek(n, frame)) for n in (test.left, *test.comparators)]
+            owners = [_shape_owner(n) for n, _v in operands]
+            arrays = [(b, self.peek(b, frame)) for b in owners if b is not None]
             shown = ", ".join(
                 f"{label_of(n)} is {_sizes_text(v)}"
                 for n, v in operands
@@ -692,11 +685,7 @@ class StatementMixin(CheckerHost):
                 "assert", f"'assert {text}' fails for every size the annotations allow: {shown}"
             )
             arrays = [(b, v) for b, v in arrays if type(v) is Arr]  # for their notes
-            try:
-                self.with_notes(_raise(failure), arrays, frame)
-            except CheckFailure as noted:
-                failure = noted
-            self.fail(stmt, failure, frame)
+            self.fail(stmt, self.noted(failure, arrays, frame), frame)
             return frame  # what it would narrow is false
         return self.narrow(stmt.test, frame, True)
 
@@ -911,21 +900,16 @@ _RAISES = frozenset(
 
 
 def _shape_owner(node):
-    """``x`` of ``x.shape``, ``x.shape[i]``, ``x.size(i)``, ``x.ndim``, ``x.dim()`` or
-    ``len(x.shape)``, else None."""
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "len"
-        and len(node.args) == 1
-    ):
-        node = node.args[0]
-        return node.value if isinstance(node, ast.Attribute) and node.attr == "shape" else None
+    """``x`` of ``x.shape``, ``x.shape[i]``, ``x.size(i)``, or of its rank (``x.ndim``,
+    ``x.dim()``, ``len(x.shape)``: ``refine.rank_owner``), else None."""
+    found = rank_owner(node)
+    if found is not None:
+        return found
     if isinstance(node, ast.Subscript):
         node = node.value
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return node.func.value if node.func.attr in ("size", "dim") else None
-    if isinstance(node, ast.Attribute) and node.attr in ("shape", "ndim"):
+        return node.func.value if node.func.attr == "size" else None
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
         return node.value
     return None
 
@@ -935,15 +919,6 @@ def _sizes_text(value) -> str:
     if type(value) is IntV:
         return fmt_dim(value.dim) if type(value.dim) is Dim else "?"
     return fmt_shape(tuple(v.dim if type(v) is IntV else None for v in value.items))
-
-
-def _raise(failure: CheckFailure):
-    """A computation that fails with ``failure`` (for ``with_notes``)."""
-
-    def compute():
-        raise failure
-
-    return compute
 
 
 def _starred_split(elts, value) -> list | None:

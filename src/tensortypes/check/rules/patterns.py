@@ -503,19 +503,9 @@ class _EinopsPack(Rule):
         for i, x in enumerate(arrays):
             label = call.item_label(0, i)
             before, rest, after = sf.split_rest(x.shape) if x.shape is not None else ((), None, ())
-            if rest is not None and len(before) >= len(head) and len(after) >= len(tail):
-                # ``pack([t], "three * d")`` of ``(3, ..., d)``: the ``...`` is within
-                # the ``*`` axis, whose size counts its axes as one (``prod(...)``)
-                for n, d in zip(
-                    head + tail, (*before[: len(head)], *after[len(after) - len(tail) :])
-                ):
-                    sizes.bind(n, _size(d), f"{label} {fmt_shape(x.shape)}")
-                middle = (*before[len(head) :], rest, *after[: len(after) - len(tail)])
-                middles.append(middle)
-                part = sf.product(middle)
-                total = total + part if total is not None and type(part) is Dim else None
-                continue
-            if x.shape is None or rest is not None:
+            if x.shape is None or (
+                rest is not None and (len(before) < len(head) or len(after) < len(tail))
+            ):
                 for n in head + tail:
                     sizes.bind(n, None, label)
                 total = None
@@ -530,9 +520,11 @@ class _EinopsPack(Rule):
             named = (*x.shape[: len(head)], *x.shape[len(x.shape) - len(tail) :])
             for n, d in zip(head + tail, named):
                 sizes.bind(n, _size(d), f"{label} {fmt_shape(x.shape)}")
-            middle = x.shape[len(head) : len(x.shape) - len(tail)]
-            middles.append(tuple(middle))
-            part = sf.product(middle) if middle else dims.const(1)
+            # the ``*`` holds the axes between; a ``...`` among them (``pack([t], "three *
+            # d")`` of ``(3, ..., d)``) counts as one size of its own (``prod(...)``)
+            middle = tuple(x.shape[len(head) : len(x.shape) - len(tail)])
+            middles.append(middle)
+            part = sf.product(middle)
             total = total + part if total is not None and type(part) is Dim else None
         dtypes = _joint_dtypes(arrays, call.kind)
         shape = (
