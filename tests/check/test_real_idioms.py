@@ -492,3 +492,20 @@ def test_an_assert_on_a_rank_that_always_fails_is_reported():
     found = [d for d in check_source(RANKED, "ranked.py") if d.severity == "error"]
     assert [(d.line, d.code) for d in found] == [(6, "assert"), (8, "assert")]
     assert "x.ndim is 2" in found[0].message
+
+
+LEADING = """
+from jaxtyping import Float
+from torch import Tensor
+
+
+def f(t: Float[Tensor, "B ... 3"], p: Float[Tensor, "*B 1"]):
+    reveal_type(t * p)
+"""
+
+
+def test_batches_that_cannot_be_lined_up_keep_the_broadcast_last_axes():
+    found = [d.message for d in check_source(LEADING, "leading.py") if d.code == "reveal"]
+    assert found == ["revealed: t * p is float[...,3](torch)"]
+    notes = [d.message for d in check_source(LEADING, "leading.py", strict=True)]
+    assert any("cannot be lined up" in m for m in notes)

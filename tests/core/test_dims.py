@@ -705,3 +705,13 @@ def test_solve_linear_is_exact(c, k, value):
         assert not solutions
     else:
         assert result == {"n": solutions[0]} and d.evaluate(result) == value
+
+
+def test_a_term_that_divides_every_term_divides_exactly():
+    d, h = symbol("d"), symbol("h")
+    assert (d * h) // h is d  # ``(h d)`` split by ``h``
+    assert str((2 * d * h + 4 * h) // (2 * h)) == "d+2"
+    assert (d * h) % h is const(0)
+    # not a factor of every term: the division stays as written
+    assert str((d * h + 1) // h) == "(d*h+1)//h"
+    assert str((3 * d) // (2 * d)) == "3*d//(2*d)"

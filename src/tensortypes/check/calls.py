@@ -446,6 +446,10 @@ class CallMixin(CheckerHost):
             return IntV()
         if name == "float":
             return FloatV()
+        if name in ("ord", "hash"):
+            return IntV()
+        if name == "chr":
+            return StrV()
         if name in ("bool", "isinstance", "hasattr", "callable", "all", "any"):
             return BoolV()
         if name == "str" or name == "repr":
@@ -760,6 +764,8 @@ def _keeps_attributes(callee) -> bool:
         return type(callee.receiver) is Arr and callee.name not in _ATTRIBUTE_SETTING_METHODS
     if t is FuncV:
         return _reads_only(callee.info.node)
+    if t is PartialV:
+        return _keeps_attributes(callee.callee)  # ``partial(nn.Linear, bias=False)``
     return False
 
 

@@ -185,7 +185,7 @@ def join_values(a: Value, b: Value) -> Value:
         return a if a.value == b.value else BoolV()
     if type(a) is StrV and type(b) is StrV:
         return a if a.value == b.value else StrV()
-    if type(a) is LayerV and type(b) is LayerV and a.rule is b.rule and a.args == b.args:
+    if type(a) is LayerV and type(b) is LayerV and _same_layer(a, b):
         return a
     if type(a) is InstV and type(b) is InstV:
         if a.info is b.info:
@@ -213,6 +213,28 @@ def join_values(a: Value, b: Value) -> Value:
 
 
 _CALLABLES = (LambdaV, CallablesV, Ref, FuncV, PartialV)
+
+
+def _same_layer(a, b, depth: int = 0) -> bool:
+    """Whether two layers are built alike: one rule, arguments alike, the layers among
+    them (``nn.Sequential(nn.Linear(d, h), nn.Sigmoid())`` built on two paths)
+    compared the same way, a few levels deep."""
+    if a is b:
+        return True
+    if type(a) is LayerV and type(b) is LayerV:
+        if a.rule is not b.rule or a.dtype != b.dtype or a.args.keys() != b.args.keys():
+            return False
+        return depth < 4 and all(_same_layer(a.args[k], b.args[k], depth + 1) for k in a.args)
+    if type(a) in (list, tuple) and type(b) is type(a):
+        return len(a) == len(b) and all(_same_layer(x, y, depth) for x, y in zip(a, b))
+    if type(a) in (ListV, TupleV) and type(b) is type(a):
+        if a.items is None or b.items is None:
+            return False
+        return _same_layer(a.items, b.items, depth)
+    try:
+        return bool(a == b)
+    except Exception:  # a value whose comparison is not a bool
+        return False
 
 
 def _callables(a: Value, b: Value) -> Value:

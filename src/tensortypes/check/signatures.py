@@ -43,6 +43,7 @@ from .defs import (
 from .diagnostics import CheckFailure
 from .expr import read_keys
 from .frame import Frame
+from .notes import ShapeNote
 from .joins import join_all, strip_none
 from .rules.base import Call
 from .rules.layers import validate_layer
@@ -246,7 +247,16 @@ def straight_body(info, args=(), kwargs=None, self_value=None) -> list | None:
             flags[name] = _GIVEN
     for name in _stored_names(node).intersection(flags):
         del flags[name]
-    return _straight_run(getattr(node, "body", ()), flags)
+    free = frozenset(
+        name
+        for name, ann, default, _kind in info.params
+        if name not in flags
+        and (
+            (isinstance(ann, ast.Name) and ann.id == "bool")
+            or (isinstance(default, ast.Constant) and type(default.value) is bool)
+        )
+    ) - _stored_names(node)
+    return _straight_run(getattr(node, "body", ()), flags, free)
 
 
 def _stored_names(node) -> frozenset:
@@ -265,14 +275,23 @@ def _stored_names(node) -> frozenset:
 _GIVEN = object()  # a flag for an array argument: ``is None`` is False, truth unknown
 
 
-def _straight_run(body, flags: dict) -> list | None:
+def _straight_run(body, flags: dict, free: frozenset = frozenset()) -> list | None:
     out: list = []
     for stmt in body:
         if isinstance(stmt, ast.If):
             taken = _flag_test(stmt.test, flags)
             if taken is None:
-                return None
-            run = _straight_run(stmt.body if taken else stmt.orelse, flags)
+                # ``if velocity_to_epsilon:`` of a ``bool`` the call gives but does not
+                # fix: either branch may run, each a straight run, walked both
+                either = _free_test(stmt.test, free)
+                body_run = _straight_run(stmt.body, flags, free)
+                else_run = _straight_run(stmt.orelse, flags, free)
+                if not either or body_run is None or else_run is None:
+                    return None
+                both = ast.If(test=stmt.test, body=body_run or [ast.Pass()], orelse=else_run)
+                out.append(ast.copy_location(both, stmt))
+                continue
+            run = _straight_run(stmt.body if taken else stmt.orelse, flags, free)
             if run is None:
                 return None
             out.extend(run)
@@ -290,6 +309,14 @@ def _straight_run(body, flags: dict) -> list | None:
         if isinstance(stmt, ast.Return):
             return out
     return out
+
+
+def _free_test(test, free: frozenset) -> bool:
+    """Whether an ``if`` test reads only a ``bool`` parameter the call leaves open
+    (``flag``, ``not flag``)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Name) and test.id in free
 
 
 def _flag_test(test, flags: dict) -> bool | None:
@@ -757,6 +784,19 @@ class SignatureMixin(CheckerHost):
                     and type(v) is Arr
                     and (text := self.value_note(n, v, None)) is not None
                 ]
+                if path == self.path:
+                    # the callee's failing line, a located note there
+                    notes.append(
+                        ShapeNote(
+                            f"{info.qualname}() fails at line {line} for these arguments",
+                            0,
+                            info.qualname,
+                            "",
+                            sources=(
+                                (line, "fails here for these arguments", info.qualname, "call"),
+                            ),
+                        )
+                    )
                 self.report(
                     node,
                     code,

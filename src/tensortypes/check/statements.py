@@ -254,7 +254,7 @@ class StatementMixin(CheckerHost):
                 else UNKNOWN
             )
             if type(new) is Arr:
-                self.check_inplace(stmt, old, new, frame)
+                self.check_inplace(stmt, old, new, frame, value)
                 if (
                     old.shape is None
                     and new.shape is not None
@@ -276,7 +276,7 @@ class StatementMixin(CheckerHost):
         self.assign(stmt.target, new, frame, stmt)
         return frame
 
-    def check_inplace(self, stmt, old: Arr, new: Arr, frame) -> None:
+    def check_inplace(self, stmt, old: Arr, new: Arr, frame, value=None) -> None:
         target = label_of(stmt.target)
         old_shape, new_shape = old.shape, new.shape
         if (
@@ -300,14 +300,18 @@ class StatementMixin(CheckerHost):
                 or any(not agree(a, b) for a, b in zip(old_shape, new_shape))
             )
         ):
-            self.report(
-                stmt,
-                "broadcast",
-                f"in-place update of {target} {fmt_shape(old.shape)} "
-                f"would need shape {fmt_shape(new.shape)}: the "
-                f"result of an in-place operation keeps the "
-                f"target's shape",
+            failure = self.noted(
+                CheckFailure(
+                    "broadcast",
+                    f"in-place update of {target} {fmt_shape(old.shape)} "
+                    f"would need shape {fmt_shape(new.shape)}: the "
+                    f"result of an in-place operation keeps the "
+                    f"target's shape",
+                ),
+                [(stmt.target, old), (stmt.value, value)],
+                frame,
             )
+            self.report(stmt, failure.code, failure.message, failure.notes)
             return
         if is_int(old.dtypes) and new.dtypes is not None and is_float(new.dtypes):
             self.report(

@@ -526,9 +526,43 @@ def _scale_down(d: Dim, g: int) -> Dim:
     return d if g == 1 else _from_terms(tuple((m, c // g) for m, c in d._terms))
 
 
+def _exact_quotient(a: Dim, b: Dim) -> Dim | None:
+    """``a / b`` when ``b`` is one term (``2*h``) that divides every term of ``a``
+    (``2*h*d + 4*h`` by ``2*h`` is ``d + 2``), else None: then ``a // b`` is that
+    quotient for every size (a product of integers divided by one of its factors)."""
+    if len(b._terms) != 1:
+        return None
+    ((bmono, bc),) = b._terms
+    if bc == 0:
+        return None
+    want = dict(bmono)
+    acc: dict = {}
+    for mono, coeff in a._terms:
+        if coeff % bc:
+            return None
+        have = dict(mono)
+        if any(have.get(atom, 0) < exp for atom, exp in want.items()):
+            return None
+        rest = tuple(
+            sorted(
+                (
+                    (atom, exp - want.get(atom, 0))
+                    for atom, exp in have.items()
+                    if exp != want.get(atom, 0)
+                ),
+                key=factor_order,
+            )
+        )
+        acc[rest] = acc.get(rest, 0) + coeff // bc
+    return _make(acc)
+
+
 def _floordiv(a: Dim, b: Dim) -> Dim:
     c = b._value
     if c is None:
+        exact = _exact_quotient(a, b)
+        if exact is not None:
+            return exact
         if _leading_negative(b):  # a//b == (-a)//(-b): keep one sign of divisor
             a, b = neg(a), neg(b)
         return atom_dim(make_atom("//", (a, b)))
@@ -546,6 +580,8 @@ def _floordiv(a: Dim, b: Dim) -> Dim:
 def _mod(a: Dim, b: Dim) -> Dim:
     c = b._value
     if c is None:
+        if _exact_quotient(a, b) is not None:
+            return _ZERO  # (b*q) % b
         if _leading_negative(b):  # a % b == -((-a) % (-b))
             return neg(mod(neg(a), neg(b)))
         return atom_dim(make_atom("%", (a, b)))

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import torch
 import torch.nn.functional as F
 from einops import pack, rearrange, unpack
-from jaxtyping import Bool, Float, Int
+from jaxtyping import Bool, Float, Int, UInt8
 from pydantic import BaseModel
 from torch import Tensor, nn
 
+LinearNoBias = partial(nn.Linear, bias=False)
 Pair = tuple[Float[Tensor, "d_out d_in"], Float[Tensor, "..."]]
 
 
@@ -772,3 +774,62 @@ def per_head(x: Float[Tensor, "b h n d"], w: Float[Tensor, "d k"]) -> Float[Tens
     packed, ps = pack([x], "* n d")
     (out,) = unpack(packed @ w, ps, "* n k")
     return out
+
+
+def string_to_code(text: str) -> UInt8[Tensor, " l"]:
+    ords = [ord(c) for c in text]
+    return torch.tensor(ords, dtype=torch.uint8)
+
+
+def layer_loss_total(sums: dict[str, Float[Tensor, " C"]], n: int) -> Float[Tensor, ""]:
+    total = torch.tensor(0.0)
+    for layer_sums in sums.values():
+        layer_loss = (layer_sums / n).sum()
+        total += layer_loss
+    return total
+
+
+def pair_loss(x: Float[Tensor, "b n"], y) -> Float[Tensor, "b"]:
+    return F.mse_loss(x, y, reduction="none").mean(-1)
+
+
+def tiled(x: Float[Tensor, "h w 3"], n: int) -> Float[Tensor, "n h w 3"]:
+    return x[None].repeat(n, 1, 1, 1)
+
+
+class GatedAttention(nn.Module):
+    def __init__(self, *, dim: int, heads: int = 8, dim_head: int = 64, gate: bool = True, mix: bool = False):
+        super().__init__()
+        dim_inner = dim_head * heads
+        self.heads = heads
+        self.to_q = nn.Linear(dim, dim_inner)
+        self.to_gates = None
+        if gate:
+            self.to_gates = nn.Sequential(LinearNoBias(dim, dim_inner), nn.Sigmoid())
+        self.mix = None
+        if mix:
+            self.mix = LinearNoBias(dim, heads)
+
+    def forward(self, seq: Float[Tensor, "b i d"]) -> Float[Tensor, "b i e"]:
+        q = rearrange(self.to_q(seq), "b n (h d) -> b h n d", h=self.heads)
+        out = rearrange(q, "b h n d -> b n (h d)")
+        if exists(self.to_gates):
+            out = out * self.to_gates(seq)
+        return out
+
+
+class Guidance:
+    def __init__(self, alphas: Float[Tensor, " T"]):
+        self.sigmas: Float[Tensor, " T"] = (1 - alphas) ** 0.5
+
+    @torch.autocast("cuda", enabled=False)
+    def forward_unet(
+        self, latents: Float[Tensor, "..."], t: Int[Tensor, "..."], velocity: bool = False
+    ) -> Float[Tensor, "..."]:
+        pred = latents * 2
+        if velocity:
+            pred = latents * self.sigmas[t].view(-1, 1, 1, 1)
+        return pred
+
+    def step(self, latents: Float[Tensor, "B 4 H W"], t: Int[Tensor, " B"], mode: str) -> Tensor:
+        return self.forward_unet(torch.cat([latents] * 2), torch.cat([t] * 2), velocity=mode == "v")

@@ -70,7 +70,7 @@ def apply_loss(loss: Loss, call: Call, reduction=None):
     bound = call.bind(("input", "target", "weight"))
     x, t = bound.get("input"), bound.get("target")
     if type(x) is not Arr or type(t) is not Arr:
-        return UNKNOWN
+        return _half_known(loss, call, x, t, reduction)
     lx, lt = call.label(0), call.label(1)
     name = loss.name
     if x.dtypes is not None and not is_float(x.dtypes):
@@ -125,6 +125,22 @@ def apply_loss(loss: Loss, call: Call, reduction=None):
     if mode == "none":
         return Arr(x.kind, dtypes, t.shape if loss.kind == "class" else x.shape)
     return Arr(x.kind, dtypes, None)
+
+
+def _half_known(loss: Loss, call: Call, x, t, reduction):
+    """The value of a loss one of whose operands is unknown (the other an array): a
+    0-d float for a reduction, else the known operand's shape where the contract
+    makes the two alike (the elementwise losses; the target of a class loss)."""
+    known = x if type(x) is Arr else t if type(t) is Arr else None
+    if known is None or UNKNOWN not in (x, t):
+        return UNKNOWN
+    mode = reduction.value if type(reduction) is StrV else ("mean" if reduction is None else None)
+    dtypes = x.dtypes if type(x) is Arr and x.dtypes is not None else None
+    if mode in ("mean", "sum"):
+        return Arr(known.kind, dtypes or frozenset({default_float(call.kind)}), ())
+    if mode == "none" and (loss.kind != "class" or known is t):
+        return Arr(known.kind, dtypes, known.shape)
+    return UNKNOWN
 
 
 def _class_target(loss: Loss, x: Arr, t: Arr, lx: str, lt: str, notes) -> None:

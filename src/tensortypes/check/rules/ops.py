@@ -196,11 +196,11 @@ def binary(call: Call, a, b, result: str, la: str, lb: str):
         return UNKNOWN
     kind = xa.kind if type(a) is Arr else xb.kind
     shape = sf.broadcast([xa.shape, xb.shape], [la, lb])
-    if shape is None and xa.shape is not None and xb.shape is not None:
+    if xa.shape is not None and xb.shape is not None and _leading_lost(shape, xa.shape, xb.shape):
         call.cannot_tell(
             f"{la} {fmt_shape(xa.shape)} and {lb} {fmt_shape(xb.shape)} have "
             f"variadic axes that cannot be lined up: only their last common "
-            f"axes are compared, and the result's shape is unknown"
+            f"axes are compared, and the result's leading axes are unknown"
         )
     if result == "bool":
         dtypes = frozenset({bool_})
@@ -209,6 +209,15 @@ def binary(call: Call, a, b, result: str, la: str, lb: str):
         if result == "float" and dtypes is not None and not is_float(dtypes):
             dtypes = frozenset({default_float(kind)})
     return Arr(kind, dtypes, shape)
+
+
+def _leading_lost(shape, *given) -> bool:
+    """Whether a broadcast of shapes ``given`` lost their leading axes: no result, or
+    one led by a ``...`` of unknown origin none of them has."""
+    if shape is None:
+        return True
+    rest = sf.split_rest(shape)[1]
+    return rest is Rest(None) and all(d is not rest for g in given for d in g)
 
 
 class Where(Rule):

@@ -176,7 +176,9 @@ def broadcast(shapes, labels) -> tuple | None:
     if all(rest.anonymous for _, rest in heads):
         # The ``...`` of two parameters: some leading axes, then the broadcast ones.
         return (joint_rest(rest for _, rest in heads), *out)
-    return None
+    # Leading axes of different batches (``(b, ..., 3)`` against ``(*B, 1)``): how
+    # they meet is not known, the broadcast last axes are.
+    return (Rest(None), *out) if out else None
 
 
 def _rest_meets_fixed(parts) -> None:

@@ -60,7 +60,7 @@ class Repeat(Rule):
             return x.with_(shape=(None,) * len(counts), origin=None, contiguous=True)
         if (
             counts is None
-            or any(type(c) is not Dim for c in counts)
+            or any(type(c) is Rest for c in counts)
             or x.shape is None
             or x.rank is None
         ):
@@ -76,7 +76,8 @@ class Repeat(Rule):
         shape = [*counts[:lead]]
         for d, c in zip(x.shape, counts[lead:]):
             d = _size(d)
-            shape.append(None if d is None else d * c)
+            # a count not known (``n_views``) gives an axis of unknown size
+            shape.append(None if d is None or type(c) is not Dim else d * c)
         return x.with_(shape=tuple(shape), origin=None, contiguous=True)
 
 
