@@ -509,3 +509,32 @@ def test_batches_that_cannot_be_lined_up_keep_the_broadcast_last_axes():
     assert found == ["revealed: t * p is float[...,3](torch)"]
     notes = [d.message for d in check_source(LEADING, "leading.py", strict=True)]
     assert any("cannot be lined up" in m for m in notes)
+
+
+PARTLY_KNOWN = """
+import einx
+import torch
+from einops import einsum, rearrange
+from jaxtyping import Bool, Float
+from torch import Tensor
+
+
+def f(m, x: Float[Tensor, "b n 3"], c: Float[Tensor, "b 1 3"], ids: Float[Tensor, "b n"],
+      cond: Bool[Tensor, "b n"], t: Float[Tensor, "... Cc"]):
+    reveal_type(einx.where("b n, b n d, -> b n d", m, x, 0.0))
+    reveal_type(einsum(m, x, "b i j, b n j -> b n i"))
+    reveal_type(einsum(m, c, "b i j, b ... j -> b ... i"))
+    reveal_type(torch.where(cond, m, ids))
+    reveal_type(rearrange(t, "B N Cc -> (B N) Cc"))
+"""
+
+
+def test_an_operand_nothing_is_known_about_lets_the_others_give_the_result():
+    found = [d.message for d in check_source(PARTLY_KNOWN, "partly.py") if d.code == "reveal"]
+    assert [m.split(" is ", 1)[1] for m in found] == [
+        "float[b,n,3](torch)",
+        "?[b,n,?](torch)",
+        "?[b,1,?](torch)",
+        "?[...,b,n](torch)",
+        "float[?,Cc](torch)",
+    ]

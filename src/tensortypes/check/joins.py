@@ -231,6 +231,8 @@ def _same_layer(a, b, depth: int = 0) -> bool:
         if a.items is None or b.items is None:
             return False
         return _same_layer(a.items, b.items, depth)
+    if type(a) is IntV and type(b) is IntV:  # ``nn.Linear(dim, dim_inner)``: sizes alike
+        return a.dim is not None and b.dim is not None and bool(dims.eq(a.dim, b.dim))
     try:
         return bool(a == b)
     except Exception:  # a value whose comparison is not a bool

@@ -132,7 +132,7 @@ def _half_known(loss: Loss, call: Call, x, t, reduction):
     0-d float for a reduction, else the known operand's shape where the contract
     makes the two alike (the elementwise losses; the target of a class loss)."""
     known = x if type(x) is Arr else t if type(t) is Arr else None
-    if known is None or UNKNOWN not in (x, t):
+    if known is None or (x is not UNKNOWN and t is not UNKNOWN):
         return UNKNOWN
     mode = reduction.value if type(reduction) is StrV else ("mean" if reduction is None else None)
     dtypes = x.dtypes if type(x) is Arr and x.dtypes is not None else None

@@ -18,7 +18,7 @@ from ..binding import Binder, dtype_problem
 from ..diagnostics import CheckFailure
 from ..shapetext import parse_shape
 from ..sizes import agree, same_size
-from ..symbolic import UNKNOWN, Arr, Rest, TupleV, fmt_dtypes, fmt_shape
+from ..symbolic import UNKNOWN, Arr, Ref, Rest, TupleV, Unknown, fmt_dtypes, fmt_shape
 from . import shapefns as sf
 from .access import nonzero_tuple
 from .base import (
@@ -235,13 +235,25 @@ class Where(Rule):
                 return UNKNOWN
             return nonzero_tuple(cond, call.line)
         found = [as_array(v, call.kind) for v in values]
-        arrays = [a for a in found if a is not None]
-        if len(arrays) < len(found):
+        if not any(type(v) is Arr for v in values):
+            return UNKNOWN
+        # a value nothing is known about (a number or an array) broadcasts as an array
+        # of unknown shape: the known operands still give the last axes
+        arrays = [
+            a if a is not None else Arr(call.kind, None, None) if type(v) in _OPAQUE else None
+            for a, v in zip(found, values)
+        ]
+        if any(a is None for a in arrays):
             return UNKNOWN
         shape = sf.broadcast([a.shape for a in arrays], [call.label(i) for i in range(3)])
         kind = next((v.kind for v in values if type(v) is Arr), call.kind)
+        if any(type(v) in _OPAQUE for v in values[1:]):
+            return Arr(kind, None, shape)
         dtypes = promote(scalar_dtype(values[1], kind), scalar_dtype(values[2], kind), kind)
         return Arr(kind, dtypes, shape)
+
+
+_OPAQUE = (Unknown, Ref)
 
 
 class MaskedFill(Rule):

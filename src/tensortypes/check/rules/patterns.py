@@ -35,6 +35,7 @@ from ..symbolic import (
     ListV,
     StrV,
     TupleV,
+    Unknown,
     fmt_dim,
     fmt_shape,
     unrelated,
@@ -89,6 +90,10 @@ def _array_axes(shape, count: int, has_ellipsis: bool, head: int, what: str, lab
     prefix, rest, suffix = sf.split_rest(shape)
     tail = count - head
     if rest is not None:
+        if not has_ellipsis and len(prefix) + len(suffix) <= count:
+            # ``"B N Cc"`` of a ``(..., Cc)`` array: the pattern fixes the rank, the
+            # axes of the ``...`` are the named ones it leaves (sizes not known)
+            return (*prefix, *(None,) * (count - len(prefix) - len(suffix)), *suffix), ()
         if not has_ellipsis or head > len(prefix) or tail > len(suffix):
             return None
         named = (*shape[:head], *shape[len(shape) - tail :])
@@ -205,7 +210,13 @@ def einsum(
             f"operands but {len(operands)} are given",
         )
     if any(type(x) is not Arr for x in operands):
-        return UNKNOWN
+        # an unknown operand binds nothing; the others still bind the result's names
+        if not any(type(x) is Arr for x in operands) or any(
+            type(x) not in (Arr, Unknown) for x in operands
+        ):
+            return UNKNOWN
+        known = next(x for x in operands if type(x) is Arr)
+        operands = [x if type(x) is Arr else Arr(known.kind, None, None) for x in operands]
     sizes = _Sizes(f"{what} {equation!r}", call.facts, code)
     ellipses: list = []
     counts: dict = {}
@@ -223,7 +234,7 @@ def einsum(
         if axes is None:
             for n in names:
                 sizes.bind(n, None, label)
-            ellipses.append(None)
+            ellipses.append(None if cut is not None else ())  # no ``...``: no axes there
             continue
         named, rest = axes
         for n, d in zip(names, named):
@@ -641,6 +652,15 @@ def _einx_output(groups: list) -> str | None:
     return distinct.pop()
 
 
+def _ranked(group: str, value, kind):
+    """An operand of an einx pattern: an unknown value given for a group of names
+    alone (``"b m"``) is an array of that rank whose sizes are not known, so the
+    other operands still bind the result's names."""
+    if type(value) is Unknown and "..." not in group:
+        return Arr(kind, None, (None,) * len(group.split()))
+    return value
+
+
 class EinxElementwise(Rule):
     """``einx.subtract("thresholds, ... -> ... thresholds", t, d)`` and the other
     elementwise operations of einx: the pattern first, then one operand per
@@ -674,6 +694,7 @@ class EinxElementwise(Rule):
                 return UNKNOWN
             rhs = found
         operands = list(call.args[1:])
+        kind = next((x.kind for x in operands if type(x) is Arr), call.kind)
         what = f"einx.{self.op}"
         if len(groups) != len(operands):
             raise CheckFailure(
@@ -681,9 +702,11 @@ class EinxElementwise(Rule):
                 f"{what}: the pattern {pattern!r} has {len(groups)} operands "
                 f"but {len(operands)} are given",
             )
-        kept = [(g, x, i) for i, (g, x) in enumerate(zip(groups, operands)) if g]
+        kept = [(g, _ranked(g, x, kind), i) for i, (g, x) in enumerate(zip(groups, operands)) if g]
         if not kept or any(type(x) is not Arr for _, x, _ in kept):
             return UNKNOWN
+        if all(x.shape is None or all(d is None for d in x.shape) for _, x, _ in kept):
+            return UNKNOWN  # nothing known to bind
         equation = ", ".join(g for g, _, _ in kept) + " -> " + rhs.strip()
         labels = [call.label(i + 1) for _, _, i in kept]
         value = einsum(
