@@ -239,13 +239,12 @@ class Where(Rule):
             return UNKNOWN
         # a value nothing is known about (a number or an array) broadcasts as an array
         # of unknown shape: the known operands still give the last axes
-        arrays = [
-            a if a is not None else Arr(call.kind, None, None) if type(v) in _OPAQUE else None
-            for a, v in zip(found, values)
-        ]
-        if any(a is None for a in arrays):
-            return UNKNOWN
-        shape = sf.broadcast([a.shape for a in arrays], [call.label(i) for i in range(3)])
+        shapes = []
+        for a, v in zip(found, values):
+            if a is None and type(v) not in _OPAQUE:
+                return UNKNOWN
+            shapes.append(a.shape if a is not None else None)
+        shape = sf.broadcast(shapes, [call.label(i) for i in range(3)])
         kind = next((v.kind for v in values if type(v) is Arr), call.kind)
         if any(type(v) in _OPAQUE for v in values[1:]):
             return Arr(kind, None, shape)
