@@ -538,3 +538,36 @@ def test_an_operand_nothing_is_known_about_lets_the_others_give_the_result():
         "?[...,b,n](torch)",
         "float[?,Cc](torch)",
     ]
+
+
+OPAQUE = """
+import torch
+from jaxtyping import Float
+from torch import Tensor
+import somelib
+
+
+def f(x: Float[Tensor, "a b"], u, names: list[str]):
+    reveal_type(x == somelib.PAD)
+    reveal_type(x + u)
+    reveal_type(somelib.rot * x)
+    first, second = (x == u).chunk(2)
+    reveal_type(first)
+    reveal_type(torch.tensor([len(n) for n in names]))
+    reveal_type(len(names))
+"""
+
+
+def test_a_comparison_with_an_unknown_value_is_a_mask_and_arithmetic_stays_unknown():
+    # the value compared may be a number or an array: some leading axes, then the
+    # array's own; arithmetic with an unknown value (an object may define ``*``) and
+    # an axis of those leading axes stay unknown; a list parameter has a length
+    found = [d.message for d in check_source(OPAQUE, "opaque.py") if d.code == "reveal"]
+    assert [m.split(" is ", 1)[1] for m in found] == [
+        "bool[...,a,b](torch)",
+        "unknown",
+        "unknown",
+        "bool[...,?,b](torch)",
+        "i64[len(names)](torch)",
+        "int len(names)",
+    ]

@@ -20,7 +20,7 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim, split_linear
 
 from .sizes import agree, equal_under_facts, same_size
-from .symbolic import OWN_REST, Bcast, Rest, fmt_dim, fmt_shape
+from .symbolic import OWN_REST, Bcast, Rest, fmt_dim, fmt_shape, is_list_length
 
 __all__ = ["Binder", "Mismatch", "dtype_problem"]
 
@@ -152,6 +152,8 @@ class Binder:
             return
         if type(a) is Dim and same_size(expected, a, self.facts):
             return
+        if is_list_length(a) and type(expected) is Dim and expected.is_constant:
+            return  # ``-> Int[Tensor, "3"]`` of a list's items: the annotation tells its length
         if self.soft and p.free_symbols & self.soft and dims.eq(expected, a) is not False:
             return
         names = tuple(sorted(p.free_symbols))

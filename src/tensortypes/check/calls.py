@@ -24,7 +24,7 @@ from .defs import wrapper_return
 from .diagnostics import CheckFailure
 from .expr import SOME_TENSOR, Labels, attr_key, label_of, sized_call
 from .frame import Frame
-from .joins import element_of, join_all, join_values, may_be_none
+from .joins import element_of, join_all, join_values, length_of, may_be_none
 from .modinfo import REGISTERS
 from .rules import function_rule, layer_rule, loss_rule, method_rule
 from .rules import distributions
@@ -281,9 +281,36 @@ class CallMixin(CheckerHost):
         # int variables given as sizes (``rearrange(x, p, n=seq)``): where each was set
         operands += [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is IntV]
         operands += [(labels.nodes.get(k), v) for k, v in kwargs.items() if type(v) is IntV]
-        result = self.with_notes(lambda: rule.apply(call), operands, frame)
+
+        def apply(given, named):
+            again = Call(name, given, named, labels, kind, star)
+            again.facts, again.line = call.facts, call.line
+            return rule.apply(again)
+
+        result = self.shape_past_dtype(
+            lambda: rule.apply(call), apply, args, kwargs, operands, node, frame
+        )
         self.unsure_notes(call, node)
         return result
+
+    def shape_past_dtype(self, compute, again, args, kwargs, operands, node, frame):
+        """``compute()`` with notes on a failure; a ``dtype`` failure (``nn.Embedding``
+        given float indices an annotation says are floats) is reported and the value
+        is ``again`` of the arguments without their dtypes: the shape still follows,
+        for what the code does next."""
+        try:
+            return self.with_notes(compute, operands, frame)
+        except CheckFailure as failure:
+            if failure.code != "dtype":
+                raise
+            self.fail(node, failure, frame)
+        loose = [a.with_(dtypes=None) if type(a) is Arr else a for a in args]
+        named = {k: v.with_(dtypes=None) if type(v) is Arr else v for k, v in kwargs.items()}
+        try:
+            value = again(loose, named)
+        except CheckFailure:
+            return UNKNOWN
+        return value if type(value) is Arr else UNKNOWN
 
     def _invoker(self, node, frame, labels=None):
         first = labels.nodes.get(0) if labels is not None else None
@@ -437,6 +464,8 @@ class CallMixin(CheckerHost):
                 return IntV(d if type(d) is Dim else None)
             if type(first) in (TupleV,) or (type(first) is ListV and first.items is not None):
                 return IntV(dims.const(len(first.items)))
+            if type(first) is ListV and first.length is not None:
+                return IntV(first.length)  # ``len(names)`` of a list parameter
             return IntV()
         if name == "round" and len(args) > 1:
             return first if type(first) in (FloatV, IntV) else UNKNOWN
@@ -489,7 +518,12 @@ class CallMixin(CheckerHost):
                     items = tuple(IntV(dims.const(v)) for v in values)
                     return ListV(items, IntV(), "range")
         if name in ("range", "zip", "enumerate", "reversed", "map", "filter"):
-            return ListV(None, _iterated(name, args), "range" if name == "range" else "iterator")
+            return ListV(
+                None,
+                _iterated(name, args),
+                "range" if name == "range" else "iterator",
+                _iterated_length(name, args),
+            )
         if name == "super":
             return Ref("builtins.super()")
         return UNKNOWN
@@ -707,7 +741,21 @@ class CallMixin(CheckerHost):
         call.invoke = self._invoker(node, frame, labels)
         call.facts = frame.facts
         operands = [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is Arr]
-        return self.with_notes(lambda: layer_forward(layer, list(args), call), operands, frame)
+
+        def forward(given, named):
+            again = Call(layer.rule.name, given, named, labels, "torch")
+            again.invoke, again.facts = call.invoke, call.facts
+            return layer_forward(layer, list(given), again)
+
+        return self.shape_past_dtype(
+            lambda: layer_forward(layer, list(args), call),
+            forward,
+            args,
+            kwargs,
+            operands,
+            node,
+            frame,
+        )
 
 
 def _listed_operands(node, value) -> list:
@@ -814,6 +862,22 @@ def _iterated(name: str, args):
     if name == "reversed" and args:
         return element_of(args[0])
     return UNKNOWN
+
+
+def _iterated_length(name: str, args):
+    """How many elements ``range``, ``enumerate``, ``zip``, ``reversed`` or ``map`` give,
+    when known (``range(n)``: ``n``; ``zip(a, b)`` of two iterables of one length)."""
+    if name == "range":
+        if len(args) == 1 and type(args[0]) is IntV:
+            return args[0].dim
+        return None
+    if name in ("enumerate", "reversed") and len(args) == 1:
+        return length_of(args[0])
+    if name in ("zip", "map") and args:
+        found = [length_of(a) for a in (args if name == "zip" else args[1:])]
+        if found and found[0] is not None and all(f is found[0] for f in found):
+            return found[0]
+    return None
 
 
 def _short_path(path: str) -> str:

@@ -20,7 +20,7 @@ from tensortypes.core.dtypes import bool_
 
 from .host import CheckerHost
 from .diagnostics import CheckFailure
-from .joins import element_of, join_values, may_be_none, strip_none, union_of
+from .joins import element_of, join_values, length_of, may_be_none, strip_none, union_of
 from .rules import dtype_object
 from .rules import shapefns as sf
 from .rules import distributions
@@ -324,7 +324,9 @@ class ExprMixin(CheckerHost):
         items = self.unrolled(node, frame)
         if items is not None:
             return ListV(items)
-        return ListV(None, self.comprehension(node.generators, node.elt, frame))
+        lengths: list = []
+        elem = self.comprehension(node.generators, node.elt, frame, lengths)
+        return ListV(None, elem, length=lengths[0] if lengths else None)
 
     def unrolled(self, node, frame) -> tuple | None:
         """The values of a comprehension's element for each item of the literal it runs
@@ -371,7 +373,9 @@ class ExprMixin(CheckerHost):
         items = self.unrolled(node, frame)
         if items is not None:
             return ListV(items, kind="iterator")
-        return ListV(None, self.comprehension(node.generators, node.elt, frame), "iterator")
+        lengths: list = []
+        elem = self.comprehension(node.generators, node.elt, frame, lengths)
+        return ListV(None, elem, "iterator", lengths[0] if lengths else None)
 
     def e_SetComp(self, node, frame):
         self.comprehension(node.generators, node.elt, frame)
@@ -380,11 +384,17 @@ class ExprMixin(CheckerHost):
     def e_DictComp(self, node, frame):
         return DictV(None, self.comprehension(node.generators, node.value, frame))
 
-    def comprehension(self, generators, elt, frame):
-        """The value of ``elt`` for one element of the generators (its own scope)."""
+    def comprehension(self, generators, elt, frame, lengths=None):
+        """The value of ``elt`` for one element of the generators (its own scope).
+        ``lengths`` gets the number of elements when one ``for`` without ``if`` runs
+        over an iterable of known length."""
         inner = frame.copy()
         for gen in generators:
             iterable = self.eval(gen.iter, inner)
+            if lengths is not None and len(generators) == 1 and not gen.ifs:
+                found = length_of(iterable)
+                if found is not None:
+                    lengths.append(found)
             self.quiet += 1  # unpacking a joined element is approximate: no report
             try:
                 self.assign(gen.target, element_of(iterable), inner, gen.iter, declared=False)

@@ -61,6 +61,7 @@ from .symbolic import (
     ClassV,
     InstV,
     IntV,
+    ListV,
     NoneV,
     Rest,
     TupleV,
@@ -71,6 +72,7 @@ from .symbolic import (
     anonymized,
     fmt_dim,
     fmt_shape,
+    list_length,
     own_rest,
 )
 from .typelang import class_type, describe
@@ -372,6 +374,9 @@ class Checker(
                 seen.add(made)
                 found.append((made, *hop))
                 todo.append((made, after))
+        named = {d for d in shape if type(d) is Dim and d.is_symbol and str(d) in frame.where}
+        if named and len(found) < _HOPS:
+            found.extend(_renamed_hops(frame, line, named, assigns, assigned, seen))
         return tuple(found)
 
     def gave_up(self, node, message: str) -> None:
@@ -751,6 +756,9 @@ class Checker(
                         frame.where.setdefault("*" + d.name, f"{name} (line {line})")
             if type(value) is Arr:
                 value = value.with_(origin=f"parameter at line {line}")
+            elif type(value) is ListV and value.kind == "list" and value.items is None:
+                # ``names: list[str]``: a length of its own (``len(names)``)
+                value = ListV(None, value.elem, "list", list_length(name))
             if (
                 isinstance(default, ast.Constant)
                 and default.value is None
@@ -775,6 +783,36 @@ class Checker(
 
 _PATHS = 4  # paths a function's body is walked on at most (see exec_paths)
 _HOPS = 6  # statements the notes of one operand follow back (see size_hops)
+
+
+def _renamed_hops(frame, line: int, named: set, assigns, assigned, seen) -> list:
+    """The hops to an int variable that holds a parameter's size under another name
+    (``t`` of ``_b, t = idx.size()`` is ``batch``), through the arrays that carry
+    that size from it to the statement at ``line`` (``pos = torch.arange(0, t)``,
+    then ``pos_emb = self.wpe(pos)``): where a size reached a shape under a name
+    that is not its own, the usual place of a swapped unpacking. Empty when no such
+    variable is found within four statements."""
+    todo: list = [(line, [])]
+    visited = set(seen)
+    while todo:
+        at, path = todo.pop(0)
+        stmt = assigns.get(at)
+        if stmt is None or stmt.value is None or len(path) >= 4:
+            continue
+        for sub in ast.walk(stmt.value):
+            if type(sub) is not ast.Name or type(sub.ctx) is not ast.Load:
+                continue
+            value = frame.vars.get(sub.id)
+            made = _last_assignment(assigned, sub.id, at)
+            if made is None or made in visited:
+                continue
+            if type(value) is IntV and value.dim in named and str(value.dim) != sub.id:
+                return [*path, (made, f"{sub.id} is {fmt_dim(value.dim)}", sub.id)]
+            if type(value) is Arr and value.shape is not None and named & set(value.shape):
+                visited.add(made)
+                said = f"{sub.id} is {fmt_shape(value.shape)}"
+                todo.append((made, [*path, (made, said, sub.id, "array")]))
+    return []
 
 
 class _Pos:

@@ -53,7 +53,15 @@ from .symbolic import (
 from .rules import function_rule
 from .typelang import join_kinds
 
-__all__ = ["join_values", "join_all", "join_shapes", "strip_none", "may_be_none", "element_of"]
+__all__ = [
+    "join_values",
+    "join_all",
+    "join_shapes",
+    "strip_none",
+    "may_be_none",
+    "element_of",
+    "length_of",
+]
 
 _NUMBERS = frozenset({IntV, FloatV, BoolV})
 
@@ -202,7 +210,10 @@ def join_values(a: Value, b: Value) -> Value:
             return join_kinds(a, b)
         if a.items == () or b.items == ():  # an empty literal adds no element kind
             return ListV(None, element_of(b if a.items == () else a))
-        return ListV(None, join_values(element_of(a), element_of(b)))
+        same = a.length is not None and a.length is b.length
+        return ListV(
+            None, join_values(element_of(a), element_of(b)), length=a.length if same else None
+        )
     if type(a) is DTypeV and type(b) is DTypeV:
         return a if a.dtype is b.dtype else UNKNOWN
     if ta in (Ref, FuncV, ClassV) and a.describe() == b.describe():
@@ -312,6 +323,20 @@ def may_be_none(value: Value) -> bool:
     (True, False)
     """
     return type(value) is UnionV and any(type(v) is NoneV for v in value.items)
+
+
+def length_of(iterable):
+    """How many elements iterating ``iterable`` gives, when known: a size, or None
+    (a list's ``length``, a tuple's items, an array's first axis)."""
+    t = type(iterable)
+    if t is ListV:
+        return iterable.length
+    if t is TupleV:
+        return dims.const(len(iterable.items))
+    if t is Arr and iterable.shape:
+        first = iterable.shape[0]
+        return first if type(first) is Dim else None
+    return None
 
 
 def element_of(iterable):

@@ -79,6 +79,8 @@ __all__ = [
     "is_data_size",
     "call_count",
     "selected_count",
+    "list_length",
+    "is_list_length",
     "counts_unrelated",
     "field_size",
     "is_field_size",
@@ -241,6 +243,7 @@ def _product_printed(symbol: str) -> str:
 
 
 _PRODUCT_NAME = re.compile(_PRODUCT + r"[0-9A-Za-z" + _ESCAPE + r"]*")
+_LENGTH_NAME = re.compile("len\u02e1(\\w+)")
 
 
 def fmt_dim(d) -> str:
@@ -256,6 +259,8 @@ def fmt_dim(d) -> str:
                 text = text.replace(name, _COUNTS[name][0])
         if _PRODUCT in text:
             text = _PRODUCT_NAME.sub(lambda m: _product_printed(m.group(0)), text)
+        if _LENGTH_MARK in text:
+            text = _LENGTH_NAME.sub(lambda m: f"len({m.group(1)})", text)
         return text
     return "?" if d is None else repr(d)
 
@@ -584,15 +589,21 @@ class ListV(Value):
     (``x.unbind()``), a ``Sequence`` that fits any declared type.
     """
 
-    __slots__ = ("items", "elem", "kind")
+    __slots__ = ("items", "elem", "kind", "length")
     elem: Any
     items: Any
     kind: Any
+    length: Any
 
-    def __init__(self, items: tuple | None, elem: Value = UNKNOWN, kind: str = "list"):
+    def __init__(self, items: tuple | None, elem: Value = UNKNOWN, kind: str = "list", length=None):
         object.__setattr__(self, "items", None if items is None else tuple(items))
         object.__setattr__(self, "elem", elem)
         object.__setattr__(self, "kind", kind)
+        # the length of a list whose items are not known, when something tells it (a
+        # comprehension over a list of known length, ``range(n)``): a size, or None
+        object.__setattr__(
+            self, "length", dims.const(len(self.items)) if self.items is not None else length
+        )
 
     def describe(self) -> str:
         return self.kind
@@ -966,6 +977,30 @@ def selected_count(line: int) -> Dim:
     _SELECTED.add(name)
     _DATA.add(name)
     return dims.symbol(name)
+
+
+_LENGTH_MARK = "\u02e1"  # "ˡ": in no name an annotation gives (see list_length)
+
+
+def list_length(name: str) -> Dim:
+    """The length of a list parameter (``names: list[str]``) nothing else tells: a size
+    only the data fixes, printed ``len(names)``, compared with itself and with
+    constants only, as what a mask selects (an annotation cannot name it, so it is
+    never taken to differ from an array's size)."""
+    symbol = f"len{_LENGTH_MARK}{name}"
+    _SELECTED.add(symbol)
+    _DATA.add(symbol)
+    _LENGTHS.add(symbol)
+    return dims.symbol(symbol)
+
+
+_LENGTHS: set = set()
+
+
+def is_list_length(d) -> bool:
+    """Whether size ``d`` is (a constant multiple of, or sum with) list lengths only
+    (:func:`list_length`): what an annotation's constant may tell."""
+    return type(d) is Dim and not d.is_constant and d.free_symbols <= _LENGTHS
 
 
 def selected_unrelated(a: Dim, b: Dim) -> bool:

@@ -37,7 +37,7 @@ class Tagger(nn.Module):
 
     def forward(self, tokens: Float[Tensor, "b t"]) -> Float[Tensor, "b 5"]:
         x = self.embed(tokens)  # E: indices must be an integer tensor
-        return self.out(x)
+        return self.out(x)  # E: expected hidden (in_features) [layer]
 
 
 class Encoder(nn.Module):

@@ -833,3 +833,28 @@ class Guidance:
 
     def step(self, latents: Float[Tensor, "B 4 H W"], t: Int[Tensor, " B"], mode: str) -> Tensor:
         return self.forward_unet(torch.cat([latents] * 2), torch.cat([t] * 2), velocity=mode == "v")
+
+
+class Conformer:
+    def __init__(self, position: Float[Tensor, "a 3"], atom_names: list[str]):
+        self.position = position
+        self.atom_names = atom_names
+
+    def gather(self, query: list[str]) -> tuple[Float[Tensor, "n 3"], Bool[Tensor, " n"]]:
+        lookup = {name: i for i, name in enumerate(self.atom_names)}
+        indices = torch.tensor([lookup.get(name, -1) for name in query])
+        mask = indices != -1
+        return self.position[indices] * mask.unsqueeze(-1), mask
+
+
+class TinyGPT(nn.Module):
+    def __init__(self, vocab: int, block: int, n_embd: int):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, n_embd)
+        self.wpe = nn.Embedding(block, n_embd)
+
+    def forward(self, idx: Int[Tensor, "batch pos"]) -> Tensor:
+        _b, t = idx.size()
+        pos = torch.arange(0, t)
+        tok = self.wte(idx)
+        return tok + self.wpe(pos)

@@ -763,6 +763,11 @@ def _open_chunks(x: Arr, axis: int, count: int):
     if 0 <= axis < len(prefix) or -len(suffix) <= axis < 0:
         size = prefix[axis] if axis >= 0 else suffix[axis]
         return _pieces(x, axis, size, count, "chunk")
+    if rest is Rest(None) and axis >= len(prefix) and suffix:
+        # leading axes of unknown origin (a broadcast with an unknown value) may be
+        # none, so the axis may be the first fixed one: it is unknown
+        piece = x.with_(shape=(*prefix, rest, None, *suffix[1:]), origin=None)
+        return ListV(None, piece, "tuple")
     piece = x.with_(shape=(*prefix, changed_rest(rest, ".chunk"), *suffix), origin=None)
     return ListV(None, piece, "tuple")
 

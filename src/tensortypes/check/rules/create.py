@@ -308,11 +308,12 @@ def literal_array(value, kind):
     if type(value) is Arr:
         return set(value.dtypes) if value.dtypes is not None else None, value.shape
     if type(value) is ListV and value.items is None and value.kind in ("list", "tuple"):
-        # ``[f(x) for x in xs]``: of unknown length, its items numbers: one axis
+        # ``[f(x) for x in xs]``: its items numbers, one axis of its length (the length
+        # of ``xs`` when known)
         elem = (
             literal_array(value.elem, kind) if type(value.elem) in (IntV, BoolV, FloatV) else None
         )
-        return None if elem is None else (elem[0], (None,))
+        return None if elem is None else (elem[0], (value.length,))
     if type(value) not in (TupleV, ListV) or value.items is None:
         return None
     items = value.items

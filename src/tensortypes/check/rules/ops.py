@@ -189,11 +189,20 @@ class Ternary(Rule):
 
 def binary(call: Call, a, b, result: str, la: str, lb: str):
     """The value of an elementwise binary operation on two operands (arrays or scalars)."""
-    xa, xb = as_array(a, call.kind), as_array(b, call.kind)
-    if xa is None or xb is None:
-        return UNKNOWN
     if type(a) is not Arr and type(b) is not Arr:
         return UNKNOWN
+    xa, xb = as_array(a, call.kind), as_array(b, call.kind)
+    if xa is None or xb is None:
+        if result != "bool" or xa is None or type(b) not in _OPAQUE:
+            # an unknown left operand may be an object with its own ``*``; the value of
+            # arithmetic with an unknown one stays unknown (a branch that joins it
+            # would otherwise lend it a shape)
+            return UNKNOWN
+        # ``x == mask_idx``: an array compared with a value nothing is known about (a
+        # number or an array) gives a mask of the array's last axes that cannot be 1,
+        # after some leading axes
+        shape = sf.broadcast([xa.shape, None], [la, lb])
+        return Arr(xa.kind, frozenset({bool_}), shape)
     kind = xa.kind if type(a) is Arr else xb.kind
     shape = sf.broadcast([xa.shape, xb.shape], [la, lb])
     if xa.shape is not None and xb.shape is not None and _leading_lost(shape, xa.shape, xb.shape):
