@@ -758,7 +758,7 @@ class Checker(
                 value = value.with_(origin=f"parameter at line {line}")
             elif type(value) is ListV and value.kind == "list" and value.items is None:
                 # ``names: list[str]``: a length of its own (``len(names)``)
-                value = ListV(None, value.elem, "list", list_length(name))
+                value = ListV(None, value.elem, "list", list_length(name, info.qualname))
             if (
                 isinstance(default, ast.Constant)
                 and default.value is None

@@ -243,7 +243,7 @@ def _product_printed(symbol: str) -> str:
 
 
 _PRODUCT_NAME = re.compile(_PRODUCT + r"[0-9A-Za-z" + _ESCAPE + r"]*")
-_LENGTH_NAME = re.compile("len\u02e1(\\w+)")
+_LENGTH_NAME = re.compile("len\u02e1(\\w+)\u02e1\\w*")
 
 
 def fmt_dim(d) -> str:
@@ -982,12 +982,14 @@ def selected_count(line: int) -> Dim:
 _LENGTH_MARK = "\u02e1"  # "ˡ": in no name an annotation gives (see list_length)
 
 
-def list_length(name: str) -> Dim:
-    """The length of a list parameter (``names: list[str]``) nothing else tells: a size
-    only the data fixes, printed ``len(names)``, compared with itself and with
-    constants only, as what a mask selects (an annotation cannot name it, so it is
-    never taken to differ from an array's size)."""
-    symbol = f"len{_LENGTH_MARK}{name}"
+def list_length(name: str, owner: str = "") -> Dim:
+    """The length of a list parameter ``name`` of function ``owner`` (``names:
+    list[str]``) nothing else tells: a size only the data fixes, printed
+    ``len(names)``, compared with itself and with constants only, as what a mask
+    selects (an annotation cannot name it, so it is never taken to differ from an
+    array's size). Each function's parameter has its own."""
+    scope = re.sub(r"\W", "_", owner)
+    symbol = f"len{_LENGTH_MARK}{name}{_LENGTH_MARK}{scope}"
     _SELECTED.add(symbol)
     _DATA.add(symbol)
     _LENGTHS.add(symbol)
