@@ -571,3 +571,27 @@ def test_a_comparison_with_an_unknown_value_is_a_mask_and_arithmetic_stays_unkno
         "i64[len(names)](torch)",
         "int len(names)",
     ]
+
+
+HALF_KNOWN = """
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+def f(x: Float[Tensor, "b p h r"], u, y: Float[Tensor, "... d"], batch_dims, C: int):
+    reveal_type(torch.cat([x, u], dim=-1))
+    reveal_type(torch.cat([y, u], dim=-1))
+    reveal_type(batch_dims + (C, 2))
+    reveal_type(torch.eye(4).expand(batch_dims + (C, -1, -1)))
+"""
+
+
+def test_a_join_with_an_unknown_part_and_sizes_after_unknown_ones():
+    found = [d.message for d in check_source(HALF_KNOWN, "half.py") if d.code == "reveal"]
+    assert [m.split(" is ", 1)[1] for m in found] == [
+        "?[b,p,h,?](torch)",
+        "?[...,?](torch)",
+        "shape (..., C, 2)",
+        "f32[...,C,4,4](torch)",
+    ]

@@ -46,6 +46,7 @@ from .symbolic import (
     MethodV,
     NoneV,
     Ref,
+    Rest,
     ShapeV,
     StrV,
     TupleV,
@@ -718,6 +719,17 @@ class ExprMixin(CheckerHost):
                     *(right.items if tr is TupleV else (right,)),
                 ]
             )
+        if (
+            op == "+"
+            and Unknown in (tl, tr)
+            and TupleV in (tl, tr)
+            and all(type(v) is IntV for v in (left if tl is TupleV else right).items)
+        ):
+            # ``batch_dims + (C, H, W)`` of a tuple not known: some sizes, then these
+            # (or these, then some sizes)
+            some = ShapeV((Rest(None),))
+            known = (left if tl is TupleV else right).items
+            return sizes_value([some, *known] if tl is Unknown else [*known, some])
         if tl is TupleV and tr is IntV and op == "*" and int_const(right) is not None:
             return TupleV(left.items * max(int_const(right), 0))
         if tl is ListV and tr is ListV and op == "+":

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tensortypes.core.dims import Dim
 from tensortypes.core.dtypes import (
     DType,
     as_dtype,
@@ -242,10 +243,13 @@ def dims_of(values) -> tuple | None:
         values = values[0].items
     elif len(values) == 1 and type(values[0]) is Unknown:
         return None
-    out = []
+    out: list = []
     for v in values:
         if type(v) is ShapeV:
-            out.extend(v.entries)
+            # a literal -1 among them (``batch_dims + (C, -1, -1)``) is -1, as alone
+            out.extend(
+                -1 if type(d) is Dim and d.is_constant and d.value == -1 else d for d in v.entries
+            )
         else:
             out.append(dim_of(v))
     return tuple(out)

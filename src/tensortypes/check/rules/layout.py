@@ -361,7 +361,9 @@ class Concat(ParamRule):
             grown = _grown(call, bound, self.params, new_axis=False)
             if grown is not None:
                 return grown
-        if arrays is None:
+        if arrays is None or (
+            any(a.shape is None for a in arrays) and any(a.shape is not None for a in arrays)
+        ):
             return self._partly_known(call, bound)
         axis = self.fixed_axis
         if axis is None:
@@ -405,7 +407,11 @@ class Concat(ParamRule):
         if not isinstance(value, (TupleV, ListV)) or not value.items or self.promote_1d:
             return UNKNOWN
         items = value.items
-        known = [a for a in (as_array(v, call.kind) for v in items) if a is not None]
+        known = [
+            a
+            for a in (as_array(v, call.kind) for v in items)
+            if a is not None and a.shape is not None
+        ]
         axis = self.fixed_axis
         if axis is None:
             given = bound.get(self.params[1])
@@ -413,17 +419,18 @@ class Concat(ParamRule):
         if not known or axis is None:
             return UNKNOWN
         shape = known[0].shape
-        if (
-            shape is None
-            or sf.split_rest(shape)[1] is not None
-            or not -len(shape) <= axis < len(shape)
-        ):
+        prefix, rest, suffix = sf.split_rest(shape)
+        if rest is not None:
+            # ``(..., h, r)`` joined along ``-1`` (or a leading axis before the ``...``)
+            if not (-len(suffix) <= axis < 0 or 0 <= axis < len(prefix)):
+                return UNKNOWN
+            axis = axis if axis >= 0 else len(shape) + axis
+        elif not -len(shape) <= axis < len(shape):
             return UNKNOWN
         axis %= len(shape)
         for a in known[1:]:
             if a.shape != shape and (
-                a.shape is None
-                or len(a.shape) != len(shape)
+                len(a.shape) != len(shape)
                 or any(a.shape[i] != shape[i] for i in range(len(shape)) if i != axis)
             ):
                 return UNKNOWN
