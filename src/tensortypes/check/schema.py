@@ -170,6 +170,14 @@ class SchemaMixin(CheckerHost):
             if init is not None:
                 names += [n for n in setup_calls(init.node) if n not in names]
             todo.extend(self.base_infos(cls))
+        # a setup method's own setup calls build the instance too (threestudio's
+        # ``configure`` calls ``self.prepare_embeddings(path)``), each after it
+        for name in list(names):
+            method = info.methods.get(name)
+            if method is not None and name != "__init__":
+                for inner in setup_calls(method.node):
+                    if inner not in names and len(names) < 16:
+                        names.append(inner)
         walked = [
             n
             for n in names

@@ -673,3 +673,21 @@ class TinyGPT(nn.Module):
         pos = torch.arange(0, t)
         tok = self.wte(idx)  # E: indices must be an integer tensor [dtype]
         return tok + self.wpe(pos)  # E: axis -2 has sizes pos and batch [broadcast]
+
+
+class ZeroGuidance:
+    def __init__(self, image: Float[Tensor, "1 3 256 256"]):
+        self.image = image
+        self.configure()
+
+    def configure(self) -> None:
+        self.prepare_embeddings()
+
+    def prepare_embeddings(self) -> None:
+        self.c_crossattn, self.c_concat = self.embeds(self.image)
+
+    def embeds(self, img: Float[Tensor, "B 3 256 256"]) -> tuple[Float[Tensor, "B 1 768"], Float[Tensor, "B 4 32 32"]]:
+        return img.new_zeros(img.shape[0], 1, 768), img.new_zeros(img.shape[0], 4, 32, 32)
+
+    def get_cond(self, T: Float[Tensor, "B 1 4"]) -> Tensor:
+        return torch.cat([self.c_crossattn.repeat(len(T), 1), T], dim=-1)  # E: 2 repeat counts for an array of rank 3 [rank]
