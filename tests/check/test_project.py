@@ -717,3 +717,19 @@ class M(nn.Module):
 """)
     found = check_paths([tmp_path], cache=False, jobs=1)
     assert _codes(found, "model.py") == [(13, "broadcast")]
+
+
+def test_an_int_constant_read_through_the_module_it_is_in(tmp_path):
+    # ``from pkg import geom as g; g.SIZE``: the constant, as ``from pkg.geom import SIZE``
+    pkg = _project(
+        tmp_path,
+        """\
+from pkg import geom as g
+from pkg.typing import *
+def f(x: Float[Tensor, "b 16"]) -> Float[Tensor, "b 4"]:
+    return x[:, : g.SIZE]
+""",
+    )
+    found = [d for d in check_paths([pkg], cache=False, jobs=1) if d.path.endswith("use.py")]
+    assert [(d.line, d.code) for d in found if d.severity == "error"] == [(4, "return")]
+    assert "16" in next(d.message for d in found if d.severity == "error")

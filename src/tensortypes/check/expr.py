@@ -510,6 +510,10 @@ class ExprMixin(CheckerHost):
             if path in ("numpy.newaxis", "jax.numpy.newaxis"):
                 return NONE
             found = dtype_object(path)
+            if found is None and self.module is not None and self.module.project is not None:
+                constant = self.module.project.constant(path, self.module.local)
+                if constant is not None:  # ``rc.NUM_TOKENS`` of a project module
+                    return IntV(dims.const(constant))
             return DTypeV(found) if found is not None else Ref(path)
         if t is UnionV and may_be_none(receiver):
             receiver = self.check_optional(receiver, node.value, frame)
