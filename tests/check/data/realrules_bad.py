@@ -691,3 +691,12 @@ class ZeroGuidance:
 
     def get_cond(self, T: Float[Tensor, "B 1 4"]) -> Tensor:
         return torch.cat([self.c_crossattn.repeat(len(T), 1), T], dim=-1)  # E: 2 repeat counts for an array of rank 3 [rank]
+
+
+def masked_mean_of(mask: Bool[Tensor, "..."], value: Tensor, dim: int) -> Tensor:
+    mask = mask.expand(*value.shape)
+    return torch.sum(mask * value, dim=dim) / torch.sum(mask, dim=dim).clamp(min=1)
+
+
+def plddt_of(logits: Float[Tensor, "... a bins"], mask: Bool[Tensor, "... a"]) -> Tensor:
+    return masked_mean_of(mask, logits, dim=-1)  # E: expand: axis of size a cannot be expanded to bins [broadcast]

@@ -876,3 +876,13 @@ class ZeroGuidance:
 
     def get_cond(self, T: Float[Tensor, "B 1 4"]) -> Tensor:
         return torch.cat([self.c_crossattn.repeat(len(T), 1, 1), T], dim=-1)
+
+
+def masked_mean_of(mask: Bool[Tensor, "..."], value: Tensor, dim: int) -> Tensor:
+    mask = mask.expand(*value.shape)
+    return torch.sum(mask * value, dim=dim) / torch.sum(mask, dim=dim).clamp(min=1)
+
+
+def plddt_of(logits: Float[Tensor, "... a bins"], mask: Bool[Tensor, "... a"]) -> Tensor:
+    expectations = logits.softmax(-1).sum(-1)
+    return masked_mean_of(mask, expectations, dim=-1)

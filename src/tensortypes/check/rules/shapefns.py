@@ -645,8 +645,28 @@ def expand_shape(shape, sizes):
     """``expand(*sizes)``: -1 keeps an axis; an existing axis must be 1 or the new size."""
     if shape is None:
         return tuple(None if type(d) is int else d for d in sizes)
-    if split_rest(shape)[1] is not None:
-        return None
+    prefix, rest, suffix = split_rest(shape)
+    if rest is not None:
+        # ``(..., a)`` expanded to ``(*value.shape)`` of ``(..., a, bins)``: the fixed
+        # last axes meet the last sizes (NumPy's alignment from the right)
+        tail = split_rest(sizes)[2] if any(type(d) is Rest for d in sizes) else sizes
+        if prefix or len(tail) < len(suffix):
+            return None
+        out = list(sizes)
+        for k in range(1, len(suffix) + 1):
+            old, new = suffix[-k], out[-k]
+            if type(new) is int and new == -1:
+                out[-k] = old
+            elif not (
+                old is None or new is None or is_one(old) or type(old) is Bcast or agree(old, new)
+            ):
+                raise CheckFailure(
+                    "broadcast",
+                    f"expand: axis of size {fmt_dim(old)} cannot be "
+                    f"expanded to {fmt_dim(new)}"
+                    f"{why_different(old, new, broadcast=True)}",
+                )
+        return tuple(None if type(d) is int else d for d in out)
     if len(sizes) < len(shape):
         raise CheckFailure(
             "rank",
