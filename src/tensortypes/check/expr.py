@@ -532,6 +532,18 @@ class ExprMixin(CheckerHost):
             return distributions.attribute(receiver, attr)
         if t is TupleV and attr in ("values", "indices") and len(receiver.items) == 2:
             return receiver.items[attr == "indices"]
+        if (
+            (t is TupleV and receiver.plain) or (t is ListV and receiver.kind == "tuple")
+        ) and not hasattr(tuple, attr):
+            # ``idx = torch.where(mask)`` then ``idx.item()``: a tuple of arrays
+            self.report(
+                node,
+                "attr",
+                f"tuple has no attribute {attr!r}: {label_of(node.value)} is a tuple of "
+                f"arrays (unpack it, `{label_of(node.value)}, *_ = ...`, or take [0])",
+                self.assigned_note(node.value, "a tuple of arrays", frame),
+            )
+            return UNKNOWN
         if t in (StrV, ListV, TupleV, IntV, FloatV, DTypeV, DictV):
             if t is DTypeV and attr == "is_floating_point":
                 return MethodV(receiver, attr)

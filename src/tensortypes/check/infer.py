@@ -216,6 +216,26 @@ class Checker(
                 notes.append(text)
         return CheckFailure(failure.code, failure.message, notes)
 
+    def assigned_note(self, node, what: str, frame) -> list:
+        """A located note on the line that assigned variable ``node`` the value an
+        error is about (``what``), when the function walked assigned it before."""
+        func = frame.func.node if frame is not None and frame.func is not None else None
+        if not isinstance(node, ast.Name) or func is None:
+            return []
+        made = _last_assignment(_assignments(func)[1], node.id, node.lineno)
+        if made is None or made == node.lineno:
+            return []
+        said = f"{node.id} is {what} here"
+        return [
+            ShapeNote(
+                f"{node.id}: {what}, assigned at line {made}",
+                0,
+                node.id,
+                what,
+                sources=((made, said, node.id, "said"),),
+            )
+        ]
+
     def number_note(self, node, value, frame) -> str | None:
         """``seq: 3, assigned at line 4143``: an int variable given to a failed
         operation (``rearrange(x, p, n=seq)``), and the line of the function that set

@@ -115,6 +115,11 @@ def shape_origin(note, used_at: int, source_lines) -> list:
                 said = f"{shape} here, and {note.name} {note.shape} is made from it"
             elif size[1:] == ["number"]:  # an int variable the operation was given
                 said = f"{shape} here"
+            elif size[1:] == ["said"]:  # a line and what it made, as written
+                found.append(
+                    (line, _column(source_lines[line - 1]), f"{shape} (used at line {used_at})")
+                )
+                continue
             elif size[1:] == ["call"]:  # the line of a callee that fails for a call
                 found.append(
                     (line, _column(source_lines[line - 1]), f"{shape} (the call at line {used_at})")

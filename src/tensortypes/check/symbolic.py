@@ -568,13 +568,17 @@ NONE = NoneV()
 
 
 class TupleV(Value):
-    """A tuple of known length (``x.shape`` gives one of ``IntV``)."""
+    """A tuple of known length (``x.shape`` gives one of ``IntV``). ``plain``: a
+    ``tuple`` itself, not a named tuple or ``torch.Size`` (``torch.where(mask)``),
+    so it has no attribute but ``count`` and ``index``."""
 
-    __slots__ = ("items",)
+    __slots__ = ("items", "plain")
     items: Any
+    plain: Any
 
-    def __init__(self, items: tuple):
+    def __init__(self, items: tuple, plain: bool = False):
         object.__setattr__(self, "items", tuple(items))
+        object.__setattr__(self, "plain", plain)
 
     def describe(self) -> str:
         return "tuple[" + ", ".join(v.describe() for v in self.items) + "]"

@@ -700,3 +700,8 @@ def masked_mean_of(mask: Bool[Tensor, "..."], value: Tensor, dim: int) -> Tensor
 
 def plddt_of(logits: Float[Tensor, "... a bins"], mask: Bool[Tensor, "... a"]) -> Tensor:
     return masked_mean_of(mask, logits, dim=-1)  # E: expand: axis of size a cannot be expanded to bins [broadcast]
+
+
+def bond_atoms(left: Bool[Tensor, "... n"]) -> int:
+    left_idx = torch.where(left)
+    return left_idx.item()  # E: tuple has no attribute 'item' [attr]

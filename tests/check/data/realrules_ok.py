@@ -886,3 +886,8 @@ def masked_mean_of(mask: Bool[Tensor, "..."], value: Tensor, dim: int) -> Tensor
 def plddt_of(logits: Float[Tensor, "... a bins"], mask: Bool[Tensor, "... a"]) -> Tensor:
     expectations = logits.softmax(-1).sum(-1)
     return masked_mean_of(mask, expectations, dim=-1)
+
+
+def bond_atoms(left: Bool[Tensor, "... n"]) -> int:
+    left_idx, *_ = torch.where(left)
+    return left_idx.item()

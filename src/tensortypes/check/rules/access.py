@@ -275,10 +275,13 @@ def nonzero_count(x: Arr, line: int = 0):
 def nonzero_tuple(x, line: int = 0):
     """``nonzero(x, as_tuple=True)`` / ``where(x)``: one int64 index array per axis;
     unknown for an array of unknown or open rank."""
-    if type(x) is not Arr or x.rank is None or sf.split_rest(x.shape)[1] is not None:
+    if type(x) is not Arr:
         return UNKNOWN
+    if x.rank is None or sf.split_rest(x.shape)[1] is not None:
+        # a tuple of index arrays, one per axis, however many there are
+        return ListV(None, x.with_(shape=(None,), dtypes=INTS, origin=None), "tuple")
     piece = x.with_(shape=(nonzero_count(x, line),), dtypes=INTS, origin=None)
-    return TupleV((piece,) * x.rank)
+    return TupleV((piece,) * x.rank, plain=True)
 
 
 class Diff(ParamRule):
