@@ -219,11 +219,8 @@ class Checker(
     def assigned_note(self, node, what: str, frame) -> list:
         """A located note on the line that assigned variable ``node`` the value an
         error is about (``what``), when the function walked assigned it before."""
-        func = frame.func.node if frame is not None and frame.func is not None else None
-        if not isinstance(node, ast.Name) or func is None:
-            return []
-        made = _last_assignment(_assignments(func)[1], node.id, node.lineno)
-        if made is None or made == node.lineno:
+        made = _assigned_before(node, frame) if isinstance(node, ast.Name) else None
+        if made is None:
             return []
         said = f"{node.id} is {what} here"
         return [
@@ -240,13 +237,10 @@ class Checker(
         """``seq: 3, assigned at line 4143``: an int variable given to a failed
         operation (``rearrange(x, p, n=seq)``), and the line of the function that set
         it, a located note there; None for another argument."""
-        if type(node) is not ast.Name or value.dim is None or frame is None:
+        if type(node) is not ast.Name or value.dim is None:
             return None
-        func = frame.func.node if frame.func is not None else None
-        if func is None:
-            return None
-        made = _last_assignment(_assignments(func)[1], node.id, node.lineno)
-        if made is None or made == node.lineno:
+        made = _assigned_before(node, frame)
+        if made is None:
             return None
         said = f"{node.id} is {fmt_dim(value.dim)}"
         return ShapeNote(
@@ -803,6 +797,16 @@ class Checker(
 
 _PATHS = 4  # paths a function's body is walked on at most (see exec_paths)
 _HOPS = 6  # statements the notes of one operand follow back (see size_hops)
+
+
+def _assigned_before(node, frame) -> int | None:
+    """The line of the walked function that last assigned variable ``node`` before
+    it is read, or None (none, or the same line)."""
+    func = frame.func.node if frame is not None and frame.func is not None else None
+    if func is None:
+        return None
+    made = _last_assignment(_assignments(func)[1], node.id, node.lineno)
+    return None if made == node.lineno else made
 
 
 def _renamed_hops(frame, line: int, named: set, assigns, assigned, seen) -> list:

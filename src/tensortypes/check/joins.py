@@ -210,9 +210,10 @@ def join_values(a: Value, b: Value) -> Value:
             return join_kinds(a, b)
         if a.items == () or b.items == ():  # an empty literal adds no element kind
             return ListV(None, element_of(b if a.items == () else a))
-        same = a.length is not None and a.length is b.length
+        length = length_of(a)
+        same = length is not None and length is length_of(b)
         return ListV(
-            None, join_values(element_of(a), element_of(b)), length=a.length if same else None
+            None, join_values(element_of(a), element_of(b)), length=length if same else None
         )
     if type(a) is DTypeV and type(b) is DTypeV:
         return a if a.dtype is b.dtype else UNKNOWN
@@ -330,7 +331,7 @@ def length_of(iterable):
     (a list's ``length``, a tuple's items, an array's first axis)."""
     t = type(iterable)
     if t is ListV:
-        return iterable.length
+        return iterable.length if iterable.items is None else dims.const(len(iterable.items))
     if t is TupleV:
         return dims.const(len(iterable.items))
     if t is Arr and iterable.shape:

@@ -115,14 +115,12 @@ def shape_origin(note, used_at: int, source_lines) -> list:
                 said = f"{shape} here, and {note.name} {note.shape} is made from it"
             elif size[1:] == ["number"]:  # an int variable the operation was given
                 said = f"{shape} here"
-            elif size[1:] == ["said"]:  # a line and what it made, as written
+            elif size[1:] in (["said"], ["call"]):
+                # a line and what it made, as written; or a callee's line that fails for
+                # the call at ``used_at``
+                at = "the call" if size[1:] == ["call"] else "used"
                 found.append(
-                    (line, _column(source_lines[line - 1]), f"{shape} (used at line {used_at})")
-                )
-                continue
-            elif size[1:] == ["call"]:  # the line of a callee that fails for a call
-                found.append(
-                    (line, _column(source_lines[line - 1]), f"{shape} (the call at line {used_at})")
+                    (line, _column(source_lines[line - 1]), f"{shape} ({at} at line {used_at})")
                 )
                 continue
             elif size:

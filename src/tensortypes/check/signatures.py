@@ -245,17 +245,21 @@ def straight_body(info, args=(), kwargs=None, self_value=None) -> list | None:
         elif type(value) in (Arr, IntV, FloatV, StrV, TupleV):
             # not None, for ``is None`` tests only (``pad_to_length=8``)
             flags[name] = _GIVEN
-    for name in _stored_names(node).intersection(flags):
+    stored = _stored_names(node)
+    for name in stored.intersection(flags):
         del flags[name]
-    free = frozenset(
-        name
-        for name, ann, default, _kind in info.params
-        if name not in flags
-        and (
-            (isinstance(ann, ast.Name) and ann.id == "bool")
-            or (isinstance(default, ast.Constant) and type(default.value) is bool)
+    free = (
+        frozenset(
+            name
+            for name, ann, default, _kind in info.params
+            if name not in flags
+            and (
+                (isinstance(ann, ast.Name) and ann.id == "bool")
+                or (isinstance(default, ast.Constant) and type(default.value) is bool)
+            )
         )
-    ) - _stored_names(node)
+        - stored
+    )
     return _straight_run(getattr(node, "body", ()), flags, free)
 
 

@@ -605,9 +605,8 @@ class ListV(Value):
         object.__setattr__(self, "kind", kind)
         # the length of a list whose items are not known, when something tells it (a
         # comprehension over a list of known length, ``range(n)``): a size, or None
-        object.__setattr__(
-            self, "length", dims.const(len(self.items)) if self.items is not None else length
-        )
+        # (a literal's is its items': see ``joins.length_of``)
+        object.__setattr__(self, "length", length)
 
     def describe(self) -> str:
         return self.kind

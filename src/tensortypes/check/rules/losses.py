@@ -118,13 +118,19 @@ def apply_loss(loss: Loss, call: Call, reduction=None):
                 f"{fmt_shape(x.shape)} differ in shape{extra}",
                 shape_note,
             )
-    mode = reduction.value if type(reduction) is StrV else ("mean" if reduction is None else None)
+    mode = _mode(reduction)
     dtypes = x.dtypes if x.dtypes is not None else frozenset({default_float(call.kind)})
     if mode in ("mean", "sum"):
         return Arr(x.kind, dtypes, ())
     if mode == "none":
         return Arr(x.kind, dtypes, t.shape if loss.kind == "class" else x.shape)
     return Arr(x.kind, dtypes, None)
+
+
+def _mode(reduction):
+    """The ``reduction=`` a loss is given: its text, ``"mean"`` when not given, None
+    when not known."""
+    return reduction.value if type(reduction) is StrV else ("mean" if reduction is None else None)
 
 
 def _half_known(loss: Loss, call: Call, x, t, reduction):
@@ -134,7 +140,7 @@ def _half_known(loss: Loss, call: Call, x, t, reduction):
     known = x if type(x) is Arr else t if type(t) is Arr else None
     if known is None or (x is not UNKNOWN and t is not UNKNOWN):
         return UNKNOWN
-    mode = reduction.value if type(reduction) is StrV else ("mean" if reduction is None else None)
+    mode = _mode(reduction)
     dtypes = x.dtypes if type(x) is Arr and x.dtypes is not None else None
     if mode in ("mean", "sum"):
         return Arr(known.kind, dtypes or frozenset({default_float(call.kind)}), ())

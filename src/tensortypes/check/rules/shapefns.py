@@ -654,18 +654,7 @@ def expand_shape(shape, sizes):
             return None
         out = list(sizes)
         for k in range(1, len(suffix) + 1):
-            old, new = suffix[-k], out[-k]
-            if type(new) is int and new == -1:
-                out[-k] = old
-            elif not (
-                old is None or new is None or is_one(old) or type(old) is Bcast or agree(old, new)
-            ):
-                raise CheckFailure(
-                    "broadcast",
-                    f"expand: axis of size {fmt_dim(old)} cannot be "
-                    f"expanded to {fmt_dim(new)}"
-                    f"{why_different(old, new, broadcast=True)}",
-                )
+            out[-k] = _expanded_axis(suffix[-k], out[-k])
         return tuple(None if type(d) is int else d for d in out)
     if len(sizes) < len(shape):
         raise CheckFailure(
@@ -676,17 +665,22 @@ def expand_shape(shape, sizes):
     lead = len(sizes) - len(shape)
     out = list(sizes[:lead])
     for old, new in zip(shape, sizes[lead:]):
-        if type(new) is int and new == -1:
-            out.append(old)
-        elif old is None or new is None or is_one(old) or type(old) is Bcast:
-            out.append(new)
-        elif agree(old, new):
-            out.append(old)
-        else:
-            raise CheckFailure(
-                "broadcast",
-                f"expand: axis of size {fmt_dim(old)} cannot be "
-                f"expanded to {fmt_dim(new)}"
-                f"{why_different(old, new, broadcast=True)}",
-            )
+        out.append(_expanded_axis(old, new))
     return tuple(out)
+
+
+def _expanded_axis(old, new):
+    """An existing axis ``old`` expanded to ``new``: -1 keeps it; it must be 1 or
+    the new size."""
+    if type(new) is int and new == -1:
+        return old
+    if old is None or new is None or is_one(old) or type(old) is Bcast:
+        return new
+    if agree(old, new):
+        return old
+    raise CheckFailure(
+        "broadcast",
+        f"expand: axis of size {fmt_dim(old)} cannot be "
+        f"expanded to {fmt_dim(new)}"
+        f"{why_different(old, new, broadcast=True)}",
+    )
