@@ -595,3 +595,82 @@ def test_a_join_with_an_unknown_part_and_sizes_after_unknown_ones():
         "shape (..., C, 2)",
         "f32[...,C,4,4](torch)",
     ]
+
+
+SEVERAL = """
+import torch
+from einops import rearrange
+from jaxtyping import Float, Int
+from torch import Tensor
+
+
+def f(
+    x: Float[Tensor, "b n"] | Float[Tensor, " n"],
+    s: Float[Tensor, " b"] | float,
+    k: Int[Tensor, "b n"] | Float[Tensor, "b n"],
+):
+    reveal_type(x.sum(-1))
+    reveal_type(x[..., 0])
+    reveal_type(rearrange(x, "b n -> n b"))
+    if isinstance(s, float):
+        s = torch.zeros(3, 4)
+    reveal_type(s)
+    rearrange(x, "a b c -> c b a")
+    return k.sum(-3)
+"""
+
+
+def test_each_array_a_union_may_be_is_followed_and_fails_only_where_all_do():
+    # a method, an index, a pattern: each member it fits, kept apart by rank (and by
+    # dtypes that do not overlap); a pattern no member fits is not an error when
+    # their ranks differ, an axis that no member of one rank has is
+    found = check_source(SEVERAL, "several.py")
+    reveals = [d.message.split(" is ", 1)[1] for d in found if d.code == "reveal"]
+    assert reveals == [
+        "float[b](torch) | float[](torch)",
+        "float[b](torch) | float[](torch)",
+        "float[n,b](torch)",
+        "f32[3,4](torch)",  # each path of the branch, walked apart
+        "float[b](torch)",
+    ]
+    errors = [(d.line, d.code) for d in found if d.severity == "error"]
+    assert errors == [(20, "axis")]
+
+
+def test_a_closure_returned_by_a_helper_unpacks_what_the_helper_packed():
+    text = """
+from typing import Any
+
+from einops import pack, unpack
+from jaxtyping import Float
+from torch import Tensor
+
+
+def default(v: Any, d: Any) -> Any:
+    return v if v is not None else d
+
+
+def pack_one(t: Tensor, pattern: str) -> tuple[Tensor, list[tuple[int, ...]]]:
+    packed, ps = pack([t], pattern)
+
+    def unpack_one(to_unpack, unpack_pattern=None):
+        (unpacked,) = unpack(to_unpack, ps, default(unpack_pattern, pattern))
+        return unpacked
+
+    return packed, unpack_one
+
+
+def f(x: Float[Tensor, "b i j d"]):
+    packed, unpack_one = pack_one(x, "* n d")
+    reveal_type(packed)
+    reveal_type(unpack_one(packed * 2))
+    reveal_type(unpack_one(packed.sum(-1), "* n"))
+"""
+    found = check_source(text, "closure.py")
+    reveals = [d.message.split(" is ", 1)[1] for d in found if d.code == "reveal"]
+    assert reveals == [
+        "float[b*i,j,d](torch)",
+        "float[b,i,j,d](torch)",
+        "float[b,i,j](torch)",
+    ]
+    assert not [d for d in found if d.severity == "error"]

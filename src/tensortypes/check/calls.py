@@ -24,7 +24,7 @@ from .defs import wrapper_return
 from .diagnostics import CheckFailure
 from .expr import SOME_TENSOR, Labels, attr_key, label_of, sized_call
 from .frame import Frame
-from .joins import element_of, join_all, join_values, length_of, may_be_none
+from .joins import arrays_union, element_of, join_all, join_values, length_of, may_be_none
 from .modinfo import REGISTERS
 from .rules import function_rule, layer_rule, loss_rule, method_rule
 from .rules import distributions
@@ -272,6 +272,19 @@ class CallMixin(CheckerHost):
             # unknown, so the result is an array of the first one's library, nothing more.
             first = args[0] if args else None
             return Arr(first.kind, None, None) if type(first) is Arr else UNKNOWN
+        at = next((k for k, v in (*enumerate(args), *kwargs.items()) if arrays_union(v)), None)
+        if at is not None:
+            # ``rearrange(sigma, "b -> b 1 1")`` of ``Float[" b"] | Float[" "]``: each
+            # array the argument may be, an error only where every one fails
+            def each(v):
+                given, named = list(args), dict(kwargs)
+                if type(at) is int:
+                    given[at] = v
+                else:
+                    named[at] = v
+                return self._rule_call(rule, name, given, named, node, frame, labels, kind, star)
+
+            return self.over_arrays(args[at] if type(at) is int else kwargs[at], each)
         call = Call(name, args, kwargs, labels, kind, star)
         call.facts = frame.facts
         call.line = getattr(node, "lineno", 0)
@@ -574,6 +587,13 @@ class CallMixin(CheckerHost):
                     )
                 return UNKNOWN
             return self._receiver_rule_call(rule, method, args, kwargs, node, frame, labels, star)
+        if arrays_union(receiver):
+            return self.over_arrays(
+                receiver,
+                lambda v: self.call_method(
+                    MethodV(v, name), args, kwargs, node, frame, labels, star
+                ),
+            )
         if t is DistV:
             rule = distributions.METHODS.get(name)
             if rule is None:
@@ -736,6 +756,11 @@ class CallMixin(CheckerHost):
             operands = [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is Arr]
             return self.with_notes(
                 lambda: apply_loss(layer.rule, call, layer.args.get("reduction")), operands, frame
+            )
+        if args and arrays_union(args[0]):
+            return self.over_arrays(
+                args[0],
+                lambda v: self.call_layer(layer, [v, *args[1:]], kwargs, node, frame, labels),
             )
         call = Call(layer.rule.name, args, kwargs, labels, "torch")
         call.invoke = self._invoker(node, frame, labels)

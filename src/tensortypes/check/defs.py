@@ -136,6 +136,7 @@ class FunctionInfo:
         "qualname",
         "overloaded",
         "overloads",
+        "closure",
     )
 
     def __init__(self, node, cls=None):
@@ -160,6 +161,9 @@ class FunctionInfo:
         self.checking = False  # guards recursion while the body is being walked
         self.overloaded = False  # @overload variants precede it: its result depends on them
         self.overloads: tuple = ()  # the return annotations of those variants
+        # a nested ``def``: (the frame of the walk that defined it, that walk's checker),
+        # whose variables a call of it reads (``unpack_one`` returned by ``pack_one``)
+        self.closure: tuple | None = None
 
     @property
     def is_static(self) -> bool:
@@ -369,19 +373,56 @@ _NOT_SHORT = (
 )
 
 
-def _short_body(node) -> bool:
+def _short_body(node, nested: bool = True) -> bool:
+    """``short_body`` of ``node``; ``nested``: whether it may define, at its top level,
+    a short function of its own without decorators (``def unpack_one(t): ...`` that
+    ``pack_one`` returns), itself with none."""
     count, returns = 0, False
     stack = list(node.body)
+    inner = []
     while stack:  # the statements first (cheap): at most SHORT_BODY of them
         stmt = stack.pop()
         count += 1
+        if (
+            nested
+            and type(stmt) is ast.FunctionDef
+            and stmt in node.body
+            and not stmt.decorator_list
+            and _short_body(stmt, nested=False)
+        ):
+            inner.append(stmt)
+            continue
         if count > SHORT_BODY or isinstance(stmt, _NOT_SHORT) or type(stmt).__name__ == "Match":
             return False
         returns = returns or (isinstance(stmt, ast.Return) and stmt.value is not None)
         for field in ("body", "orelse"):
             stack.extend(getattr(stmt, field, ()))
-    return returns and not any(
-        isinstance(sub, _NOT_SHORT) for sub in ast.walk(node) if sub is not node
+    return (
+        returns
+        and not any(
+            isinstance(sub, _NOT_SHORT)
+            for stmt in node.body
+            if stmt not in inner
+            for sub in ast.walk(stmt)
+        )
+        and not any(isinstance(sub, _NOT_SHORT) for a in _defaults(node) for sub in ast.walk(a))
+    )
+
+
+def _defaults(node) -> list:
+    """A function's default values and annotations (what ``ast.walk`` of it reaches
+    besides its body)."""
+    a = node.args
+    found = [*a.defaults, *(d for d in a.kw_defaults if d is not None)]
+    found += [p.annotation for p in (*a.posonlyargs, *a.args, *a.kwonlyargs) if p.annotation]
+    return found
+
+
+def _shape_text(annotation) -> bool:
+    """Whether an annotation holds a string (a shape: ``Float[Tensor, "b n"]``, or a
+    forward reference), unlike ``Tuple[Tensor, List[int]]``."""
+    return any(
+        isinstance(sub, ast.Constant) and type(sub.value) is str for sub in ast.walk(annotation)
     )
 
 
@@ -393,7 +434,7 @@ def inlinable(node) -> bool:
     anonymous ``...`` (:func:`anonymous_result`: the body may tell those axes).
     Its body is then part of its module's interface."""
     returns = getattr(node, "returns", None)
-    if isinstance(returns, ast.Subscript) and not anonymous_result(node):
+    if isinstance(returns, ast.Subscript) and not anonymous_result(node) and _shape_text(returns):
         return False
     return wrapper_return(node) is not None or short_body(node)
 
@@ -429,6 +470,22 @@ def shape_names(*annotations) -> set:
 
 
 _NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def free_names(node) -> frozenset:
+    """The names a ``def`` reads that are not its parameters (those it may take from
+    an enclosing function).
+
+    >>> sorted(free_names(ast.parse("def f(x):\\n    return x + ps").body[0]))
+    ['ps']
+    """
+    a = node.args
+    params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p}
+    return frozenset(
+        n.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in params
+    )
 
 
 def anonymous_result(node) -> bool:

@@ -20,7 +20,15 @@ from tensortypes.core.dtypes import bool_
 
 from .host import CheckerHost
 from .diagnostics import CheckFailure
-from .joins import element_of, join_values, length_of, may_be_none, strip_none, union_of
+from .joins import (
+    arrays_union,
+    element_of,
+    join_values,
+    length_of,
+    may_be_none,
+    strip_none,
+    union_of,
+)
 from .rules import dtype_object
 from .rules import shapefns as sf
 from .rules import distributions
@@ -522,6 +530,10 @@ class ExprMixin(CheckerHost):
             return UNKNOWN
         if t is Arr:
             return self.array_attribute(receiver, attr, node)
+        if arrays_union(receiver):
+            if type(self.array_attribute(receiver.items[0], attr, node)) is MethodV:
+                return MethodV(receiver, attr)  # called on each member (``call_method``)
+            return self.over_arrays(receiver, lambda v: self.array_attribute(v, attr, node))
         if t is InstV:
             return self.instance_attribute(receiver, attr, node, frame)
         if t is LayerV:
@@ -646,6 +658,18 @@ class ExprMixin(CheckerHost):
                 return repeated
         return self.arith(node, type(node.op), left, right, frame)
 
+    def over_arrays(self, union, use):
+        """``use`` of each array of a union of arrays (``Float["b m 3"] | Float["m 3"]``,
+        or the arrays two branches made): the results of the members it fits, kept as
+        one of them; an error only where every member fails, and only for members of
+        one rank (of several layouts, which one the code has is not known)."""
+        fits = self.members_that_fit(union.items, use)
+        if fits:
+            return union_of(fits)
+        if len({v.rank for v in union.items}) > 1:
+            return UNKNOWN
+        return union_of([use(v) for v in union.items])
+
     def members_that_fit(self, members, use) -> list:
         """The results of ``use(member)`` for the members of a union it reports no error
         for, each tried quietly."""
@@ -765,6 +789,16 @@ class ExprMixin(CheckerHost):
         values = [self.eval(node.left, frame)] + [self.eval(c, frame) for c in node.comparators]
         arrays = [v for v in values if type(v) is Arr]
         if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+            if (
+                len(node.ops) == 1
+                and isinstance(node.ops[0], (ast.Is, ast.IsNot))
+                and type(values[1]) is NoneV
+                and type(values[0]) in _NEVER_NONE
+            ):
+                # ``v is not None`` of a None or of a value that is never None (a
+                # wrapper ``default(v, d)`` given None): known
+                same = type(values[0]) is NoneV
+                return BoolV(same if isinstance(node.ops[0], ast.Is) else not same)
             return BoolV()
         if not arrays:
             # Unknown operands may be arrays, whose comparison is an array, not a bool.
@@ -799,6 +833,10 @@ _ORDER = {
     ast.Eq: lambda a, b: a == b,
     ast.NotEq: lambda a, b: a != b,
 }
+
+
+# What ``x is None`` is known for: None itself, and values that are never None.
+_NEVER_NONE = (NoneV, Arr, IntV, FloatV, BoolV, StrV, TupleV, ListV, DictV, ShapeV, DTypeV)
 
 
 def _constant_comparison(ops, values) -> bool | None:

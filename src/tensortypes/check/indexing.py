@@ -71,7 +71,11 @@ class IndexMixin(CheckerHost):
                 arrays = [v for v in receiver.items if type(v) is Arr]
                 if len(arrays) == 1:
                     return self.subscript(arrays[0], node, frame)
-                return UNKNOWN
+                return self.over_arrays(
+                    UnionV(tuple(arrays)), lambda v: self.subscript(v, node, frame)
+                )
+            if all(type(v) is Arr for v in receiver.items):
+                return self.over_arrays(receiver, lambda v: self.subscript(v, node, frame))
             return union_of([self.subscript(v, node, frame) for v in receiver.items])
         return self.subscript(receiver, node, frame)
 

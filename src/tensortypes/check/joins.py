@@ -125,12 +125,26 @@ def _union_items(a: Value, b: Value) -> tuple:
     items = list(a.items) if type(a) is UnionV else [a]
     for v in b.items if type(b) is UnionV else (b,):
         for i, have in enumerate(items):
-            if type(have) is type(v):
+            if type(have) is type(v) and not _other_rank(have, v, items):
                 items[i] = join_values(have, v)
                 break
         else:
             items.append(v)
     return tuple(items)
+
+
+def _other_rank(a: Value, b: Value, items) -> bool:
+    """Whether arrays ``a`` and ``b`` of a union have known ranks or dtypes that differ:
+    kept as members of their own (``Float["b m 3"] | Float["m 3"]``, each followed by
+    what the code does with it), a few at most."""
+    if type(a) is not Arr or type(b) is not Arr or len(items) >= _UNION_ARRAYS:
+        return False
+    if a.rank is not None and b.rank is not None and a.rank != b.rank:
+        return True
+    return a.dtypes is not None and b.dtypes is not None and not a.dtypes & b.dtypes
+
+
+_UNION_ARRAYS = 4
 
 
 def join_values(a: Value, b: Value) -> Value:
@@ -358,6 +372,15 @@ def element_of(iterable):
     return UNKNOWN
 
 
+def arrays_union(value: Value) -> bool:
+    """Whether ``value`` is one of several arrays (a union of arrays only).
+
+    >>> arrays_union(UnionV((Arr("torch", None, (2,)), Arr("torch", None, ()))))
+    True
+    """
+    return type(value) is UnionV and all(type(v) is Arr for v in value.items)
+
+
 def union_of(values) -> Value:
     """The value of one of ``values`` (each a member's result): the arrays joined, and
     the other values joined, kept apart (an array or a float: ``scale[0]`` of
@@ -367,7 +390,26 @@ def union_of(values) -> Value:
         return UNKNOWN
     arrays = [v for v in values if type(v) is Arr]
     others = [v for v in values if type(v) is not Arr]
-    if not arrays or not others:
+    if not arrays:
         return join_all(values)
-    rest = join_all(others)
-    return UNKNOWN if rest is UNKNOWN else UnionV((join_all(arrays), rest))
+    ranks: dict = {}  # the arrays of each rank (and dtype) joined, kept apart (a few at most)
+    for v in arrays:
+        key = next(
+            (
+                k
+                for k in ranks
+                if k[0] == v.rank and (k[1] is None or v.dtypes is None or k[1] & v.dtypes)
+            ),
+            (v.rank, v.dtypes),
+        )
+        ranks.setdefault(key, []).append(v)
+    if any(rank is None for rank, _ in ranks) or len(ranks) > _UNION_ARRAYS:
+        joined = [join_all(arrays)]
+    else:
+        joined = [join_all(group) for group in ranks.values()]
+    if others:
+        rest = join_all(others)
+        if rest is UNKNOWN:
+            return UNKNOWN
+        joined.append(rest)
+    return joined[0] if len(joined) == 1 else UnionV(tuple(joined))

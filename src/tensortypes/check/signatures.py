@@ -27,7 +27,8 @@ from contextlib import contextmanager
 from tensortypes.core.words import annotation_text
 from tensortypes.core import dims
 from tensortypes.core.dims import Dim
-from tensortypes.types import ANY, INT, TupleType
+from tensortypes.types import ANY, INT, NONE as NONE_TYPE
+from tensortypes.types import ArrayType, OptionalType, TupleType, UnionType
 
 from .host import CheckerHost
 from .annvalues import array_member, array_value
@@ -35,6 +36,7 @@ from .binding import Binder, dtype_problem
 from .defs import (
     RESULT_CHANGING,
     anonymous_result,
+    free_names,
     inlinable,
     returns_lambda,
     shape_names,
@@ -44,7 +46,7 @@ from .diagnostics import CheckFailure
 from .expr import read_keys
 from .frame import Frame
 from .notes import ShapeNote
-from .joins import join_all, strip_none
+from .joins import arrays_union, join_all, strip_none
 from .rules.base import Call
 from .rules.layers import validate_layer
 from .rules.patterns import pattern_helper
@@ -58,6 +60,7 @@ from .symbolic import (
     InstV,
     IntV,
     LayerV,
+    FuncV,
     ListV,
     ShapeV,
     NoneV,
@@ -102,10 +105,15 @@ def _shaped(value) -> bool:
     if type(value) is TupleV:
         return (
             bool(value.items)
-            and any(type(v) is not ListV for v in value.items)
-            and all(_shaped(v) or _packed_shapes(v) for v in value.items)
+            and any(type(v) not in (ListV, FuncV) for v in value.items)
+            and all(_shaped(v) or _packed_shapes(v) or _closure(v) for v in value.items)
         )
     return type(value) is Arr and value.shape is not None
+
+
+def _closure(value) -> bool:
+    """A nested function returned beside arrays (``return packed, unpack_one``)."""
+    return type(value) is FuncV and value.info.closure is not None
 
 
 def _packed_shapes(value) -> bool:
@@ -124,6 +132,8 @@ def _shapes(value) -> tuple:
         return tuple(_shapes(v) for v in value.items)
     if type(value) is ListV:
         return (value,)
+    if type(value) is FuncV:
+        return (value.info.node,)  # a nested function: where it is written
     return value.shape
 
 
@@ -454,6 +464,13 @@ def subst_value(value, binder: Binder):
     return value
 
 
+def _array_members(want) -> list:
+    """The array types of a union annotation (``Float["b m"] | Float[" m"] | None``)."""
+    if type(want) in (UnionType, OptionalType):
+        return [m for m in want.members if type(m) is ArrayType]
+    return []
+
+
 def _array_part(value):
     """The array a value is, or is when not None (``Optional[Tensor]``), else None."""
     if type(value) is Arr:
@@ -611,6 +628,11 @@ class SignatureMixin(CheckerHost):
             return generic
         if info.returns is None and self_value is None:
             found = self.inferred_return(info)
+            if type(found) is BoolV and found.value is None and wrapper_return(info.node):
+                # ``exists(v)`` of ``return v is not None``: known for a None or an array
+                told = self.inlined_result(info, args, kwargs)
+                if type(told) is BoolV and told.value is not None:
+                    return told
             if _shapeless(found):
                 found = self.helper_pattern_result(info, found, args, kwargs, node, frame, labels)
                 return (
@@ -623,6 +645,16 @@ class SignatureMixin(CheckerHost):
                 inlined = self.inlined_call(info, args, kwargs, node, labels)
                 if _shaped(inlined) and not _open_rank(inlined):
                     return inlined
+        if (
+            info.returns is None
+            and _bound_method(info, self_value)
+            and wrapper_return(info.node) is not None
+        ):
+            # ``self.c_in(padded_sigma)`` of ``def c_in(self, sigma): return (sigma ** 2
+            # + self.sigma_data ** 2) ** -0.5``: its one expression with these arguments
+            inlined = self.inlined_result(info, args, kwargs, None, self_value)
+            if _shaped(inlined):
+                return inlined
         if (info.returns is None or self._returns_callable(info)) and returns_lambda(info.node):
             # ``def get_activation(name) -> Callable``: the lambdas (and functions) its
             # body returns say what a call of the result gives
@@ -632,6 +664,15 @@ class SignatureMixin(CheckerHost):
                 return found
         if info.returns is not None:
             ret = self.annotation_value(info.returns)
+            if (ret is UNKNOWN or (type(ret) is BoolV and ret.value is None)) and wrapper_return(
+                info.node
+            ) is not None:
+                # ``def default(v: Any, d: Any) -> Any: return v if exists(v) else d``,
+                # ``def exists(v) -> bool: return v is not None``: its one expression
+                # with these arguments
+                told = self.inlined_result(info, args, kwargs, None, self_value)
+                if told is not UNKNOWN and (ret is UNKNOWN or type(told) is BoolV):
+                    return told
             if (
                 (self_value is None and info.cls is None)
                 or (type(self_value) is InstV and info.cls is not None)
@@ -655,6 +696,17 @@ class SignatureMixin(CheckerHost):
                 inlined = self.inlined_call(info, args, kwargs, node, labels, self_value)
                 if type(inlined) is Arr and inlined.shape is not None:
                     return inlined
+            if (
+                type(ret) is TupleV
+                and self_value is None
+                and info.cls is None
+                and any(_shapeless(v) or type(v) is ListV for v in ret.items)
+            ):
+                # ``-> Tuple[Tensor, List[Shape]]`` of ``return packed, unpack_one``: the
+                # parts the annotation leaves open, as the body gives them for this call
+                told = self._tuple_told(info, ret, binder, args, kwargs, node, labels)
+                if told is not None:
+                    return told
             if type(ret) is IntV and ret.dim is None and wrapper_return(info.node) is not None:
                 # ``-> int`` of one ``return``: the size it reads (a property
                 # ``_n_components`` returning ``int(self.group_idxs.shape[0])``)
@@ -722,6 +774,21 @@ class SignatureMixin(CheckerHost):
                 if binder.env.get(name) is None and size_symbol(name) is not None:
                     binder.env[name] = call_count(name, owner, ())
         return subst_value(ret, binder)
+
+    def _tuple_told(self, info, ret, binder, args, kwargs, node, labels):
+        """An annotated tuple result (``ret``) whose arrays of unknown shape, and lists,
+        take what the body walked with these arguments gives in their place: an array
+        of known shape, the shapes ``pack`` records, a nested function (``unpack_one``);
+        None when the body tells nothing."""
+        inlined = self.inlined_call(info, args, kwargs, node, labels)
+        if type(inlined) is not TupleV or len(inlined.items) != len(ret.items):
+            return None
+        declared = subst_value(ret, binder)
+        items = tuple(
+            b if (_shapeless(d) or type(d) is ListV) and (_shaped(b) or _closure(b)) else d
+            for b, d in zip(inlined.items, declared.items)
+        )
+        return TupleV(items) if items != declared.items else None
 
     def _returns_callable(self, info) -> bool:
         """Whether ``info`` is annotated to return a ``Callable`` (bare or subscripted)."""
@@ -841,6 +908,11 @@ class SignatureMixin(CheckerHost):
         if walker is None:
             return UNKNOWN
         inner = Frame(info)
+        if info.closure is not None:
+            # a nested ``def``: the names it reads from the function that defined it,
+            # as they are now (a closure sees the latest assignment)
+            outer = info.closure[0].vars
+            inner.vars.update((k, outer[k]) for k in free_names(info.node) if k in outer)
         given = {p[0]: v for p, v in zip(positional, args)}
         given.update(kwargs)
         for name, ann, default, _kind in info.params:
@@ -856,8 +928,9 @@ class SignatureMixin(CheckerHost):
         with self._walking(walker, caught):
             if expr is not None:
                 value = walker.eval(expr, inner)
-                if type(value) in (FloatV, IntV, BoolV):
+                if type(value) in (FloatV, IntV, BoolV, StrV):
                     # ``default(self.scale, d ** -0.5)``: a number, as the wrapper gives
+                    # (or a string: ``default(unpack_pattern, pattern)``)
                     return value
             else:  # a short body: used when every path returns an array of one shape
                 end = walker.exec_block(info.node.body if body is None else body, inner)
@@ -898,6 +971,8 @@ class SignatureMixin(CheckerHost):
 
     def _walker_for(self, info):
         """The checker of the module that defines function or method ``info``."""
+        if info.closure is not None:
+            return info.closure[1]
         if info.cls is not None and info.cls.walker is not None:
             return info.cls.walker
         owner = self.foreign_modules.get(id(info))
@@ -1109,6 +1184,9 @@ class SignatureMixin(CheckerHost):
             return self._mismatch(
                 node, code, f"{what} is None, expected {annotation_text(want)}", frame
             )
+        several = self._several_arrays(want, got, what, binder, node, frame, code)
+        if several is not None:
+            return several
         wanted = array_member(want)
         got_arr = _array_part(got)
         if wanted is not None and got_arr is not None:
@@ -1151,6 +1229,39 @@ class SignatureMixin(CheckerHost):
                 node, code, f"{what} is {describe(got)}, expected {annotation_text(want)}", frame
             )
         return True
+
+    def _several_arrays(self, want, got, what, binder, node, frame, code) -> bool | None:
+        """An array given for one of several (``Float["b m"] | Float[" m"]``), or one of
+        several arrays (a union) given for an array type: it fits when one of them fits
+        one of those; an error only where none does, and only for arrays of one rank
+        (of several layouts, which one the code has is not known). None when neither
+        side is several arrays. Sizes are not bound: which member fits is not told."""
+        wants = [want] if type(want) is ArrayType else _array_members(want)
+        gots = list(got.items) if arrays_union(got) else [got] if type(got) is Arr else []
+        if not wants or not gots or (len(wants) == 1 and len(gots) == 1):
+            return None
+        if type(want) is not ArrayType and len(wants) != len(
+            [m for m in want.members if m is not NONE_TYPE]
+        ):
+            return None  # also a number or a tuple (``Union[float, Tensor]``)
+        for g in gots:
+            for w in wants:
+                wanted = array_value(w)
+                trial = Binder(binder.env, binder.where, binder.facts)
+                trial.soft = binder.soft
+                if dtype_problem(wanted.dtypes, g.dtypes):
+                    continue
+                if not trial.match(wanted.shape, g.shape, what):
+                    return True
+        if len({g.rank for g in gots}) > 1 or any(g.rank is None for g in gots):
+            return True
+        return self._mismatch(
+            node,
+            code,
+            f"{what} {' or '.join(fmt_shape(g.shape) for g in gots)} fits none of "
+            f"{annotation_text(want)}",
+            frame,
+        )
 
     def bind_array(self, want: Arr, got: Arr, what, binder, node, frame, code, source=None) -> bool:
         """Dtypes must overlap; the shape binds the annotation's size names.

@@ -616,14 +616,16 @@ class StatementMixin(CheckerHost):
     def s_FunctionDef(self, stmt, frame):
         """A nested ``def``: calls to it are bound to its signature and its body is
         checked, with the names it takes from the enclosing function unknown there
-        (they may change before it runs); lists it captures may change when it runs."""
+        (they may change before it runs); lists it changes (``outs.append(x)``,
+        ``outs[i] = x``) may change when it runs. A call of it reads the names it takes
+        as they are at that point (``info.closure``)."""
         if frame.func is not None:
             info = FunctionInfo(stmt)
+            info.closure = (frame, self)
             frame.vars[stmt.name] = FuncV(info)
             if not self.quiet:
                 self.check_function(info)
-            captured = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
-            for name in captured:
+            for name in _changed_names(stmt):
                 found = frame.vars.get(name)
                 if type(found) is ListV and found.items is not None:
                     frame.vars[name] = ListV(None)
@@ -1143,4 +1145,22 @@ def _captured(pattern) -> list:
             found.append(node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest is not None:
             found.append(node.rest)
+    return found
+
+
+def _changed_names(func) -> set:
+    """The names a nested function may change the value of, in place: the receivers of
+    its method calls (``outs.append(x)``), the targets of its item assignments,
+    deletions and augmented assignments, and the arguments it passes to calls."""
+    found = set()
+    for n in ast.walk(func):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+            found.add(n.value.id)
+        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            if isinstance(n.value, ast.Name):
+                found.add(n.value.id)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            found.add(n.target.id)
+        elif isinstance(n, ast.Call) and not isinstance(n.func, ast.Name):
+            found.update(a.id for a in n.args if isinstance(a, ast.Name))
     return found

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -891,3 +892,46 @@ def plddt_of(logits: Float[Tensor, "... a bins"], mask: Bool[Tensor, "... a"]) -
 def bond_atoms(left: Bool[Tensor, "... n"]) -> int:
     left_idx, *_ = torch.where(left)
     return left_idx.item()
+
+
+def exists_any(v: Any) -> bool:
+    return v is not None
+
+
+def default_any(v: Any, d: Any) -> Any:
+    return v if exists_any(v) else d
+
+
+def pack_one_closure(t: Tensor, pattern: str) -> tuple[Tensor, list[tuple[int, ...]]]:
+    packed, ps = pack([t], pattern)
+
+    def unpack_one(to_unpack, unpack_pattern=None):
+        (unpacked,) = unpack(to_unpack, ps, default_any(unpack_pattern, pattern))
+        return unpacked
+
+    return packed, unpack_one
+
+
+def rigid_frames(three_points: Float[Tensor, "3 ... 3"]) -> Float[Tensor, "... 3 3"]:
+    (x1, x2, x3), unpack_one = pack_one_closure(three_points, "three * d")
+    frames = torch.stack((x1, x2, x3), dim=-1)
+    return unpack_one(frames, "* r c")
+
+
+class Preconditioner(nn.Module):
+    def __init__(self, sigma_data: float = 0.5):
+        super().__init__()
+        self.sigma_data = sigma_data
+
+    def c_in(self, sigma):
+        return (sigma**2 + self.sigma_data**2) ** -0.5
+
+    def forward(self, noised: Float[Tensor, "b m 3"], sigma: Float[Tensor, " b"] | Float[Tensor, ""] | float) -> Tensor:
+        if isinstance(sigma, float):
+            sigma = torch.full((noised.shape[0],), sigma)
+        padded_sigma = rearrange(sigma, "b -> b 1 1")
+        return self.c_in(padded_sigma) * noised
+
+
+def lddt_inputs(coords: Float[Tensor, "b m 3"]) -> Float[Tensor, "b m"] | Float[Tensor, " m"]:
+    return coords.norm(dim=-1)
