@@ -674,3 +674,38 @@ def f(x: Float[Tensor, "b i j d"]):
         "float[b,i,j](torch)",
     ]
     assert not [d for d in found if d.severity == "error"]
+
+
+def test_an_instance_known_only_by_a_declared_base_may_be_the_subclass_asked_for():
+    text = """
+from typing import Optional
+
+
+class Base:
+    pass
+
+
+class Block(Base):
+    pass
+
+
+class Adapter:
+    def __init__(self):
+        self.mapping: Optional[dict[str, Base]] = None
+
+
+def blocks(mapping: dict[str, Base]) -> Block:
+    return mapping["blocks"]
+
+
+def built() -> Block:
+    return Base()
+
+
+def items(a: Adapter):
+    return a.mapping.items()
+"""
+    found = [(d.line, d.code) for d in check_source(text, "bases.py") if d.severity == "error"]
+    # a dict's value may be any subclass; one built here is what it is; an Optional
+    # dict of instances stays unknown (what makes it None is out of sight)
+    assert found == [(23, "return")]

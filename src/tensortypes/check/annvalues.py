@@ -111,7 +111,11 @@ def value_of(t, module):
         items = []
         for member in t.members:
             v = value_of(member, module)
-            if v is UNKNOWN or (type(v) is InstV and v.info.walker is not None):
+            if (
+                v is UNKNOWN
+                or (type(v) is InstV and v.info.walker is not None)
+                or (type(v) is DictV and type(v.value) is InstV)
+            ):
                 # Optional[AnotherModulesClass]: unknown, as before classes of other
                 # modules were read (whether it is None depends on code out of sight).
                 return UNKNOWN
@@ -122,11 +126,12 @@ def value_of(t, module):
     if tt is ListType:
         return ListV(None, value_of(t.element, module))
     if tt is DictType or (tt is AbcType and t.origin in _MAPPINGS and len(t.args) == 2):
-        # a dict of arrays (``dict[str, Float[Tensor, "... C"]]``) reads as its values;
+        # a dict of arrays (``dict[str, Float[Tensor, "... C"]]``) reads as its values
         # another dict stays unknown, as before (an Optional value would make every
         # read may-be-None, and ``Optional[dict]`` is followed only for arrays)
         value = value_of(t.value if tt is DictType else t.args[1], module)
-        return DictV(None, value) if type(value) is Arr else UNKNOWN
+        # ... and so does a dict of a checked class's instances (``dict[str, Components]``)
+        return DictV(None, value) if type(value) in (Arr, InstV) else UNKNOWN
     if tt is AbcType and t.origin in ITERABLE and t.args:
         return ListV(None, value_of(t.args[0], module))
     if tt is ClassType:

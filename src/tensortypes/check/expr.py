@@ -530,6 +530,13 @@ class ExprMixin(CheckerHost):
             return UNKNOWN
         if t is Arr:
             return self.array_attribute(receiver, attr, node)
+        if t is ClassV:
+            found = self.find_method(receiver.info, attr)
+            if found is not None and found.is_static:
+                # ``ComponentModel._create_components(...)``: a static method, called
+                # as through an instance (it takes none)
+                return MethodV(InstV(receiver.info), attr)
+            return UNKNOWN
         if arrays_union(receiver):
             if type(self.array_attribute(receiver.items[0], attr, node)) is MethodV:
                 return MethodV(receiver, attr)  # called on each member (``call_method``)

@@ -748,6 +748,8 @@ class Checker(
             if ann is None:
                 if isinstance(default, ast.Constant) and type(default.value) is int:
                     value = self.size_param(name, frame, line)
+                elif isinstance(default, ast.Constant) and type(default.value) is float:
+                    value = FloatV()  # ``sigma_data = 0.5``: a float, whatever its value
                 else:
                     value = UNKNOWN
                 frame.vars[name] = value

@@ -267,7 +267,7 @@ class SchemaMixin(CheckerHost):
             value = info.attrs[attr]
             if type(value) in (ListV, NoneV) or self.is_mutated(info, attr, type(value) is Arr):
                 value = widened(value)  # None in __init__: a value set later, elsewhere
-            return self.env_value(inst, value)
+            return self.came_in(inst, self.env_value(inst, value), frame)
         method = self.find_method(info, attr)
         if method is not None:
             if method.is_property:
@@ -287,6 +287,39 @@ class SchemaMixin(CheckerHost):
                 [f"attributes set in __init__: {names}"] if names else [],
             )
         return UNKNOWN
+
+    def came_in(self, inst: InstV, value, frame):
+        """An attribute array of an instance that comes in (a parameter, a value of a
+        ``dict[str, Components]``), read outside its class's methods: the sizes its
+        ``__init__`` parameters name are that instance's, not known here, as a
+        configuration's fields are (:func:`~.symbolic.field_size`): compared with
+        each other and with sizes of their names, never with a constant (a test that
+        built it with 3 rows)."""
+        if (
+            type(value) is not Arr
+            or value.shape is None
+            or inst.env
+            or inst.made
+            or frame is None
+            or frame.func is None
+        ):
+            return value
+        own = frame.func.cls
+        if own is not None and (
+            own is inst.info or inst.info in self.mro(own) or own in self.mro(inst.info)
+        ):
+            return value  # the instance a method is walked on: its own sizes
+        names = self.init_names(inst.info)
+        mapping = {}
+        for d in value.shape:
+            for name in d.free_symbols if type(d) is Dim else ():
+                if name in names and name not in mapping:
+                    found = field_size(name, inst.info.name, names)
+                    if found is not None:
+                        mapping[name] = found
+        if not mapping:
+            return value
+        return value.with_(shape=Binder(mapping).substitute(value.shape))
 
     def is_mutated(self, info, attr: str, array: bool = False) -> bool:
         """Whether a method other than ``__init__`` (of ``info`` or a base) assigns

@@ -1127,11 +1127,18 @@ def fields_unrelated(a: Dim, b: Dim) -> bool | None:
         return True
     if a.is_constant or b.is_constant:
         return True  # a field's value: the configuration's, not known here
+    if len({_field_owner(n) for n in (*fa, *fb)}) > 1:
+        return True  # fields of two classes (a configuration's, an instance's): not compared
     siblings: set = set()
     for name in (*fa, *fb):
         siblings |= _FIELDS[name][1]
     plain = (a.free_symbols | b.free_symbols).difference(_FIELDS)
     return not plain <= siblings.difference(_RENAMED[-1])
+
+
+def _field_owner(symbol: str) -> str:
+    """The class a field size's symbol belongs to (``d_inᶠConfig``: ``Config``)."""
+    return symbol.partition(_MARK)[2]
 
 
 def is_field_symbol(name: str) -> bool:

@@ -733,7 +733,7 @@ def rigid_frames(three_points: Float[Tensor, "3 ... 3"]) -> Float[Tensor, "... 3
 
 
 class Preconditioner(nn.Module):
-    def __init__(self, sigma_data: float = 0.5):
+    def __init__(self, sigma_data=0.5):
         super().__init__()
         self.sigma_data = sigma_data
 
@@ -749,3 +749,33 @@ class Preconditioner(nn.Module):
 
 def lddt_inputs(coords: Float[Tensor, "b m 3"]) -> Float[Tensor, "b m"] | Float[Tensor, " m"]:
     return coords.norm(dim=0)  # E: return value of lddt_inputs() [return]
+
+
+class LowRank(nn.Module):
+    def __init__(self, C: int, v_dim: int, u_dim: int):
+        super().__init__()
+        self.V = nn.Parameter(torch.empty(v_dim, C))
+        self.U = nn.Parameter(torch.empty(C, u_dim))
+
+
+class Decomposed(nn.Module):
+    def __init__(self, sizes: dict[str, int]):
+        super().__init__()
+        self.components = Decomposed.create(sizes)
+
+    @staticmethod
+    def create(sizes: dict[str, int]) -> dict[str, LowRank]:
+        return {k: LowRank(c, 4, 5) for k, c in sizes.items()}
+
+    def subnets(self) -> dict[str, Tensor]:
+        out = {}
+        for name, comp in self.components.items():
+            out[name] = torch.einsum("f C, C h -> C f h", comp.V, comp.U.T)  # E: axis C is C in comp.V (v_dim, C) but u_dim [matmul]
+        return out
+
+
+def low_rank_test(model: Decomposed) -> Tensor:
+    comp = model.components["fc1"]
+    batch = torch.randn(1, 3)  # the test built it with v_dim 3, u_dim 2
+    out = (batch @ comp.V) @ comp.U
+    return F.mse_loss(out, torch.randn(1, 2))

@@ -21,9 +21,10 @@ The result is a 0-d float tensor, or the elementwise loss with
 from __future__ import annotations
 
 from tensortypes.core import dims
+from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
-from ..symbolic import UNKNOWN, Arr, StrV, fmt_dtypes, fmt_shape
+from ..symbolic import UNKNOWN, Arr, StrV, fmt_dtypes, fmt_shape, unrelated
 from . import shapefns as sf
 from .base import Call, default_float, is_float, is_int
 
@@ -62,7 +63,10 @@ LOSSES = {
 
 
 def _same(a, b) -> bool:
-    return a is None or b is None or a is b or bool(dims.eq(a, b))
+    """Whether two sizes are taken as the same (or never compared: ``unrelated``)."""
+    if a is None or b is None or a is b or bool(dims.eq(a, b)):
+        return True
+    return type(a) is Dim and type(b) is Dim and dims.eq(a, b) is None and unrelated(a, b)
 
 
 def apply_loss(loss: Loss, call: Call, reduction=None):
