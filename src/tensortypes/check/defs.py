@@ -493,7 +493,7 @@ def anonymous_result(node) -> bool:
     holds jaxtyping's anonymous ``...`` (``-> Float[Tensor, "... n 3"]``, also in a
     ``tuple[...]``): axes no argument binds (each ``...`` matches anything)."""
     returns = getattr(node, "returns", None)
-    if not isinstance(returns, ast.Subscript):
+    if not isinstance(returns, (ast.Subscript, ast.BinOp)):  # ``A | B`` too
         return False
     return any(
         isinstance(sub, ast.Constant) and type(sub.value) is str and "..." in sub.value.split()

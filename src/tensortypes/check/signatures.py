@@ -376,6 +376,16 @@ def _told_by_body(body, declared, named=None, count=None):
         if any(v is None for v in items):
             return None
         return TupleV(tuple(items))
+    if arrays_union(declared) and type(body) is Arr:
+        # ``-> Int["... dist"] | Int["... dist bins"]`` where a flag of the call picks
+        # one (``return_labels=True``): the one member the body's result agrees with
+        members = named.items if arrays_union(named) else declared.items
+        found = [
+            t
+            for d, m in zip(declared.items, members)
+            if (t := _told_by_body(body, d, m, count)) is not None
+        ]
+        return found[0] if len(found) == 1 else None
     if type(declared) is not Arr or type(body) is not Arr:
         return None
     if declared.shape is None:

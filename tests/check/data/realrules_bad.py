@@ -779,3 +779,19 @@ def low_rank_test(model: Decomposed) -> Tensor:
     batch = torch.randn(1, 3)  # the test built it with v_dim 3, u_dim 2
     out = (batch @ comp.V) @ comp.U
     return F.mse_loss(out, torch.randn(1, 2))
+
+
+def dgram(
+    distance: Float[Tensor, "... dist"], bins: Float[Tensor, " bins"], return_labels: bool = False
+) -> Int[Tensor, "... dist"] | Int[Tensor, "... dist bins"]:
+    one_hot = (distance[..., None] >= bins).long()
+    if return_labels:
+        return one_hot.argmax(dim=-1)
+    return one_hot
+
+
+def dist_labels(
+    atom_pos: Float[Tensor, "b m 3"], token_pos: Float[Tensor, "b n 3"], pair: Int[Tensor, "b n n"], bins: Float[Tensor, " k"]
+) -> Tensor:
+    labels = dgram(torch.cdist(atom_pos, atom_pos), bins, return_labels=True)
+    return pair + labels  # E: axis -1 has sizes n and m [broadcast]
