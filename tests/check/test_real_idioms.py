@@ -709,3 +709,60 @@ def items(a: Adapter):
     # a dict's value may be any subclass; one built here is what it is; an Optional
     # dict of instances stays unknown (what makes it None is out of sight)
     assert found == [(23, "return")]
+
+
+def test_a_sequential_that_fails_names_the_layers_before_the_failing_one():
+    text = """
+import torch.nn.functional as F
+from jaxtyping import Float
+from torch import Tensor, nn
+
+
+class Gate(nn.Module):
+    def forward(self, x: Float[Tensor, "... d"]) -> Float[Tensor, "... (d//2)"]:
+        x, gates = x.chunk(2, dim=-1)
+        return F.silu(gates) * x
+
+
+class FeedForward(nn.Module):
+    def __init__(self, *, dim, factor=2):
+        super().__init__()
+        inner = dim * factor
+        self.ff = nn.Sequential(
+            nn.Linear(dim, inner),
+            Gate(),
+            nn.Linear(inner, dim),
+        )
+
+    def forward(self, x: Float[Tensor, "... d"]) -> Float[Tensor, "... d"]:
+        return self.ff(x)
+"""
+    # ``dim`` has no annotation, but the body gives it to nn.Linear: a size
+    found = check_source(text, "ff.py")
+    errors = [d for d in found if d.severity == "error"]
+    assert [(d.line, d.code) for d in errors] == [(24, "layer")]
+    assert any(
+        line == 18 and "nn.Linear(dim, inner) gives" in m for line, _c, m in errors[0].related
+    )
+
+
+def test_a_tuple_value_indexes_as_its_items():
+    text = """
+import torch
+from jaxtyping import Bool, Float
+from torch import Tensor
+
+
+def f(x: Float[Tensor, "a b"], m: Bool[Tensor, "a b"]):
+    reveal_type(x[torch.where(m)])
+    t = (0, 1)
+    reveal_type(x[t])
+    colons = [slice(None)] * x.ndim
+    reveal_type(x[tuple(colons)])
+"""
+    found = [d.message for d in check_source(text, "tuples.py") if d.code == "reveal"]
+    assert [m.split(" is ", 1)[1] for m in found] == [
+        "float[?](torch)",
+        "float[](torch)",
+        "float[...](torch)",
+    ]

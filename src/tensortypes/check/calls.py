@@ -22,6 +22,7 @@ from tensortypes.core.dims import Dim
 from .host import CheckerHost
 from .defs import wrapper_return
 from .diagnostics import CheckFailure
+from .notes import ShapeNote
 from .expr import SOME_TENSOR, Labels, attr_key, label_of, sized_call
 from .frame import Frame
 from .joins import arrays_union, element_of, join_all, join_values, length_of, may_be_none
@@ -33,6 +34,7 @@ from .rules.layers import build_layer, layer_dtype, layer_forward
 from .rules.losses import Loss, apply_loss
 from .sizes import size_symbol
 from .symbolic import (
+    fmt_shape,
     DistV,
     NONE,
     anonymized,
@@ -766,21 +768,57 @@ class CallMixin(CheckerHost):
         call.invoke = self._invoker(node, frame, labels)
         call.facts = frame.facts
         operands = [(labels.nodes.get(i), v) for i, v in enumerate(args) if type(v) is Arr]
+        made: list = []  # a Sequential's layers run so far: (layer, its input, its output)
+        if layer.rule.kind == "seq":
+            plain = call.invoke
+
+            def recorded(sub, values):
+                out = plain(sub, values)
+                made.append((sub, values[0] if values else None, out))
+                return out
+
+            call.invoke = recorded
 
         def forward(given, named):
             again = Call(layer.rule.name, given, named, labels, "torch")
             again.invoke, again.facts = call.invoke, call.facts
             return layer_forward(layer, list(given), again)
 
-        return self.shape_past_dtype(
-            lambda: layer_forward(layer, list(args), call),
-            forward,
-            args,
-            kwargs,
-            operands,
-            node,
-            frame,
-        )
+        try:
+            return self.shape_past_dtype(
+                lambda: layer_forward(layer, list(args), call),
+                forward,
+                args,
+                kwargs,
+                operands,
+                node,
+                frame,
+            )
+        except CheckFailure as failure:
+            note = _layers_before(made)
+            if note is None:
+                raise
+            raise CheckFailure(failure.code, failure.message, (*failure.notes, note)) from None
+
+
+def _layers_before(made: list):
+    """A located note on the layers of a ``Sequential`` that ran before the one that
+    failed, each where it was built with the shape it gave (the first of them may be
+    built with the wrong width: ``LinearNoBias(dim, dim_inner)`` before a ``SwiGLU``),
+    or None."""
+    sources = []
+    for sub, before, after in made:
+        site = getattr(sub, "site", "")
+        text, _, line = site.rpartition(" at line ")
+        if not line.isdigit() or type(after) is not Arr or after.shape is None:
+            continue
+        if type(before) is Arr and before.shape == after.shape:
+            continue
+        sources.append((int(line), f"{text} gives {fmt_shape(after.shape)}", text, "said"))
+    if not sources:
+        return None
+    steps = "; ".join(f"{s[1]} (line {s[0]})" for s in sources[-3:])
+    return ShapeNote(f"the layers before it: {steps}", 0, "", "", sources=tuple(sources[-3:]))
 
 
 def _listed_operands(node, value) -> list:

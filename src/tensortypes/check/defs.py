@@ -488,6 +488,124 @@ def free_names(node) -> frozenset:
     )
 
 
+def int_params(node) -> frozenset:
+    """The parameters of a ``def`` without annotation or default that its body uses as
+    sizes, and in no other way (``def __init__(self, *, dim): ... nn.Linear(dim,
+    dim * 2)``): given to a layer's size, to ``range``, or in ``+ - * // %`` with an
+    int literal; never read as an object (an attribute, an item, a call, an
+    iteration, ``len``, ``isinstance``, ``is None``, a helper such as ``exists``, a
+    test). Passing it on to another function tells nothing.
+    Found once per syntax tree.
+
+    >>> sorted(int_params(ast.parse("def f(self, dim, cfg):\\n    return nn.Linear(dim, cfg.n)").body[0]))
+    ['dim']
+    """
+    found = getattr(node, "_tt_int_params", None)
+    if found is None:
+        found = _int_params(node)
+        setattr(node, "_tt_int_params", found)  # noqa: B010 (an attribute ast does not declare)
+    return found
+
+
+_SIZE_LAYERS = frozenset(
+    (
+        "Linear",
+        "LinearNoBias",
+        "Bilinear",
+        "Conv1d",
+        "Conv2d",
+        "Conv3d",
+        "ConvTranspose1d",
+        "ConvTranspose2d",
+        "ConvTranspose3d",
+        "Embedding",
+        "LayerNorm",
+        "RMSNorm",
+        "GroupNorm",
+        "BatchNorm1d",
+        "BatchNorm2d",
+        "BatchNorm3d",
+        "range",
+    )
+)
+_INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
+# Calls that read a parameter as an object, not a size (passing it on to another
+# function tells nothing).
+_OBJECT_READERS = frozenset(
+    (
+        "isinstance",
+        "len",
+        "exists",
+        "default",
+        "getattr",
+        "hasattr",
+        "setattr",
+        "iter",
+        "next",
+        "list",
+        "tuple",
+        "dict",
+        "set",
+        "enumerate",
+        "zip",
+        "sorted",
+        "cast",
+        "callable",
+        "type",
+        "vars",
+        "str",
+        "float",
+    )
+)
+
+
+def _int_params(node) -> frozenset:
+    a = node.args
+    pos = a.posonlyargs + a.args
+    defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
+    pairs = list(zip(pos, defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    open_names = {p.arg for p, d in pairs if p.annotation is None and d is None}
+    if not open_names:
+        return frozenset()
+    used, refused = set(), set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            f = n.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+            for arg in (*n.args, *(kw.value for kw in n.keywords)):
+                if isinstance(arg, ast.Name) and arg.id in open_names:
+                    if name in _SIZE_LAYERS:
+                        used.add(arg.id)
+                    elif name in _OBJECT_READERS:
+                        refused.add(arg.id)
+            if isinstance(f, ast.Name) and f.id in open_names:
+                refused.add(f.id)
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, _INT_OPS):
+            for side, other in ((n.left, n.right), (n.right, n.left)):
+                if (
+                    isinstance(side, ast.Name)
+                    and side.id in open_names
+                    and isinstance(other, ast.Constant)
+                    and type(other.value) is int
+                ):
+                    used.add(side.id)
+        elif isinstance(n, (ast.Attribute, ast.Subscript, ast.Starred)):
+            if isinstance(n.value, ast.Name):
+                refused.add(n.value.id)
+        elif isinstance(n, (ast.For, ast.comprehension)):
+            if isinstance(n.iter, ast.Name):
+                refused.add(n.iter.id)
+        elif isinstance(n, ast.Compare):
+            for side in (n.left, *n.comparators):
+                if isinstance(side, ast.Name):
+                    if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in n.ops):
+                        refused.add(side.id)
+        elif isinstance(n, (ast.BoolOp, ast.IfExp, ast.If, ast.While, ast.Assert)):
+            tests = n.values if isinstance(n, ast.BoolOp) else [n.test]
+            refused.update(t.id for t in tests if isinstance(t, ast.Name))
+    return frozenset(used - refused)
+
+
 def anonymous_result(node) -> bool:
     """Whether a function's return annotation has an array type whose shape string
     holds jaxtyping's anonymous ``...`` (``-> Float[Tensor, "... n 3"]``, also in a

@@ -157,6 +157,12 @@ class IndexMixin(CheckerHost):
         return shape_item(shape.entries, i) if i is not None else IntV()
 
     def eval_index(self, node, frame) -> list:
+        if not isinstance(node, (ast.Tuple, ast.Slice)):
+            value = self.eval(node, frame)
+            if type(value) is TupleV:
+                # ``t[tuple(colons)]``, ``x[torch.where(m)]``: a tuple indexes as its items
+                return [("item", v) for v in value.items]
+            return [("item", value)]
         parts = node.elts if isinstance(node, ast.Tuple) else [node]
         out = []
         for part in parts:

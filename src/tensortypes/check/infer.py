@@ -33,7 +33,7 @@ from tensortypes.types import ANY
 from .annotations import read_annotation
 from .annvalues import value_of
 from .calls import CallMixin
-from .defs import shape_names
+from .defs import int_params, shape_names
 from .diagnostics import CheckFailure, Diagnostic
 from .expr import ExprMixin, label_of, read_keys
 from .frame import Frame
@@ -746,7 +746,10 @@ class Checker(
                 continue
             value: Value
             if ann is None:
-                if isinstance(default, ast.Constant) and type(default.value) is int:
+                if (isinstance(default, ast.Constant) and type(default.value) is int) or (
+                    default is None and name in int_params(info.node)
+                ):
+                    # ``heads = 8``, or ``dim`` that the body gives to ``nn.Linear``
                     value = self.size_param(name, frame, line)
                 elif isinstance(default, ast.Constant) and type(default.value) is float:
                     value = FloatV()  # ``sigma_data = 0.5``: a float, whatever its value

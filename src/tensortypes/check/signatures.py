@@ -111,6 +111,16 @@ def _shaped(value) -> bool:
     return type(value) is Arr and value.shape is not None
 
 
+def _ranks(value):
+    """The rank of an array, or the ranks of a tuple's arrays (a list of packed
+    shapes, a nested function: itself)."""
+    if type(value) is TupleV:
+        return tuple(_ranks(v) for v in value.items)
+    if type(value) is Arr:
+        return value.rank
+    return _shapes(value)
+
+
 def _closure(value) -> bool:
     """A nested function returned beside arrays (``return packed, unpack_one``)."""
     return type(value) is FuncV and value.info.closure is not None
@@ -945,7 +955,9 @@ class SignatureMixin(CheckerHost):
             else:  # a short body: used when every path returns an array of one shape
                 end = walker.exec_block(info.node.body if body is None else body, inner)
                 values = [v for v, _ in inner.returns]
-                same = all(_shaped(v) and _shapes(v) == _shapes(values[0]) for v in values)
+                # every path an array of one rank (``pad_to_multiple``: ``t`` itself, or
+                # ``t`` padded): their join keeps the axes they agree on
+                same = all(_shaped(v) and _ranks(v) == _ranks(values[0]) for v in values)
                 value = join_all(values) if values and end.terminated and same else UNKNOWN
         return value if _shaped(value) else UNKNOWN
 

@@ -981,3 +981,29 @@ def dist_labels(
 ) -> Tensor:
     labels = dgram(torch.cdist(token_pos, token_pos), bins, return_labels=True)
     return pair + labels
+
+
+class GatedUnit(nn.Module):
+    def forward(self, x: Float[Tensor, "... d"]) -> Float[Tensor, "... (d//2)"]:
+        x, gates = x.chunk(2, dim=-1)
+        return F.silu(gates) * x
+
+
+class FeedForward(nn.Module):
+    def __init__(self, *, dim, expansion_factor=2):
+        super().__init__()
+        dim_inner = int(dim * expansion_factor)
+        self.ff = nn.Sequential(LinearNoBias(dim, dim_inner * 2), GatedUnit(), LinearNoBias(dim_inner, dim))
+
+    def forward(self, x: Float[Tensor, "... d"]) -> Float[Tensor, "... d"]:
+        return self.ff(x)
+
+
+def slice_at(t: Tensor, dim_slice: slice, *, dim: int) -> Tensor:
+    colons = [slice(None)] * t.ndim
+    colons[dim] = dim_slice
+    return t[tuple(colons)]
+
+
+def previous_window(t: Float[Tensor, "b n w d"]) -> Tensor:
+    return torch.cat((slice_at(t, slice(None, -1), dim=1), slice_at(t, slice(1, None), dim=1)), dim=-2)
