@@ -766,3 +766,33 @@ def f(x: Float[Tensor, "a b"], m: Bool[Tensor, "a b"]):
         "float[](torch)",
         "float[...](torch)",
     ]
+
+
+def test_a_short_body_with_a_match_and_assert_never_is_walked_for_a_call():
+    text = """
+from enum import Enum
+from typing import assert_never
+
+from jaxtyping import Float
+from torch import Tensor
+
+
+class Enc(Enum):
+    A = "a"
+    B = "b"
+
+
+def cast_feature(feature: Tensor, enc: Enc):
+    match enc:
+        case Enc.A:
+            return feature.float()
+        case Enc.B:
+            return feature
+    assert_never(enc)
+
+
+def f(x: Float[Tensor, "b n"], enc: Enc):
+    reveal_type(cast_feature(x, enc))
+"""
+    found = [d.message for d in check_source(text, "cast.py") if d.code == "reveal"]
+    assert [m.split(" is ", 1)[1] for m in found] == ["float[b,n](torch)"]

@@ -392,11 +392,13 @@ def _short_body(node, nested: bool = True) -> bool:
         ):
             inner.append(stmt)
             continue
-        if count > SHORT_BODY or isinstance(stmt, _NOT_SHORT) or type(stmt).__name__ == "Match":
+        if count > SHORT_BODY or isinstance(stmt, _NOT_SHORT):
             return False
         returns = returns or (isinstance(stmt, ast.Return) and stmt.value is not None)
         for field in ("body", "orelse"):
             stack.extend(getattr(stmt, field, ()))
+        for case in getattr(stmt, "cases", ()):  # a ``match``: each case's statements
+            stack.extend(case.body)
     return (
         returns
         and not any(

@@ -139,6 +139,13 @@ class StatementMixin(CheckerHost):
 
     def s_Expr(self, stmt, frame):
         self.eval_discarded(stmt.value, frame)
+        value = stmt.value
+        if (
+            isinstance(value, ast.Call)
+            and self.module.path_of(value.func) in _NEVER_RETURNS
+            and frame.func is not None
+        ):
+            frame.terminated = True  # ``assert_never(x)``: the cases before are all
         return frame
 
     def eval_discarded(self, node, frame):
@@ -1146,6 +1153,12 @@ def _captured(pattern) -> list:
         elif isinstance(node, ast.MatchMapping) and node.rest is not None:
             found.append(node.rest)
     return found
+
+
+# Calls that never return (a match's exhaustiveness check).
+_NEVER_RETURNS = frozenset(
+    ("typing.assert_never", "typing_extensions.assert_never", "typing.NoReturn", "sys.exit")
+)
 
 
 def _changed_names(func) -> set:
