@@ -1007,3 +1007,9 @@ def slice_at(t: Tensor, dim_slice: slice, *, dim: int) -> Tensor:
 
 def previous_window(t: Float[Tensor, "b n w d"]) -> Tensor:
     return torch.cat((slice_at(t, slice(None, -1), dim=1), slice_at(t, slice(1, None), dim=1)), dim=-2)
+
+
+def place_values(batch: Float[Tensor, "b f"], active: Int[Tensor, "b n"], values: Float[Tensor, "b n"], n: int) -> Tensor:
+    for i in range(n):
+        batch.scatter_(dim=1, index=active[..., i : i + 1], src=values[..., i : i + 1])
+    return batch

@@ -526,6 +526,53 @@ class IndexArg(ParamRule):
         return x.with_(shape=(*x.shape[:i], size, *x.shape[i + 1 :]), origin=None)
 
 
+class Scatter(ParamRule):
+    """``x.scatter(dim, index, src)`` (``scatter_add``, ``scatter_reduce``, in place with
+    ``_``): the array written into keeps its shape and dtype; the index is an integer
+    tensor of the array's rank, and so is ``src`` when it is an array (not a number).
+
+    >>> from ..symbolic import Arr
+    >>> from tensortypes.core.dtypes import float32, int64
+    >>> x = Arr("torch", frozenset({float32}), (2, 5))
+    >>> i = Arr("torch", frozenset({int64}), (2,))
+    >>> Scatter().apply(Call(".scatter_", [x, 1, i, x], {}, {}, "torch"))
+    Traceback (most recent call last):
+    ...
+    tensortypes.check.diagnostics.CheckFailure: .scatter_: index has rank 1 but the input has rank 2
+    """
+
+    __slots__ = ()
+    PARAMS = ("input", "dim", "index", "src", "reduce")
+
+    def apply(self, call: Call):
+        bound, x = self.bind_input(call)
+        if x is None:
+            return UNKNOWN
+        index = bound.get("index")
+        src = bound.get("src", bound.get("value"))
+        if (
+            type(index) is Arr
+            and index.dtypes is not None
+            and not all(d.kind in "iu" for d in index.dtypes)
+        ):
+            raise CheckFailure(
+                "dtype",
+                f"{call.name}: the index must be an integer tensor, "
+                f"got dtype {fmt_dtypes(index.dtypes)}",
+            )
+        if x.rank is not None:
+            axis = int_const(bound.get("dim"))
+            if axis is not None:
+                sf.norm_axis(axis, x.rank)
+            for what, v in (("index", index), ("src", src)):
+                if type(v) is Arr and v.rank is not None and v.rank != x.rank:
+                    raise CheckFailure(
+                        "rank",
+                        f"{call.name}: {what} has rank {v.rank} but the input has rank {x.rank}",
+                    )
+        return x.with_(origin=None)
+
+
 class Unique(ParamRule):
     """``torch.unique(x)`` / ``x.unique()``: the distinct values, a 1-d array whose
     size depends on the data: a size of its own (``unique_12`` for a call at line 12),

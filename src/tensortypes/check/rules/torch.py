@@ -31,6 +31,7 @@ from .access import (
     Chunk,
     Identity,
     IndexArg,
+    Scatter,
     Item,
     Diff,
     MaskedSelect,
@@ -545,10 +546,11 @@ METHODS: dict = {
 }
 # Writes into a copy of the array (or into the array, with ``_``) at given places:
 # the shape and dtype of the array written into (``x.scatter_add(dim, index, src)``).
+for _name in ("scatter", "scatter_add", "scatter_reduce"):
+    METHODS.setdefault(_name, Scatter())
+    METHODS.setdefault(_name + "_", Scatter())
+    FUNCTIONS.setdefault(f"torch.{_name}", Scatter())
 for _name in (
-    "scatter",
-    "scatter_add",
-    "scatter_reduce",
     "index_add",
     "index_copy",
     "index_fill",
