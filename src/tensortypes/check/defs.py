@@ -343,9 +343,11 @@ SHORT_BODY = 12  # statements (nested ones counted) of a short function: see sho
 
 def short_body(node) -> bool:
     """Whether a function is short enough for calls to evaluate its whole body: at
-    most ``SHORT_BODY`` statements, counting those nested in ``if``/``with``/``for``,
-    with a ``return``, and no nested function or class, ``yield``, ``global``,
-    ``nonlocal`` or ``try`` (whose paths the evaluation would not follow alike).
+    most ``SHORT_BODY`` statements, counting those nested in ``if``/``with``/``for``
+    and the cases of a ``match``, with a ``return``, and no nested class,
+    ``lambda``, ``yield``, ``global``, ``nonlocal`` or ``try`` (whose paths the
+    evaluation would not follow alike); a nested function only at its top level,
+    short itself, without decorators (a closure it may return).
 
     >>> short_body(ast.parse("def f(x, s):\\n    if s is None:\\n        s = 1\\n    return x * s").body[0])
     True

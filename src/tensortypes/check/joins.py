@@ -125,7 +125,7 @@ def _union_items(a: Value, b: Value) -> tuple:
     items = list(a.items) if type(a) is UnionV else [a]
     for v in b.items if type(b) is UnionV else (b,):
         for i, have in enumerate(items):
-            if type(have) is type(v) and not _other_rank(have, v, items):
+            if type(have) is type(v) and not _kept_apart(have, v, items):
                 items[i] = join_values(have, v)
                 break
         else:
@@ -133,7 +133,7 @@ def _union_items(a: Value, b: Value) -> tuple:
     return tuple(items)
 
 
-def _other_rank(a: Value, b: Value, items) -> bool:
+def _kept_apart(a: Value, b: Value, items) -> bool:
     """Whether arrays ``a`` and ``b`` of a union have known ranks or dtypes that differ:
     kept as members of their own (``Float["b m 3"] | Float["m 3"]``, each followed by
     what the code does with it), a few at most."""

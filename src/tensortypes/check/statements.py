@@ -1155,16 +1155,16 @@ def _captured(pattern) -> list:
     return found
 
 
-# Calls that never return (a match's exhaustiveness check).
-_NEVER_RETURNS = frozenset(
-    ("typing.assert_never", "typing_extensions.assert_never", "typing.NoReturn", "sys.exit")
-)
+# Calls that never return (a match's exhaustiveness check, an exit).
+_NEVER_RETURNS = frozenset(("typing.assert_never", "typing_extensions.assert_never", "sys.exit"))
 
 
 def _changed_names(func) -> set:
     """The names a nested function may change the value of, in place: the receivers of
     its method calls (``outs.append(x)``), the targets of its item assignments,
-    deletions and augmented assignments, and the arguments it passes to calls."""
+    deletions and augmented assignments, and the arguments it passes to a method or
+    a module's function (``torch.cat(outs)``; not to a plain name such as
+    ``unpack(t, ps, pattern)``, whose callee is read when the call is walked)."""
     found = set()
     for n in ast.walk(func):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
