@@ -747,9 +747,10 @@ class Checker(
             value: Value
             if ann is None:
                 if (isinstance(default, ast.Constant) and type(default.value) is int) or (
-                    default is None and name in int_params(info.node)
+                    default is None and info.name == "__init__" and name in int_params(info.node)
                 ):
-                    # ``heads = 8``, or ``dim`` that the body gives to ``nn.Linear``
+                    # ``heads = 8``, or a constructor's ``dim`` that its body gives to
+                    # ``nn.Linear``: a size of the instance
                     value = self.size_param(name, frame, line)
                 elif isinstance(default, ast.Constant) and type(default.value) is float:
                     value = FloatV()  # ``sigma_data = 0.5``: a float, whatever its value
