@@ -102,6 +102,13 @@ PROBE = [
         + "\n    return f(x) @ torch.zeros(2, 2)\n",
     ),
     (
+        "a returned closure that calls its maker 10 times",
+        "import torch\ndef make(t):\n    def inner(x):\n        return "
+        + " + ".join(["make(x)[1](x)"] * 10)
+        + "\n    return t, inner\n"
+        + "def g(x: torch.Tensor):\n    t, f = make(x)\n    return f(t) @ torch.zeros(2, 2)\n",
+    ),
+    (
         "99 nested `if`",
         "".join("    " * i + f"if x{i}:\n" for i in range(99))
         + "    " * 99

@@ -83,6 +83,13 @@ class CallMixin(CheckerHost):
         return call
 
     def e_Call(self, node, frame):
+        if self.inlining:
+            # a call in a callee's body walked for a call: counted against the budget
+            # of the outermost call (``inlined_result``), so that bodies that call
+            # their callers many times stay bounded
+            if self.inline_budget[0] <= 0:
+                return UNKNOWN
+            self.inline_budget[0] -= 1
         if self.is_reveal(node.func, frame) and len(node.args) == 1:
             value = self.eval(node.args[0], frame)
             self.report(

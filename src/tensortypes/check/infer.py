@@ -135,6 +135,9 @@ class Checker(
         self.field_tables: dict = {}  # (id of a class, field) -> schema.int_fields
         self.mros: dict = {}  # id of a class -> its resolution order (schema.mro)
         self.inlining = 0  # one-statement wrappers being evaluated at a call (a bound)
+        # the walks one outermost call may make of its callees' bodies, nested ones
+        # included (shared with the checkers of other modules it walks in)
+        self.inline_budget = [0]
         self.unrolling = False  # a comprehension is evaluated item by item (not nested)
         self.module: ModuleInfo | None = None  # set by run(), before anything reads it
 

@@ -83,6 +83,8 @@ __all__ = ["SignatureMixin", "subst_value"]
 
 
 _INLINE_DEPTH = 3  # wrappers of wrappers evaluated at a call, at most
+# callee bodies one outermost call may walk, and calls in them, nested ones included
+_INLINE_BUDGET = 256
 
 
 def _shapeless(value) -> bool:
@@ -647,7 +649,9 @@ class SignatureMixin(CheckerHost):
         if generic is not None:
             return generic
         if info.returns is None and self_value is None:
-            found = self.inferred_return(info)
+            # a nested function's body is walked with the call's arguments (below),
+            # not on its own: what it reads from the function that made it is known
+            found = self.inferred_return(info) if info.closure is None else UNKNOWN
             if type(found) is BoolV and found.value is None and wrapper_return(info.node):
                 # ``exists(v)`` of ``return v is not None``: known for a None or an array
                 told = self.inlined_result(info, args, kwargs)
@@ -907,6 +911,11 @@ class SignatureMixin(CheckerHost):
         wrappers are followed at most ``_INLINE_DEPTH`` deep."""
         if not inlinable(info.node) or self.inlining >= _INLINE_DEPTH:
             return UNKNOWN
+        if self.inlining == 0:
+            self.inline_budget = [_INLINE_BUDGET]
+        if self.inline_budget[0] <= 0:
+            return UNKNOWN  # a callee that calls its callers many times a level
+        self.inline_budget[0] -= 1
         if info.cls is not None and not _bound_method(info, self_value):
             return UNKNOWN
         if args is None:  # the body alone, its parameters as annotated (``inlined_call``)
@@ -982,6 +991,9 @@ class SignatureMixin(CheckerHost):
         restored after."""
         saved = walker.record, walker.inlining, walker.last_ifexp, walker.discarded
         saved_caught, walker.caught = walker.caught, caught
+        if self.inlining == 0:  # the outermost walk: a budget of its own
+            self.inline_budget = [_INLINE_BUDGET]
+        saved_budget, walker.inline_budget = walker.inline_budget, self.inline_budget
         walker.record, walker.inlining = None, self.inlining + 1
         walker.quiet += 1
         try:
@@ -989,6 +1001,7 @@ class SignatureMixin(CheckerHost):
         finally:
             walker.quiet -= 1
             walker.caught = saved_caught
+            walker.inline_budget = saved_budget
             walker.record, walker.inlining, walker.last_ifexp, walker.discarded = saved
 
     def _walker_for(self, info):
