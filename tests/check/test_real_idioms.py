@@ -796,3 +796,21 @@ def f(x: Float[Tensor, "b n"], enc: Enc):
 """
     found = [d.message for d in check_source(text, "cast.py") if d.code == "reveal"]
     assert [m.split(" is ", 1)[1] for m in found] == ["float[b,n](torch)"]
+
+
+def test_a_gather_with_an_index_not_known_keeps_the_input_rank():
+    text = """
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+def f(x: Float[Tensor, "b n d"], idx):
+    reveal_type(x.gather(1, idx))
+    return x.gather(1, idx).sum(-1) @ x  # (?, ?) @ (b, n, d): rank known, sizes not
+"""
+    found = check_source(text, "gather.py")
+    assert [d.message.split(" is ", 1)[1] for d in found if d.code == "reveal"] == [
+        "float[?,?,?](torch)"
+    ]
+    assert not [d for d in found if d.severity == "error"]

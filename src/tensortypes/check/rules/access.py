@@ -501,6 +501,9 @@ class IndexArg(ParamRule):
                 f"got dtype {fmt_dtypes(index.dtypes)}",
             )
         axis = int_const(bound.get("dim", bound.get("axis")))
+        if self.mode == "gather" and index is UNKNOWN and x.rank is not None:
+            # an index not known: the result has its shape, of the input's rank
+            return x.with_(shape=(None,) * x.rank, origin=None)
         if type(index) is not Arr or axis is None:
             return x.with_(shape=None, origin=None)
         if self.mode == "gather":
