@@ -814,3 +814,22 @@ def f(x: Float[Tensor, "b n d"], idx):
         "float[?,?,?](torch)"
     ]
     assert not [d for d in found if d.severity == "error"]
+
+
+def test_an_einx_operand_not_known_for_a_group_with_dots_keeps_its_named_axes():
+    text = """
+import einx
+from jaxtyping import Bool
+from torch import Tensor
+
+
+def f(mask: Bool[Tensor, "b t"], feats, den: Bool[Tensor, " t"]):
+    out = einx.where("b t, b t ..., -> b t ...", mask, feats, 0.0)
+    reveal_type(out)
+    return einx.divide("b t ..., b -> b t ...", out, den)
+"""
+    found = check_source(text, "einx_unknown.py")
+    assert [d.message.split(" is ", 1)[1] for d in found if d.code == "reveal"] == [
+        "?[b,t,...](torch)"
+    ]
+    assert [(d.line, d.code) for d in found if d.severity == "error"] == [(10, "broadcast")]

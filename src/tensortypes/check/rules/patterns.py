@@ -656,8 +656,14 @@ def _ranked(group: str, value, kind):
     """An operand of an einx pattern: an unknown value given for a group of names
     alone (``"b m"``) is an array of that rank whose sizes are not known, so the
     other operands still bind the result's names."""
-    if type(value) is Unknown and "..." not in group:
-        return Arr(kind, None, (None,) * len(group.split()))
+    if type(value) is Unknown:
+        names = group.split()
+        if "..." not in names:
+            return Arr(kind, None, (None,) * len(names))
+        if names.count("...") == 1:
+            # ``"b t ..."``: its named axes, then some (``einx.where("b t, b t ..., ->
+            # b t ...", mask, feats, 0.0)`` of feats not known is ``(b, t, ...)``)
+            return Arr(kind, None, tuple(Rest(None) if n == "..." else None for n in names))
     return value
 
 
