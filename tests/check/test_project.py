@@ -733,3 +733,35 @@ def f(x: Float[Tensor, "b 16"]) -> Float[Tensor, "b 4"]:
     found = [d for d in check_paths([pkg], cache=False, jobs=1) if d.path.endswith("use.py")]
     assert [(d.line, d.code) for d in found if d.severity == "error"] == [(4, "return")]
     assert "16" in next(d.message for d in found if d.severity == "error")
+
+
+def test_a_list_of_literals_of_another_module_has_its_length(tmp_path):
+    # ``rc.residue_types.index(mask)`` is an int, so ``tokens == idx`` keeps the
+    # tokens' shape; a list the module grows (or an empty registry) has no length;
+    # a tuple of strings is one, for a ``tuple[str, ...]`` parameter
+    pkg = _project(
+        tmp_path,
+        """\
+import torch
+from pkg import names as rc
+from pkg.typing import *
+def trim(msa: Float[Tensor, "depth n"], tokens: Float[Tensor, "n"]):
+    idx = rc.RESIDUES.index(":")
+    pad = torch.all(msa == idx, dim=1)
+    keep = torch.zeros(len(rc.RESIDUES), len(rc.GROWN), len(rc.REGISTRY))
+    reveal_type(keep)
+    blocked(rc.HEAVY)
+    return msa[:, ~pad]
+def blocked(names: tuple[str, ...]) -> None:
+    pass
+""",
+    )
+    (pkg / "names.py").write_text(
+        'BASE = ["A", "C"]\nRESIDUES = (BASE + ["X"] + [":"])\n'
+        'GROWN = ["a"]\nGROWN.append("b")\nREGISTRY = []\nHEAVY = ("torch", "jax")\n'
+    )
+    found = [d for d in check_paths([pkg], cache=False, jobs=1) if d.path.endswith("use.py")]
+    assert [d.message.split(" is ", 1)[1] for d in found if d.code == "reveal"] == [
+        "f32[4,?,?](torch)"
+    ]
+    assert [(d.line, d.code) for d in found if d.severity == "error"] == [(10, "index")]

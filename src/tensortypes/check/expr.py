@@ -36,6 +36,7 @@ from .rules.access import shape_value, sizes_value
 from .rules.base import int_const
 from .rules.ops import binary, matmul
 from .symbolic import (
+    sequence_value,
     DistV,
     NONE,
     UNKNOWN,
@@ -252,6 +253,9 @@ class ExprMixin(CheckerHost):
             return ClassV(module.classes[name])
         if name in module.constants:
             return IntV(dims.const(module.constants[name]))
+        if name in module.sequences and name not in frame.globals:
+            # a module-level list or tuple of literals: its length
+            return sequence_value(module.sequences[name])
         if name in frame.globals:
             return frame.globals[name]
         if name in module.partials:
@@ -263,6 +267,9 @@ class ExprMixin(CheckerHost):
                 constant = module.project.constant(path, module.local)
                 if constant is not None:  # ``from .config import HIDDEN``
                     return IntV(dims.const(constant))
+                found = module.project.sequence(path, module.local)
+                if found is not None:  # ``from .constants import residue_types``
+                    return sequence_value(found)
                 bound = module.project.partial(path, module.local)
                 if bound is not None:  # ``from .layers import LinearNoBias``
                     return self.partial_value(*bound)
@@ -522,6 +529,9 @@ class ExprMixin(CheckerHost):
                 constant = self.module.project.constant(path, self.module.local)
                 if constant is not None:  # ``rc.NUM_TOKENS`` of a project module
                     return IntV(dims.const(constant))
+                found = self.module.project.sequence(path, self.module.local)
+                if found is not None:  # ``rc.residue_types``: a list of known length
+                    return sequence_value(found)
             return DTypeV(found) if found is not None else Ref(path)
         if t is UnionV and may_be_none(receiver):
             receiver = self.check_optional(receiver, node.value, frame)

@@ -140,6 +140,7 @@ class ModuleInfo:
     __slots__ = (
         "aliases",
         "constants",
+        "sequences",
         "annotation_aliases",
         "annotation_factories",
         "keeping",
@@ -184,6 +185,9 @@ class ModuleInfo:
         self._imports: list = []  # the import statements, for ``unresolved``
         self.aliases: dict = {}
         self.constants: dict = {}
+        # a list or tuple of literals (or a ``+`` of such and of those before it):
+        # name -> (its length, "list" or "tuple", its items' type name or None)
+        self.sequences: dict = {}
         self.annotation_aliases: dict = {}
         # ``Float = TorchTyping(Float)`` of a class whose ``__getitem__`` returns
         # ``self.dtype[Tensor, shape]``: name -> (dtype class path, array class path)
@@ -219,6 +223,8 @@ class ModuleInfo:
                         assigned[target.id] = assigned.get(target.id, 0) + 1
         for stmt in tree.body:
             self._top(stmt, assigned)
+        if self.sequences:
+            _drop_changed(tree, self.sequences)
         if project is not None:
             self._find_unresolved()
             self._project_decorators(tree)
@@ -470,6 +476,8 @@ class ModuleInfo:
             and isinstance(stmt.targets[0], ast.Name)
         ):
             name, value = stmt.targets[0].id, stmt.value
+            length = _sequence_length(value, self.sequences)
+            self.sequences.pop(name, None)  # assigned again: what it held before is gone
             factory = self._factory(value)
             if factory is not None:
                 self.annotation_factories[name] = factory
@@ -484,6 +492,8 @@ class ModuleInfo:
                     self.partials[name] = found
             elif isinstance(value, ast.Constant) and type(value.value) is int:
                 self.constants[name] = value.value
+            elif length is not None:
+                self.sequences[name] = length
             elif isinstance(value, ast.Call) and self.path_of(value.func) in _TYPEVAR:
                 self.typevars[name] = _typevar_bound(value)
         elif (
@@ -766,4 +776,57 @@ def _typevar_bound(call: ast.Call):
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
         return value
+    return None
+
+
+def _drop_changed(tree, sequences: dict) -> None:
+    """Forget the sequences the module changes anywhere (``REGISTRY.append(x)``,
+    ``NAMES += [...]``, ``NAMES[0] = ...``, ``global NAMES``), and the empty ones (a
+    registry filled later): their length is not the literal's."""
+    for name in [n for n, found in sequences.items() if found[0] == 0]:
+        del sequences[name]
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+            if n.attr in _LIST_CHANGERS:
+                sequences.pop(n.value.id, None)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            sequences.pop(n.target.id, None)
+        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            if isinstance(n.value, ast.Name):
+                sequences.pop(n.value.id, None)
+        elif isinstance(n, ast.Global):
+            for name in n.names:
+                sequences.pop(name, None)
+
+
+_LIST_CHANGERS = frozenset(("append", "extend", "insert", "pop", "remove", "clear"))
+
+
+def _sequence_length(node, known: dict, depth: int = 0):
+    """``(length, "list" or "tuple", the items' type name or None)`` of a
+    module-level list or tuple of literals, or of a ``+`` of such and of the
+    module's sequences before it (``known``), or None.
+
+    >>> _sequence_length(ast.parse("a + ['X', 'Y']", mode="eval").body, {"a": (20, "list", "str")})
+    (22, 'list', 'str')
+    """
+    if depth > 50:
+        return None
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [e for e in node.elts if isinstance(e, ast.Constant)]
+        if len(items) != len(node.elts):
+            return None
+        kinds = {type(e.value).__name__ for e in items}
+        kind = kinds.pop() if len(kinds) == 1 else None
+        shape = "list" if isinstance(node, ast.List) else "tuple"
+        return (len(node.elts), shape, kind if kind in ("str", "int", "float") else None)
+    if isinstance(node, ast.Name):
+        return known.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = _sequence_length(node.left, known, depth + 1)
+        right = _sequence_length(node.right, known, depth + 1) if left is not None else None
+        if left is None or right is None or left[1] != right[1]:
+            return None
+        kind = left[2] if left[2] == right[2] or not left[0] else right[2] if not right[0] else None
+        return (left[0] + right[0], left[1], kind)
     return None

@@ -406,6 +406,12 @@ class Project:
         """Another module's int constant named by a canonical ``path``, or None."""
         return self._entry(path, local, "constants")
 
+    def sequence(self, path: str, local):
+        """Another module's list or tuple of literals named by a canonical ``path``
+        (``rc.residue_types``): ``(length, "list" or "tuple", items' type name)``,
+        or None."""
+        return self._entry(path, local, "sequences")
+
     def dependencies(self, info: ModuleInfo) -> list:
         """The project files a module's imports resolve to (for the cache's keys)."""
         out = []

@@ -89,6 +89,7 @@ __all__ = [
     "inputs",
     "anonymized",
     "fmt_shape",
+    "sequence_value",
     "fmt_dim",
     "fmt_dtypes",
     "fmt_value",
@@ -854,6 +855,17 @@ class DictV(Value):
 
     def describe(self) -> str:
         return "dict"
+
+
+def sequence_value(found) -> Value:
+    """The value of a module's list or tuple of literals, ``(length, "list" or
+    "tuple", the items' type name)`` (``modinfo.ModuleInfo.sequences``)."""
+    length, shape, kind = found
+    item = {"str": StrV, "int": IntV, "float": FloatV}.get(kind)
+    elem = item() if item is not None else UNKNOWN
+    if shape == "tuple" and length <= 32:
+        return TupleV((elem,) * length)
+    return ListV(None, elem, shape, dims.const(length))
 
 
 def _frozen(self, name, value):
