@@ -264,12 +264,9 @@ class ExprMixin(CheckerHost):
         if path is not None:
             found = dtype_object(path)
             if found is None and module.project is not None:
-                constant = module.project.constant(path, module.local)
-                if constant is not None:  # ``from .config import HIDDEN``
-                    return IntV(dims.const(constant))
-                found = module.project.sequence(path, module.local)
-                if found is not None:  # ``from .constants import residue_types``
-                    return sequence_value(found)
+                value = _project_constant(module, path)
+                if value is not None:  # ``from .config import HIDDEN, residue_types``
+                    return value
                 bound = module.project.partial(path, module.local)
                 if bound is not None:  # ``from .layers import LinearNoBias``
                     return self.partial_value(*bound)
@@ -526,12 +523,9 @@ class ExprMixin(CheckerHost):
                 return NONE
             found = dtype_object(path)
             if found is None and self.module is not None and self.module.project is not None:
-                constant = self.module.project.constant(path, self.module.local)
-                if constant is not None:  # ``rc.NUM_TOKENS`` of a project module
-                    return IntV(dims.const(constant))
-                found = self.module.project.sequence(path, self.module.local)
-                if found is not None:  # ``rc.residue_types``: a list of known length
-                    return sequence_value(found)
+                value = _project_constant(self.module, path)
+                if value is not None:  # ``rc.NUM_TOKENS``, ``rc.residue_types``
+                    return value
             return DTypeV(found) if found is not None else Ref(path)
         if t is UnionV and may_be_none(receiver):
             receiver = self.check_optional(receiver, node.value, frame)
@@ -850,6 +844,16 @@ _ORDER = {
     ast.Eq: lambda a, b: a == b,
     ast.NotEq: lambda a, b: a != b,
 }
+
+
+def _project_constant(module, path: str):
+    """The value of another project module's int constant, or of its list or tuple
+    of literals (a length), named by a canonical ``path``; None if it is neither."""
+    constant = module.project.constant(path, module.local)
+    if constant is not None:
+        return IntV(dims.const(constant))
+    found = module.project.sequence(path, module.local)
+    return sequence_value(found) if found is not None else None
 
 
 # What ``x is None`` is known for: None itself, and values that are never None.

@@ -139,6 +139,12 @@ def _kept_apart(a: Value, b: Value, items) -> bool:
     what the code does with it), a few at most."""
     if type(a) is not Arr or type(b) is not Arr or len(items) >= _UNION_ARRAYS:
         return False
+    return _apart(a, b)
+
+
+def _apart(a: Arr, b: Arr) -> bool:
+    """Whether two arrays are different layouts: known ranks that differ, or dtypes
+    that do not overlap."""
     if a.rank is not None and b.rank is not None and a.rank != b.rank:
         return True
     return a.dtypes is not None and b.dtypes is not None and not a.dtypes & b.dtypes
@@ -392,21 +398,17 @@ def union_of(values) -> Value:
     others = [v for v in values if type(v) is not Arr]
     if not arrays:
         return join_all(values)
-    ranks: dict = {}  # the arrays of each rank (and dtype) joined, kept apart (a few at most)
+    groups: list = []  # the arrays of each layout joined, kept apart (a few at most)
     for v in arrays:
-        key = next(
-            (
-                k
-                for k in ranks
-                if k[0] == v.rank and (k[1] is None or v.dtypes is None or k[1] & v.dtypes)
-            ),
-            (v.rank, v.dtypes),
-        )
-        ranks.setdefault(key, []).append(v)
-    if any(rank is None for rank, _ in ranks) or len(ranks) > _UNION_ARRAYS:
+        group = next((g for g in groups if not _apart(g[0], v)), None)
+        if group is None:
+            groups.append([v])
+        else:
+            group.append(v)
+    if any(v.rank is None for v in arrays) or len(groups) > _UNION_ARRAYS:
         joined = [join_all(arrays)]
     else:
-        joined = [join_all(group) for group in ranks.values()]
+        joined = [join_all(group) for group in groups]
     if others:
         rest = join_all(others)
         if rest is UNKNOWN:

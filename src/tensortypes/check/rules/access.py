@@ -475,6 +475,28 @@ class Ndim(Rule):
         return IntV(dims.const(x.rank))
 
 
+def _integer_index(call: Call, index) -> None:
+    """An index array of ``gather``/``scatter``/``index_select`` must be of integers."""
+    if (
+        type(index) is Arr
+        and index.dtypes is not None
+        and not all(d.kind in "iu" for d in index.dtypes)
+    ):
+        raise CheckFailure(
+            "dtype",
+            f"{call.name}: the index must be an integer tensor, "
+            f"got dtype {fmt_dtypes(index.dtypes)}",
+        )
+
+
+def _same_rank(call: Call, what: str, v, x: Arr) -> None:
+    """``gather``'s and ``scatter``'s index (and source) have the input's rank."""
+    if type(v) is Arr and v.rank is not None and v.rank != x.rank:
+        raise CheckFailure(
+            "rank", f"{call.name}: {what} has rank {v.rank} but the input has rank {x.rank}"
+        )
+
+
 class IndexArg(ParamRule):
     """``index_select``/``gather``/``take_along_dim``: an integer index tensor along a dim."""
 
@@ -490,16 +512,7 @@ class IndexArg(ParamRule):
         index = bound.get("index", bound.get("indices"))
         if x is None:
             return UNKNOWN
-        if (
-            type(index) is Arr
-            and index.dtypes is not None
-            and not all(d.kind in "iu" for d in index.dtypes)
-        ):
-            raise CheckFailure(
-                "dtype",
-                f"{call.name}: the index must be an integer tensor, "
-                f"got dtype {fmt_dtypes(index.dtypes)}",
-            )
+        _integer_index(call, index)
         axis = int_const(bound.get("dim", bound.get("axis")))
         if self.mode == "gather" and index is UNKNOWN and x.rank is not None:
             # an index not known: the result has its shape, of the input's rank
@@ -510,11 +523,7 @@ class IndexArg(ParamRule):
             # The result has the index's shape, whatever the input's (also a ``*rest``).
             if x.rank is not None:
                 sf.norm_axis(axis, x.rank)
-                if index.rank is not None and index.rank != x.rank:
-                    raise CheckFailure(
-                        "rank",
-                        f"{call.name}: index has rank {index.rank} but the input has rank {x.rank}",
-                    )
+                _same_rank(call, "index", index, x)
             return x.with_(shape=index.shape, origin=None)
         if index.rank is not None and index.rank != 1:
             raise CheckFailure(
@@ -553,26 +562,13 @@ class Scatter(ParamRule):
             return UNKNOWN
         index = bound.get("index")
         src = bound.get("src", bound.get("value"))
-        if (
-            type(index) is Arr
-            and index.dtypes is not None
-            and not all(d.kind in "iu" for d in index.dtypes)
-        ):
-            raise CheckFailure(
-                "dtype",
-                f"{call.name}: the index must be an integer tensor, "
-                f"got dtype {fmt_dtypes(index.dtypes)}",
-            )
+        _integer_index(call, index)
         if x.rank is not None:
             axis = int_const(bound.get("dim"))
             if axis is not None:
                 sf.norm_axis(axis, x.rank)
-            for what, v in (("index", index), ("src", src)):
-                if type(v) is Arr and v.rank is not None and v.rank != x.rank:
-                    raise CheckFailure(
-                        "rank",
-                        f"{call.name}: {what} has rank {v.rank} but the input has rank {x.rank}",
-                    )
+            _same_rank(call, "index", index, x)
+            _same_rank(call, "src", src, x)
         return x.with_(origin=None)
 
 
