@@ -62,13 +62,26 @@ class Binder:
     (Dim('5'), 'x axis 0')
     """
 
-    __slots__ = ("env", "where", "facts", "failed", "soft", "keep_unbound", "source", "origins")
+    __slots__ = (
+        "env",
+        "where",
+        "facts",
+        "failed",
+        "dtype_only",
+        "soft",
+        "keep_unbound",
+        "source",
+        "origins",
+    )
 
     def __init__(self, env: dict | None = None, where: dict | None = None, facts: tuple = ()):
         self.env = dict(env) if env else {}
         self.where = dict(where) if where else {}
         self.facts = facts  # divisibility facts of the caller: (name, k) pairs
         self.failed = False  # an argument did not fit: the bindings are not to be trusted
+        # the last argument that did not fit had only a wrong dtype: its shape bound its
+        # sizes, which are still to be trusted
+        self.dtype_only = False
         # Names a local annotation introduced: they contradict a size only when provably
         # different (the author's annotation is all that ties them).
         self.soft: frozenset = frozenset()

@@ -28,7 +28,7 @@ from .frame import Frame
 from .joins import arrays_union, element_of, join_all, join_values, length_of, may_be_none
 from .modinfo import REGISTERS
 from .rules import function_rule, layer_rule, loss_rule, method_rule
-from .rules import distributions
+from .rules import distributions, pretrained
 from .rules.base import Call, int_const
 from .rules.layers import build_layer, layer_dtype, layer_forward
 from .rules.losses import Loss, apply_loss
@@ -36,6 +36,7 @@ from .sizes import size_symbol
 from .symbolic import (
     fmt_shape,
     DistV,
+    LibV,
     NONE,
     anonymized,
     UNKNOWN,
@@ -67,6 +68,27 @@ from .symbolic import (
 __all__ = ["CallMixin"]
 
 _LIBRARY_ROOTS = ("torch", "numpy", "jax")
+# the functions of Python's ``random`` that give one number
+_RANDOM_NUMBERS = {
+    **{
+        f"random.{name}": FloatV
+        for name in (
+            "random",
+            "uniform",
+            "gauss",
+            "normalvariate",
+            "lognormvariate",
+            "expovariate",
+            "betavariate",
+            "gammavariate",
+            "triangular",
+            "vonmisesvariate",
+            "paretovariate",
+            "weibullvariate",
+        )
+    },
+    **{f"random.{name}": IntV for name in ("randint", "randrange", "getrandbits")},
+}
 _LAMBDA_BUDGET = 256  # lambda calls one outermost call of a lambda may evaluate
 _LIST_MUTATORS = frozenset(
     {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"}
@@ -219,9 +241,22 @@ class CallMixin(CheckerHost):
             if method is None:
                 return UNKNOWN
             return self.call_function(method, args, kwargs, node, frame, labels, callee, star)
+        if t is LibV:  # ``self.unet(latents, t, encoder_hidden_states=text)``
+            return self.call_library_object(callee, "__call__", args, kwargs, node, frame, labels)
         if t is UnionV and may_be_none(callee):
             return UNKNOWN
         return UNKNOWN
+
+    def call_library_object(self, lib, name, args, kwargs, node, frame, labels):
+        """A call of a modelled library object (``check.rules.pretrained``): its result,
+        and an error, with notes on where the arrays got their shapes, for each of its
+        requirements these arguments break."""
+        problems: list = []
+        value = pretrained.call(lib, name, args, kwargs, labels, problems)
+        operands = [(labels.nodes.get(k), v) for k, v in (*enumerate(args), *kwargs.items())]
+        for failure in problems:
+            self.fail(node, self.noted(failure, operands, frame), frame)
+        return value
 
     def call_lambda(self, callee, args, kwargs, frame, star):
         """``f(x)`` of ``f = lambda t: body``: ``body`` evaluated with the arguments in
@@ -393,6 +428,8 @@ class CallMixin(CheckerHost):
             ):
                 return IntV()
             return BoolV() if name.startswith("is") else FloatV()
+        if path in _RANDOM_NUMBERS:  # ``random.uniform(*theta_d_range)``: a number, not an array
+            return _RANDOM_NUMBERS[path]()
         found = function_rule(path)
         if found is not None:
             rule, kind = found
@@ -415,6 +452,9 @@ class CallMixin(CheckerHost):
             return given if type(given) is ListV else ListV(None)
         if path == "torch.nn.Parameter" and args and type(args[0]) is Arr:
             return args[0].with_(origin=None)
+        made = pretrained.made_by(path)
+        if made is not None:  # ``StableDiffusionPipeline.from_pretrained(...)``
+            return made
         if node is self.discarded:
             pass  # the statement drops the result: nothing is lost
         elif path.partition(".")[0] in _LIBRARY_ROOTS:
@@ -603,6 +643,8 @@ class CallMixin(CheckerHost):
                     MethodV(v, name), args, kwargs, node, frame, labels, star
                 ),
             )
+        if t is LibV:  # ``self.vae.encode(x)``, ``self.scheduler.add_noise(x, noise, t)``
+            return self.call_library_object(receiver, name, args, kwargs, node, frame, labels)
         if t is DistV:
             rule = distributions.METHODS.get(name)
             if rule is None:

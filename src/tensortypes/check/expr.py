@@ -31,13 +31,14 @@ from .joins import (
 )
 from .rules import dtype_object
 from .rules import shapefns as sf
-from .rules import distributions
+from .rules import distributions, pretrained
 from .rules.access import shape_value, sizes_value
 from .rules.base import int_const
 from .rules.ops import binary, matmul
 from .symbolic import (
     sequence_value,
     DistV,
+    LibV,
     NONE,
     UNKNOWN,
     Arr,
@@ -549,6 +550,8 @@ class ExprMixin(CheckerHost):
             return self.instance_attribute(receiver, attr, node, frame)
         if t is LayerV:
             return self.layer_attribute(receiver, attr)
+        if t is LibV:
+            return pretrained.attribute(receiver, attr)
         if t is DistV:
             if attr in distributions.METHODS:
                 return MethodV(receiver, attr)

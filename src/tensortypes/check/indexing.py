@@ -20,6 +20,7 @@ from .host import CheckerHost
 from .diagnostics import CheckFailure
 from .expr import ELLIPSIS, item_key, label_of
 from .joins import join_all, union_of
+from .rules import pretrained
 from .rules import shapefns as sf
 from .rules.access import shape_item, shape_slice
 from .rules.base import int_const, is_float
@@ -33,6 +34,7 @@ from .symbolic import (
     FloatV,
     IntV,
     LayerV,
+    LibV,
     ListV,
     NoneV,
     Rest,
@@ -139,6 +141,13 @@ class IndexMixin(CheckerHost):
             if i is not None and -len(layers) <= i < len(layers):
                 return layers[i]
             return UNKNOWN
+        if t is LibV and receiver.fields:
+            # ``text_encoder(ids)[0]``, ``tokens["input_ids"]``: a field of a record
+            key = self.eval(node.slice, frame)
+            i = int_const(key)
+            if i is not None:
+                return pretrained.field(receiver, i)
+            return pretrained.field(receiver, key.value) if type(key) is StrV else UNKNOWN
         self.eval(node.slice, frame)
         return UNKNOWN
 

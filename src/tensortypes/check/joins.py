@@ -35,6 +35,7 @@ from .symbolic import (
     InstV,
     IntV,
     LayerV,
+    LibV,
     ListV,
     Bcast,
     NoneV,
@@ -215,6 +216,8 @@ def join_values(a: Value, b: Value) -> Value:
         return a if a.value == b.value else StrV()
     if type(a) is LayerV and type(b) is LayerV and _same_layer(a, b):
         return a
+    if type(a) is LibV and type(b) is LibV and a.kind == b.kind and not a.fields:
+        return a  # ``DDPMScheduler`` on one branch, ``DDIMScheduler`` on the other
     if type(a) is InstV and type(b) is InstV:
         if a.info is b.info:
             if a.env == b.env and a.made == b.made:

@@ -1153,6 +1153,9 @@ class SignatureMixin(CheckerHost):
                     frame,
                     default,
                 )
+            if not ok and binder.dtype_only:
+                binder.dtype_only = False
+                continue  # a wrong dtype only: the sizes it bound are right
             if not ok:
                 binder.failed = True
                 break  # the bindings are now off: one error per call, not a cascade
@@ -1313,13 +1316,18 @@ class SignatureMixin(CheckerHost):
         A shape that does not fit gets a note naming the line where the value's
         shape was made (``source``, the expression, read in ``frame``), when not here.
         """
+        binder.dtype_only = False
         if dtype_problem(want.dtypes, got.dtypes):
-            return self._mismatch(
+            self._mismatch(
                 node,
                 code,
                 f"{what} has dtype {fmt_dtypes(got.dtypes)}, expected {fmt_dtypes(want.dtypes)}",
                 frame,
             )
+            # the shape still binds the sizes it names (``t: Float[Tensor, "B"]`` given
+            # int64 timesteps): a call's result stays known
+            binder.dtype_only = not binder.match(want.shape, got.shape, what)
+            return False
         binder.source = (source, got) if isinstance(source, ast.expr) else None
         problems = binder.match(want.shape, got.shape, f"{what} {fmt_shape(got.shape)}")
         binder.source = None

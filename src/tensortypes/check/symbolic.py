@@ -36,6 +36,7 @@ from tensortypes.core.words import array_text, short_dtype
 
 __all__ = [
     "DistV",
+    "LibV",
     "is_field_symbol",
     "rest_product",
     "number_form",
@@ -635,6 +636,25 @@ class DistV(Value):
 
     def describe(self) -> str:
         return f"{self.family} distribution"
+
+
+class LibV(Value):
+    """An object of a library whose classes the checker models by hand
+    (``check.rules.pretrained``): a diffusers pipeline, UNet, VAE or scheduler, a
+    transformers text encoder or tokenizer (``kind``: ``"unet"``...), or a record
+    one of them returns (``kind``: its class name, ``fields``: its values by name,
+    in order: ``out.sample`` and ``out[0]`` of a UNet's output)."""
+
+    __slots__ = ("kind", "fields")
+    kind: Any
+    fields: Any
+
+    def __init__(self, kind: str, fields: tuple = ()):
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "fields", tuple(fields))  # ((name, value), ...)
+
+    def describe(self) -> str:
+        return self.kind
 
 
 class DTypeV(Value):
