@@ -680,6 +680,8 @@ class ClassInfo:
         "guards",
         "walker",
         "chains",
+        "built_by",
+        "reassigned",
     )
 
     def __init__(self, node, module):
@@ -706,6 +708,11 @@ class ClassInfo:
         self.walker = None
         # ``a.b`` of the ``self.a.b`` chains that __init__ leaves not None
         self.chains: set = set()
+        # the methods besides ``__init__`` walked as part of the construction
+        # (``configure``, a mixin's ``setup``), and what other methods may see of an
+        # array attribute they assign again (``check.schema``), by attribute
+        self.built_by: frozenset = frozenset()
+        self.reassigned: dict = {}
         decorators = [decorator_name(d) for d in node.decorator_list]
         self.is_dataclass = "dataclass" in decorators
         self.kw_only = any(

@@ -24,7 +24,7 @@ from .binding import Binder
 from .defs import MODULE_ATTRS, ClassInfo, setup_calls
 from .expr import Labels
 from .frame import Frame, valid_guard
-from .joins import element_of, strip_none
+from .joins import element_of, join_values, strip_none
 from .symbolic import (
     UNKNOWN,
     anonymized,
@@ -40,6 +40,7 @@ from .symbolic import (
     StrV,
     TupleV,
     UnionV,
+    Value,
     field_size,
     inputs,
     is_field_size,
@@ -159,6 +160,7 @@ class SchemaMixin(CheckerHost):
         names: list = []
         seen: set = set()
         todo = [info]
+        has_init = False
         while todo and len(seen) < 32:
             cls = todo.pop()
             if id(cls) in seen:
@@ -168,8 +170,19 @@ class SchemaMixin(CheckerHost):
                 info.is_module = True  # an nn.Module through a base of another module
             init = cls.methods.get("__init__")
             if init is not None:
+                has_init = True
                 names += [n for n in setup_calls(init.node) if n not in names]
             todo.extend(self.base_infos(cls))
+        if not has_init and info.walker in (None, self):
+            # A mixin without ``__init__`` (threestudio's ``SingleImageDataBase``): the
+            # methods of it that its subclasses' ``__init__`` call on ``self``
+            # (``self.setup(cfg, split)``) build it.
+            for other in list(self.module.classes.values())[:64]:
+                init = other.methods.get("__init__")
+                if other is not info and init is not None and info in self.base_infos(other):
+                    names += [
+                        n for n in setup_calls(init.node) if n in info.methods and n not in names
+                    ]
         # a setup method's own setup calls build the instance too (threestudio's
         # ``configure`` calls ``self.prepare_embeddings(path)``), each after it
         for name in list(names):
@@ -198,6 +211,7 @@ class SchemaMixin(CheckerHost):
                 self.quiet -= 1
             if not end.terminated and method.params:
                 self.settle_schema(info, method.params[0][0], end)
+        info.built_by = frozenset(walked)
         if walked:
             info.mutated = {
                 attr
@@ -265,8 +279,10 @@ class SchemaMixin(CheckerHost):
                 return self.env_value(inst, value)
         if attr in info.attrs:
             value = info.attrs[attr]
-            if type(value) in (ListV, NoneV) or self.is_mutated(info, attr, type(value) is Arr):
+            if type(value) in (ListV, NoneV):
                 value = widened(value)  # None in __init__: a value set later, elsewhere
+            elif self.is_mutated(info, attr, type(value) is Arr):
+                value = self.reassigned_value(info, attr, value)
             return self.came_in(inst, self.env_value(inst, value), frame)
         method = self.find_method(info, attr)
         if method is not None:
@@ -320,6 +336,46 @@ class SchemaMixin(CheckerHost):
         if not mapping:
             return value
         return value.with_(shape=Binder(mapping).substitute(value.shape))
+
+    def reassigned_value(self, info, attr: str, value):
+        """What a method sees of an attribute the construction made ``value`` and other
+        methods assign again (``self.directions = self.directions_by_size[i]`` in an
+        ``update_step``): for an array, its join with each value those methods assign,
+        evaluated in the method with its own names unknown (a rank every assignment
+        keeps stays known); else, or when one of them is not an array or not a plain
+        ``self.x = ...``, :func:`widened`."""
+        if info.walker is not None and info.walker is not self:
+            return info.walker.reassigned_value(info, attr, value)
+        if type(value) is not Arr or value.shape is None:
+            return widened(value)
+        if attr in info.reassigned:
+            return info.reassigned[attr]
+        info.reassigned[attr] = widened(value)  # while its assignments are read
+        joined: Value = value.with_(origin=None)
+        for name, attrs in info.by_method.items():
+            method = info.methods.get(name)
+            if attr not in attrs or name in info.built_by or name == "__init__":
+                continue
+            found = _assignments(method, attr) if method is not None else None
+            if not found:
+                return info.reassigned[attr]
+            frame = Frame(method, info)
+            for local in _local_names(method):
+                frame.vars[local] = UNKNOWN
+            frame.vars[method.params[0][0]] = InstV(info)
+            self.quiet += 1
+            try:
+                for expr in found[:8]:
+                    got = self.eval(expr, frame)
+                    if type(got) is not Arr or got.shape is None:
+                        return info.reassigned[attr]
+                    joined = join_values(joined, got)
+            finally:
+                self.quiet -= 1
+        if type(joined) is not Arr or joined.shape is None:
+            return info.reassigned[attr]
+        info.reassigned[attr] = joined
+        return joined
 
     def is_mutated(self, info, attr: str, array: bool = False) -> bool:
         """Whether a method other than ``__init__`` (of ``info`` or a base) assigns
@@ -427,6 +483,48 @@ def fields_forgotten(value):
     if t is TupleV:
         return TupleV(tuple(fields_forgotten(v) for v in value.items))
     return value
+
+
+def _assignments(method, attr: str):
+    """The values a method assigns to ``self.<attr>`` (``self`` its first parameter), or
+    None when it sets it otherwise too (a tuple target, ``setattr``, a nested function)."""
+    if not method.params:
+        return None
+    me = method.params[0][0]
+    found = []
+    for node in ast.walk(method.node):
+        if node is not method.node and isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            return None
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+            else []
+        )
+        for target in targets:
+            for sub in ast.walk(target):
+                if (
+                    isinstance(sub, ast.Attribute)
+                    and sub.attr == attr
+                    and isinstance(sub.value, ast.Name)
+                    and sub.value.id == me
+                ):
+                    if target is not sub or not isinstance(node, ast.Assign):
+                        return None  # ``self.x += y``, ``self.x, y = ...``, ``self.x[i] = ...``
+                    found.append(node.value)
+    return found
+
+
+def _local_names(method) -> set:
+    """The parameters of a method and the names its body binds."""
+    names = {p[0] for p in method.params}
+    for node in ast.walk(method.node):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return names
 
 
 def widened(value):

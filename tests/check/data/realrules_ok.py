@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -1013,3 +1014,30 @@ def place_values(batch: Float[Tensor, "b f"], active: Int[Tensor, "b n"], values
     for i in range(n):
         batch.scatter_(dim=1, index=active[..., i : i + 1], src=values[..., i : i + 1])
     return batch
+
+
+def contact_mask(dists: Float[Tensor, "n n"], theta_range: tuple[float, float]) -> Bool[Tensor, "n n"]:
+    """A number drawn by Python's ``random`` compared with an array keeps its shape."""
+    theta = random.uniform(*theta_range)
+    return ((dists > 0.0) & (dists < theta))
+
+
+class ImageBase:
+    """A mixin without ``__init__``: its subclasses' ``__init__`` call ``self.setup``,
+    which builds it; ``update_step`` assigns ``self.directions`` again, of one rank."""
+
+    def setup(self, heights: list[int], widths: list[int]) -> None:
+        self.directions_by_size = [torch.zeros(h, w, 3) for h, w in zip(heights, widths)]
+        self.directions = self.directions_by_size[0]
+
+    def update_step(self, i: int) -> None:
+        self.directions = self.directions_by_size[i]
+
+    def rays(self) -> Float[Tensor, "1 H W 3"]:
+        directions: Float[Tensor, "1 H W 3"] = self.directions[None]
+        return directions
+
+
+class ImageDataset(ImageBase):
+    def __init__(self, heights: list[int], widths: list[int]) -> None:
+        self.setup(heights, widths)
