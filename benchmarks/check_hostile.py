@@ -109,6 +109,16 @@ PROBE = [
         + "def g(x: torch.Tensor):\n    t, f = make(x)\n    return f(t) @ torch.zeros(2, 2)\n",
     ),
     (
+        "300 attributes, each reassigned from the one before",
+        "import torch\nclass C:\n    def __init__(self):\n"
+        + "".join(f"        self.a{i} = torch.zeros(2, 3)\n" for i in range(300))
+        + "".join(
+            f"    def up{i}(self, k):\n        self.a{i} = self.a{i - 1}[None][0]\n"
+            for i in range(1, 300)
+        )
+        + "    def use(self):\n        return self.a299 @ self.a150\n",
+    ),
+    (
         "99 nested `if`",
         "".join("    " * i + f"if x{i}:\n" for i in range(99))
         + "    " * 99

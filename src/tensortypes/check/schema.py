@@ -350,7 +350,21 @@ class SchemaMixin(CheckerHost):
             return widened(value)
         if attr in info.reassigned:
             return info.reassigned[attr]
+        if _REASSIGNING[0] >= 4:
+            return widened(value)  # attributes read through others' methods: bounded
         info.reassigned[attr] = widened(value)  # while its assignments are read
+        _REASSIGNING[0] += 1
+        try:
+            joined = self._joined_assignments(info, attr, value)
+        finally:
+            _REASSIGNING[0] -= 1
+        if type(joined) is Arr and joined.shape is not None:
+            info.reassigned[attr] = joined
+        return info.reassigned[attr]
+
+    def _joined_assignments(self, info, attr: str, value):
+        """``value`` joined with what each other method assigns to ``attr``; UNKNOWN
+        when one of them does not assign it plainly, or assigns no array."""
         joined: Value = value.with_(origin=None)
         for name, attrs in info.by_method.items():
             method = info.methods.get(name)
@@ -358,7 +372,7 @@ class SchemaMixin(CheckerHost):
                 continue
             found = _assignments(method, attr) if method is not None else None
             if not found:
-                return info.reassigned[attr]
+                return UNKNOWN
             frame = Frame(method, info)
             for local in _local_names(method):
                 frame.vars[local] = UNKNOWN
@@ -368,13 +382,10 @@ class SchemaMixin(CheckerHost):
                 for expr in found[:8]:
                     got = self.eval(expr, frame)
                     if type(got) is not Arr or got.shape is None:
-                        return info.reassigned[attr]
+                        return UNKNOWN
                     joined = join_values(joined, got)
             finally:
                 self.quiet -= 1
-        if type(joined) is not Arr or joined.shape is None:
-            return info.reassigned[attr]
-        info.reassigned[attr] = joined
         return joined
 
     def is_mutated(self, info, attr: str, array: bool = False) -> bool:
@@ -483,6 +494,9 @@ def fields_forgotten(value):
     if t is TupleV:
         return TupleV(tuple(fields_forgotten(v) for v in value.items))
     return value
+
+
+_REASSIGNING = [0]  # reassigned_value calls under way (one walks another's method)
 
 
 def _assignments(method, attr: str):
