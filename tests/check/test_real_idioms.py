@@ -833,3 +833,40 @@ def f(mask: Bool[Tensor, "b t"], feats, den: Bool[Tensor, " t"]):
         "?[b,t,...](torch)"
     ]
     assert [(d.line, d.code) for d in found if d.severity == "error"] == [(10, "broadcast")]
+
+
+def test_a_longer_body_annotated_bare_tensor_gives_its_shape_and_a_relayed_failure_names_its_lines():
+    text = """
+from typing import Any
+
+import torch
+from torch import Tensor
+
+
+def random_quaternions(n: int, device: Any = None) -> Tensor:
+    if isinstance(device, str):
+        device = torch.device(device)
+    o = torch.randn((n, 4), device=device)
+    return o / o.norm(dim=-1, keepdim=True)
+
+
+def quaternion_scale(q: Tensor) -> Tensor:
+    two_s = 2.0 / (q * q).sum(0)
+    r, i, j, k = torch.unbind(q, -1)
+    return two_s * (j * j + k * k)
+
+
+def random_scales(n: int) -> Tensor:
+    q = random_quaternions(n)
+    reveal_type(q)
+    return quaternion_scale(q)
+"""
+    # ``-> Tensor`` says no shape: the body, walked as a function without annotation
+    # is, gives ``(n, 4)`` for the call's ``n``; the helper's failure for it is relayed
+    # with the line where the failing operand got its shape (``two_s``, line 16)
+    found = check_source(text, "quat.py")
+    assert any(d.line == 23 and "q is f32[n,4]" in d.message for d in found)
+    errors = [d for d in found if d.severity == "error"]
+    assert [(d.line, d.code) for d in errors] == [(24, "broadcast")]
+    assert "quaternion_scale() fails for these arguments" in errors[0].message
+    assert any(line == 16 and "two_s gets its shape (4,)" in m for line, _c, m in errors[0].related)

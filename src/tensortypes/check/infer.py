@@ -145,7 +145,14 @@ class Checker(
     def report(self, node, code: str, message: str, notes=(), severity: str = "error"):
         if self.quiet:
             if self.caught is not None and severity == "error":
-                self.caught.append((getattr(node, "lineno", 1), code, message, self.path))
+                # the lines the notes name as where an operand got its shape, kept for
+                # an error a caller relays (``check.signatures.inlined_call``)
+                made = tuple(
+                    (n.line, n.name, n.shape)
+                    for n in notes
+                    if isinstance(n, ShapeNote) and n.line and n.name
+                )
+                self.caught.append((getattr(node, "lineno", 1), code, message, self.path, made))
             return
         line = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0) + 1

@@ -87,6 +87,13 @@ _INLINE_DEPTH = 3  # wrappers of wrappers evaluated at a call, at most
 _INLINE_BUDGET = 256
 
 
+def _kinds_agree(found, declared) -> bool:
+    """Whether an inferred array is of the library (and dtypes) an annotation declares."""
+    if declared.kind is not None and found.kind is not None and declared.kind != found.kind:
+        return False
+    return declared.dtypes is None or found.dtypes is None or bool(declared.dtypes & found.dtypes)
+
+
 def _shapeless(value) -> bool:
     """Unknown, or an array of unknown shape (``-> Tensor``)."""
     return type(value) is Unknown or (type(value) is Arr and value.shape is None)
@@ -720,6 +727,21 @@ class SignatureMixin(CheckerHost):
                 inlined = self.inlined_call(info, args, kwargs, node, labels, self_value)
                 if type(inlined) is Arr and inlined.shape is not None:
                     return inlined
+                if self_value is None and info.closure is None:
+                    # a longer body (``random_quaternions(n) -> Tensor`` builds
+                    # ``torch.randn((n, 4))`` after an ``if``): what it returns for its
+                    # parameters, as for a function without annotation, under the
+                    # bindings of this call
+                    walker = self._walker_for(info)
+                    found = walker.inferred_return(info) if walker is not None else UNKNOWN
+                    if (
+                        type(found) is Arr
+                        and type(ret) is Arr
+                        and found.shape is not None
+                        and not _open_rank(found)
+                        and _kinds_agree(found, ret)
+                    ):
+                        ret = found
             if (
                 type(ret) is TupleV
                 and self_value is None
@@ -866,10 +888,10 @@ class SignatureMixin(CheckerHost):
         if caught:
             alone: list = []
             self.inlined_result(info, None, None, alone, self_value, body)
-            seen = {(path, line, code) for line, code, _message, path in alone}
+            seen = {(c[3], c[0], c[1]) for c in alone}
             fresh = [c for c in caught if (c[3], c[0], c[1]) not in seen and c[1] in _RELAYED]
             if fresh:
-                line, code, message, path = fresh[0]
+                line, code, message, path, made = fresh[0]
                 operands = [(labels.nodes.get(i), v) for i, v in enumerate(args)]
                 operands += [(labels.nodes.get(k), v) for k, v in kwargs.items()]
                 notes = [
@@ -889,6 +911,17 @@ class SignatureMixin(CheckerHost):
                             "",
                             sources=(
                                 (line, "fails here for these arguments", info.qualname, "call"),
+                                # where the failing operands got their shapes in the callee
+                                *(
+                                    (
+                                        at,
+                                        f"{name} gets its shape {shape} here",
+                                        info.qualname,
+                                        "call",
+                                    )
+                                    for at, name, shape in made
+                                    if at != line
+                                ),
                             ),
                         )
                     )
