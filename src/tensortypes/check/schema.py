@@ -34,6 +34,7 @@ from .symbolic import (
     InstV,
     IntV,
     LayerV,
+    LibV,
     ListV,
     MethodV,
     NoneV,
@@ -346,7 +347,8 @@ class SchemaMixin(CheckerHost):
         ``self.x = ...``, :func:`widened`."""
         if info.walker is not None and info.walker is not self:
             return info.walker.reassigned_value(info, attr, value)
-        if type(value) is not Arr or value.shape is None:
+        unbuilt = value is UNKNOWN and self._unbuilt(info, attr)
+        if not unbuilt and (type(value) is not Arr or value.shape is None):
             return widened(value)
         if attr in info.reassigned:
             return info.reassigned[attr]
@@ -358,14 +360,25 @@ class SchemaMixin(CheckerHost):
             joined = self._joined_assignments(info, attr, value)
         finally:
             _REASSIGNING[0] -= 1
-        if type(joined) is Arr and joined.shape is not None:
+        if (type(joined) is Arr and joined.shape is not None) or (unbuilt and type(joined) is LibV):
             info.reassigned[attr] = joined
         return info.reassigned[attr]
 
+    def _unbuilt(self, info, attr: str) -> bool:
+        """Whether no construction of ``info`` sets ``attr``: not its ``__init__``, nor
+        a method walked as part of it, nor a base's construction (an attribute only a
+        method sets: ``configure_text_encoder``'s ``self.text_encoder``)."""
+        for name in ("__init__", *info.built_by):
+            method = info.methods.get(name)
+            if method is not None and _assignments(method, attr) != []:
+                return False
+        return not any(attr in base.attrs for base in self.base_infos(info))
+
     def _joined_assignments(self, info, attr: str, value):
-        """``value`` joined with what each other method assigns to ``attr``; UNKNOWN
-        when one of them does not assign it plainly, or assigns no array."""
-        joined: Value = value.with_(origin=None)
+        """``value`` joined with what each other method assigns to ``attr`` (what they
+        assign, when ``value`` is UNKNOWN: no construction sets it); UNKNOWN when one of
+        them does not assign it plainly, or assigns no array (nor library model)."""
+        joined: Value | None = value.with_(origin=None) if type(value) is Arr else None
         for name, attrs in info.by_method.items():
             method = info.methods.get(name)
             if attr not in attrs or name in info.built_by or name == "__init__":
@@ -381,12 +394,12 @@ class SchemaMixin(CheckerHost):
             try:
                 for expr in found[:8]:
                     got = self.eval(expr, frame)
-                    if type(got) is not Arr or got.shape is None:
+                    if not ((type(got) is Arr and got.shape is not None) or type(got) is LibV):
                         return UNKNOWN
-                    joined = join_values(joined, got)
+                    joined = got if joined is None else join_values(joined, got)
             finally:
                 self.quiet -= 1
-        return joined
+        return UNKNOWN if joined is None else joined
 
     def is_mutated(self, info, attr: str, array: bool = False) -> bool:
         """Whether a method other than ``__init__`` (of ``info`` or a base) assigns

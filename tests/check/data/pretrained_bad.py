@@ -78,3 +78,19 @@ class Guidance(nn.Module):
             noise_pred = self.forward_unet(x, t, text)
             latents = self.scheduler.step(noise_pred, t, latents).prev_sample  # E: step: noise_pred (2*B, ?, 64, 64) and latents (B, 4, 64, 64) differ on axis 0 [broadcast]
         return latents
+
+
+class PromptProcessor:
+    """The text encoder is set by a method only (no construction sets it): what the
+    method assigns is what the other methods read."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def configure_text_encoder(self) -> None:
+        self.tokenizer = AutoTokenizer.from_pretrained(self.path, subfolder="tokenizer")
+        self.text_encoder = CLIPTextModel.from_pretrained(self.path).to("cpu")
+
+    def get_text_embeddings(self, prompts: list[str]) -> Float[Tensor, "B 77 768"]:
+        tokens = self.tokenizer(prompts, padding="max_length", max_length=77, return_tensors="pt")
+        return self.text_encoder(tokens.input_ids)[1]  # E: has rank 2, expected rank 3 [return]

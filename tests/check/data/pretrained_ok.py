@@ -78,3 +78,19 @@ class Guidance(nn.Module):
             eps_text, eps_uncond = noise_pred.chunk(2)
             latents = self.scheduler.step(eps_uncond + 7.5 * (eps_text - eps_uncond), t, latents).prev_sample
         return latents
+
+
+class PromptProcessor:
+    """The text encoder is set by a method only (no construction sets it): what the
+    method assigns is what the other methods read."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def configure_text_encoder(self) -> None:
+        self.tokenizer = AutoTokenizer.from_pretrained(self.path, subfolder="tokenizer")
+        self.text_encoder = CLIPTextModel.from_pretrained(self.path).to("cpu")
+
+    def get_text_embeddings(self, prompts: list[str]) -> Float[Tensor, "B 77 768"]:
+        tokens = self.tokenizer(prompts, padding="max_length", max_length=77, return_tensors="pt")
+        return self.text_encoder(tokens.input_ids)[0]
