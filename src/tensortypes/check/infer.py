@@ -43,6 +43,7 @@ from .limits import MAX_DEPTH, prune_deep
 from .modinfo import ModuleInfo
 from .notes import ShapeNote, shape_origin
 from .refine import RefineMixin
+from .rules import pretrained
 from .sources import parse_module
 from .schema import SchemaMixin
 from .signatures import SignatureMixin
@@ -558,7 +559,13 @@ class Checker(
         """The value an annotation gives a parameter or an attribute (cached)."""
         found = self.ann_values.get(id(node))
         if found is None:
-            found = value_of(self.annotation_type(node), self.owners.get(id(node), self.module))
+            owner = self.owners.get(id(node), self.module)
+            found = value_of(self.annotation_type(node), owner)
+            if found is UNKNOWN and isinstance(node, (ast.Name, ast.Attribute)):
+                # ``pipe: StableDiffusionPipeline``, ``vae: AutoencoderKL``: a library
+                # model the checker knows by hand
+                path = owner.path_of(node)
+                found = (pretrained.made_by(path) if path else None) or UNKNOWN
             self.ann_values[id(node)] = found
         return found
 

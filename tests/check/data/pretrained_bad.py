@@ -94,3 +94,8 @@ class PromptProcessor:
     def get_text_embeddings(self, prompts: list[str]) -> Float[Tensor, "B 77 768"]:
         tokens = self.tokenizer(prompts, padding="max_length", max_length=77, return_tensors="pt")
         return self.text_encoder(tokens.input_ids)[1]  # E: has rank 2, expected rank 3 [return]
+
+
+def initial_latents(pipe: StableDiffusionPipeline, text: Float[Tensor, "B 77 768"], n: int) -> Float[Tensor, "B 4 H W"]:
+    """A parameter annotated with a pipeline class is that pipeline."""
+    return pipe.prepare_latents(n, 4, 512, 512, torch.float32, "cpu", None)  # E: axis 0 has size n, expected B [return]

@@ -43,6 +43,7 @@ from ..symbolic import (
     UNKNOWN,
     Arr,
     BoolV,
+    IntV,
     LibV,
     MethodV,
     StrV,
@@ -63,7 +64,7 @@ _BUILDERS = frozenset({"from_pretrained", "from_config", "from_single_file"})
 _SELF = frozenset({"to", "eval", "train", "half", "float", "double", "cuda", "cpu"})
 _SELF_MODELS = frozenset({"pipeline", "unet", "vae", "text_encoder", "clip_text"})
 _METHODS = {
-    "pipeline": frozenset(),
+    "pipeline": frozenset({"prepare_latents"}),
     "unet": frozenset({"forward"}),
     "vae": frozenset({"encode", "decode"}),
     "text_encoder": frozenset({"forward"}),
@@ -78,6 +79,7 @@ _PIPELINE_PARTS = {
     "text_encoder": "text_encoder",
     "tokenizer": "tokenizer",
 }
+_LATENT_SIZES = ((0, "batch_size"), (1, "num_channels_latents"))
 _SCHEDULE = ("alphas_cumprod", "alphas", "betas", "sigmas", "timesteps")
 
 
@@ -270,6 +272,12 @@ def call(lib: LibV, name: str, args: list, kwargs: dict, labels=None, problems=N
         if kind == "clip_text":
             fields += (("pooler_output", Arr(ids.kind, None, (ids.shape[0], None))),)
         return _unwrapped(LibV("BaseModelOutput", fields), kwargs)
+    if kind == "pipeline" and name == "prepare_latents":
+        # ``(batch_size, num_channels_latents, height // f, width // f)`` for the VAE's
+        # scale factor ``f``
+        sizes = [args[i] if len(args) > i else kwargs.get(n) for i, n in _LATENT_SIZES]
+        lead = tuple(v.dim if type(v) is IntV else None for v in sizes)
+        return Arr("torch", None, (*lead, None, None))
     if kind == "tokenizer" and name == "__call__":
         wanted = kwargs.get("return_tensors")
         if type(wanted) is not StrV or wanted.value != "pt":
