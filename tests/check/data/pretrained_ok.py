@@ -99,3 +99,11 @@ class PromptProcessor:
 def initial_latents(pipe: StableDiffusionPipeline, text: Float[Tensor, "B 77 768"], n: int) -> Float[Tensor, "B 4 H W"]:
     """A parameter annotated with a pipeline class is that pipeline."""
     return pipe.prepare_latents(text.shape[0], 4, 512, 512, torch.float32, "cpu", None)
+
+
+def noised_copies(
+    scheduler: DDPMScheduler, latents: Float[Tensor, "B 4 64 64"], t: Int[Tensor, "B"], copies: int
+) -> Float[Tensor, "..."]:
+    """``B*copies`` samples and ``B`` timesteps: equal only for one copy."""
+    latents = latents.repeat(copies, 1, 1, 1)
+    return scheduler.add_noise(latents, torch.randn_like(latents), t.repeat(copies))

@@ -160,16 +160,28 @@ def _shape(x: Arr | None):
 
 def _apart(a: Dim, b: Dim) -> bool:
     """Whether two sizes differ and neither is 1 (a size named in an annotation is not
-    1 unless marked ``#``, as for broadcasting): provably, or as two expressions of
-    the same sizes (``2*B`` and ``B``). Two names (``BB`` and ``2*B``) may be one size:
-    a library's own requirement is reported only where the code itself makes the
-    sizes differ."""
+    1 unless marked ``#``, as for broadcasting): provably, as one a multiple of the
+    other (``B*copies`` and ``B``), or as two expressions of the same sizes (``2*B``
+    and ``B``). Two names (``BB`` and ``2*B``) may be one size: a library's own
+    requirement is reported only where the code itself makes the sizes differ."""
     if a is b or is_one(a) or is_one(b):
         return False
     same = dims.eq(a, b)
     if same is not None:
         return not same
+    if _multiple(a, b) or _multiple(b, a):
+        return True  # ``B*L`` and ``B``: equal only when the other sizes are 1
     return bool(a.free_symbols) and a.free_symbols == b.free_symbols
+
+
+def _multiple(a: Dim, b: Dim) -> bool:
+    """Whether ``a`` is ``b`` times a product of sizes, or of a constant above 1."""
+    q = a // b
+    if dims.eq(q * b, a) is not True:
+        return False
+    if q.is_constant:
+        return q.value is not None and q.value > 1
+    return not any(c in str(q) for c in "+-/%(")  # a product of sizes
 
 
 def _per_sample(what: str, t: Arr | None, t_label: str, batch, x_label: str, problems) -> None:
