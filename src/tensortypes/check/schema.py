@@ -176,8 +176,8 @@ class SchemaMixin(CheckerHost):
             todo.extend(self.base_infos(cls))
         if not has_init and info.walker in (None, self):
             # A mixin without ``__init__`` (threestudio's ``SingleImageDataBase``): the
-            # methods of it that its subclasses' ``__init__`` call on ``self``
-            # (``self.setup(cfg, split)``) build it.
+            # methods of it that its subclasses' ``__init__`` (in its module) call on
+            # ``self`` (``self.setup(cfg, split)``) build it.
             for other in list(self.module.classes.values())[:64]:
                 init = other.methods.get("__init__")
                 if other is not info and init is not None and info in self.base_infos(other):
@@ -343,8 +343,10 @@ class SchemaMixin(CheckerHost):
         methods assign again (``self.directions = self.directions_by_size[i]`` in an
         ``update_step``): for an array, its join with each value those methods assign,
         evaluated in the method with its own names unknown (a rank every assignment
-        keeps stays known); else, or when one of them is not an array or not a plain
-        ``self.x = ...``, :func:`widened`."""
+        keeps stays known); for an attribute no construction sets (``value`` is
+        UNKNOWN), the join of what the methods assign, arrays or library models; else,
+        or when one of them is not such a value or not a plain ``self.x = ...``,
+        :func:`widened`."""
         if info.walker is not None and info.walker is not self:
             return info.walker.reassigned_value(info, attr, value)
         unbuilt = value is UNKNOWN and self._unbuilt(info, attr)
@@ -515,12 +517,14 @@ _REASSIGNING = [0]  # reassigned_value calls under way (one walks another's meth
 def _assignments(method, attr: str):
     """The values a method assigns to ``self.<attr>`` (``self`` its first parameter), or
     None when it sets it otherwise too (a tuple target, ``setattr``, a nested function)."""
-    if not method.params:
+    if not method.params or method.is_static or "classmethod" in method.decorators:
         return None
     me = method.params[0][0]
     found = []
     for node in ast.walk(method.node):
-        if node is not method.node and isinstance(node, (ast.FunctionDef, ast.Lambda)):
+        if node is not method.node and isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+        ):
             return None
         targets = (
             node.targets

@@ -14,7 +14,12 @@ configuration, which are all this module says (a :class:`LibV` of each):
   ``x``;
 - ``text_encoder(ids)[0]`` is ``(batch, tokens, width)`` and a CLIP text
   encoder's ``[1]`` (its pooled output) ``(batch, width)``; a tokenizer's
-  ``input_ids`` with ``return_tensors="pt"`` is a matrix of int64.
+  ``input_ids`` with ``return_tensors="pt"`` is a matrix of int64;
+  ``pipe.prepare_latents(batch, channels, ...)`` is ``(batch, channels, ?, ?)``.
+
+They are made by a call of the class or of its ``from_pretrained``, reached
+through a pipeline (``pipe.unet``), or given by an annotation
+(``vae: AutoencoderKL``).
 
 The sizes a model's configuration decides (channels, latent sizes, widths) are
 unknown. What every configuration requires is checked: a UNet's timesteps are
@@ -34,6 +39,7 @@ output for a per-token annotation).
 
 from __future__ import annotations
 
+from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 from tensortypes.core.dtypes import int64
 
@@ -52,7 +58,6 @@ from ..symbolic import (
     fmt_shape,
     is_one,
 )
-from tensortypes.core import dims
 
 from .shapefns import broadcast
 
@@ -126,7 +131,7 @@ def field(record: LibV, key):
 def attribute(lib: LibV, attr: str):
     """``pipe.unet``, ``scheduler.alphas_cumprod``, ``out.sample``, ``unet.eval``..."""
     kind = lib.kind
-    if kind in _SELF_MODELS and attr in _SELF or attr in _METHODS.get(kind, ()):
+    if (kind in _SELF_MODELS and attr in _SELF) or attr in _METHODS.get(kind, ()):
         return MethodV(lib, attr)
     if kind == "latent_dist" and attr in ("std", "var", "logvar"):
         return field(lib, "mean")
@@ -320,9 +325,13 @@ def call(lib: LibV, name: str, args: list, kwargs: dict, labels=None, problems=N
                 problems,
             )
             if shape is not None and _shape(noise) is not None:
-                joint = broadcast(
-                    [shape, _shape(noise)], [x_label, _label(labels, args, 1, "noise")]
-                )
+                try:
+                    joint = broadcast(
+                        [shape, _shape(noise)], [x_label, _label(labels, args, 1, "noise")]
+                    )
+                except CheckFailure as failure:  # the noise is added to the samples
+                    problems.append(failure)
+                    return _same(x)
                 return Arr(x.kind, x.dtypes, joint)
             return _same(x)
         if name == "scale_model_input":
