@@ -233,6 +233,13 @@ def join_values(a: Value, b: Value) -> Value:
             return join_kinds(a, b)
         if a.items == () or b.items == ():  # an empty literal adds no element kind
             return ListV(None, element_of(b if a.items == () else a))
+        if _placeholders(a) != _placeholders(b):
+            # ``pos = [None] * 3`` before a loop that fills it (``pos[i] = v[t[:, i]]``):
+            # the None placeholders add no element kind either
+            filled = b if _placeholders(a) else a
+            length = length_of(a)
+            same = length is not None and length is length_of(b)
+            return ListV(None, element_of(filled), length=length if same else None)
         length = length_of(a)
         same = length is not None and length is length_of(b)
         return ListV(
@@ -248,6 +255,11 @@ def join_values(a: Value, b: Value) -> Value:
 
 
 _CALLABLES = (LambdaV, CallablesV, Ref, FuncV, PartialV)
+
+
+def _placeholders(v: ListV) -> bool:
+    """A list literal of None items only (``[None] * 3``: slots filled later)."""
+    return bool(v.items) and all(type(x) is NoneV for x in v.items)
 
 
 def _same_layer(a, b, depth: int = 0) -> bool:

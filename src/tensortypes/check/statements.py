@@ -34,11 +34,11 @@ from .diagnostics import CheckFailure
 from .expr import attr_key, label_of, read_keys
 from .frame import forget_guards, join_frames, valid_guard
 from .indexing import index_array
-from .joins import element_of, join_values
+from .joins import element_of, join_values, length_of
 from .refine import flag_of, may_be_none, rank_owner
 from .rules import dtype_object
 from .rules import shapefns as sf
-from .rules.base import is_float, is_int
+from .rules.base import int_const, is_float, is_int
 from .sizes import agree, drain_unsure, size_symbol
 from .symbolic import (
     NONE,
@@ -55,6 +55,7 @@ from .symbolic import (
     InstV,
     IntV,
     ListV,
+    NoneV,
     Ref,
     Rest,
     ShapeV,
@@ -487,6 +488,15 @@ class StatementMixin(CheckerHost):
 
     def assign_item(self, target, value, frame, stmt) -> None:
         receiver = self.eval(target.value, frame)
+        if type(receiver) is ListV:
+            key = (
+                attr_key(target.value)
+                if isinstance(target.value, ast.Attribute)
+                else getattr(target.value, "id", None)
+            )
+            if key is not None and key in frame.vars:
+                frame.vars[key] = self.stored_item(receiver, target.slice, value, frame)
+            return
         if type(receiver) is DictV:
             key = (
                 attr_key(target.value)
@@ -551,6 +561,24 @@ class StatementMixin(CheckerHost):
             self.with_notes(store, operands, frame)
         except CheckFailure as failure:
             self.fail(stmt, failure, frame)
+
+    def stored_item(self, receiver: ListV, index, value, frame) -> ListV:
+        """The list ``lst`` after ``lst[index] = value``: that item replaced when the index
+        is a known position of known items; else any item may be ``value``. A list of
+        None placeholders (``pos = [None] * 3``, filled in a loop) holds what is stored
+        into it."""
+        if isinstance(index, ast.Slice):
+            self.eval_index(index, frame)
+            return ListV(None, join_values(element_of(receiver), element_of(value)))
+        i = int_const(self.eval(index, frame))
+        items = receiver.items
+        if items is not None and i is not None and -len(items) <= i < len(items):
+            changed = list(items)
+            changed[i] = value
+            return ListV(tuple(changed), kind=receiver.kind)
+        placeholders = items is not None and all(type(v) is NoneV for v in items)
+        elem = value if placeholders else join_values(element_of(receiver), value)
+        return ListV(None, elem, receiver.kind, length=length_of(receiver))
 
     # -- returns and other simple statements ---------------------------------------------------
     def s_Return(self, stmt, frame):
