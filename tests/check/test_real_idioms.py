@@ -870,3 +870,29 @@ def random_scales(n: int) -> Tensor:
     assert [(d.line, d.code) for d in errors] == [(24, "broadcast")]
     assert "quaternion_scale() fails for these arguments" in errors[0].message
     assert any(line == 16 and "two_s gets its shape (4,)" in m for line, _c, m in errors[0].related)
+
+
+def test_an_item_stored_into_a_list_changes_it():
+    text = """
+import torch
+from jaxtyping import Float, Int
+from torch import Tensor
+
+
+def f(v: Float[Tensor, "V 3"], t: Int[Tensor, "F 3"]):
+    pair = [v, v]
+    pair[1] = t
+    reveal_type(pair[1])
+    pos = [None] * 3
+    for i in range(0, 3):
+        pos[i] = v[t[:, i]]
+    reveal_type(pos[0])
+    return pos[1] - pos[0]
+"""
+    # a known position is replaced; the None placeholders a loop fills are unknown
+    # afterwards (not None, and not "may be None")
+    found = check_source(text, "store.py")
+    reveals = {d.line: d.message for d in found if d.severity == "note"}
+    assert "pair[1] is int" in reveals[10]
+    assert "pos[0] is unknown" in reveals[14]
+    assert [d for d in found if d.severity == "error"] == []

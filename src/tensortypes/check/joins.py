@@ -235,11 +235,11 @@ def join_values(a: Value, b: Value) -> Value:
             return ListV(None, element_of(b if a.items == () else a))
         if _placeholders(a) != _placeholders(b):
             # ``pos = [None] * 3`` before a loop that fills it (``pos[i] = v[t[:, i]]``):
-            # the None placeholders add no element kind either
-            filled = b if _placeholders(a) else a
+            # which slots are filled is not followed, so any item is unknown (None or
+            # an array would report "may be None" where the loop fills them all)
             length = length_of(a)
             same = length is not None and length is length_of(b)
-            return ListV(None, element_of(filled), length=length if same else None)
+            return ListV(None, UNKNOWN, length=length if same else None)
         length = length_of(a)
         same = length is not None and length is length_of(b)
         return ListV(

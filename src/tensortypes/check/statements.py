@@ -564,9 +564,10 @@ class StatementMixin(CheckerHost):
 
     def stored_item(self, receiver: ListV, index, value, frame) -> ListV:
         """The list ``lst`` after ``lst[index] = value``: that item replaced when the index
-        is a known position of known items; else any item may be ``value``. A list of
-        None placeholders (``pos = [None] * 3``, filled in a loop) holds what is stored
-        into it."""
+        is a known position of known items; else any item may be ``value``. Of a list of
+        None placeholders (``pos = [None] * 3``, filled in a loop) the items are then
+        unknown: which are filled is not followed, and None or an array would cascade
+        into "may be None" where the loop fills them all."""
         if isinstance(index, ast.Slice):
             self.eval_index(index, frame)
             return ListV(None, join_values(element_of(receiver), element_of(value)))
@@ -577,7 +578,7 @@ class StatementMixin(CheckerHost):
             changed[i] = value
             return ListV(tuple(changed), kind=receiver.kind)
         placeholders = items is not None and all(type(v) is NoneV for v in items)
-        elem = value if placeholders else join_values(element_of(receiver), value)
+        elem = UNKNOWN if placeholders else join_values(element_of(receiver), value)
         return ListV(None, elem, receiver.kind, length=length_of(receiver))
 
     # -- returns and other simple statements ---------------------------------------------------

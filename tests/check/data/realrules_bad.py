@@ -855,15 +855,3 @@ class ImageBase:
 class ImageDataset(ImageBase):
     def __init__(self, heights: list[int], widths: list[int]) -> None:
         self.setup(heights, widths)
-
-
-def tangent_terms(v: Float[Tensor, "V 3"], t: Int[Tensor, "F 3"], uv: Float[Tensor, "V 2"]) -> Float[Tensor, "F 3"]:
-    """A list of None placeholders filled in a loop holds what is stored into it."""
-    pos = [None] * 3
-    tex = [None] * 3
-    for i in range(0, 3):
-        pos[i] = v[t[:, i]]
-        tex[i] = uv[t[:, i]]
-    pe1 = pos[1] - pos[0]
-    uve2 = tex[2] - tex[0]
-    return pe1 * uve2[..., 1]  # E: cannot broadcast pe1 (F, 3) with uve2[..., 1] (F,) [broadcast]
