@@ -349,11 +349,11 @@ class SchemaMixin(CheckerHost):
         :func:`widened`."""
         if info.walker is not None and info.walker is not self:
             return info.walker.reassigned_value(info, attr, value)
+        if attr in info.reassigned:
+            return info.reassigned[attr]
         unbuilt = value is UNKNOWN and self._unbuilt(info, attr)
         if not unbuilt and (type(value) is not Arr or value.shape is None):
             return widened(value)
-        if attr in info.reassigned:
-            return info.reassigned[attr]
         if _REASSIGNING[0] >= 4:
             return widened(value)  # attributes read through others' methods: bounded
         info.reassigned[attr] = widened(value)  # while its assignments are read

@@ -263,7 +263,8 @@ def call(lib: LibV, name: str, args: list, kwargs: dict, labels=None, problems=N
     if kind == "unet" and name == "__call__":
         x = _array(args, kwargs, 0, "sample")
         x_label = _label(labels, args, 0, "sample")
-        batch = _shape(x)[0] if _shape(x) else None
+        shape = _shape(x)
+        batch = shape[0] if shape else None
         t_label = _label(labels, args, 1, "timestep")
         t = _array(args, kwargs, 1, "timestep")
         _per_sample("unet", t, t_label, batch, x_label, problems)
