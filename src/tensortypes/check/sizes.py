@@ -29,6 +29,7 @@ from .symbolic import (
     fields_unrelated,
     fmt_dim,
     instance_unrelated,
+    unpacked_unrelated,
     selected_unrelated,
     unrelated,
 )
@@ -94,6 +95,8 @@ def agree(a, b) -> bool:
     if a is b or type(a) is not Dim or type(b) is not Dim:
         return True
     if fields_unrelated(a, b) or instance_unrelated(a, b) or selected_unrelated(a, b):
+        return True
+    if unpacked_unrelated(a, b):
         return True
     found = dims.eq(a, b)
     return only_remainders(a, b) if found is None else found

@@ -64,6 +64,7 @@ from .symbolic import (
     fmt_dim,
     fmt_dtypes,
     fmt_shape,
+    unpacked_size,
 )
 
 __all__ = ["StatementMixin"]
@@ -388,6 +389,8 @@ class StatementMixin(CheckerHost):
 
     def unpack(self, target, value, frame, stmt) -> None:
         starred = any(isinstance(e, ast.Starred) for e in target.elts)
+        if not starred and self.narrow_unpacked(target, frame, stmt):
+            value = self.eval(stmt.value, frame)
         items = (
             value.items
             if type(value) is TupleV or (type(value) is ListV and value.items is not None)
@@ -437,6 +440,44 @@ class StatementMixin(CheckerHost):
                 got = each  # any element of a sequence of unknown length
             element = element.value if isinstance(element, ast.Starred) else element
             self.assign(element, got, frame, stmt)
+
+    def narrow_unpacked(self, target, frame, stmt) -> bool:
+        """``b, c, h, w = q.shape`` (or ``q.size()``) of an array ``q`` whose rank nothing
+        told (``q = self.q(h_)`` of an unknown input, ``x: Tensor``): the statement
+        raises unless ``q`` has exactly that many axes, so from here on ``q`` has
+        them, each the size its name unpacks (:func:`unpacked_size`; ``_`` or an
+        attribute gives an unknown size). Whether it changed ``q``."""
+        if not isinstance(stmt, ast.Assign):
+            return False  # a loop's or a comprehension's target
+        node = stmt.value
+        if (
+            isinstance(node, ast.Call)
+            and not node.args
+            and not node.keywords
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "size"
+        ):
+            node = node.func
+        elif not (isinstance(node, ast.Attribute) and node.attr == "shape"):
+            return False
+        if not isinstance(node.value, ast.Name) or not 0 < len(target.elts) <= 8:
+            return False
+        name = node.value.id
+        arr = frame.vars.get(name)
+        if type(arr) is not Arr or not (
+            arr.shape is None
+            or (len(arr.shape) == 1 and type(arr.shape[0]) is Rest and arr.shape[0].anonymous)
+        ):
+            return False
+        group = (name, stmt.lineno)
+        shape = tuple(
+            unpacked_size(e.id, stmt.lineno, group)
+            if isinstance(e, ast.Name) and e.id != "_"
+            else None
+            for e in target.elts
+        )
+        frame.vars[name] = arr.with_(shape=shape)
+        return True
 
     def assign_attribute(self, target, value, frame, stmt, declared: bool) -> None:
         key = attr_key(target)

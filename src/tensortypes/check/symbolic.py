@@ -75,6 +75,8 @@ __all__ = [
     "changed_rest",
     "instance",
     "instance_unrelated",
+    "unpacked_size",
+    "unpacked_unrelated",
     "operand_axes",
     "data_size",
     "is_data_size",
@@ -259,6 +261,9 @@ def fmt_dim(d) -> str:
         if _COUNTS and _COUNT_MARK in text:
             for name in _COUNTS.keys() & d.free_symbols:
                 text = text.replace(name, _COUNTS[name][0])
+        if _UNPACKED and _UNPACK_MARK in text:
+            for name in _UNPACKED.keys() & d.free_symbols:
+                text = text.replace(name, _UNPACKED[name][0])
         if _PRODUCT in text:
             text = _PRODUCT_NAME.sub(lambda m: _product_printed(m.group(0)), text)
         if _LENGTH_MARK in text:
@@ -1014,6 +1019,36 @@ def selected_count(line: int) -> Dim:
     return dims.symbol(name)
 
 
+_UNPACKED: dict = {}  # symbol name -> (printed name, the unpacking it came from)
+_UNPACK_MARK = "\u1d58"  # "ᵘ": in no name an annotation gives (see unpacked_size)
+
+
+def unpacked_size(name: str, line: int, group) -> Dim:
+    """The size ``name`` that ``b, c, h, w = x.shape`` at ``line`` gives an array ``x``
+    whose rank nothing told: printed ``name``.
+
+    Nothing ties it to another size, so it is compared only with the sizes of the
+    same unpacking (``group``; ``c`` against ``h*w`` of one feature map) and with
+    itself (``h`` against ``h-1``): never with a constant (the data may have 3
+    channels) nor with a size an annotation or the instance names."""
+    symbol = f"{name}{_UNPACK_MARK}{line}"
+    _UNPACKED[symbol] = (name, group)
+    return dims.symbol(symbol)
+
+
+def unpacked_unrelated(a: Dim, b: Dim) -> bool | None:
+    """How sizes ``a`` and ``b`` meet when one involves an unpacked size
+    (:func:`unpacked_size`): True when they are never compared, False when they are
+    compared as any two sizes are, None when neither involves one."""
+    fa, fb = a.free_symbols, b.free_symbols
+    ua, ub = _UNPACKED.keys() & fa, _UNPACKED.keys() & fb
+    if not ua and not ub:
+        return None
+    if not ua or not ub or (fa | fb).difference(_UNPACKED):
+        return True  # a constant or another size: never compared
+    return len({_UNPACKED[s][1] for s in ua | ub}) != 1
+
+
 _LENGTH_MARK = "\u02e1"  # "ˡ": in no name an annotation gives (see list_length)
 
 
@@ -1365,6 +1400,10 @@ def unrelated(a, b) -> bool:
         return True
     if _COUNTS:
         found = counts_unrelated(a, b)
+        if found is not None:
+            return found
+    if _UNPACKED:
+        found = unpacked_unrelated(a, b)
         if found is not None:
             return found
     if _FIELDS:

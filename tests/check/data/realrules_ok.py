@@ -1041,3 +1041,27 @@ class ImageBase:
 class ImageDataset(ImageBase):
     def __init__(self, heights: list[int], widths: list[int]) -> None:
         self.setup(heights, widths)
+
+
+class AttnBlock(nn.Module):
+    """``b, c, h, w = q.shape`` of a convolution's output of an unannotated input: the
+    unpacking gives ``q`` its axes, and the values, reshaped with them, meet its sizes.
+    Its sizes are not compared with the instance's channels nor with a constant."""
+
+    def __init__(self, in_channels: int) -> None:
+        super().__init__()
+        self.q = nn.Conv2d(in_channels, in_channels, kernel_size=1)
+        self.k = nn.Conv2d(in_channels, in_channels, kernel_size=1)
+        self.v = nn.Conv2d(in_channels, in_channels, kernel_size=1)
+        self.proj_out = nn.Conv2d(in_channels, in_channels, kernel_size=1)
+        self.rgb = nn.Conv2d(3, in_channels, kernel_size=1)
+
+    def forward(self, x):
+        q, k, v = self.q(x), self.k(x), self.v(x)
+        b, c, h, w = q.shape
+        q = q.reshape(b, c, h * w).permute(0, 2, 1)
+        k = k.reshape(b, c, h * w)
+        w_ = torch.softmax(torch.bmm(q, k) * int(c) ** (-0.5), dim=2)
+        v = v.reshape(b, c, h * w)
+        h_ = torch.bmm(v, w_.permute(0, 2, 1))
+        return x + self.proj_out(h_.reshape(b, c, h, w)) + self.rgb(h_.reshape(b, c, h, w))

@@ -118,6 +118,13 @@ def _env(rule: LayerRule, args: dict) -> dict:
     return env
 
 
+# The kinds of layers whose forward gives one tensor (an LSTM gives a tuple, a
+# Sequential what its layers give).
+_ONE_ARRAY = frozenset(
+    {"map", "conv", "convt", "adaptive", "embedding", "flatten", "softmax", "glu", "layernorm"}
+)
+
+
 def layer_forward(layer, inputs: list, call: Call):
     """The value a layer's forward gives for ``inputs`` (the first one checked)."""
     rule: LayerRule = layer.rule
@@ -134,6 +141,10 @@ def layer_forward(layer, inputs: list, call: Call):
         return UNKNOWN
     x = inputs[0]
     if type(x) is not Arr:
+        if x is UNKNOWN and rule.kind in _ONE_ARRAY:
+            # a layer of one tensor given an input of unknown value (``self.q(h_)`` of
+            # an unannotated ``h_``) still gives a tensor, of a shape not known
+            return Arr("torch", None, None)
         return UNKNOWN
     label = call.label(0)
     where = f"{layer.site}"
