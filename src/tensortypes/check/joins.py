@@ -42,6 +42,7 @@ from .symbolic import (
     PartialV,
     Ref,
     Rest,
+    ShapeV,
     StrV,
     TupleV,
     UnionV,
@@ -75,6 +76,8 @@ def join_shapes(a, b):
     (Dim('n'), None)
     >>> join_shapes((dims.const(1), n, n), (Rest(None), m, n))
     (..., None, Dim('n'))
+    >>> join_shapes((m, n), (m, n, Rest(None)))
+    (Dim('m'), Dim('n'), ...)
     """
     if a is b:
         return a
@@ -85,6 +88,19 @@ def join_shapes(a, b):
         for x, y in zip(a, b)
     ):
         return tuple(_join_axis(x, y) for x, y in zip(a, b))
+    # One of open rank, the other with as many axes around it at least (``(b, n)`` and
+    # ``(b, n, ...)`` of ``Int["b n"] | Float["b n ..."]``): the first and last axes
+    # both have, around any number of others.
+    for v, f in ((a, b), (b, a)):
+        rests = [i for i, d in enumerate(v) if type(d) is Rest]
+        if len(rests) == 1 and len(f) >= len(v) - 1 and not any(type(d) is Rest for d in f):
+            i = rests[0]
+            head, tail = v[:i], v[i + 1 :]
+            return (
+                *(_join_axis(x, y) for x, y in zip(head, f[:i])),
+                Rest(None),
+                *(_join_axis(x, y) for x, y in zip(tail, f[len(f) - len(tail) :])),
+            )
     # Different ranks (``c2w`` of ``(..., 4, 4)`` in one branch, ``c2w[None]`` of a
     # ``(4, 4)`` in the other): the last axes both have, after any number of others.
     ta, tb = _tail(a), _tail(b)
@@ -176,6 +192,10 @@ def join_values(a: Value, b: Value) -> Value:
     if ta in (LambdaV, CallablesV) or tb in (LambdaV, CallablesV):
         if ta in _CALLABLES and tb in _CALLABLES:
             return _callables(a, b)
+    if (ta is ShapeV or tb is ShapeV) and {ta, tb} <= {ShapeV, TupleV}:
+        joined = _join_shapes(a, b)  # ``.shape`` of arrays of open rank
+        if joined is not None:
+            return joined
     if ta is UnionV or tb is UnionV or ta is not tb:
         if ta in (NoneV, UnionV) or tb in (NoneV, UnionV):
             items = _union_items(a, b)
@@ -391,6 +411,31 @@ def element_of(iterable):
             return iterable.with_(shape=iterable.shape[1:], origin=None)
         return iterable.with_(shape=None, origin=None)
     return UNKNOWN
+
+
+def _shape_entries(v) -> tuple | None:
+    """The entries of ``x.shape`` (a :class:`ShapeV`, or a tuple of sizes), else None."""
+    if type(v) is ShapeV:
+        return v.entries
+    if all(type(item) is IntV for item in v.items):
+        return tuple(item.dim for item in v.items)
+    return None
+
+
+def _join_shapes(a, b):
+    """The join of two ``x.shape`` values, one of them of open rank (``.shape`` of
+    ``Int["b n"] | Float["b n ..."]``): the shape of the two arrays' join, so that
+    ``batch, seq, *dims = feats.shape`` still gives ``b`` and ``n``; None when
+    either is not a shape."""
+    ea, eb = _shape_entries(a), _shape_entries(b)
+    if ea is None or eb is None:
+        return None
+    joined = join_values(Arr("torch", None, ea), Arr("torch", None, eb))
+    if type(joined) is not Arr or joined.shape is None:
+        return None
+    if any(type(d) is Rest for d in joined.shape):
+        return ShapeV(joined.shape)
+    return TupleV(tuple(IntV(d if type(d) is Dim else None) for d in joined.shape))
 
 
 def arrays_union(value: Value) -> bool:

@@ -877,3 +877,10 @@ class AttnBlock(nn.Module):
         v = v.reshape(b, c, h * w)
         h_ = torch.bmm(w_.permute(0, 2, 1), v)  # E: matmul: contracted axes differ [matmul]
         return x + self.proj_out(h_.reshape(b, c, h, w))
+
+
+def padded_counts(feats: Float[Tensor, "b n ..."] | Int[Tensor, "b n"], lens: Int[Tensor, "b n"]):
+    """``.shape`` of a union of arrays of different ranks: the sizes they share."""
+    batch, seq, *_ = feats.shape
+    counts = torch.zeros(seq, batch, dtype=torch.long)
+    return counts + lens  # E: cannot broadcast [broadcast]

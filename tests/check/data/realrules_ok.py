@@ -1065,3 +1065,10 @@ class AttnBlock(nn.Module):
         v = v.reshape(b, c, h * w)
         h_ = torch.bmm(v, w_.permute(0, 2, 1))
         return x + self.proj_out(h_.reshape(b, c, h, w)) + self.rgb(h_.reshape(b, c, h, w))
+
+
+def padded_counts(feats: Float[Tensor, "b n ..."] | Int[Tensor, "b n"], lens: Int[Tensor, "b n"]):
+    """``.shape`` of a union of arrays of different ranks: the sizes they share."""
+    batch, seq, *_ = feats.shape
+    counts = torch.zeros(batch, seq, dtype=torch.long)
+    return counts + lens
