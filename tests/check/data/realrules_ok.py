@@ -1072,3 +1072,10 @@ def padded_counts(feats: Float[Tensor, "b n ..."] | Int[Tensor, "b n"], lens: In
     batch, seq, *_ = feats.shape
     counts = torch.zeros(batch, seq, dtype=torch.long)
     return counts + lens
+
+
+def encode_maybe_batched(x: Float[Tensor, "... d"], w: Float[Tensor, "d k"], batched: bool):
+    """The columns of ``y.T`` of a ``(..., d)`` value of no parameter's axes are still
+    the last of its ``...``: they meet the ``d`` rows of ``w``."""
+    y = x[None] if batched else x
+    return y @ w

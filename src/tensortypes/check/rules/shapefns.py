@@ -297,7 +297,7 @@ def matmul_shape(a, b, la: str = "left operand", lb: str = "right operand"):
     (..., Dim('m'))
     """
     if b is not None and len(b) == 2 and not any(type(d) is Rest for d in b):
-        if a is not None and len(a) >= 2 and type(a[-1]) is Rest and a[-1].name is not None:
+        if a is not None and len(a) >= 2 and type(a[-1]) is Rest:
             _rest_meets_rows(a, b, la, lb)
         if a is None or (len(a) >= 1 and type(a[-1]) is Rest):
             # Whatever the rank of the left operand (a vector, a matrix, a batch of
