@@ -29,8 +29,8 @@ from .symbolic import (
     fields_unrelated,
     fmt_dim,
     instance_unrelated,
-    unpacked_unrelated,
     selected_unrelated,
+    unpacked_unrelated,
     unrelated,
 )
 

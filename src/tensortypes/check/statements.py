@@ -469,9 +469,10 @@ class StatementMixin(CheckerHost):
             or (len(arr.shape) == 1 and type(arr.shape[0]) is Rest and arr.shape[0].anonymous)
         ):
             return False
-        group = (name, stmt.lineno)
+        module = getattr(self.module, "name", None) or ""
+        group = (module, name, stmt.lineno)
         shape = tuple(
-            unpacked_size(e.id, stmt.lineno, group)
+            unpacked_size(e.id, stmt.lineno, group, module)
             if isinstance(e, ast.Name) and e.id != "_"
             else None
             for e in target.elts

@@ -1023,15 +1023,16 @@ _UNPACKED: dict = {}  # symbol name -> (printed name, the unpacking it came from
 _UNPACK_MARK = "\u1d58"  # "ᵘ": in no name an annotation gives (see unpacked_size)
 
 
-def unpacked_size(name: str, line: int, group) -> Dim:
-    """The size ``name`` that ``b, c, h, w = x.shape`` at ``line`` gives an array ``x``
-    whose rank nothing told: printed ``name``.
+def unpacked_size(name: str, line: int, group, module: str = "") -> Dim:
+    """The size ``name`` that ``b, c, h, w = x.shape`` at ``line`` of ``module`` gives
+    an array ``x`` whose rank nothing told: printed ``name``.
 
     Nothing ties it to another size, so it is compared only with the sizes of the
     same unpacking (``group``; ``c`` against ``h*w`` of one feature map) and with
     itself (``h`` against ``h-1``): never with a constant (the data may have 3
     channels) nor with a size an annotation or the instance names."""
-    symbol = f"{name}{_UNPACK_MARK}{line}"
+    scope = re.sub(r"\W", "_", module)
+    symbol = f"{name}{_UNPACK_MARK}{line}{_UNPACK_MARK}{scope}"
     _UNPACKED[symbol] = (name, group)
     return dims.symbol(symbol)
 
