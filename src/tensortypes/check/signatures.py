@@ -275,7 +275,9 @@ def straight_body(info, args=(), kwargs=None, self_value=None) -> list | None:
             # not None, for ``is None`` tests only (``pad_to_length=8``)
             flags[name] = _GIVEN
     stored = _stored_names(node)
-    for name in stored.intersection(flags):
+    body = getattr(node, "body", ())
+    guarded = frozenset(n for n in stored.intersection(flags) if _guard_only(body, n))
+    for name in stored.intersection(flags) - guarded:
         del flags[name]
     free = (
         frozenset(
@@ -289,7 +291,25 @@ def straight_body(info, args=(), kwargs=None, self_value=None) -> list | None:
         )
         - stored
     )
-    return _straight_run(getattr(node, "body", ()), flags, free)
+    return _straight_run(body, flags, free, guarded)
+
+
+def _guard_only(body, name: str) -> bool:
+    """Whether the function assigns parameter ``name`` only in one ``if`` of its body
+    that tests it (``if not exists(max_len): max_len = lens.amax()``, ``if mask is
+    None: mask = ...``): its value at that test is the call's, and the branch taken
+    is known; after it, it is not a flag."""
+    seen = False
+    for stmt in body:
+        if not any(
+            isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store)
+            for sub in ast.walk(stmt)
+        ):
+            continue
+        if seen or not isinstance(stmt, ast.If) or _flag_test(stmt.test, {name: None}) is None:
+            return False
+        seen = True
+    return seen
 
 
 def _stored_names(node) -> frozenset:
@@ -308,11 +328,16 @@ def _stored_names(node) -> frozenset:
 _GIVEN = object()  # a flag for an array argument: ``is None`` is False, truth unknown
 
 
-def _straight_run(body, flags: dict, free: frozenset = frozenset()) -> list | None:
+def _straight_run(
+    body, flags: dict, free: frozenset = frozenset(), guarded: frozenset = frozenset()
+) -> list | None:
     out: list = []
     for stmt in body:
         if isinstance(stmt, ast.If):
             taken = _flag_test(stmt.test, flags)
+            for name in guarded.intersection(flags):
+                if _flag_test(stmt.test, {name: None}) is not None:
+                    del flags[name]  # assigned in this ``if``: no flag after it
             if taken is None:
                 # ``if velocity_to_epsilon:`` of a ``bool`` the call gives but does not
                 # fix: either branch may run, each a straight run, walked both
@@ -360,6 +385,17 @@ def _flag_test(test, flags: dict) -> bool | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _flag_test(test.operand, flags)
         return None if inner is None else not inner
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "exists"
+        and len(test.args) == 1
+        and not test.keywords
+        and isinstance(test.args[0], ast.Name)
+        and test.args[0].id in flags
+    ):
+        # ``exists(v)``, the helper ``return v is not None`` of many projects
+        return flags[test.args[0].id] is not None
     if (
         isinstance(test, ast.Compare)
         and len(test.ops) == 1
@@ -422,12 +458,13 @@ def _told_by_body(body, declared, named=None, count=None):
     # The body's result may have leading axes of unknown number too (``(..., c, n)``
     # for ``(..., ?, n)``): then only where the annotation also starts with ``...``.
     known = shape[1:] if shape and type(shape[0]) is Rest and rests and not head else shape
-    if known is None or any(type(d) is not Dim for d in known):
+    # An axis the body leaves unknown is any size (``torch.arange(lens.amax())``).
+    if known is None or any(type(d) is not Dim and d is not None for d in known):
         return None
     if len(known) < len(head) + len(tail) or (not rests and len(known) != len(head)):
         return None
     pairs = zip((*head, *tail), (*known[: len(head)], *known[len(known) - len(tail) :]))
-    if any(d is not None and d != got for d, got in pairs):
+    if any(d is not None and got is not None and d != got for d, got in pairs):
         return None  # an axis the annotation names (an unknown one: any)
     # A size only the body's data fixes (``torch.unique``'s count) stays unknown unless
     # the annotation names it: a caller means such a count to be one of its own sizes.
@@ -442,6 +479,8 @@ def _told_by_body(body, declared, named=None, count=None):
     )
 
     def told(i: int, d):
+        if d is None:  # what the annotation says of it, if it names it
+            return _entry(declared.shape, head, tail, shape, i)
         if not is_data_size(d):
             return d
         entry = _entry(names, head, tail, shape, i)

@@ -1079,3 +1079,18 @@ def encode_maybe_batched(x: Float[Tensor, "... d"], w: Float[Tensor, "d k"], bat
     the last of its ``...``: they meet the ``d`` rows of ``w``."""
     y = x[None] if batched else x
     return y @ w
+
+
+def lengths_to_mask(lens: Int[Tensor, "b ..."], max_len: int | None = None) -> Bool[Tensor, "... m"]:
+    """A body that fills in a parameter left None (``if not exists(max_len):``) still
+    tells a call which axes the anonymous ``...`` of its result are."""
+    if not exists(max_len):
+        max_len = int(lens.amax())
+    arange = torch.arange(max_len, device=lens.device)
+    return arange < lens[..., None]
+
+
+def masked_tokens(lens: Int[Tensor, "b n"], feats: Float[Tensor, "b m d"]):
+    total = lens.sum(dim=-1)
+    mask = lengths_to_mask(total)
+    return feats * mask[..., None]
