@@ -443,7 +443,8 @@ class StatementMixin(CheckerHost):
 
     def narrow_unpacked(self, target, frame, stmt) -> bool:
         """``b, c, h, w = q.shape`` (or ``q.size()``) of an array ``q`` whose rank nothing
-        told (``q = self.q(h_)`` of an unknown input, ``x: Tensor``): the statement
+        told (``q = self.q(h_)`` of an unknown input, ``x: Tensor``; ``x.size()`` of any
+        value nothing is known about, which only a torch tensor has): the statement
         raises unless ``q`` has exactly that many axes, so from here on ``q`` has
         them, each the size its name unpacks (:func:`unpacked_size`; ``_`` or an
         attribute gives an unknown size). Whether it changed ``q``."""
@@ -464,6 +465,10 @@ class StatementMixin(CheckerHost):
             return False
         name = node.value.id
         arr = frame.vars.get(name)
+        if arr is UNKNOWN and node is not stmt.value:
+            # ``B, T, C = x.size()`` of an unannotated ``x``: only a torch tensor's
+            # ``size`` is called for its sizes (NumPy's is a number)
+            arr = Arr("torch", None, None)
         if type(arr) is not Arr or not (
             arr.shape is None
             or (len(arr.shape) == 1 and type(arr.shape[0]) is Rest and arr.shape[0].anonymous)

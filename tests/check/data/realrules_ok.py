@@ -1094,3 +1094,12 @@ def masked_tokens(lens: Int[Tensor, "b n"], feats: Float[Tensor, "b m d"]):
     total = lens.sum(dim=-1)
     mask = lengths_to_mask(total)
     return feats * mask[..., None]
+
+
+def tv_loss(x):
+    """``b, c, h, w = x.size()`` of an unannotated ``x``: only a torch tensor's ``size``
+    is called for its sizes, so ``x`` is a tensor of those four axes."""
+    b, c, h, w = x.size()
+    dh = x[:, :, 1:, :] - x[:, :, : h - 1, :]
+    dw = x[:, :, :, 1:] - x[:, :, :, : w - 1]
+    return (dh.pow(2).sum() + dw.pow(2).sum()) / b
