@@ -28,6 +28,7 @@ __all__ = [
     "decorator_name",
     "inlinable",
     "anonymous_result",
+    "implied_axes",
     "wrapper_return",
 ]
 
@@ -874,3 +875,79 @@ class ClassInfo:
                 found.add(name)
                 todo.extend(b for b in module.classes[name].bases if b in module.classes)
         return found
+
+
+def implied_axes(node, name: str) -> int:
+    """How many leading axes an unannotated parameter ``name`` of function ``node``
+    has by its body's own reads, when the body calls ``name.size(...)`` (only a torch
+    tensor's ``size`` is called: NumPy's is a number) and never unpacks its shape:
+    the largest ``k + 1`` of ``name.size()[k]``, ``name.size(k)`` and ``name.shape[k]``,
+    and the most leading indices of ``name[i, j, ...]``; 0 when nothing tells.
+    ``tv_loss(x)`` reading ``x.size()[3]`` and ``x[:, :, 1:, :]`` has four. The body
+    is read once for all its names."""
+    found = getattr(node, "_tt_implied", None)
+    if found is None:
+        found = _implied_axes(node)
+        setattr(node, "_tt_implied", found)  # noqa: B010 (an attribute ast does not declare)
+    return found.get(name, 0)
+
+
+def _size_of(node) -> str | None:
+    """``n`` of ``n.size(...)``, else None."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "size"
+        and isinstance(node.func.value, ast.Name)
+    ):
+        return node.func.value.id
+    return None
+
+
+def _shape_of(node) -> str | None:
+    """``n`` of ``n.shape`` or ``n.size()``, else None."""
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        return _size_of(node)
+    if (
+        isinstance(node, ast.Attribute)
+        and node.attr == "shape"
+        and isinstance(node.value, ast.Name)
+    ):
+        return node.value.id
+    return None
+
+
+def _axis_index(node) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int and 0 <= node.value < 16:
+        return node.value
+    return None
+
+
+def _implied_axes(node) -> dict:
+    torch: set = set()
+    unpacked: set = set()
+    axes: dict = {}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call) and (name := _size_of(sub)) is not None:
+            torch.add(name)
+            if sub.args and (k := _axis_index(sub.args[0])) is not None:
+                axes[name] = max(axes.get(name, 0), k + 1)
+        elif isinstance(sub, ast.Assign):
+            if any(isinstance(t, (ast.Tuple, ast.List)) for t in sub.targets):
+                if (name := _shape_of(sub.value)) is not None:
+                    unpacked.add(name)  # the unpacking tells its exact axes
+        elif isinstance(sub, ast.Subscript):
+            if (name := _shape_of(sub.value)) is not None:
+                if (k := _axis_index(sub.slice)) is not None:
+                    axes[name] = max(axes.get(name, 0), k + 1)
+            elif isinstance(sub.value, ast.Name):
+                items = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+                if all(isinstance(i, ast.Slice) or _axis_index(i) is not None for i in items):
+                    name = sub.value.id
+                    axes[name] = max(axes.get(name, 0), len(items))
+        elif (
+            isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and sub is not node
+        ):
+            # a nested function's parameter of the same name is another value
+            unpacked.update(a.arg for a in sub.args.args + sub.args.kwonlyargs)
+    return {n: k for n, k in axes.items() if n in torch and n not in unpacked and k <= 8}

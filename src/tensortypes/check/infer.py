@@ -33,7 +33,7 @@ from tensortypes.types import ANY
 from .annotations import read_annotation
 from .annvalues import value_of
 from .calls import CallMixin
-from .defs import int_params, shape_names
+from .defs import implied_axes, int_params, shape_names
 from .diagnostics import CheckFailure, Diagnostic
 from .expr import ExprMixin, label_of, read_keys
 from .frame import Frame
@@ -73,6 +73,8 @@ from .symbolic import (
     anonymized,
     fmt_dim,
     fmt_shape,
+    implied_rest,
+    implied_size,
     list_length,
     own_rest,
 )
@@ -771,6 +773,17 @@ class Checker(
                     value = self.size_param(name, frame, line)
                 elif isinstance(default, ast.Constant) and type(default.value) is float:
                     value = FloatV()  # ``sigma_data = 0.5``: a float, whatever its value
+                elif default is None and (axes := implied_axes(info.node, name)):
+                    # ``tv_loss(x)`` reading ``x.size()[3]``: a torch tensor with at
+                    # least that many axes, each a size of its own
+                    value = Arr(
+                        "torch",
+                        None,
+                        (
+                            *(implied_size(name, k, info.qualname) for k in range(axes)),
+                            implied_rest(f"{info.qualname}.{name}"),
+                        ),
+                    )
                 else:
                     value = UNKNOWN
                 frame.vars[name] = value

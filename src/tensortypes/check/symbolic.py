@@ -76,6 +76,9 @@ __all__ = [
     "instance",
     "instance_unrelated",
     "unpacked_size",
+    "implied_size",
+    "implied_rest",
+    "is_implied_rest",
     "unpacked_unrelated",
     "operand_axes",
     "data_size",
@@ -231,7 +234,7 @@ def rest_product(rest: Rest) -> Dim | None:
     >>> fmt_dim(rest_product(Rest("b")) * 3)
     '3*prod(*b)'
     """
-    if rest.name is None:
+    if rest.name is None or rest.name.endswith(IMPLIED_REST):
         return None
     text = "".join(
         c if c.isascii() and c.isalnum() else f"{_ESCAPE}{ord(c):x}{_ESCAPE}" for c in rest.name
@@ -1033,8 +1036,36 @@ def unpacked_size(name: str, line: int, group, module: str = "") -> Dim:
     channels) nor with a size an annotation or the instance names."""
     scope = re.sub(r"\W", "_", module)
     symbol = f"{name}{_UNPACK_MARK}{line}{_UNPACK_MARK}{scope}"
-    _UNPACKED[symbol] = (name, group)
+    _UNPACKED[symbol] = (name, group, False)
     return dims.symbol(symbol)
+
+
+def implied_size(param: str, axis: int, owner: str) -> Dim:
+    """Axis ``axis`` of an unannotated parameter ``param`` of function ``owner`` that its
+    body reads as a torch tensor with leading axes (``defs.implied_axes``): printed
+    ``x.shape[2]``. Nothing names it, and the function may mean two of them to be
+    equal (a square matrix), so it is compared with the sizes of the same parameter
+    only where they provably differ (``x.shape[2] - 1`` against ``x.shape[2]``)."""
+    scope = re.sub(r"\W", "_", owner)
+    symbol = f"{param}_{axis}{_UNPACK_MARK}{scope}"
+    _UNPACKED[symbol] = (f"{param}.shape[{axis}]", (owner, param), True)
+    return dims.symbol(symbol)
+
+
+IMPLIED_REST = "\u2025"  # the mark of implied_rest (not an identifier)
+
+
+def implied_rest(owner: str) -> Rest:
+    """The axes after those an unannotated parameter's body reads (``x.size()[3]`` of
+    ``tv_loss(x)``): the same axes in every value made from it (as :func:`own_rest`),
+    most often none. Unlike an annotation's ``...``, nothing says the function works
+    for every number of them, so no rule holds it to that (``rest_product`` is None)."""
+    return Rest(OWN_REST + owner + IMPLIED_REST)
+
+
+def is_implied_rest(rest) -> bool:
+    """Whether ``rest`` is an :func:`implied_rest`."""
+    return type(rest) is Rest and rest.name is not None and rest.name.endswith(IMPLIED_REST)
 
 
 def unpacked_unrelated(a: Dim, b: Dim) -> bool | None:
@@ -1047,7 +1078,11 @@ def unpacked_unrelated(a: Dim, b: Dim) -> bool | None:
         return None
     if not ua or not ub or (fa | fb).difference(_UNPACKED):
         return True  # a constant or another size: never compared
-    return len({_UNPACKED[s][1] for s in ua | ub}) != 1
+    if len({_UNPACKED[s][1] for s in ua | ub}) != 1:
+        return True
+    if any(_UNPACKED[s][2] for s in ua | ub):
+        return dims.eq(a, b) is not False  # implied sizes: only where provably different
+    return False
 
 
 _LENGTH_MARK = "\u02e1"  # "ˡ": in no name an annotation gives (see list_length)

@@ -23,6 +23,7 @@ from ..symbolic import (
     fmt_shape,
     is_anonymous,
     is_data_size,
+    is_implied_rest,
     is_one,
     joint_rest,
     rest_product,
@@ -173,12 +174,50 @@ def broadcast(shapes, labels) -> tuple | None:
     if len(heads) == 1 and longest_plain <= width:
         prefix, rest = next(iter(heads))
         return (*prefix, rest, *out)
+    lead = _same_rest_leading(parts)
+    if lead is not None:
+        return (*lead, parts[0][3][1], *out)
     if all(rest.anonymous for _, rest in heads):
         # The ``...`` of two parameters: some leading axes, then the broadcast ones.
         return (joint_rest(rest for _, rest in heads), *out)
     # Leading axes of different batches (``(b, ..., 3)`` against ``(*B, 1)``): how
     # they meet is not known, the broadcast last axes are.
     return (Rest(None), *out) if out else None
+
+
+def _same_rest_leading(parts):
+    """The broadcast of the axes before the one ``*rest`` every shape has, the same
+    axes in each (``(n0, n1, n2-1, n3, ...)`` and ``(n0, n1, n2, n2-1, ...)`` of one
+    parameter's axes): aligned from the ``*rest``, as the axes after it are; None
+    when the shapes have different ``*rest`` (or one has none)."""
+    if any(p[3] is None for p in parts) or len({p[3][1] for p in parts}) != 1:
+        return None
+    if parts[0][3][1].name is None:
+        return None  # a ``...`` of unknown origin: not the same axes in each
+    prefixes = [p[3][0] for p in parts]
+    width = max(len(q) for q in prefixes)
+    out = []
+    for k in range(1, width + 1):
+        acc, acc_part = None, None
+        for prefix, part in zip(prefixes, parts):
+            if k > len(prefix):
+                continue
+            d = prefix[-k]
+            if acc_part is None:
+                acc, acc_part = d, part
+                continue
+            try:
+                acc = broadcast_pair(acc, d)
+            except ValueError:
+                raise CheckFailure(
+                    "broadcast",
+                    f"cannot broadcast {acc_part[1]} {fmt_shape(acc_part[2])} with "
+                    f"{part[1]} {fmt_shape(part[2])}: axis {len(prefix) - k} has sizes "
+                    f"{fmt_dim(acc)} and {fmt_dim(d)}{why_different(acc, d, broadcast=True)}",
+                ) from None
+        out.append(acc)
+    out.reverse()
+    return tuple(out)
 
 
 def _rest_meets_fixed(parts) -> None:
@@ -198,7 +237,7 @@ def _rest_meets_fixed(parts) -> None:
     never one inside the other.
     """
     for suffix, lab, full, head in parts:
-        if head is None or head[1].name is None:
+        if head is None or head[1].name is None or is_implied_rest(head[1]):
             continue
         k = len(suffix) + 1
         for o_suffix, o_lab, o_full, o_head in parts:
@@ -236,7 +275,7 @@ def _same_rest_aligned(parts) -> None:
     """
     seen: dict = {}
     for suffix, lab, full, head in parts:
-        if head is None or head[1].name is None:
+        if head is None or head[1].name is None or is_implied_rest(head[1]):
             continue
         name = head[1].name
         other = seen.get(name)
@@ -297,7 +336,7 @@ def matmul_shape(a, b, la: str = "left operand", lb: str = "right operand"):
     (..., Dim('m'))
     """
     if b is not None and len(b) == 2 and not any(type(d) is Rest for d in b):
-        if a is not None and len(a) >= 2 and type(a[-1]) is Rest:
+        if a is not None and len(a) >= 2 and type(a[-1]) is Rest and not is_implied_rest(a[-1]):
             _rest_meets_rows(a, b, la, lb)
         if a is None or (len(a) >= 1 and type(a[-1]) is Rest):
             # Whatever the rank of the left operand (a vector, a matrix, a batch of
