@@ -192,6 +192,8 @@ def _same_rest_leading(parts):
     when the shapes have different ``*rest`` (or one has none)."""
     if any(p[3] is None for p in parts) or len({p[3][1] for p in parts}) != 1:
         return None
+    if len({len(p[0]) for p in parts}) != 1:
+        return None  # the ``*rest`` at different distances from the end: not aligned
     if parts[0][3][1].name is None:
         return None  # a ``...`` of unknown origin: not the same axes in each
     prefixes = [p[3][0] for p in parts]
