@@ -155,15 +155,7 @@ def broadcast(shapes, labels) -> tuple | None:
             if first:
                 acc, acc_label, acc_shape, first = d, lab, full, False
                 continue
-            try:
-                acc = broadcast_pair(acc, d)
-            except ValueError:
-                raise CheckFailure(
-                    "broadcast",
-                    f"cannot broadcast {acc_label} {fmt_shape(acc_shape)} with {lab} "
-                    f"{fmt_shape(full)}: axis {-k} has sizes {fmt_dim(acc)} and "
-                    f"{fmt_dim(d)}{why_different(acc, d, broadcast=True)}",
-                ) from None
+            acc = _pair_or_fail(acc, d, (acc_label, acc_shape), (lab, full), -k)
         out.append(acc)
     out.reverse()
     if not open_rank:
@@ -183,6 +175,20 @@ def broadcast(shapes, labels) -> tuple | None:
     # Leading axes of different batches (``(b, ..., 3)`` against ``(*B, 1)``): how
     # they meet is not known, the broadcast last axes are.
     return (Rest(None), *out) if out else None
+
+
+def _pair_or_fail(acc, d, first: tuple, other: tuple, axis: int):
+    """``broadcast_pair(acc, d)``, or the error naming both operands, ``(label, shape)``
+    each, and the ``axis`` where they meet."""
+    try:
+        return broadcast_pair(acc, d)
+    except ValueError:
+        raise CheckFailure(
+            "broadcast",
+            f"cannot broadcast {first[0]} {fmt_shape(first[1])} with {other[0]} "
+            f"{fmt_shape(other[1])}: axis {axis} has sizes {fmt_dim(acc)} and "
+            f"{fmt_dim(d)}{why_different(acc, d, broadcast=True)}",
+        ) from None
 
 
 def _same_rest_leading(parts):
@@ -208,15 +214,7 @@ def _same_rest_leading(parts):
             if acc_part is None:
                 acc, acc_part = d, part
                 continue
-            try:
-                acc = broadcast_pair(acc, d)
-            except ValueError:
-                raise CheckFailure(
-                    "broadcast",
-                    f"cannot broadcast {acc_part[1]} {fmt_shape(acc_part[2])} with "
-                    f"{part[1]} {fmt_shape(part[2])}: axis {len(prefix) - k} has sizes "
-                    f"{fmt_dim(acc)} and {fmt_dim(d)}{why_different(acc, d, broadcast=True)}",
-                ) from None
+            acc = _pair_or_fail(acc, d, acc_part[1:3], part[1:3], len(prefix) - k)
         out.append(acc)
     out.reverse()
     return tuple(out)
