@@ -880,8 +880,8 @@ class ClassInfo:
 def implied_axes(node, name: str) -> int:
     """How many leading axes an unannotated parameter ``name`` of function ``node``
     has by its body's own reads, when the body calls ``name.size(...)`` (only a torch
-    tensor's ``size`` is called: NumPy's is a number) and never unpacks its shape:
-    the largest ``k + 1`` of ``name.size()[k]``, ``name.size(k)`` and ``name.shape[k]``,
+    tensor's ``size`` is called: NumPy's is a number), never unpacks its shape and
+    never assigns the name again: the largest ``k + 1`` of ``name.size()[k]``, ``name.size(k)`` and ``name.shape[k]``,
     and the most leading indices of ``name[i, j, ...]``; 0 when nothing tells.
     ``tv_loss(x)`` reading ``x.size()[3]`` and ``x[:, :, 1:, :]`` has four. The body
     is read once for all its names."""
@@ -945,6 +945,8 @@ def _implied_axes(node) -> dict:
                 if all(isinstance(i, ast.Slice) or _axis_index(i) is not None for i in items):
                     name = sub.value.id
                     axes[name] = max(axes.get(name, 0), len(items))
+        elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+            unpacked.add(sub.id)  # assigned again: its reads may be of another value
         elif (
             isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and sub is not node
         ):
