@@ -29,6 +29,7 @@ __all__ = [
     "inlinable",
     "anonymous_result",
     "implied_axes",
+    "shape_of",
     "wrapper_return",
 ]
 
@@ -881,10 +882,10 @@ def implied_axes(node, name: str) -> int:
     """How many leading axes an unannotated parameter ``name`` of function ``node``
     has by its body's own reads, when the body calls ``name.size(...)`` (only a torch
     tensor's ``size`` is called: NumPy's is a number), never unpacks its shape and
-    never assigns the name again: the largest ``k + 1`` of ``name.size()[k]``, ``name.size(k)`` and ``name.shape[k]``,
-    and the most leading indices of ``name[i, j, ...]``; 0 when nothing tells.
-    ``tv_loss(x)`` reading ``x.size()[3]`` and ``x[:, :, 1:, :]`` has four. The body
-    is read once for all its names."""
+    never assigns the name again: the largest ``k + 1`` of ``name.size()[k]``,
+    ``name.size(k)`` and ``name.shape[k]``, and the most leading indices of
+    ``name[i, j, ...]``; 0 when nothing tells. ``tv_loss(x)`` reading ``x.size()[3]``
+    and ``x[:, :, 1:, :]`` has four. The body is read once for all its names."""
     found = getattr(node, "_tt_implied", None)
     if found is None:
         found = _implied_axes(node)
@@ -904,7 +905,7 @@ def _size_of(node) -> str | None:
     return None
 
 
-def _shape_of(node) -> str | None:
+def shape_of(node) -> str | None:
     """``n`` of ``n.shape`` or ``n.size()``, else None."""
     if isinstance(node, ast.Call) and not node.args and not node.keywords:
         return _size_of(node)
@@ -934,10 +935,10 @@ def _implied_axes(node) -> dict:
                 axes[name] = max(axes.get(name, 0), k + 1)
         elif isinstance(sub, ast.Assign):
             if any(isinstance(t, (ast.Tuple, ast.List)) for t in sub.targets):
-                if (name := _shape_of(sub.value)) is not None:
+                if (name := shape_of(sub.value)) is not None:
                     unpacked.add(name)  # the unpacking tells its exact axes
         elif isinstance(sub, ast.Subscript):
-            if (name := _shape_of(sub.value)) is not None:
+            if (name := shape_of(sub.value)) is not None:
                 if (k := _axis_index(sub.slice)) is not None:
                     axes[name] = max(axes.get(name, 0), k + 1)
             elif isinstance(sub.value, ast.Name):

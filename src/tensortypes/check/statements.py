@@ -29,7 +29,7 @@ from tensortypes.types import ArrayType, UnionType
 
 from .host import CheckerHost
 from .binding import Binder
-from .defs import FunctionInfo
+from .defs import FunctionInfo, shape_of
 from .diagnostics import CheckFailure
 from .expr import attr_key, label_of, read_keys
 from .frame import forget_guards, join_frames, valid_guard
@@ -450,22 +450,11 @@ class StatementMixin(CheckerHost):
         attribute gives an unknown size). Whether it changed ``q``."""
         if not isinstance(stmt, ast.Assign):
             return False  # a loop's or a comprehension's target
-        node = stmt.value
-        if (
-            isinstance(node, ast.Call)
-            and not node.args
-            and not node.keywords
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "size"
-        ):
-            node = node.func
-        elif not (isinstance(node, ast.Attribute) and node.attr == "shape"):
+        name = shape_of(stmt.value)
+        if name is None or not 0 < len(target.elts) <= 8:
             return False
-        if not isinstance(node.value, ast.Name) or not 0 < len(target.elts) <= 8:
-            return False
-        name = node.value.id
         arr = frame.vars.get(name)
-        if arr is UNKNOWN and node is not stmt.value:
+        if arr is UNKNOWN and isinstance(stmt.value, ast.Call):
             # ``B, T, C = x.size()`` of an unannotated ``x``: only a torch tensor's
             # ``size`` is called for its sizes (NumPy's is a number)
             arr = Arr("torch", None, None)

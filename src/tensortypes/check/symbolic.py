@@ -1022,7 +1022,9 @@ def selected_count(line: int) -> Dim:
     return dims.symbol(name)
 
 
-_UNPACKED: dict = {}  # symbol name -> (printed name, the unpacking it came from)
+# symbol name -> (printed name, the unpacking or parameter it came from, whether it is
+# compared only where provably different: an implied size)
+_UNPACKED: dict = {}
 _UNPACK_MARK = "\u1d58"  # "ᵘ": in no name an annotation gives (see unpacked_size)
 
 
