@@ -81,7 +81,7 @@ def expected_lines(files) -> set:
 def generate(files, lines: int, folder: Path) -> list:
     """Copies of ``files`` in ``folder`` until they hold at least ``lines`` lines."""
     out, total, round_ = [], 0, 0
-    while total < lines:
+    while total < lines and files:
         for f in files:
             text = f.read_text()
             target = folder / f"g{round_:03d}_{f.name}"

@@ -765,3 +765,52 @@ def blocked(names: tuple[str, ...]) -> None:
         "f32[4,?,?](torch)"
     ]
     assert [(d.line, d.code) for d in found if d.severity == "error"] == [(10, "index")]
+
+
+def test_a_module_imported_before_its_check_is_parsed_once(tmp_path, monkeypatch):
+    # ``a`` is checked first and reads ``b``'s first pass; ``b``'s own check takes
+    # that tree (Project.take_tree): three parses, not four.
+    from tensortypes.check import infer, project
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.b import use, make\nuse(make(1))\n")
+    (pkg / "b.py").write_text(
+        "class Box:\n"
+        "    def __init__(self, n: int):\n"
+        "        self.n = n\n"
+        "def make(n: int) -> Box:\n"
+        "    return Box(n)\n"
+        "def use(box: Box) -> int:\n"
+        "    return box.missing\n"
+    )
+    parsed = []
+    for module in (infer, project):
+        real = module.parse_module
+        monkeypatch.setattr(
+            module,
+            "parse_module",
+            lambda text, filename="", real=real: (
+                parsed.append(filename) or real(text, filename=filename)
+            ),
+        )
+    found = check_paths([pkg], cache=False, jobs=1)
+    assert sorted(p.rpartition("/")[2] for p in parsed) == ["__init__.py", "a.py", "b.py"]
+    # the shared tree's annotations are read in b's own check, with b's classes: the
+    # missing attribute of a Box is still found
+    assert _codes(found, "b.py") == [(7, "attr")]
+
+
+def test_a_run_leaves_the_garbage_collector_as_it_found_it():
+    import gc
+
+    assert gc.isenabled()
+    check_paths([], cache=False)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        check_paths([], cache=False)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -445,7 +445,8 @@ class Checker(
                 # sequence", "invalid decimal literal") are not ours to print.
                 warnings.simplefilter("ignore", SyntaxWarning)
                 warnings.simplefilter("ignore", DeprecationWarning)
-                tree, newer = parse_module(source, filename=self.path)
+                shared = self.project.take_tree(self.path, source) if self.project else None
+                tree, newer = shared or parse_module(source, filename=self.path)
         except SyntaxError as error:
             self.report(
                 _Pos(error.lineno or 1, (error.offset or 1) - 1),
@@ -512,12 +513,22 @@ class Checker(
         found = unsuppressed(self.diagnostics.values(), self.source)
         return sorted(found, key=lambda d: (d.line, d.col, d.code))
 
+    def owner_of(self, node):
+        """The module an annotation node is read in: the other module that holds it
+        (``self.owners``), else this one. A node of this module's own tree that another
+        module's reading met first (the tree is parsed once, ``Project.take_tree``) is
+        read here, with this module's classes."""
+        found = self.owners.get(id(node))
+        if found is None or (found.name, found.local) == (self.module.name, self.module.local):
+            return self.module
+        return found
+
     def annotation_type(self, node):
         """The lattice type of an annotation node (cached; ``Any`` if unreadable)."""
         found = self.ann_types.get(id(node))
         if found is None:
             try:
-                found = read_annotation(node, self.owners.get(id(node), self.module))
+                found = read_annotation(node, self.owner_of(node))
             except AnnotationError as error:
                 notes = str(error).split("\n")[1:] if error.text is not None else []
                 self.report(
@@ -536,7 +547,7 @@ class Checker(
                 head = node
                 while isinstance(head, ast.Subscript):
                     head = head.value
-                owner = self.owners.get(id(node), self.module)
+                owner = self.owner_of(node)
                 if (
                     isinstance(head, ast.Name)
                     and owner.path_of(head) is None
@@ -561,7 +572,7 @@ class Checker(
         """The value an annotation gives a parameter or an attribute (cached)."""
         found = self.ann_values.get(id(node))
         if found is None:
-            owner = self.owners.get(id(node), self.module)
+            owner = self.owner_of(node)
             found = value_of(self.annotation_type(node), owner)
             if found is UNKNOWN and isinstance(node, (ast.Name, ast.Attribute)):
                 # ``pipe: StableDiffusionPipeline``, ``vae: AutoencoderKL``: a library

@@ -104,6 +104,7 @@ class Project:
         self.names: dict = {}  # resolved file -> its dotted module name
         self._files: dict = {}  # (module name, local folder) -> file or None
         self._infos: dict = {}  # file -> ModuleInfo (or None: unreadable)
+        self._trees: dict = {}  # checked file -> (text, tree, newer) its first pass parsed
         self._heads: dict = {}  # (head, local folder) -> whether the project has it
         self._canon: dict = {}  # (path, local folder) -> canonical path
         self._active: set = set()  # star exports being followed (a cycle guard)
@@ -234,9 +235,11 @@ class Project:
             text = file.read_text(encoding="utf-8")
             with warnings.catch_warnings():  # the module's own invalid escapes are its business
                 warnings.simplefilter("ignore")
-                tree = parse_module(text, filename=str(file))[0]
+                tree, newer = parse_module(text, filename=str(file))
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
             return None
+        if file in self.names:  # a checked file: its own check takes the tree (take_tree)
+            self._trees[file] = (text, tree, newer)
         try:
             info = ModuleInfo(tree, self, file)
         except Exception:  # noqa: BLE001 (its own check reports what is wrong with it)
@@ -251,6 +254,18 @@ class Project:
         info.classes = {}  # read by a checker of that module: Checker.foreign_class
         self._infos[file] = info
         return info
+
+    def take_tree(self, path, text: str):
+        """``(tree, newer)`` of a checked file that :meth:`info` parsed first, when
+        ``text`` is still its text, or None: each file is parsed once per run. The
+        entry is dropped; the first pass keeps its own nodes."""
+        try:
+            found = self._trees.pop(Path(path).resolve(), None)
+        except (OSError, RuntimeError, ValueError):
+            return None
+        if found is None or found[0] != text:
+            return None
+        return found[1], found[2]
 
     # -- names -----------------------------------------------------------------------------
     def split(self, path: str, local):

@@ -90,7 +90,7 @@ class SchemaMixin(CheckerHost):
     def bound_instance(self, node):
         """What an attribute declared with a ``TypeVar`` that has a bound holds: an
         instance of the bound (``cfg: T_SAE_CONFIG`` with ``bound=SAEConfig``)."""
-        owner = self.owners.get(id(node), self.module)
+        owner = self.owner_of(node)
         bound = owner.typevars.get(node.id)
         if bound is None:
             return UNKNOWN

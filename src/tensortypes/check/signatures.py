@@ -880,7 +880,7 @@ class SignatureMixin(CheckerHost):
         node = info.returns
         if isinstance(node, ast.Subscript):
             node = node.value
-        owner = self.owners.get(id(info.returns), self.module)
+        owner = self.owner_of(info.returns)
         return owner.path_of(node) in (
             "typing.Callable",
             "collections.abc.Callable",
@@ -1119,7 +1119,7 @@ class SignatureMixin(CheckerHost):
         function's module): the join of the arguments given for ``T`` (None dropped
         where the parameter is optional), or None when the result is not a TypeVar."""
         ret = info.returns
-        owner = self.owners.get(id(ret), self.module) if ret is not None else None
+        owner = self.owner_of(ret) if ret is not None else None
         if not isinstance(ret, ast.Name) or ret.id not in owner.typevars:
             return None
         params = list(info.params)
