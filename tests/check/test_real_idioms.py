@@ -218,6 +218,30 @@ def test_a_join_in_a_loop_names_the_shape_of_each_branch():
     assert (11, "mean is (b, 3) here (used at line 12)") in at
 
 
+UPDATED = """\
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+def weighted(x: Float[Tensor, " b"], average: bool) -> Float[Tensor, " b"]:
+    w = torch.zeros(x.shape[0], 1)
+    if average:
+        w = (w + x) / 2
+    return w
+"""
+
+
+def test_a_join_names_the_line_that_made_a_branch_shape_from_the_previous_value():
+    # the branch's w is made from the w before it: both lines are named, the first
+    # one being where the wrong shape came from
+    found = [d for d in check_source(UPDATED, "updated.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(10, "return")]
+    at = {(line, text) for line, _col, text in found[0].related}
+    assert (7, "w is (b, 1) here (used at line 10)") in at
+    assert (9, "w is (b, b) here (used at line 10)") in at
+
+
 def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_made():
     found = [d for d in check_source(BOUND, "bound.py") if d.severity == "error"]
     assert [(d.line, d.code) for d in found] == [(11, "arg-type")]

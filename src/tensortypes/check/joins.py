@@ -338,7 +338,10 @@ def _branch_sources(a: Arr, b: Arr):
         return a.sources if a.sources == b.sources else None
     found: list = []
     for v in (a, b):
-        for item in v.sources or (((v.since, v.shape),) if v.since else ()):
+        # a joined value's sources are its branches'; a value made on a line, that
+        # line, then where its previous value's shape was made (``w = (w + x) / 2``)
+        own = (v.sources or ()) if not v.since else ((v.since, v.shape), *(v.sources or ()))
+        for item in own:
             if item not in found:
                 found.append(item)
     return tuple(found[:4]) if len(found) > 1 else None
