@@ -242,6 +242,27 @@ def test_a_join_names_the_line_that_made_a_branch_shape_from_the_previous_value(
     assert (9, "w is (b, b) here (used at line 10)") in at
 
 
+PACKED = """\
+from jaxtyping import Float
+from torch import Tensor
+
+
+def normalise(images: Float[Tensor, "B *N C H W"], mean: Float[Tensor, "1 1 3 1 1"]):
+    if images.ndim == 4:
+        images = images.unsqueeze(0)
+    return images - mean
+"""
+
+
+def test_a_join_with_a_parameter_names_the_line_of_the_branch_that_made_its_shape():
+    # one branch keeps the parameter's shape (made nowhere), the other made its own:
+    # that line is named
+    found = [d for d in check_source(PACKED, "packed.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(8, "broadcast")]
+    at = {(line, text) for line, _col, text in found[0].related}
+    assert (7, "images is (1, B, C, H, W) here (used at line 8)") in at
+
+
 def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_made():
     found = [d for d in check_source(BOUND, "bound.py") if d.severity == "error"]
     assert [(d.line, d.code) for d in found] == [(11, "arg-type")]

@@ -344,7 +344,8 @@ def _branch_sources(a: Arr, b: Arr):
         for item in own:
             if item not in found:
                 found.append(item)
-    return tuple(found[:4]) if len(found) > 1 else None
+    # one branch's line alone when the other's shape is a parameter's (made nowhere)
+    return tuple(found[:4]) if found else None
 
 
 def join_all(items):
