@@ -105,6 +105,7 @@ class Project:
         self._files: dict = {}  # (module name, local folder) -> file or None
         self._infos: dict = {}  # file -> ModuleInfo (or None: unreadable)
         self._trees: dict = {}  # checked file -> (text, tree, newer) its first pass parsed
+        self._taken: set = set()  # checked files whose check has asked for its tree
         self._heads: dict = {}  # (head, local folder) -> whether the project has it
         self._canon: dict = {}  # (path, local folder) -> canonical path
         self._active: set = set()  # star exports being followed (a cycle guard)
@@ -238,7 +239,7 @@ class Project:
                 tree, newer = parse_module(text, filename=str(file))
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
             return None
-        if file in self.names:  # a checked file: its own check takes the tree (take_tree)
+        if file in self.names and file not in self._taken:  # for its check (take_tree)
             self._trees[file] = (text, tree, newer)
         try:
             info = ModuleInfo(tree, self, file)
@@ -260,9 +261,11 @@ class Project:
         ``text`` is still its text, or None: each file is parsed once per run. The
         entry is dropped; the first pass keeps its own nodes."""
         try:
-            found = self._trees.pop(Path(path).resolve(), None)
+            file = Path(path).resolve()
         except (OSError, RuntimeError, ValueError):
             return None
+        self._taken.add(file)
+        found = self._trees.pop(file, None)
         if found is None or found[0] != text:
             return None
         return found[1], found[2]

@@ -24,8 +24,8 @@ import threading
 import traceback
 import warnings
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from pathlib import Path
 
 from .baseline import apply_baseline, write_baseline
@@ -171,6 +171,8 @@ def read_checked(path) -> tuple:
 # The project of the current run: set before worker processes are forked, which
 # inherit it (and the modules it has read so far).
 _PROJECT: list = [None]
+# Whether the run collects its garbage itself (:func:`_young_collections`).
+_YOUNG: list = [False]
 
 
 @contextmanager
@@ -194,9 +196,6 @@ def _young_collections():
         _YOUNG[0] = False
         if enabled:
             gc.enable()
-
-
-_YOUNG: list = [False]
 
 
 def _check_file(job: tuple) -> tuple:
