@@ -29,7 +29,9 @@ lines with imports followed across its modules (``--project``; by default the
 TransformerLens snapshot under ``$TENSORTYPES_SNAPSHOTS``): cold (no cache)
 and warm (every file a cache hit) lines per second, as CPU time of this
 process (one core, ``jobs=1``), so that other load on the machine does not
-count. Targets: 20k lines/s cold, 100k lines/s warm.
+count. Targets: 20k lines/s cold, 100k lines/s warm. Pyrefly, when installed,
+checks the same files with one thread, timed as its process's CPU time, so
+that the cold figure is also a ratio to it on the same machine at the same time.
 
 Pyrefly is run with ``tensor-shapes = true`` (its experimental shape mode; a
 release that does not know the key warns and checks without it). A tool that
@@ -42,6 +44,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -215,7 +218,33 @@ def project_throughput(folder: Path, repeat: int, cache_dir: Path) -> dict:
     shutil.rmtree(cache_dir, ignore_errors=True)
     check_paths([folder], cache=ResultCache(cache_dir), jobs=1)
     warm = cpu(lambda: check_paths([folder], cache=ResultCache(cache_dir), jobs=1))
-    return {"files": len(files), "lines": lines, "cold": cold, "warm": warm}
+    return {
+        "files": len(files),
+        "lines": lines,
+        "cold": cold,
+        "warm": warm,
+        "pyrefly": pyrefly_project(folder, repeat, cache_dir.parent / "pyrefly-project"),
+    }
+
+
+def pyrefly_project(folder: Path, repeat: int, work: Path) -> float | None:
+    """Pyrefly's CPU seconds (its process, one thread) on the same project, best of
+    ``repeat``; None when Pyrefly is not installed. Cold: it keeps no cache."""
+    exe = shutil.which("pyrefly") or str(Path(sys.executable).parent / "pyrefly")
+    if not Path(exe).exists():
+        return None
+    work.mkdir(parents=True, exist_ok=True)
+    config = work / "pyrefly.toml"
+    config.write_text(f'tensor-shapes = true\npython-interpreter-path = "{sys.executable}"\n')
+    files = [str(f) for f in sorted(folder.rglob("*.py"))]
+    cmd = [exe, "check", "--threads", "1", "--config", str(config), "--output-format", "json"]
+    times = []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([*cmd, *files], capture_output=True, text=True, cwd=work)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        times.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    return min(times)
 
 
 def score(errors: set, expected: set, files) -> tuple:
@@ -299,6 +328,14 @@ def main(argv=None) -> int:
         )
         print(f"  cold {p['cold']:.2f} s = {p['lines'] / p['cold']:,.0f} lines/s (target 20,000)")
         print(f"  warm {p['warm']:.2f} s = {p['lines'] / p['warm']:,.0f} lines/s (target 100,000)")
+        if p["pyrefly"] is None:
+            print("  pyrefly: n/a (not installed)")
+        else:
+            print(
+                f"  pyrefly, one thread: {p['pyrefly']:.2f} s = "
+                f"{p['lines'] / p['pyrefly']:,.0f} lines/s; tensortypes cold takes "
+                f"{p['cold'] / p['pyrefly']:.2f}x its time"
+            )
     return 0
 
 
