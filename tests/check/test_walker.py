@@ -403,3 +403,18 @@ def test_nonzero_and_diff_give_shapes():
         "float[b,n-1,3](torch)",
         "float[...,k-2](torch)",
     ]
+
+
+def test_a_module_that_never_reads_size_implies_no_axes_without_walking_its_functions():
+    import ast
+
+    from tensortypes.check.defs import implied_axes
+    from tensortypes.check.modinfo import ModuleInfo
+
+    plain = ast.parse("def f(x):\n    return x[:, 1:]\n")
+    ModuleInfo(plain)
+    assert plain.body[0]._tt_implied == {}  # recorded by the module's one pass
+    sized = ast.parse("def f(x):\n    n = x.size(0)\n    return x[:, 1:] * n\n")
+    ModuleInfo(sized)
+    assert not hasattr(sized.body[0], "_tt_implied")
+    assert implied_axes(sized.body[0], "x") == 2

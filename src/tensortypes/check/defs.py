@@ -29,6 +29,7 @@ __all__ = [
     "inlinable",
     "anonymous_result",
     "implied_axes",
+    "without_implied_axes",
     "shape_of",
     "wrapper_return",
 ]
@@ -891,6 +892,13 @@ def implied_axes(node, name: str) -> int:
         found = _implied_axes(node)
         setattr(node, "_tt_implied", found)  # noqa: B010 (an attribute ast does not declare)
     return found.get(name, 0)
+
+
+def without_implied_axes(defs) -> None:
+    """Record that the functions ``defs`` imply no axes (:func:`implied_axes`), for a
+    module that never reads an attribute ``size``: their bodies are not walked."""
+    for node in defs:
+        setattr(node, "_tt_implied", {})  # noqa: B010 (an attribute ast does not declare)
 
 
 def _size_of(node) -> str | None:

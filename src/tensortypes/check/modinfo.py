@@ -36,6 +36,7 @@ from .defs import (
     define,
     inlinable,
     returns_lambda,
+    without_implied_axes,
 )
 
 __all__ = ["ModuleInfo", "REGISTERS"]
@@ -254,9 +255,13 @@ class ModuleInfo:
         helpers: dict = {}
         setters: set = set()  # ids of those that assign attributes of that parameter
         augmented: set = set()  # ids of the targets of augmented assignments
+        defs: list = []  # the function definitions
+        sized = False  # whether an attribute ``size`` is read anywhere (``x.size()``)
         while stack:
             node, func, cls, method = pop()
             t = type(node)
+            if t is ast.Attribute and node.attr == "size":
+                sized = True
             if t is ast.AugAssign:
                 augmented.add(id(node.target))
             if t is ast.Import:
@@ -286,6 +291,7 @@ class ModuleInfo:
                 continue
             if t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.Lambda:
                 func = id(node)
+                defs.append(node)
                 if (
                     t is not ast.Lambda
                     and node.name != "__init__"
@@ -372,6 +378,8 @@ class ModuleInfo:
         shown.update(helpers[f][1] for f in setters)
         if shown:
             self.bodies = [b for b in self.bodies if b not in shown]
+        if not sized:
+            without_implied_axes(defs)
 
     def _project_decorators(self, tree) -> None:
         """Mark decorators of the project that return what they are given as keeping it.
