@@ -169,14 +169,23 @@ def mypy(files, repeat: int, cache_dir: Path) -> dict | None:
     return {"cold": t_cold, "warm": t_warm, "errors": errors}
 
 
-def pyrefly(files, repeat: int, folder: Path) -> dict | None:
+def pyrefly_check(folder: Path) -> list | None:
+    """``pyrefly check`` with its shape mode and JSON output, configured in ``folder``;
+    None when Pyrefly is not installed."""
     exe = shutil.which("pyrefly") or str(Path(sys.executable).parent / "pyrefly")
     if not Path(exe).exists():
         return None
+    folder.mkdir(parents=True, exist_ok=True)
     config = folder / "pyrefly.toml"
     config.write_text(f'tensor-shapes = true\npython-interpreter-path = "{sys.executable}"\n')
-    names = [str(f) for f in files]
-    cmd = [exe, "check", "--config", str(config), "--output-format", "json", *names]
+    return [exe, "check", "--config", str(config), "--output-format", "json"]
+
+
+def pyrefly(files, repeat: int, folder: Path) -> dict | None:
+    check = pyrefly_check(folder)
+    if check is None:
+        return None
+    cmd = [*check, *(str(f) for f in files)]
 
     def run():
         return subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
@@ -223,25 +232,21 @@ def project_throughput(folder: Path, repeat: int, cache_dir: Path) -> dict:
         "lines": lines,
         "cold": cold,
         "warm": warm,
-        "pyrefly": pyrefly_project(folder, repeat, cache_dir.parent / "pyrefly-project"),
+        "pyrefly": pyrefly_project(files, repeat, cache_dir.parent / "pyrefly-project"),
     }
 
 
-def pyrefly_project(folder: Path, repeat: int, work: Path) -> float | None:
-    """Pyrefly's CPU seconds (its process, one thread) on the same project, best of
-    ``repeat``; None when Pyrefly is not installed. Cold: it keeps no cache."""
-    exe = shutil.which("pyrefly") or str(Path(sys.executable).parent / "pyrefly")
-    if not Path(exe).exists():
+def pyrefly_project(files, repeat: int, work: Path) -> float | None:
+    """Pyrefly's CPU seconds (its process, one thread) on the same project files, best
+    of ``repeat``; None when Pyrefly is not installed. Cold: it keeps no cache."""
+    check = pyrefly_check(work)
+    if check is None:
         return None
-    work.mkdir(parents=True, exist_ok=True)
-    config = work / "pyrefly.toml"
-    config.write_text(f'tensor-shapes = true\npython-interpreter-path = "{sys.executable}"\n')
-    files = [str(f) for f in sorted(folder.rglob("*.py"))]
-    cmd = [exe, "check", "--threads", "1", "--config", str(config), "--output-format", "json"]
+    cmd = [*check, "--threads", "1", *(str(f) for f in files)]
     times = []
     for _ in range(repeat):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run([*cmd, *files], capture_output=True, text=True, cwd=work)
+        subprocess.run(cmd, capture_output=True, text=True, cwd=work)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         times.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
     return min(times)
