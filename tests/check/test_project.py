@@ -814,3 +814,26 @@ def test_a_run_leaves_the_garbage_collector_as_it_found_it():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_path_into_a_module_being_read_is_resolved_again_later(tmp_path):
+    # Reading ``a`` reads ``b`` (a's decorator comes from b), and b's decorator comes from
+    # ``a``, which has no first pass yet: that lookup finds nothing. Project.split keeps
+    # its answers only once no first pass is under way, so ``a.typecheck`` is found after.
+    from tensortypes.check.project import Project
+
+    (tmp_path / "a.py").write_text(
+        "import b\ndef typecheck(f):\n    return f\n@b.deco\ndef k(x):\n    return x\n"
+    )
+    (tmp_path / "b.py").write_text(
+        "from a import typecheck\ndef deco(f):\n    return f\n@typecheck\ndef h(x):\n    return x\n"
+    )
+    project = Project([tmp_path / "a.py", tmp_path / "b.py"])
+    local = project.locate(tmp_path / "a.py")[2]
+    a = project.info("a", local)
+    assert a is not None and "k" in a.functions
+    assert a.functions["k"].decorators == ["typechecked"]  # b.deco returns its argument
+    where = project.split("a.typecheck", local)
+    assert where is not None and where[0] is a and where[1:] == ("typecheck", ())
+    assert project.keeps_signature("a.typecheck", local) is False
+    assert project.function("a.typecheck", local)[1] is a

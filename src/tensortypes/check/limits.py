@@ -70,15 +70,21 @@ def prune_deep(tree: ast.AST, limit: int = MAX_DEPTH, source: str | None = None)
 
 
 def _line_starts(source: str) -> list:
-    """The offset where each line starts (1-based lines: ``starts[n]`` is line n's),
-    and one past the end."""
+    """The offset where each line starts, in UTF-8 bytes as ``ast`` counts columns
+    (1-based lines: ``starts[n]`` is line n's), and one past the end.
+
+    >>> _line_starts("a\\r\\nbé\\rc")
+    [0, 0, 3, 7, 8]
+    """
+    data = source.encode("utf-8", "surrogatepass")
     starts = [0, 0]
-    for line in _LINE.findall(source):  # as Python counts lines: \n, \r\n or \r
-        starts.append(starts[-1] + len(line.encode("utf-8")))
+    starts.extend(m.end() for m in _NEWLINE.finditer(data))  # as Python counts lines
+    if data and starts[-1] != len(data):  # a last line with no newline
+        starts.append(len(data))
     return starts
 
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_NEWLINE = re.compile(rb"\r\n|\r|\n")
 
 
 def _shallow(node: ast.AST, depth: int, limit: int, starts: list) -> bool:

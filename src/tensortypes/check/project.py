@@ -108,6 +108,8 @@ class Project:
         self._taken: set = set()  # checked files whose check has asked for its tree
         self._heads: dict = {}  # (head, local folder) -> whether the project has it
         self._canon: dict = {}  # (path, local folder) -> canonical path
+        self._splits: dict = {}  # (path, local folder) -> what split gives, once settled
+        self._reading = 0  # modules whose first pass is under way (their info is None)
         self._active: set = set()  # star exports being followed (a cycle guard)
         self.class_names: dict = {}  # file -> the names of its classes
         self.walkers: dict = {}  # file -> the checker that reads its classes (or None)
@@ -241,10 +243,13 @@ class Project:
             return None
         if file in self.names and file not in self._taken:  # for its check (take_tree)
             self._trees[file] = (text, tree, newer)
+        self._reading += 1
         try:
             info = ModuleInfo(tree, self, file)
         except Exception:  # noqa: BLE001 (its own check reports what is wrong with it)
             return None
+        finally:
+            self._reading -= 1
         for function in info.functions.values():
             if function.returns is None:
                 function.inferred = UNKNOWN  # its body is walked in its own module only
@@ -272,14 +277,27 @@ class Project:
 
     # -- names -----------------------------------------------------------------------------
     def split(self, path: str, local):
-        """``(ModuleInfo, name, rest)`` for a path into a project module, or None."""
+        """``(ModuleInfo, name, rest)`` for a path into a project module, or None.
+
+        Kept once no first pass is under way: until then a module of an import cycle
+        has no ModuleInfo yet (``info`` gives None while it is read)."""
+        key = (path, local)
+        found = self._splits.get(key, self)
+        if found is not self:
+            return found
+        found = self._split(path, local)
+        if not self._reading:
+            self._splits[key] = found
+        return found
+
+    def _split(self, path: str, local):
         parts = path.split(".")
         if not self.has_head(parts[0], local):
             return None
         for i in range(len(parts) - 1, 0, -1):
             info = self.info(".".join(parts[:i]), local)
             if info is not None:
-                return info, parts[i], parts[i + 1 :]
+                return info, parts[i], tuple(parts[i + 1 :])
         return None
 
     def canonical(self, path: str, local, depth: int = 0) -> str:
