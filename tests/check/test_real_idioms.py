@@ -263,6 +263,33 @@ def test_a_join_with_a_parameter_names_the_line_of_the_branch_that_made_its_shap
     assert (7, "images is (1, B, C, H, W) here (used at line 8)") in at
 
 
+CHUNKED = """\
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+def unet(x: Float[Tensor, "N 4 H W"]) -> Float[Tensor, "N C H W"]: ...
+
+
+def guide(latents: Float[Tensor, "B 4 H W"]) -> Float[Tensor, "B 4 H W"]:
+    noise_pred = unet(torch.cat([latents] * 2, dim=0))
+    text, uncond = noise_pred.chunk(2, dim=1)
+    noise_pred = text + 7.5 * (text - uncond)
+    return latents - noise_pred
+"""
+
+
+def test_pieces_of_a_chunk_get_their_shape_at_the_chunk_also_of_an_unknown_axis():
+    # unet's output has unknown channels: chunk along them leaves the printed shape
+    # as it was, yet the pieces are made at the chunk (the wrong axis was cut there)
+    found = [d for d in check_source(CHUNKED, "chunked.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(13, "broadcast")]
+    at = {(line, text) for line, _col, text in found[0].related}
+    assert (11, "noise_pred gets its shape (2*B, ?, H, W) here (used at line 13)") in at
+    assert 12 in {line for line, _text in at}
+
+
 def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_made():
     found = [d for d in check_source(BOUND, "bound.py") if d.severity == "error"]
     assert [(d.line, d.code) for d in found] == [(11, "arg-type")]

@@ -1134,6 +1134,8 @@ def shaped_since(value: Arr, stmt, frame) -> Arr:
         return value if value.since is None else value.with_(since=None)
     if isinstance(stmt, (ast.For, ast.AsyncFor)):
         sources = [stmt.iter]
+    elif _splits(getattr(stmt, "value", None)):
+        sources = []  # pieces are made here, also of an axis of unknown size (``?`` / 2)
     else:
         sources = [stmt.target] if isinstance(stmt, ast.AugAssign) else []
         if getattr(stmt, "value", None) is not None:
@@ -1147,6 +1149,20 @@ def shaped_since(value: Arr, stmt, frame) -> Arr:
     if value.since == stmt.lineno:
         return value
     return value.with_(since=stmt.lineno, sources=_previous_shape(value, stmt, frame))
+
+
+# Methods (and ``torch`` functions) that cut an array into pieces along an axis.
+_SPLITTING = frozenset(("chunk", "split", "tensor_split", "unbind", "hsplit", "vsplit", "dsplit"))
+
+
+def _splits(node) -> bool:
+    """Whether ``node`` is a call that cuts an array into pieces (``x.chunk(2, dim=1)``,
+    ``torch.split(x, 3)``), unpacked or indexed (``x.unbind(-1)[0]``)."""
+    while type(node) is ast.Subscript:
+        node = node.value
+    return (
+        type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in _SPLITTING
+    )
 
 
 def _previous_shape(value: Arr, stmt, frame):
