@@ -290,6 +290,64 @@ def test_pieces_of_a_chunk_get_their_shape_at_the_chunk_also_of_an_unknown_axis(
     assert 12 in {line for line, _text in at}
 
 
+NESTED = """\
+import torch
+from jaxtyping import Bool, Float, Int
+from torch import Tensor
+
+
+def add(
+    m: Float[Tensor, "n n"], mask: Bool[Tensor, "n n"]
+) -> tuple[Float[Tensor, "n n"], Bool[Tensor, "n n"]]:
+    return m, mask
+
+
+def generate(ids: Int[Tensor, "1 n"], groups: list):
+    n = ids.shape[1]
+    m = torch.zeros(n, n)
+    mask = torch.zeros(n, dtype=torch.bool)
+    for group in groups:
+        for i in range(3):
+            m, mask = add(m=m, mask=mask)
+    return m
+"""
+
+
+def test_a_value_no_pass_of_nested_loops_changed_keeps_the_line_that_made_it():
+    # both passes of each loop hold mask as line 15 made it: the joins keep that line
+    found = [d for d in check_source(NESTED, "nested.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(18, "arg-type")]
+    at = {(line, text) for line, _col, text in found[0].related}
+    assert (15, "mask gets its shape (n,) here (used at line 18)") in at
+
+
+ONE_ROW = """\
+import torch
+from jaxtyping import Float, Int
+from torch import Tensor
+
+
+def restrain(m: Float[Tensor, "n n"], ids: Int[Tensor, "n"]) -> Float[Tensor, "n n"]:
+    return m
+
+
+def generate(ids: Int[Tensor, "1 n"], fill: float) -> Float[Tensor, "n n"]:
+    n, device = ids.shape[0], ids.device
+    m = torch.full((n, n), fill_value=fill, device=device)
+    return restrain(m, ids[0])
+"""
+
+
+def test_a_constant_size_given_by_an_int_variable_names_where_the_variable_was_set():
+    # n read from the batch axis is 1: the note names that line, not only the constructor
+    found = [d for d in check_source(ONE_ROW, "one_row.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(13, "arg-type")]
+    at = {(line, text) for line, _col, text in found[0].related}
+    assert (12, "m gets its shape (1, 1) here (used at line 13)") in at
+    assert (11, "n is 1 here, a size of m (1, 1) (used at line 13)") in at
+    assert not any("fill" in text for _line, text in at)  # a fill value is not a size
+
+
 def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_made():
     found = [d for d in check_source(BOUND, "bound.py") if d.severity == "error"]
     assert [(d.line, d.code) for d in found] == [(11, "arg-type")]

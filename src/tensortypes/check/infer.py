@@ -338,7 +338,12 @@ class Checker(
         for d in shape:
             if type(d) is Dim:
                 wanted |= d.free_symbols
-        if not wanted:
+        # a size the statement was given as a constant int variable (``n =
+        # ids.shape[0]`` of ``Int[Tensor, "1 n"]`` is 1, ``torch.full((n, n), ...)``)
+        assigns, assigned = _assignments(func)
+        given = _size_arguments(assigns.get(line))
+        constants = {d for d in shape if type(d) is Dim and d.is_constant}
+        if not wanted and not (given and constants):
             return ()
         # sizes computed in the function (``n//2``), not a parameter's own: an array
         # variable the statement reads that has one made it (``out = einx.add(...,
@@ -348,7 +353,6 @@ class Checker(
             for d in shape
             if type(d) is Dim and not d.is_constant and not (d.is_symbol and str(d) in frame.where)
         }
-        assigns, assigned = _assignments(func)
         found: list = []
         todo = [(line, made_sizes)]
         seen = {line}
@@ -385,6 +389,13 @@ class Checker(
                         else f"{sub.id} is {fmt_shape(number.shape)}"
                     )
                     hop: tuple = (said, sub.id, "array")
+                elif (
+                    at == line
+                    and sub.id in given
+                    and type(number) is IntV
+                    and number.dim in constants
+                ):
+                    hop = (f"{sub.id} is {fmt_dim(number.dim)}", sub.id)
                 else:
                     size = _size_of_number(number)
                     if size is None or not size.free_symbols & wanted:
@@ -918,6 +929,32 @@ def _copied_name(node) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
     return None
+
+
+def _size_arguments(stmt) -> set:
+    """The names a statement gives a call as sizes: its positional arguments (also in
+    a tuple or list, starred, or in arithmetic) and ``size=``/``shape=``; not
+    ``dim=``, ``fill_value=`` and the like."""
+    value = getattr(stmt, "value", None)
+    if value is None:
+        return set()
+    found: set = set()
+    for call in ast.walk(value):
+        if type(call) is not ast.Call:
+            continue
+        todo = list(call.args)
+        todo.extend(k.value for k in call.keywords if k.arg in ("size", "shape"))
+        while todo:
+            node = todo.pop()
+            if type(node) is ast.Name:
+                found.add(node.id)
+            elif isinstance(node, (ast.Tuple, ast.List)):
+                todo.extend(node.elts)
+            elif type(node) is ast.Starred:
+                todo.append(node.value)
+            elif type(node) is ast.BinOp:
+                todo.extend((node.left, node.right))
+    return found
 
 
 def _size_of_number(value) -> Dim | None:

@@ -220,6 +220,9 @@ def join_values(a: Value, b: Value) -> Value:
             else None
             if a.contiguous is None or b.contiguous is None
             else False,
+            # both branches hold a value made on one line (a loop's pass that changed
+            # nothing): that line, still named in notes
+            since=a.since if a.since == b.since else None,
             sources=_branch_sources(a, b),
         )
     if type(a) is IntV and type(b) is IntV:
