@@ -348,6 +348,41 @@ def test_a_constant_size_given_by_an_int_variable_names_where_the_variable_was_s
     assert not any("fill" in text for _line, text in at)  # a fill value is not a size
 
 
+SURFACE = """\
+import torch
+from jaxtyping import Float
+from torch import Tensor, nn
+from math import pi
+
+
+class Surface(nn.Module):
+    def __init__(self, n: int = 200):
+        super().__init__()
+        self.register_buffer("dots", torch.zeros(2 * n + 1, 3))
+        self.weight = 4.0 * pi / (2 * n + 1)
+
+    def score(self, r: Float[Tensor, "m"]) -> Float[Tensor, "m"]:
+        near = r[:, None] * self.dots[None, :, 0]
+        return near.sum(0) * self.weight * r
+
+    def right(self, r: Float[Tensor, "m"]) -> Float[Tensor, "m"]:
+        near = r[:, None] * self.dots[None, :, 0]
+        return near.sum(1) * self.weight * r
+
+    def apart(self, r: Float[Tensor, "m"]) -> Float[Tensor, "m"]:
+        return self.dots[:, 0] * r
+"""
+
+
+def test_sizes_a_method_laid_out_in_one_array_are_compared_later_in_it():
+    # m (the method's) and 2*n+1 (the instance's) are never compared by themselves, but
+    # near holds both as its axes: summed over the wrong one, the two then meet. The
+    # weight is a float (``from math import pi``), so the product keeps its shape.
+    found = [d for d in check_source(SURFACE, "surface.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(15, "broadcast")]
+    assert "2*n+1 and m" in found[0].message
+
+
 def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_made():
     found = [d for d in check_source(BOUND, "bound.py") if d.severity == "error"]
     assert [(d.line, d.code) for d in found] == [(11, "arg-type")]

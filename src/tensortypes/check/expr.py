@@ -84,6 +84,27 @@ __all__ = [
     "read_keys",
 ]
 
+# Float constants of the libraries (``math.pi``, ``torch.inf``), read as Python floats.
+_FLOAT_CONSTANTS = frozenset(
+    (
+        "math.pi",
+        "math.e",
+        "math.tau",
+        "math.inf",
+        "math.nan",
+        "numpy.pi",
+        "numpy.e",
+        "numpy.inf",
+        "numpy.nan",
+        "jax.numpy.pi",
+        "jax.numpy.inf",
+        "torch.pi",
+        "torch.e",
+        "torch.inf",
+        "torch.nan",
+    )
+)
+
 _UNROLL = 8  # items of a literal a comprehension over it is evaluated for, one by one
 
 ELLIPSIS = Ref("builtins.Ellipsis")
@@ -263,6 +284,8 @@ class ExprMixin(CheckerHost):
             return self.partial_value(*module.partials[name])
         path = module.path_of(node)
         if path is not None:
+            if path in _FLOAT_CONSTANTS:  # ``from math import pi``
+                return FloatV()
             found = dtype_object(path)
             if found is None and module.project is not None:
                 value = _project_constant(module, path)
@@ -502,23 +525,7 @@ class ExprMixin(CheckerHost):
                 return found
         if t is Ref:
             path = f"{receiver.path}.{attr}"
-            if path in (
-                "math.pi",
-                "math.e",
-                "math.tau",
-                "math.inf",
-                "math.nan",
-                "numpy.pi",
-                "numpy.e",
-                "numpy.inf",
-                "numpy.nan",
-                "jax.numpy.pi",
-                "jax.numpy.inf",
-                "torch.pi",
-                "torch.e",
-                "torch.inf",
-                "torch.nan",
-            ):
+            if path in _FLOAT_CONSTANTS:
                 return FloatV()
             if path in ("numpy.newaxis", "jax.numpy.newaxis"):
                 return NONE

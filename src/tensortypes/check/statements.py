@@ -44,6 +44,7 @@ from .symbolic import (
     NONE,
     UNKNOWN,
     Arr,
+    laid_out_together,
     BoolV,
     FloatV,
     instance_names,
@@ -353,6 +354,7 @@ class StatementMixin(CheckerHost):
                 )
             if type(value) is Arr:
                 value = shaped_since(value, stmt, frame)
+                laid_out_together(value.shape)
                 if value.origin is None:
                     value = value.with_(origin=f"assigned at line {stmt.lineno}")
             elif type(value) is UnionV and any(

@@ -75,6 +75,7 @@ __all__ = [
     "changed_rest",
     "instance",
     "instance_unrelated",
+    "laid_out_together",
     "unpacked_size",
     "implied_size",
     "implied_rest",
@@ -1278,6 +1279,7 @@ def instance(scopes, renamed=frozenset(), given=frozenset()):
     _RENAMED.append(frozenset(renamed))
     _GIVEN.append(frozenset(given))
     _MET.append({})
+    _TOGETHER.append(set())
     try:
         yield
     finally:
@@ -1285,6 +1287,7 @@ def instance(scopes, renamed=frozenset(), given=frozenset()):
         _RENAMED.pop()
         _GIVEN.pop()
         _MET.pop()
+        _TOGETHER.pop()
 
 
 _RENAMED: list = [frozenset()]  # attribute names the walked method's instance redefines
@@ -1375,7 +1378,7 @@ def instance_unrelated(a: Dim, b: Dim) -> bool:
                 return True
             if _apart_scopes(ma, mb, built) is False:
                 return False
-    if not _laid_out(a, b):
+    if not _laid_out(a, b) and frozenset((a, b)) not in _TOGETHER[-1]:
         # Not compared; but the code needs them equal from here on (``self.norm(x)`` of a
         # ``LayerNorm(dim)`` and ``x: "b n d"``): the method's name stands for the
         # instance's size in later comparisons (``self.to_gamma(normed)`` of a
@@ -1409,6 +1412,24 @@ def _apart_scopes(a: Dim, b: Dim, built):
 
 
 _MET: list = [{}]  # a method's name -> the instance's size it met (instance_unrelated)
+_TOGETHER: list = [set()]  # pairs of sizes the method laid out as axes of one array
+
+
+def laid_out_together(shape) -> None:
+    """Record that the method being walked holds an array with these axes: two of its
+    sizes, one the instance's and one the method's (``(m, sd)`` of atoms against the
+    instance's surface dots), are then compared as any two sizes are wherever they meet
+    later in the method, as they are within one operation (``_laid_out``)."""
+    if len(_INSTANCE) < 2 or shape is None:
+        return
+    sizes = [d for d in shape if type(d) is Dim and not d.is_constant]
+    if len(sizes) < 2 or len(sizes) > 8:
+        return
+    together = _TOGETHER[-1]
+    for i, a in enumerate(sizes):
+        for b in sizes[i + 1 :]:
+            if a is not b:
+                together.add(frozenset((a, b)))
 
 
 def _laid_out(a: Dim, b: Dim) -> bool:
