@@ -383,6 +383,46 @@ def test_sizes_a_method_laid_out_in_one_array_are_compared_later_in_it():
     assert "2*n+1 and m" in found[0].message
 
 
+ITEMS = """\
+from dataclasses import dataclass
+
+import torch
+from jaxtyping import Float, Int
+from torch import Tensor
+
+
+def node_values(cis: dict[str, Float[Tensor, "1 seq n"]]) -> dict[str, float]:
+    found = {}
+    for name, ci in cis.items():
+        for pos in range(ci.shape[1]):
+            for c in range(ci.shape[2]):
+                found[f"{name}:{pos}:{c}"] = float(ci[pos, c].item())
+                found[f"{name}:{pos}"] = float(ci[0, pos, c].item())
+    return found
+
+
+def total(x: Float[Tensor, "b n"]) -> float:
+    return x.sum().item() + x[:1, :1].item()
+
+
+@dataclass
+class Atoms:
+    element: Int[Tensor, "n_atoms"]
+
+
+def first(atoms: Atoms) -> int:
+    return atoms.element.item()
+"""
+
+
+def test_item_of_an_array_whose_count_the_signature_leaves_free_is_an_error():
+    # ci[pos, c] drops the batch index: a row of n values; a size an instance's class
+    # names (atoms.element) may be 1 as used, and is not compared
+    found = [d for d in check_source(ITEMS, "items.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(13, "reshape")]
+    assert found[0].message == (".item: needs an array of one element, ci[pos, c] (n,) has n")
+
+
 def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_made():
     found = [d for d in check_source(BOUND, "bound.py") if d.severity == "error"]
     assert [(d.line, d.code) for d in found] == [(11, "arg-type")]

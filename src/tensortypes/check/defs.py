@@ -479,6 +479,14 @@ def shape_names(*annotations) -> set:
 _NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def signature_names(info):
+    """How to find the size names of a function's parameter annotations (``info``: its
+    FunctionInfo), called when asked (``symbolic.signature_sizes``); None if it has no
+    annotated parameter."""
+    annotations = [ann for _, ann, _, _ in info.params if ann is not None]
+    return (lambda: shape_names(*annotations)) if annotations else None
+
+
 def free_names(node) -> frozenset:
     """The names a ``def`` reads that are not its parameters (those it may take from
     an enclosing function).

@@ -33,7 +33,7 @@ from tensortypes.types import ANY
 from .annotations import read_annotation
 from .annvalues import value_of
 from .calls import CallMixin
-from .defs import implied_axes, int_params, shape_names
+from .defs import implied_axes, int_params, shape_names, signature_names
 from .diagnostics import CheckFailure, Diagnostic
 from .expr import ExprMixin, label_of, read_keys
 from .frame import Frame
@@ -607,12 +607,13 @@ class Checker(
             built = self.built_with(info) if building is None else ()
             renamed = self.renamed_attributes(info) if built else frozenset()
             given = self.dataclass_fields(info.cls) if built else frozenset()
+            signature = signature_names(info)
             if id(info.node) in self.module.generators:
-                with inputs(frame.where), instance(built, renamed, given):
+                with inputs(frame.where, signature), instance(built, renamed, given):
                     self.exec_block(info.node.body, frame)
                 info.inferred = UNKNOWN
                 return UNKNOWN
-            with inputs(frame.where), instance(built, renamed, given):
+            with inputs(frame.where, signature), instance(built, renamed, given):
                 end = self.exec_paths(info.node.body, frame, _PATHS)
             if building is not None:
                 building.facts = end.facts

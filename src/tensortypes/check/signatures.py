@@ -40,6 +40,7 @@ from .defs import (
     inlinable,
     returns_lambda,
     shape_names,
+    signature_names,
     wrapper_return,
 )
 from .diagnostics import CheckFailure
@@ -1052,7 +1053,7 @@ class SignatureMixin(CheckerHost):
         inner = Frame(info)
         with self._walking(walker, caught):
             walker.bind_params(info, inner)
-            with inputs(inner.where):
+            with inputs(inner.where, signature_names(info)):
                 walker.exec_block(info.node.body if body is None else body, inner)
         return UNKNOWN
 

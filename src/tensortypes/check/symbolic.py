@@ -75,6 +75,7 @@ __all__ = [
     "changed_rest",
     "instance",
     "instance_unrelated",
+    "signature_sizes",
     "laid_out_together",
     "unpacked_size",
     "implied_size",
@@ -1206,15 +1207,34 @@ def field_named(d: Dim) -> Dim:
 _INPUTS: list = [frozenset()]  # the sizes the walked function's parameters bind
 
 
+_SIGNATURE: list = [None]  # the walked function's annotation names, or how to find them
+
+
 @contextmanager
-def inputs(names):
+def inputs(names, signature=None):
     """Within: the sizes the parameters of the function being walked bind (``frame.where``
-    after ``bind_params``), which a field's size is compared with."""
+    after ``bind_params``), which a field's size is compared with. ``signature``: a
+    function giving the size names its parameters' annotations write (read when asked,
+    :func:`signature_sizes`)."""
     _INPUTS.append(frozenset(names))
+    _SIGNATURE.append(signature)
     try:
         yield
     finally:
         _INPUTS.pop()
+        _SIGNATURE.pop()
+
+
+def signature_sizes() -> frozenset:
+    """The size names the annotations of the walked function's parameters write, also
+    inside containers (``dict[str, Float[Tensor, "1 seq n"]]``): sizes each call may
+    choose. Empty outside a function."""
+    found = _SIGNATURE[-1]
+    if found is None:
+        return frozenset()
+    if not isinstance(found, frozenset):
+        found = _SIGNATURE[-1] = frozenset(found())
+    return found
 
 
 def fields_unrelated(a: Dim, b: Dim) -> bool | None:

@@ -14,6 +14,7 @@ from tensortypes.core.dims import Dim
 from tensortypes.core.dtypes import bool_, int32, int64
 
 from ..diagnostics import CheckFailure
+from ..sizes import same_size
 from ..symbolic import (
     UNKNOWN,
     Arr,
@@ -27,9 +28,11 @@ from ..symbolic import (
     Value,
     changed_rest,
     data_size,
+    fmt_dim,
     fmt_dtypes,
     fmt_shape,
     selected_count,
+    signature_sizes,
     complement_count,
     mask_line,
 )
@@ -193,6 +196,8 @@ class Item(Rule):
         x = first_array(call)
         if self.nested and x is not None and x.shape != ():
             return ListV(None) if x.rank is not None and x.rank > 0 else UNKNOWN
+        if x is not None and not self.nested and len(call.args) == 1 and not call.kwargs:
+            _one_element(call, x)
         if x is None or x.dtypes is None:
             return UNKNOWN
         if all(d.kind in "iu" for d in x.dtypes):
@@ -200,6 +205,29 @@ class Item(Rule):
         if all(d.kind == "b" for d in x.dtypes):
             return BoolV()
         return FloatV()
+
+
+def _one_element(call: Call, x: Arr) -> None:
+    """``x.item()`` needs one element: an error when ``x``'s axes (each a size, no
+    ``...``) hold another count for some sizes the function's parameters take
+    (``(n_components,)`` of a row indexed without its batch index). Only sizes named in
+    the annotations of those parameters: an instance's or an unannotated value's may
+    be 1 as used."""
+    shape = x.shape
+    if not shape or any(type(d) is not Dim for d in shape):
+        return
+    count = sf.product(shape)
+    if (
+        count is None
+        or not count.free_symbols <= signature_sizes()
+        or same_size(count, dims.const(1), call.facts)
+    ):
+        return
+    raise CheckFailure(
+        "reshape",
+        f"{call.name}: needs an array of one element, {call.label(0)} "
+        f"{fmt_shape(shape)} has {fmt_dim(count)}",
+    )
 
 
 class Sorted(Rule):
