@@ -423,6 +423,62 @@ def test_item_of_an_array_whose_count_the_signature_leaves_free_is_an_error():
     assert found[0].message == (".item: needs an array of one element, ci[pos, c] (n,) has n")
 
 
+FOLDED = """\
+from einops import rearrange
+from torch import nn
+
+
+def zero_module(module):
+    for p in module.parameters():
+        p.detach().zero_()
+    return module
+
+
+class Spatial(nn.Module):
+    def __init__(self, channels: int, inner: int):
+        super().__init__()
+        self.proj_in = nn.Conv2d(channels, inner, kernel_size=1)
+        self.proj_out = zero_module(nn.Conv2d(inner, channels, kernel_size=1))
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        x_in = x
+        x = rearrange(self.proj_in(x), "b c h w -> b (h w) c")
+        x = rearrange(x, "b (h w) c -> b c w h", h=h, w=w)
+        return self.proj_out(x) + x_in
+
+    def right(self, x):
+        b, c, h, w = x.shape
+        x_in = x
+        x = rearrange(self.proj_in(x), "b c h w -> b (h w) c")
+        x = rearrange(x, "b (h w) c -> b c h w", h=h, w=w)
+        return self.proj_out(x) + x_in
+"""
+
+
+def test_a_shape_unpacked_from_an_unannotated_input_and_a_helper_giving_back_its_argument():
+    # ``b, c, h, w = x.shape`` makes x an array of four axes (of some library); the
+    # helper returns the layer it was given, so proj_out is known: the tokens folded
+    # back as (w, h) meet x_in's (h, w)
+    found = [d for d in check_source(FOLDED, "folded.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(22, "broadcast")]
+    assert "h and w are different sizes" in found[0].message
+
+
+def test_returned_parameter():
+    from tensortypes.check.defs import returned_parameter
+
+    def first(text):
+        return returned_parameter(ast.parse(text).body[0])
+
+    assert first("def f(m):\n    for p in m.ps():\n        p.zero_()\n    return m") == "m"
+    assert first("def f(m, k):\n    if k:\n        return k\n    return m") is None
+    assert first("def f(m):\n    m = g(m)\n    return m") is None
+    assert first("def f(m):\n    yield m\n    return m") is None
+    assert first("def f(m):\n    def g(x):\n        return x\n    return m") == "m"
+    assert first("def f(m):\n    pass") is None
+
+
 def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_made():
     found = [d for d in check_source(BOUND, "bound.py") if d.severity == "error"]
     assert [(d.line, d.code) for d in found] == [(11, "arg-type")]

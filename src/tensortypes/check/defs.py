@@ -479,6 +479,36 @@ def shape_names(*annotations) -> set:
 _NAME_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def returned_parameter(node) -> str | None:
+    """The parameter every ``return`` of a ``def`` gives back as it came in (``def
+    zero_module(module): ...; return module``), or None: the name is never assigned in
+    the body, nor deleted, and the function yields nothing. Nested functions are not
+    looked into (their returns are theirs)."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    a = node.args
+    params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+    found = None
+    todo: list[ast.AST] = list(node.body)
+    while todo:
+        sub = todo.pop()
+        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(sub, (ast.Yield, ast.YieldFrom)):
+            return None
+        if isinstance(sub, ast.Return):
+            value = sub.value
+            if not isinstance(value, ast.Name) or value.id not in params:
+                return None
+            if found is not None and found != value.id:
+                return None
+            found = value.id
+        elif isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load) and sub.id in params:
+            return None  # assigned (or deleted) in the body: not what came in
+        todo.extend(ast.iter_child_nodes(sub))
+    return found
+
+
 def signature_names(info):
     """How to find the size names of a function's parameter annotations (``info``: its
     FunctionInfo), called when asked (``symbolic.signature_sizes``); None if it has no

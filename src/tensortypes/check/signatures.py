@@ -38,6 +38,7 @@ from .defs import (
     anonymous_result,
     free_names,
     inlinable,
+    returned_parameter,
     returns_lambda,
     shape_names,
     signature_names,
@@ -696,6 +697,9 @@ class SignatureMixin(CheckerHost):
         if generic is not None:
             return generic
         if info.returns is None and self_value is None:
+            given = _returned_argument(info, args, kwargs)
+            if given is not None:
+                return given  # ``zero_module(nn.Conv2d(...))`` gives back the layer
             # a nested function's body is walked with the call's arguments (below),
             # not on its own: what it reads from the function that made it is known
             found = self.inferred_return(info) if info.closure is None else UNKNOWN
@@ -1428,6 +1432,20 @@ class SignatureMixin(CheckerHost):
 
 
 _SCALARS = (IntV, FloatV, BoolV, StrV)
+
+
+def _returned_argument(info, args, kwargs):
+    """The argument a call gives a function that returns that parameter as it came in
+    (``defs.returned_parameter``), or None."""
+    name = returned_parameter(info.node)
+    if name is None:
+        return None
+    if name in kwargs:
+        return kwargs[name]
+    positional = [p[0] for p in info.params if p[3] == "positional"]
+    if name in positional and positional.index(name) < len(args):
+        return args[positional.index(name)]
+    return None
 
 
 def _has_unknown_scalars(value) -> bool:

@@ -460,6 +460,9 @@ class StatementMixin(CheckerHost):
             # ``B, T, C = x.size()`` of an unannotated ``x``: only a torch tensor's
             # ``size`` is called for its sizes (NumPy's is a number)
             arr = Arr("torch", None, None)
+        elif arr is UNKNOWN:
+            # ``b, c, h, w = x.shape`` of an unannotated ``x``: an array of some library
+            arr = Arr(None, None, None)
         if type(arr) is not Arr or not (
             arr.shape is None
             or (len(arr.shape) == 1 and type(arr.shape[0]) is Rest and arr.shape[0].anonymous)
