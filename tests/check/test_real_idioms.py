@@ -206,16 +206,30 @@ def center(coords: Float[Tensor, "b n 3"], flag: bool) -> Tensor:
         else:
             mean = coords.mean(dim=1)
         coords = coords - mean
+        if flag:
+            coords = coords * 2
     return coords
 """
 
 
 def test_a_join_in_a_loop_names_the_shape_of_each_branch():
+    # a later test of the flag keeps the branches joined (each is not followed on its
+    # own): the note names the line of each
     found = [d for d in check_source(BRANCHES, "branches.py") if d.severity == "error"]
     assert [d.line for d in found] == [12]
     at = {(line, text) for line, _col, text in found[0].related}
     assert (9, "mean is (b, 1, 3) here (used at line 12)") in at
     assert (11, "mean is (b, 3) here (used at line 12)") in at
+
+
+def test_each_branch_in_a_loop_is_followed_and_the_failing_one_named():
+    # without the later test, each branch is followed to the end of the loop's body:
+    # the error is the else branch's, and its note names that branch's line
+    text = BRANCHES.replace("        if flag:\n            coords = coords * 2\n", "")
+    found = [d for d in check_source(text, "branches.py") if d.severity == "error"]
+    assert [d.line for d in found] == [12]
+    at = {(line, text) for line, _col, text in found[0].related}
+    assert (11, "mean gets its shape (b, 3) here (used at line 12)") in at
 
 
 UPDATED = """\
@@ -477,6 +491,31 @@ def test_returned_parameter():
     assert first("def f(m):\n    yield m\n    return m") is None
     assert first("def f(m):\n    def g(x):\n        return x\n    return m") == "m"
     assert first("def f(m):\n    pass") is None
+
+
+IN_A_LOOP = """\
+from jaxtyping import Float
+from torch import Tensor
+
+
+def edges(xs: list[Float[Tensor, "s C"]], sources: list, n: int) -> list:
+    out = []
+    for source, x in zip(sources, xs):
+        weighted: Float[Tensor, "s C"] = x * 2
+        if source == "wte":
+            weighted = weighted.sum(dim=1)
+        for i in range(n):
+            out.append(weighted[i, 1].item())
+    return out
+"""
+
+
+def test_a_loop_body_is_followed_on_each_branch_of_an_if_that_changes_a_layout():
+    # the summed branch leaves a (s,) array, which the rest of the loop's body
+    # indexes twice; the join of the two would hide it (also for an annotated local)
+    found = [d for d in check_source(IN_A_LOOP, "in_a_loop.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(12, "index")]
+    assert 10 in {line for line, _col, _text in found[0].related}
 
 
 def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_made():

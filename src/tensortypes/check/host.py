@@ -21,6 +21,7 @@ class CheckerHost:
         module: Any  # check.modinfo.ModuleInfo of the module being checked (None before run)
         last_ifexp: Any  # (node, value if true, value if false) of the last IfExp
         last_if: Any  # (node, frame, frame) of the last if statement with two live branches
+        path_budget: int  # paths the block being walked may be followed on (exec_paths)
         discarded: Any  # the call whose result the statement drops (no --strict note)
         quiet: int  # > 0 while values are evaluated without reporting
         lambda_depth: int  # lambdas being called (check.calls.call_lambda)

@@ -131,6 +131,7 @@ class Checker(
         self.discarded = None
         self.last_ifexp = None  # (node, value if true, value if false) of the last IfExp
         self.last_if = None  # (node, branch frames) of the last if statement (exec_paths)
+        self.path_budget = 1  # paths a block may be followed on (exec_paths; 1: joined)
         self.ann_types: dict = {}
         self.ann_values: dict = {}
         self.foreign_modules: dict = {}  # id of another module's FunctionInfo -> its module

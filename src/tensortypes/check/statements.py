@@ -84,6 +84,8 @@ class StatementMixin(CheckerHost):
     """Statement execution for the walker (needs ``eval``, ``narrow``, ``check_binding``)."""
 
     def exec_block(self, body, frame):
+        if self.path_budget > 1:
+            return self.exec_paths(body, frame, self.path_budget)
         for stmt in body:
             if frame.terminated:
                 break
@@ -93,34 +95,40 @@ class StatementMixin(CheckerHost):
     def exec_paths(self, body, frame, paths: int):
         """``exec_block`` of a function's body, where an ``if`` whose branches leave an
         array of two layouts (``text_embeddings`` of ``(B, N, Nf)`` on one branch and
-        ``(B*N, Nf)`` on the other) is followed on each branch to the end: what the
-        rest of the body does fails on one of them, which their join (``(..., Nf)``)
-        would hide. At most ``paths`` paths; past that, branches meet as usual."""
-        for i, stmt in enumerate(body):
-            if frame.terminated:
-                break
-            if paths > 1 and type(stmt) is ast.If and i + 1 < len(body):
-                self.last_if = None
-                joined = self.exec_stmt(stmt, frame)
-                found = self.last_if
-                if (
-                    found is not None
-                    and found[0] is stmt
-                    and _layouts_differ(*found[1:])
-                    and not _tested_again(stmt.test, body[i + 1 :])
-                ):
-                    ends = []
-                    for branch in found[1:]:
-                        branch.flags = frame.flags
-                        ends.append(self.exec_paths(body[i + 1 :], branch, paths // 2))
-                    live = [e for e in ends if not e.terminated]
-                    if not live:
-                        return ends[0]
-                    return live[0] if len(live) == 1 else join_frames(live[0], live[1])
-                frame = joined
-                continue
-            frame = self.exec_stmt(stmt, frame)
-        return frame
+        ``(B*N, Nf)`` on the other) is followed on each branch to the end of its block
+        (of the body, or of a loop's, a ``with``'s or a branch's body, which
+        ``exec_block`` walks so within a function): what the rest of the block does
+        fails on one of them, which their join (``(..., Nf)``) would hide. At most
+        ``paths`` paths; past that, branches meet as usual."""
+        outer, self.path_budget = self.path_budget, paths
+        try:
+            for i, stmt in enumerate(body):
+                if frame.terminated:
+                    break
+                if paths > 1 and type(stmt) is ast.If and i + 1 < len(body):
+                    self.last_if = None
+                    joined = self.exec_stmt(stmt, frame)
+                    found = self.last_if
+                    if (
+                        found is not None
+                        and found[0] is stmt
+                        and _layouts_differ(*found[1:])
+                        and not _tested_again(stmt.test, body[i + 1 :])
+                    ):
+                        ends = []
+                        for branch in found[1:]:
+                            branch.flags = frame.flags
+                            ends.append(self.exec_paths(body[i + 1 :], branch, paths // 2))
+                        live = [e for e in ends if not e.terminated]
+                        if not live:
+                            return ends[0]
+                        return live[0] if len(live) == 1 else join_frames(live[0], live[1])
+                    frame = joined
+                    continue
+                frame = self.exec_stmt(stmt, frame)
+            return frame
+        finally:
+            self.path_budget = outer
 
     def exec_stmt(self, stmt, frame):
         method = getattr(self, "s_" + type(stmt).__name__, None)
@@ -1113,8 +1121,8 @@ def _layouts_differ(a, b) -> bool:
         y = b.vars.get(key)
         if type(x) is not Arr or type(y) is not Arr or x.shape is None or y.shape is None:
             continue
-        if key in a.declared:
-            continue  # an annotated local: its annotation says what it holds
+        if a.declared.get(key, (None, False))[1]:
+            continue  # ``y: T`` declared bare: each value assigned is held to it
         if x.shape == y.shape:
             continue
         if len(x.shape) != len(y.shape):
