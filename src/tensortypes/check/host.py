@@ -22,6 +22,10 @@ class CheckerHost:
         last_ifexp: Any  # (node, value if true, value if false) of the last IfExp
         last_if: Any  # (node, frame, frame) of the last if statement with two live branches
         path_budget: int  # paths the block being walked may be followed on (exec_paths)
+        loop_bounds: dict  # name -> (size, line) of an enclosing ``for name in range(size)``
+
+        def range_bound(self, *args: Any, **kwargs: Any) -> Any: ...
+
         discarded: Any  # the call whose result the statement drops (no --strict note)
         quiet: int  # > 0 while values are evaluated without reporting
         lambda_depth: int  # lambdas being called (check.calls.call_lambda)

@@ -48,6 +48,7 @@ from .symbolic import (
     fmt_dim,
     fmt_dtypes,
     fmt_shape,
+    signature_sizes,
 )
 
 __all__ = ["IndexMixin", "index_array"]
@@ -87,6 +88,8 @@ class IndexMixin(CheckerHost):
         if t is Arr:
             index = self.eval_index(node.slice, frame)
             parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if self.loop_bounds:
+                self.loop_index(receiver, parts, index, node)
             # Index arrays are operands too (their notes say where each was made).
             arrays = [
                 (part, value)
@@ -150,6 +153,45 @@ class IndexMixin(CheckerHost):
             return pretrained.field(receiver, key.value) if type(key) is StrV else UNKNOWN
         self.eval(node.slice, frame)
         return UNKNOWN
+
+    def loop_index(self, receiver, parts, index, node) -> None:
+        """An index ``i`` of ``for i in range(n)`` on an axis of size ``m``: an error when
+        ``n`` may be larger (``ci[0, c]`` of ``c`` over the components but the axis of
+        the positions). Axes are counted up to the first ``...`` or index array. Only
+        sizes the function's parameter annotations name (``symbolic.signature_sizes``;
+        an ``n_seq: int`` or an instance's size may be tied to ``m`` as used); an ``m``
+        no smaller than ``n`` (``n - 1``, ``min(n, k)``), or a size never compared with
+        ``n`` (``sizes.same_size``), is fine."""
+        shape = receiver.shape
+        if shape is None:
+            return
+        axis = 0
+        for part, (kind, value) in zip(parts, index):
+            if kind == "item" and (type(value) is NoneV or value is ELLIPSIS):
+                if value is ELLIPSIS:
+                    return
+                continue  # a new axis: no axis of the receiver taken
+            if kind == "item" and type(value) is not IntV:
+                return  # an index array or a mask: the axes after it are not counted here
+            if axis >= len(shape) or type(shape[axis]) is not Dim:
+                return
+            if kind == "item" and type(part) is ast.Name and part.id in self.loop_bounds:
+                bound, line = self.loop_bounds[part.id]
+                size = shape[axis]
+                named = signature_sizes()
+                if (
+                    bound.free_symbols | size.free_symbols <= named
+                    and dims.eq(dims.dmin(bound, size), bound) is not True
+                    and not same_size(bound, size)
+                ):
+                    raise CheckFailure(
+                        "index",
+                        f"index {part.id} runs over range({fmt_dim(bound)}) (line {line}), "
+                        f"but axis {axis} of {label_of(node.value)} {fmt_shape(shape)} has "
+                        f"size {fmt_dim(size)}: out of range when {fmt_dim(bound)} > "
+                        f"{fmt_dim(size)}",
+                    )
+            axis += 1
 
     def open_shape_index(self, shape, node, frame):
         """``x.shape[i]``/``x.shape[a:b]`` of an array of open rank (``(*bs, c)``)."""

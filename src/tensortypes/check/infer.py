@@ -132,6 +132,8 @@ class Checker(
         self.last_ifexp = None  # (node, value if true, value if false) of the last IfExp
         self.last_if = None  # (node, branch frames) of the last if statement (exec_paths)
         self.path_budget = 1  # paths a block may be followed on (exec_paths; 1: joined)
+        # ``i`` of an enclosing ``for i in range(n)`` -> (n, the loop's line)
+        self.loop_bounds: dict = {}
         self.ann_types: dict = {}
         self.ann_values: dict = {}
         self.foreign_modules: dict = {}  # id of another module's FunctionInfo -> its module

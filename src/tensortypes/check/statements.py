@@ -928,7 +928,42 @@ class StatementMixin(CheckerHost):
 
     def s_For(self, stmt, frame):
         element = element_of(self.eval(stmt.iter, frame))
-        return self.loop(stmt, frame, lambda f: self.assign(stmt.target, element, f, stmt))
+        bound = self.range_bound(stmt, frame)
+        if bound is None:
+            return self.loop(stmt, frame, lambda f: self.assign(stmt.target, element, f, stmt))
+        name = stmt.target.id
+        outer = self.loop_bounds.get(name)
+        self.loop_bounds[name] = (bound, stmt.lineno)
+        try:
+            return self.loop(stmt, frame, lambda f: self.assign(stmt.target, element, f, stmt))
+        finally:
+            if outer is None:
+                del self.loop_bounds[name]
+            else:
+                self.loop_bounds[name] = outer
+
+    def range_bound(self, stmt, frame):
+        """The size ``n`` of ``for i in range(n)`` (or ``range(start, n)``) when it is a
+        size of symbols and the body never rebinds ``i``: each index ``i`` takes is
+        below it (``IndexMixin.loop_index``). None otherwise."""
+        it, target = stmt.iter, stmt.target
+        if (
+            type(target) is not ast.Name
+            or type(it) is not ast.Call
+            or type(it.func) is not ast.Name
+            or it.func.id != "range"
+            or "range" in self.module.shadowed
+            or it.keywords
+            or not 1 <= len(it.args) <= 2
+            or stmt.orelse
+        ):
+            return None
+        stop = self.peek(it.args[-1], frame)
+        if type(stop) is not IntV or type(stop.dim) is not Dim or stop.dim.is_constant:
+            return None
+        if target.id in _rebound_names(stmt):
+            return None
+        return stop.dim
 
     s_AsyncFor = s_For
 
@@ -1162,6 +1197,28 @@ def shaped_since(value: Arr, stmt, frame) -> Arr:
     if value.since == stmt.lineno:
         return value
     return value.with_(since=stmt.lineno, sources=_previous_shape(value, stmt, frame))
+
+
+def _rebound_names(stmt) -> frozenset:
+    """The names a loop's body binds (assigns, or takes as a parameter of a function or
+    lambda it defines), cached per loop."""
+    found = _REBOUND.get(id(stmt))
+    if found is None or found[0] is not stmt:
+        names: set = set()
+        for node in stmt.body:
+            for sub in ast.walk(node):
+                if type(sub) is ast.Name and type(sub.ctx) is not ast.Load:
+                    names.add(sub.id)
+                elif type(sub) is ast.arg:
+                    names.add(sub.arg)
+        found = (stmt, frozenset(names))
+        if len(_REBOUND) > 4096:
+            _REBOUND.clear()
+        _REBOUND[id(stmt)] = found
+    return found[1]
+
+
+_REBOUND: dict = {}  # id of a for statement -> (it, the names its body binds)
 
 
 # Methods (and ``torch`` functions) that cut an array into pieces along an axis.
