@@ -572,6 +572,30 @@ def test_an_index_that_runs_over_one_size_on_an_axis_of_another_is_an_error():
     assert "axis 0 of x (b, n) has size b" in found[2].message  # x[None, j]
 
 
+LOOP_NAMES = """\
+from jaxtyping import Float
+from torch import Tensor
+
+
+def pick(x, i):
+    return x[i, 0]
+
+
+def f(ci: Float[Tensor, "1 seq C"]) -> list:
+    g = lambda i: ci[0, i]
+    out = []
+    for i in range(ci.shape[2]):
+        out.append(pick(ci[0], 0))
+        out.append(g(0))
+    return out
+"""
+
+
+def test_a_callee_or_lambda_parameter_named_like_a_loop_variable_is_its_own():
+    # pick's and g's i are their parameters (given 0), not the caller's loop variable
+    assert [d for d in check_source(LOOP_NAMES, "loop_names.py") if d.severity == "error"] == []
+
+
 def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_made():
     found = [d for d in check_source(BOUND, "bound.py") if d.severity == "error"]
     assert [(d.line, d.code) for d in found] == [(11, "arg-type")]

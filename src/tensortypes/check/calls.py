@@ -281,7 +281,12 @@ class CallMixin(CheckerHost):
         self.lambda_depth += 1
         try:
             if callee.walker is self and callee.frame.func is frame.func:
-                return self.eval(callee.node.body, inner)
+                # the lambda's parameters are not the loop variables of its caller
+                outer, self.loop_bounds = self.loop_bounds, {}
+                try:
+                    return self.eval(callee.node.body, inner)
+                finally:
+                    self.loop_bounds = outer
             walker = callee.walker
             with self._walking(walker, None):
                 saved = walker.lambda_depth, walker.lambda_budget

@@ -602,6 +602,10 @@ class Checker(
             return info.inferred
         info.checking = True
         saved, self.quiet = self.quiet, 0
+        # a body walked while another function's is (its result asked for by a call):
+        # the caller's loops and paths are not its own
+        outer = self.loop_bounds, self.path_budget
+        self.loop_bounds, self.path_budget = {}, 1
         try:
             frame = Frame(info, building)
             if info.cls is not None and building is None:
@@ -638,6 +642,7 @@ class Checker(
             return found
         finally:
             self.quiet = saved
+            self.loop_bounds, self.path_budget = outer
             info.checking = False
 
     def built_with(self, info) -> tuple:

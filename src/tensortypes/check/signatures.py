@@ -1073,9 +1073,13 @@ class SignatureMixin(CheckerHost):
         saved_budget, walker.inline_budget = walker.inline_budget, self.inline_budget
         walker.record, walker.inlining = None, self.inlining + 1
         walker.quiet += 1
+        # the callee's body has none of the caller's loops, and its branches join
+        outer = walker.loop_bounds, walker.path_budget
+        walker.loop_bounds, walker.path_budget = {}, 1
         try:
             yield
         finally:
+            walker.loop_bounds, walker.path_budget = outer
             walker.quiet -= 1
             walker.caught = saved_caught
             walker.inline_budget = saved_budget
