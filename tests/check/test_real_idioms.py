@@ -596,6 +596,35 @@ def test_a_callee_or_lambda_parameter_named_like_a_loop_variable_is_its_own():
     assert [d for d in check_source(LOOP_NAMES, "loop_names.py") if d.severity == "error"] == []
 
 
+KEPT = """\
+import einx
+import torch.nn.functional as F
+from jaxtyping import Float
+from torch import Tensor
+
+
+def contact(
+    logits: Float[Tensor, "b dist n"], breaks: Float[Tensor, "dist_break"]
+) -> Float[Tensor, "b n"]:
+    probs = F.softmax(logits, dim=1)
+    breaks = breaks.float()
+    near = breaks < 8.0
+    return einx.where("dist, b dist n, -> b dist n", near, probs, 0.0).sum(dim=1)
+"""
+
+
+def test_a_shape_kept_from_a_parameter_names_where_the_array_it_was_made_from_was_assigned():
+    # near keeps the shape of breaks, a parameter's; the line that re-assigned breaks
+    # (where its pad to the bin count was left out) is named too
+    found = [d for d in check_source(KEPT, "kept.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(13, "broadcast")]
+    at = {(line, text) for line, _col, text in found[0].related}
+    assert (
+        11,
+        "breaks is (dist_break,) here, and near (dist_break,) is made from it (used at line 13)",
+    ) in at
+
+
 def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_made():
     found = [d for d in check_source(BOUND, "bound.py") if d.severity == "error"]
     assert [(d.line, d.code) for d in found] == [(11, "arg-type")]

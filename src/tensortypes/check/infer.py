@@ -289,8 +289,17 @@ class Checker(
                 if assigned is None or assigned == here:
                     return text if always else None
                 # A shape kept from a parameter's (``blocked_mask.float()``): where the
-                # variable was assigned it.
-                return ShapeNote(text, 0, node.id, fmt_shape(value.shape), assigned)
+                # variable was assigned it, and where an array of that shape it was made
+                # from was assigned (``dist_breaks = dist_breaks.type(dtype)``, where a
+                # pad was left out)
+                return ShapeNote(
+                    text,
+                    0,
+                    node.id,
+                    fmt_shape(value.shape),
+                    assigned,
+                    self.kept_from(frame, assigned, node.id, value.shape),
+                )
             shown = _made_line(frame, since)  # the line of the call that made it
             if since is not None and since != here and f"line {shown}" not in text:
                 text = f"{text}, its shape from line {shown}"
@@ -325,6 +334,28 @@ class Checker(
                         text, found.since, sub.id, fmt_shape(found.shape), sources=hops
                     )
         return text if always else None
+
+    def kept_from(self, frame, line: int, name: str, shape) -> tuple:
+        """``((line, text, name, "array"),)`` for the array variable of the same shape
+        that the statement at ``line`` reads, when the function assigned it above that
+        line (a shape kept from a parameter's through that assignment); else ()."""
+        func = frame.func.node if frame is not None and frame.func is not None else None
+        if func is None or shape is None:
+            return ()
+        assigns, assigned = _assignments(func)
+        stmt = assigns.get(line)
+        if stmt is None or stmt.value is None:
+            return ()
+        for sub in ast.walk(stmt.value):
+            if type(sub) is not ast.Name or sub.id == name or type(sub.ctx) is not ast.Load:
+                continue
+            other = frame.vars.get(sub.id)
+            if type(other) is not Arr or other.shape != shape:
+                continue
+            made = _last_assignment(assigned, sub.id, line)
+            if made is not None:
+                return ((made, f"{sub.id} is {fmt_shape(shape)}", sub.id, "array"),)
+        return ()
 
     def size_hops(self, frame, line: int, shape) -> tuple:
         """Where the int and float variables that set a shape were computed:
