@@ -625,6 +625,43 @@ def test_a_shape_kept_from_a_parameter_names_where_the_array_it_was_made_from_wa
     ) in at
 
 
+ORDERED = """\
+import torch
+from jaxtyping import Int
+from torch import Tensor
+
+
+def groups(n: int, k: int, nonempty: bool = False) -> Int[Tensor, " n"]:
+    if nonempty and n < k:
+        raise ValueError("n must be >= k")
+    idx: Int[Tensor, " n"]
+    if nonempty:
+        base: Int[Tensor, " k"] = torch.arange(k)
+        if n > k:
+            idx = torch.cat((base, torch.randint(0, k, (n - k,))))
+        else:
+            idx = base
+    else:
+        idx = torch.randint(0, k, (n,))
+    return idx
+
+
+def wrong(n: int, k: int, nonempty: bool = False) -> Int[Tensor, " n"]:
+    if n < k:
+        raise ValueError("n must be >= k")
+    if nonempty:
+        return torch.arange(k)
+    return torch.arange(n)
+"""
+
+
+def test_sizes_ordered_both_ways_on_a_path_are_one():
+    # the failed test leaves n >= k where the flag holds; the else of n > k leaves
+    # n <= k: base of k is an idx of n there. Without the flag's branch, only n >= k.
+    found = [d for d in check_source(ORDERED, "ordered.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(25, "return")]
+
+
 def test_a_binding_error_also_shows_where_the_argument_that_bound_the_size_was_made():
     found = [d for d in check_source(BOUND, "bound.py") if d.severity == "error"]
     assert [(d.line, d.code) for d in found] == [(11, "arg-type")]

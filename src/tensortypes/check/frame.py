@@ -41,6 +41,8 @@ class Frame:
         "aliases",
         "flags",
         "equal",
+        "bounds",
+        "flag_bounds",
     )
 
     def __init__(self, func=None, building=None):
@@ -71,6 +73,12 @@ class Frame:
         # Sizes a check on this path showed equal to another (``if len(x) == 0:``, ``if
         # n == m:``): size name -> the size it is; the function's own annotations read so.
         self.equal: dict = {}
+        # Sizes a comparison on this path ordered: pairs ``(a, b)`` with ``a >= b``
+        # (``if n < k: raise`` leaves ``(n, k)``); both ways make the two equal.
+        self.bounds: frozenset = frozenset()
+        # The pairs that hold where a flag is true (``if flag and n < k: raise`` leaves
+        # ``{"flag": {(n, k)}}``): added to ``bounds`` by ``if flag:``.
+        self.flag_bounds: dict = {}
 
     def copy(self) -> Frame:
         """A frame with its own variables and the same shared tables."""
@@ -86,6 +94,8 @@ class Frame:
         other.aliases = dict(self.aliases) if self.aliases else {}
         other.flags = self.flags
         other.equal = dict(self.equal) if self.equal else {}
+        other.bounds = self.bounds
+        other.flag_bounds = dict(self.flag_bounds) if self.flag_bounds else {}
         return other
 
 
@@ -112,6 +122,8 @@ def join_frames(a: Frame, b: Frame) -> Frame:
     out.aliases = {k: v for k, v in a.aliases.items() if b.aliases.get(k) is v}
     out.flags = a.flags & b.flags
     out.equal = {k: v for k, v in a.equal.items() if b.equal.get(k) is v}
+    out.bounds = a.bounds & b.bounds
+    out.flag_bounds = {k: v for k, v in a.flag_bounds.items() if b.flag_bounds.get(k) == v}
     return out
 
 
@@ -135,6 +147,8 @@ def forget_guards(frame: Frame, key: str) -> None:
                     frame.guards[var] = (obj, kept)
                 else:
                     del frame.guards[var]
+    if frame.flag_bounds:
+        frame.flag_bounds.pop(key, None)  # the flag's value is another from here on
     if frame.aliases:
         frame.aliases.pop(key, None)
         for name, (_, deps) in list(frame.aliases.items()):

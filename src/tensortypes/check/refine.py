@@ -87,6 +87,12 @@ class RefineMixin(CheckerHost):
             out = live[0]
             for other in live[1:]:
                 out = join_frames(out, other)
+            flag = _key(test.values[0]) if len(test.values) == 2 else None
+            if flag is not None and not positive and len(live) == 2:
+                # ``if flag and n < k: raise``: where ``flag`` is true, ``n >= k``
+                found = cases[1].bounds - frame.bounds
+                if found:
+                    out.flag_bounds[flag] = found
             return out
         key = _key(test)
         if key is not None:
@@ -99,6 +105,9 @@ class RefineMixin(CheckerHost):
             elif positive and isinstance(test, (ast.Attribute, ast.Subscript)):
                 frame = frame.copy()
                 frame.vars[key] = strip_none(self.eval(test, frame))
+            if positive and key in frame.flag_bounds:
+                for a, b in frame.flag_bounds[key]:
+                    frame = ordered(frame, a, b, test.lineno)
             return self.narrow_flag(key, test, frame, positive)
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             return self.narrow_compare(test, frame, positive)
@@ -218,6 +227,19 @@ class RefineMixin(CheckerHost):
         if flag is not None:
             frame = self.narrow_flag(flag[0], test, frame, positive == flag[1])
         op, left, right = test.ops[0], test.left, test.comparators[0]
+        if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+            a, b = self.peek(left, frame), self.peek(right, frame)
+            if (
+                type(a) is IntV
+                and type(b) is IntV
+                and type(a.dim) is Dim
+                and type(b.dim) is Dim
+                and not (a.dim.is_constant and b.dim.is_constant)
+            ):
+                # ``a < b`` fails or ``a > b`` holds: ``a >= b`` (strictness is dropped)
+                larger = isinstance(op, (ast.Gt, ast.GtE)) == positive
+                big, small = (a.dim, b.dim) if larger else (b.dim, a.dim)
+                return ordered(frame, big, small, test.lineno)
         if isinstance(op, (ast.In, ast.NotIn)) and isinstance(op, ast.In) == positive:
             return self.narrow_member(left, right, frame)
         if (
@@ -697,6 +719,18 @@ def _narrowed_dtypes(dtypes, dtype, same: bool):
     if dtypes is None or dtype not in dtypes or len(dtypes) == 1:
         return dtypes
     return dtypes - {dtype}
+
+
+def ordered(frame, big: Dim, small: Dim, line: int):
+    """``frame`` where ``big >= small`` is known (a comparison that held or failed); when
+    the other order is known too, the two sizes are one (:func:`assume_equal`)."""
+    if (big, small) in frame.bounds:
+        return frame
+    if (small, big) in frame.bounds:
+        return assume_equal(frame, big, small, line)
+    out = frame.copy()
+    out.bounds = frame.bounds | {(big, small)}
+    return out
 
 
 def assume_equal(frame, a: Dim, b: Dim, line: int):
