@@ -697,7 +697,7 @@ class SignatureMixin(CheckerHost):
         if generic is not None:
             return generic
         if info.returns is None and self_value is None:
-            given = _returned_argument(info, args, kwargs)
+            given = _returned_argument(info, args, kwargs) if not star else None
             if given is not None:
                 return given  # ``zero_module(nn.Conv2d(...))`` gives back the layer
             # a nested function's body is walked with the call's arguments (below),
