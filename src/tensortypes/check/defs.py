@@ -483,9 +483,17 @@ def returned_parameter(node) -> str | None:
     """The parameter every ``return`` of a ``def`` gives back as it came in (``def
     zero_module(module): ...; return module``), or None: the name is never assigned in
     the body, nor deleted, and the function yields nothing. Nested functions are not
-    looked into (their returns are theirs)."""
+    looked into (their returns are theirs). Found once per syntax tree (each call of
+    the function asks)."""
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
+    if not hasattr(node, "_tt_returned"):
+        setattr(node, "_tt_returned", _returned_parameter(node))  # noqa: B010 (no such field)
+    found: str | None = node._tt_returned  # type: ignore[union-attr]
+    return found
+
+
+def _returned_parameter(node) -> str | None:
     a = node.args
     params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
     found = None

@@ -1201,9 +1201,9 @@ def shaped_since(value: Arr, stmt, frame) -> Arr:
 
 def _rebound_names(stmt) -> frozenset:
     """The names a loop's body binds (assigns, or takes as a parameter of a function or
-    lambda it defines), cached per loop."""
-    found = _REBOUND.get(id(stmt))
-    if found is None or found[0] is not stmt:
+    lambda it defines), found once per syntax tree."""
+    found = getattr(stmt, "_tt_rebound", None)
+    if found is None:
         names: set = set()
         for node in stmt.body:
             for sub in ast.walk(node):
@@ -1211,14 +1211,9 @@ def _rebound_names(stmt) -> frozenset:
                     names.add(sub.id)
                 elif type(sub) is ast.arg:
                     names.add(sub.arg)
-        found = (stmt, frozenset(names))
-        if len(_REBOUND) > 4096:
-            _REBOUND.clear()
-        _REBOUND[id(stmt)] = found
-    return found[1]
-
-
-_REBOUND: dict = {}  # id of a for statement -> (it, the names its body binds)
+        found = frozenset(names)
+        setattr(stmt, "_tt_rebound", found)  # noqa: B010 (ast declares no such field)
+    return found
 
 
 # Methods (and ``torch`` functions) that cut an array into pieces along an axis.
