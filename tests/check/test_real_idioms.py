@@ -570,6 +570,70 @@ def test_an_index_that_runs_over_one_size_on_an_axis_of_another_is_an_error():
         "out of range when C > seq"
     )
     assert "axis 0 of x (b, n) has size b" in found[2].message  # x[None, j]
+    # the bound's variable is named where it was set (n_components at line 7)
+    assert (7, 5, "n_components is C here, the bound of index c (used at line 9)") in found[
+        0
+    ].related
+
+
+DECLARED_LOOP = """\
+from dataclasses import dataclass
+
+import torch
+from jaxtyping import Bool, Float, Int
+from torch import Tensor
+
+
+@dataclass
+class Alive:
+    masks: dict[str, Bool[Tensor, "1 seq C"]]
+
+
+def per_position(info: Alive) -> list:
+    out = []
+    for name, mask in info.masks.items():
+        seq_len = mask.shape[-1]
+        for pos in range(seq_len):
+            out.append(mask[0, pos, :])
+        for pos in range(mask.shape[1]):
+            out.append(mask[0, pos, :])
+    return out
+
+
+def keyed(counts: Float[Tensor, "n vocab"], totals: Float[Tensor, " vocab"], keys: list[str]):
+    index = {k: i for i, k in enumerate(keys)}
+    return ratio(counts[:, where(index, keys[0])], totals), ratio(counts[0], totals)
+
+
+def where(index: dict[str, int], key: str) -> int:
+    return index[key]
+
+
+def lookup(index: dict[str, int], counts: Float[Tensor, "n vocab"]):
+    return counts[:, index["a"]], counts[index["a"]]
+
+
+def ratio(a: Float[Tensor, " vocab"], b: Float[Tensor, " vocab"]) -> Float[Tensor, " vocab"]:
+    return a / b
+"""
+
+
+def test_sizes_a_parameter_class_declares_bound_a_loop_index_and_dict_values_are_typed():
+    # an instance's declared sizes come with each call, as an array parameter's do:
+    # the positions' loop runs over C (set at line 16); an int from a dict[str, int]
+    # drops the axis it indexes (a (n,) column is no (vocab,) row)
+    found = check_source(DECLARED_LOOP, "declared_loop.py")
+    errors = [d for d in found if d.severity == "error"]
+    assert [(d.line, d.code) for d in errors] == [(18, "index"), (26, "arg-type")]
+    assert any(line == 16 for line, _col, _text in errors[0].related)
+    shown = check_source(
+        DECLARED_LOOP.replace(
+            'return counts[:, index["a"]], counts[index["a"]]',
+            'reveal_type(counts[:, index["a"]])\n    return counts[index["a"]]',
+        ),
+        "declared_loop.py",
+    )
+    assert any("is float[n](torch)" in d.message for d in shown if d.code == "reveal")
 
 
 LOOP_NAMES = """\

@@ -131,7 +131,8 @@ def value_of(t, module):
         # read may-be-None, and ``Optional[dict]`` is followed only for arrays)
         value = value_of(t.value if tt is DictType else t.args[1], module)
         # ... and so does a dict of a checked class's instances (``dict[str, Components]``)
-        return DictV(None, value) if type(value) in (Arr, InstV) else UNKNOWN
+        # or of plain scalars (``dict[str, int]``: ``x[:, key_to_idx[k]]`` drops an axis)
+        return DictV(None, value) if type(value) in _DICT_VALUES else UNKNOWN
     if tt is AbcType and t.origin in ITERABLE and t.args:
         return ListV(None, value_of(t.args[0], module))
     if tt is ClassType:
@@ -148,5 +149,6 @@ def value_of(t, module):
 
 
 _MAPPINGS = (abc.Mapping, abc.MutableMapping)
+_DICT_VALUES = (Arr, InstV, IntV, FloatV, BoolV, StrV)
 
 _VALUES = {INT: IntV(), FLOAT: FloatV(), BOOL: BoolV(), STR: StrV(), NONE: NONE_V, ANY: UNKNOWN}

@@ -517,12 +517,22 @@ def _returned_parameter(node) -> str | None:
     return found
 
 
-def signature_names(info):
+def signature_names(info, declared=None):
     """How to find the size names of a function's parameter annotations (``info``: its
     FunctionInfo), called when asked (``symbolic.signature_sizes``); None if it has no
-    annotated parameter."""
+    annotated parameter. It gives two sets: those names, and those of the attributes
+    the parameters' classes declare (``declared`` gives their annotations for a
+    parameter's: ``alive_masks: dict[str, Bool[Tensor, "1 seq C"]]`` of ``alive_info:
+    AliveComponentInfo``)."""
     annotations = [ann for _, ann, _, _ in info.params if ann is not None]
-    return (lambda: shape_names(*annotations)) if annotations else None
+    if not annotations:
+        return None
+    if declared is None:
+        return lambda: (shape_names(*annotations), set())
+    return lambda: (
+        shape_names(*annotations),
+        shape_names(*(a for ann in annotations for a in declared(ann))),
+    )
 
 
 def free_names(node) -> frozenset:

@@ -20,6 +20,7 @@ from .host import CheckerHost
 from .diagnostics import CheckFailure
 from .expr import ELLIPSIS, item_key, label_of
 from .joins import join_all, union_of
+from .notes import ShapeNote
 from .rules import pretrained
 from .rules import shapefns as sf
 from .rules.access import shape_item, shape_slice
@@ -176,20 +177,40 @@ class IndexMixin(CheckerHost):
             if axis >= len(shape) or type(shape[axis]) is not Dim:
                 return
             if kind == "item" and type(part) is ast.Name and part.id in self.loop_bounds:
-                bound, line = self.loop_bounds[part.id]
+                bound, line, stop, set_at = self.loop_bounds[part.id]
                 size = shape[axis]
-                named = signature_sizes()
+                named = signature_sizes(declared=True)
                 if (
                     bound.free_symbols | size.free_symbols <= named
                     and dims.eq(dims.dmin(bound, size), bound) is not True
                     and not same_size(bound, size)
                 ):
+                    notes: tuple = ()
+                    if set_at is not None:
+                        said = f"{stop.id} is {fmt_dim(bound)}"
+                        notes = (
+                            ShapeNote(
+                                f"{said} (line {set_at})",
+                                0,
+                                stop.id,
+                                "",
+                                sources=(
+                                    (
+                                        set_at,
+                                        f"{said} here, the bound of index {part.id}",
+                                        stop.id,
+                                        "said",
+                                    ),
+                                ),
+                            ),
+                        )
                     raise CheckFailure(
                         "index",
                         f"index {part.id} runs over range({fmt_dim(bound)}) (line {line}), "
                         f"but axis {axis} of {label_of(node.value)} {fmt_shape(shape)} has "
                         f"size {fmt_dim(size)}: out of range when {fmt_dim(bound)} > "
                         f"{fmt_dim(size)}",
+                        notes,
                     )
             axis += 1
 

@@ -33,7 +33,7 @@ from tensortypes.types import ANY
 from .annotations import read_annotation
 from .annvalues import value_of
 from .calls import CallMixin
-from .defs import implied_axes, int_params, shape_names, signature_names
+from .defs import ClassInfo, implied_axes, int_params, shape_names, signature_names
 from .diagnostics import CheckFailure, Diagnostic
 from .expr import ExprMixin, label_of, read_keys
 from .frame import Frame
@@ -645,7 +645,7 @@ class Checker(
             built = self.built_with(info) if building is None else ()
             renamed = self.renamed_attributes(info) if built else frozenset()
             given = self.dataclass_fields(info.cls) if built else frozenset()
-            signature = signature_names(info)
+            signature = signature_names(info, self.declared_annotations)
             if id(info.node) in self.module.generators:
                 with inputs(frame.where, signature), instance(built, renamed, given):
                     self.exec_block(info.node.body, frame)
@@ -713,6 +713,26 @@ class Checker(
                     names.update(p[0] for p in init.params[1:] if p[3] in ("positional", "keyword"))
             found = self.init_names_of[id(cls)] = frozenset(names)
         return found
+
+    def assignment_line(self, frame, name: str, before: int) -> int | None:
+        """The line of the walked function's last plain assignment of ``name`` above
+        line ``before``, or None."""
+        if frame.func is None:
+            return None
+        return _last_assignment(_assignments(frame.func.node)[1], name, before)
+
+    def declared_annotations(self, annotation) -> list:
+        """The annotations of the attributes the checked classes named in ``annotation``
+        (``Info``, ``Info | None``) declare, through their resolution orders."""
+        out: list = []
+        for node in ast.walk(annotation):
+            if type(node) is not ast.Name and type(node) is not ast.Attribute:
+                continue
+            target = self.class_target(node)
+            if type(target) is ClassInfo:
+                for c in self.mro(target):
+                    out.extend(c.declared.values())
+        return out
 
     def dataclass_fields(self, cls) -> frozenset:
         """The fields of the dataclasses (with no ``__init__`` of their own) of ``cls``'s

@@ -1057,7 +1057,7 @@ class SignatureMixin(CheckerHost):
         inner = Frame(info)
         with self._walking(walker, caught):
             walker.bind_params(info, inner)
-            with inputs(inner.where, signature_names(info)):
+            with inputs(inner.where, signature_names(info, walker.declared_annotations)):
                 walker.exec_block(info.node.body if body is None else body, inner)
         return UNKNOWN
 

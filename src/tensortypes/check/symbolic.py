@@ -1225,16 +1225,20 @@ def inputs(names, signature=None):
         _SIGNATURE.pop()
 
 
-def signature_sizes() -> frozenset:
+def signature_sizes(declared: bool = False) -> frozenset:
     """The size names the annotations of the walked function's parameters write, also
     inside containers (``dict[str, Float[Tensor, "1 seq n"]]``): sizes each call may
-    choose. Empty outside a function."""
+    choose. Empty outside a function. With ``declared``, also those the attributes
+    of the parameters' classes are declared with (``info.alive_masks``): each call
+    brings an instance of its own, though one its class's code may build with a size
+    fixed as used (a one-atom ``element``)."""
     found = _SIGNATURE[-1]
     if found is None:
         return frozenset()
-    if not isinstance(found, frozenset):
-        found = _SIGNATURE[-1] = frozenset(found())
-    return found
+    if not isinstance(found, tuple):
+        own, more = found()
+        found = _SIGNATURE[-1] = (frozenset(own), frozenset(own) | frozenset(more))
+    return found[1] if declared else found[0]
 
 
 def fields_unrelated(a: Dim, b: Dim) -> bool | None:
