@@ -1404,3 +1404,54 @@ def f(v: Float[Tensor, "V 3"], t: Int[Tensor, "F 3"]):
     assert "pair[1] is int" in reveals[10]
     assert "pos[0] is unknown" in reveals[14]
     assert [d for d in found if d.severity == "error"] == []
+
+
+REDUCED = """\
+import numpy as np
+import torch
+
+
+def normalize_tensor(x, eps=1e-10):
+    norm_factor = torch.sqrt(torch.sum(x**2, dim=1))
+    return x / (norm_factor + eps)
+
+
+def fine(x, eps=1e-10):
+    norm_factor = torch.sqrt(torch.sum(x**2, dim=1, keepdim=True))
+    a = x / (norm_factor + eps)
+    b = x - x.mean(0)
+    c = x / torch.sum(x, -1)
+    d = x / torch.linalg.norm(x, dim=1)[:, None]
+    e = x - x.sum(1)
+    f = x / torch.sum(x * x.T, dim=1)
+    return a, b, c, d, e, f
+
+
+class Mesh:
+    def __init__(self, v: np.ndarray):
+        self.v = v
+
+    def normalize(self):
+        verts = self.v
+        center = verts.mean(axis=1)
+        verts = verts - center
+        return verts
+
+    def moved(self):
+        verts = self.v
+        center = verts.mean(axis=1)
+        verts = verts[:, :2]
+        return verts - center
+"""
+
+
+def test_an_array_against_its_reduction_over_an_inner_axis_is_an_error_at_any_rank():
+    # x / sum(x, dim=1) lines axis 0 of the sum up with axis 1 of x, whatever x's rank:
+    # the line that reduced is named. Not: keepdim, axis 0, a negative axis (a one-axis
+    # x is fine), an axis put back by indexing, any object's .sum(1) (x is not known
+    # to be an array), an operand made with another array, x reassigned between
+    found = [d for d in check_source(REDUCED, "reduced.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(7, "broadcast"), (28, "broadcast")]
+    assert "axis 0 of the reduction meets axis 1 of x" in found[0].message
+    assert (6, 5, "x loses axis 1 here (used at line 7)") in found[0].related
+    assert any(line == 27 for line, _col, _text in found[1].related)

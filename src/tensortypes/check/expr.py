@@ -116,6 +116,7 @@ ELLIPSIS = Ref("builtins.Ellipsis")
 # pandas' take) stays unknown (``sized_call``).
 SIZED_METHODS = {"view": 1, "expand": 2, "repeat": 3}
 SOME_TENSOR = Arr("torch", None, None)
+_BROADCASTING = frozenset({"+", "-", "*", "/", "//", "%", "**"})
 _ARITH = {
     ast.Add: "+",
     ast.Sub: "-",
@@ -746,6 +747,16 @@ class ExprMixin(CheckerHost):
                         # has is not known, so no failure is either
                         return UNKNOWN
                 return union_of([each(v) for v in union.items])
+        if (
+            op in _BROADCASTING
+            and (tl is Unknown or (tl is Arr and left.shape is None))
+            and (tr is Unknown or (tr is Arr and right.shape is None))
+        ):
+            # ``x / x.sum(1)`` of an ``x`` of unknown rank (known shapes are compared as
+            # shapes); of a value not known to be an array, only after a library's
+            # reduction (``torch.sum(x**2, dim=1)``), not any object's ``.sum(1)``
+            ln, rn = nodes if nodes is not None else (node.left, node.right)
+            self.against_reduction(ln, rn, node.lineno, frame, tl is not Arr or tr is not Arr)
         if tl is Arr or tr is Arr:
             kind = left.kind if tl is Arr else right.kind
             if op in ("&", "|", "^", "<<", ">>"):

@@ -42,6 +42,7 @@ from .joins import join_all, strip_none
 from .limits import MAX_DEPTH, prune_deep
 from .modinfo import ModuleInfo
 from .notes import ShapeNote, shape_origin
+from .reduced import reduction_against
 from .refine import RefineMixin
 from .rules import pretrained
 from .sources import parse_module
@@ -720,6 +721,62 @@ class Checker(
         if frame.func is None:
             return None
         return _last_assignment(_assignments(frame.func.node)[1], name, before)
+
+    def against_reduction(self, left, right, line: int, frame, library: bool) -> None:
+        """An error when one operand of a broadcasting operation at ``line`` is the
+        other reduced over an inner axis without keepdim, both of unknown rank
+        (``check.reduced``); with ``library``, only by a library's function."""
+        if frame.func is None or self.module is None:
+            return
+        assigns, lines = _assignments(frame.func.node)
+
+        def assigned(name, before):
+            stmt = assigns.get(_last_assignment(lines, name, before))
+            if type(stmt) is ast.Assign and len(stmt.targets) == 1:
+                target = stmt.targets[0]
+            elif type(stmt) is ast.AnnAssign and stmt.value is not None:
+                target = stmt.target
+            else:
+                return None
+            return (stmt.value, stmt.lineno) if type(target) is ast.Name else None
+
+        found = reduction_against(
+            left,
+            right,
+            line,
+            self.module.path_of,
+            assigned,
+            lambda name, before: _last_assignment(lines, name, before),
+            library,
+            lambda name: type(frame.vars.get(name)) in (IntV, FloatV),
+        )
+        if found is None:
+            return
+        root, axis, reduced, at = found
+        moved = (
+            "axis 0 of the reduction meets axis 1"
+            if axis == 1
+            else f"axes 0 to {axis - 1} of the reduction meet axes 1 to {axis}"
+        )
+        said = f"{label_of(reduced)} comes from {root} reduced over axis {axis} without keepdim"
+        notes: tuple = ()
+        if at != line:
+            notes = (
+                ShapeNote(
+                    f"{said} (line {at})",
+                    0,
+                    label_of(reduced),
+                    "",
+                    sources=((at, f"{root} loses axis {axis} here", root, "said"),),
+                ),
+            )
+        raise CheckFailure(
+            "broadcast",
+            f"cannot broadcast {label_of(left)} with {label_of(right)}: {said}, one axis "
+            f"fewer than {root}, which broadcasting lines up with the last axes of {root}: "
+            f"{moved} of {root}, whatever the rank (keepdim=True keeps axis {axis} in place)",
+            notes,
+        )
 
     def declared_annotations(self, annotation) -> list:
         """The annotations of the attributes the checked classes named in ``annotation``

@@ -27,3 +27,11 @@ def fixed() -> None:
 
 def channels_last_flat(x: Float[Tensor, "1 c h w"]):
     return x.permute(0, 2, 3, 1).view(1, -1)  # E: not adjacent in memory [view]
+
+
+def expanded_column(x: Float[Tensor, "n 3"], t: Float[Tensor, "1 1"]):
+    column = t.expand(x.shape[0], 1)
+    row = column.view(1, -1)  # only unit axes moved: a view needs no contiguity here
+    wide = t.expand(x.shape[0], 4)
+    flat = wide.view(-1)  # E: not contiguous [view]
+    return row, flat

@@ -180,9 +180,19 @@ def _groups(shape, new, facts):
 
 
 def _same_axes(shape, new) -> bool:
-    """Whether ``view(new)`` keeps every axis (``view(-1, 1)`` of an ``(n, 1)`` array),
-    which needs no contiguity: only a view that merges or splits axes does."""
-    if shape is None or len(shape) != len(new) or any(type(d) is Rest for d in shape):
+    """Whether ``view(new)`` keeps every axis but those of size 1 (``view(-1, 1)`` or
+    ``view(1, -1)`` of an ``(n, 1)`` array), which needs no contiguity: only a view
+    that merges or splits axes does.
+
+    >>> n = dims.symbol("n")
+    >>> _same_axes((n, dims.const(1)), [dims.const(1), -1]), _same_axes((n, n), [-1])
+    (True, False)
+    """
+    if shape is None or any(type(d) is Rest for d in shape):
+        return False
+    shape = [d for d in shape if not _unit(d)]
+    new = [d for d in new if not _unit(d)]
+    if len(shape) != len(new) or sum(type(d) is int for d in new) > 1:
         return False
     for old, want in zip(shape, new):
         if type(want) is int or want is old:
@@ -190,6 +200,10 @@ def _same_axes(shape, new) -> bool:
         if type(old) is not Dim or type(want) is not Dim or dims.eq(old, want) is not True:
             return False
     return True
+
+
+def _unit(d) -> bool:
+    return type(d) is Dim and d.is_constant and d.value == 1
 
 
 class Permute(Rule):
