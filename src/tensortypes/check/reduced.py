@@ -63,7 +63,7 @@ _ELEMENTWISE = frozenset(
         "negative",
     }
 )
-_STEPS = 8  # assignments followed back from one operand
+_BUDGET = 48  # nodes read back from one operand (its expression and assignments)
 
 
 def reduction_against(
@@ -82,8 +82,8 @@ def reduction_against(
     an array, not any object with a ``sum`` method).
     """
     reads = (path_of, assigned, keys, scalar or (lambda name: False))
-    a = _base(left, line, *reads, 0)
-    b = _base(right, line, *reads, 0)
+    a = _base(left, line, *reads, [_BUDGET])
+    b = _base(right, line, *reads, [_BUDGET])
     if a is None or b is None or a[0] != b[0]:
         return None
     if library and not (a[3] or b[3]):
@@ -95,24 +95,27 @@ def reduction_against(
     return None
 
 
-def _base(node, line, path_of, assigned, keys, scalar, steps):
+def _base(node, line, path_of, assigned, keys, scalar, budget):
     """``((name, key), axis or None, line of the reduction, whether a library's
     function reduced)``: the variable ``node`` is made from by elementwise steps, and
     the axis a reduction on the way dropped."""
+    if budget[0] <= 0:
+        return None
+    budget[0] -= 1
     t = type(node)
     if t is ast.Name:
         # through its assignment (``norm = x.sum(1)``), or itself when that is not an
         # elementwise step (``verts = self.v``: the variable ``verts`` is the array)
-        value = assigned(node.id, line) if steps < _STEPS else None
-        found = _base(*value, path_of, assigned, keys, scalar, steps + 1) if value else None
+        value = assigned(node.id, line)
+        found = _base(*value, path_of, assigned, keys, scalar, budget) if value else None
         return found or ((node.id, keys(node.id, line)), None, None, False)
     if t is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd):
-        return _base(node.operand, line, path_of, assigned, keys, scalar, steps)
+        return _base(node.operand, line, path_of, assigned, keys, scalar, budget)
     if t is ast.BinOp and type(node.op) in (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow):
         if _number(node.right, scalar):
-            return _base(node.left, line, path_of, assigned, keys, scalar, steps)
+            return _base(node.left, line, path_of, assigned, keys, scalar, budget)
         if _number(node.left, scalar) and type(node.op) is not ast.Pow:
-            return _base(node.right, line, path_of, assigned, keys, scalar, steps)
+            return _base(node.right, line, path_of, assigned, keys, scalar, budget)
         return None
     if t is not ast.Call:
         return None
@@ -120,16 +123,16 @@ def _base(node, line, path_of, assigned, keys, scalar, steps):
     axis = _reduced_axis(node, path_of)
     if axis is not None:
         operand = func.value if _is_method(node, path_of) else node.args[0]
-        found = _base(operand, line, path_of, assigned, keys, scalar, steps)
+        found = _base(operand, line, path_of, assigned, keys, scalar, budget)
         if found is None or found[1] is not None:
             return None
         return found[0], axis, node.lineno, not _is_method(node, path_of)
     if type(func) is ast.Attribute and func.attr in _ELEMENTWISE:
         path = path_of(func) or ""
         if path.startswith(_LIBRARIES) and len(node.args) == 1:
-            return _base(node.args[0], line, path_of, assigned, keys, scalar, steps)
+            return _base(node.args[0], line, path_of, assigned, keys, scalar, budget)
         if not path and all(_number(a, scalar) for a in node.args):
-            return _base(func.value, line, path_of, assigned, keys, scalar, steps)
+            return _base(func.value, line, path_of, assigned, keys, scalar, budget)
     return None
 
 
