@@ -1442,6 +1442,11 @@ class Mesh:
         center = verts.mean(axis=1)
         verts = verts[:, :2]
         return verts - center
+
+
+def maxima(x: torch.Tensor, y: np.ndarray):
+    kept = x - x.max(dim=1, keepdim=True).values, x - x.max(0)[0], y - np.max(y, axis=0)
+    return x - x.max(dim=1).values, y - np.max(y, axis=1), kept
 """
 
 
@@ -1451,7 +1456,12 @@ def test_an_array_against_its_reduction_over_an_inner_axis_is_an_error_at_any_ra
     # x is fine), an axis put back by indexing, any object's .sum(1) (x is not known
     # to be an array), an operand made with another array, x reassigned between
     found = [d for d in check_source(REDUCED, "reduced.py") if d.severity == "error"]
-    assert [(d.line, d.code) for d in found] == [(7, "broadcast"), (28, "broadcast")]
+    assert [(d.line, d.code) for d in found] == [
+        (7, "broadcast"),
+        (28, "broadcast"),
+        (40, "broadcast"),
+        (40, "broadcast"),
+    ]
     assert "axis 0 of the reduction meets axis 1 of x" in found[0].message
     assert (6, 5, "x loses axis 1 here (used at line 7)") in found[0].related
     assert any(line == 27 for line, _col, _text in found[1].related)

@@ -32,6 +32,8 @@ _REDUCERS = frozenset(
 )
 # ``norm``: its second positional argument is the order, so only ``dim=``/``axis=``
 _NORMS = frozenset({"norm"})
+# ``max``/``min``: torch gives (values, indices) with a ``dim``, NumPy an array
+_PAIRED = frozenset({"max", "min"})
 _LIBRARIES = ("torch.", "numpy.", "jax.numpy.")
 # elementwise functions of one array (``torch.sqrt(x)``, ``np.abs(x)``) and methods
 # that keep the shape (``x.sqrt()``, ``x.clamp(min=eps)``, ``x.float()``)
@@ -117,16 +119,28 @@ def _base(node, line, path_of, assigned, keys, scalar, budget):
         if _number(node.left, scalar) and type(node.op) is not ast.Pow:
             return _base(node.right, line, path_of, assigned, keys, scalar, budget)
         return None
-    if t is not ast.Call:
+    if (t is ast.Attribute and node.attr == "values") or (
+        t is ast.Subscript and type(node.slice) is ast.Constant and node.slice.value == 0
+    ):
+        # ``x.max(dim=1).values``, ``torch.max(x, 1)[0]``: the values of a (values,
+        # indices) pair
+        call = node.value
+        axis = _reduced_axis(call, path_of, True) if type(call) is ast.Call else None
+        if axis is None:
+            return None
+    elif t is ast.Call:
+        call = node
+        axis = _reduced_axis(node, path_of)
+    else:
         return None
-    func = node.func
-    axis = _reduced_axis(node, path_of)
     if axis is not None:
-        operand = func.value if _is_method(node, path_of) else node.args[0]
+        method = _is_method(call, path_of)
+        operand = call.func.value if method else call.args[0]
         found = _base(operand, line, path_of, assigned, keys, scalar, budget)
         if found is None or found[1] is not None:
             return None
-        return found[0], axis, node.lineno, not _is_method(node, path_of)
+        return found[0], axis, call.lineno, not method
+    func = node.func
     if type(func) is ast.Attribute and func.attr in _ELEMENTWISE:
         path = path_of(func) or ""
         if path.startswith(_LIBRARIES) and len(node.args) == 1:
@@ -141,15 +155,20 @@ def _is_method(call, path_of) -> bool:
     return type(call.func) is ast.Attribute and not path_of(call.func)
 
 
-def _reduced_axis(call, path_of) -> int | None:
-    """The one axis ``k >= 1`` a reduction call drops (an int literal, no keepdim)."""
+def _reduced_axis(call, path_of, paired=False) -> int | None:
+    """The one axis ``k >= 1`` a reduction call drops (an int literal, no keepdim).
+    ``max``/``min`` count with ``paired`` (their values taken from the pair torch
+    gives), or as NumPy's functions."""
     func = call.func
     if type(func) is not ast.Attribute:
         return None
     name = func.attr
-    if name not in _REDUCERS and name not in _NORMS:
-        return None
     path = path_of(func)
+    if name in _PAIRED:
+        if not (paired or (path or "").startswith("numpy.")):
+            return None
+    elif name not in _REDUCERS and name not in _NORMS:
+        return None
     method = not path
     if not method and not (
         path.startswith(_LIBRARIES) and path.rpartition(".")[2] == name and call.args
