@@ -749,16 +749,12 @@ class Checker(
             lambda name, before: _last_assignment(lines, name, before),
             library,
             lambda name: type(frame.vars.get(name)) in (IntV, FloatV),
+            lambda node: _kind_of(self.peek(node, frame)),
         )
         if found is None:
             return
-        root, axis, reduced, at = found
-        moved = (
-            "axis 0 of the reduction meets axis 1"
-            if axis == 1
-            else f"axes 0 to {axis - 1} of the reduction meet axes 1 to {axis}"
-        )
-        said = f"{label_of(reduced)} comes from {root} reduced over axis {axis} without keepdim"
+        root, (p, q), reduced, at, done = found
+        said = f"{label_of(reduced)} comes from {root} {done}"
         notes: tuple = ()
         if at != line:
             notes = (
@@ -767,14 +763,15 @@ class Checker(
                     0,
                     label_of(reduced),
                     "",
-                    sources=((at, f"{root} loses axis {axis} here", root, "said"),),
+                    sources=((at, f"{root} is {done} here", root, "said"),),
                 ),
             )
         raise CheckFailure(
             "broadcast",
-            f"cannot broadcast {label_of(left)} with {label_of(right)}: {said}, one axis "
-            f"fewer than {root}, which broadcasting lines up with the last axes of {root}: "
-            f"{moved} of {root}, whatever the rank (keepdim=True keeps axis {axis} in place)",
+            f"cannot broadcast {label_of(left)} with {label_of(right)}: {said}, so "
+            f"broadcasting lines axis {p} of {root} up with its axis {q}, whatever the "
+            f"rank: it fails unless they are of one size, and is wrong if they are "
+            f"(keepdim=True keeps the reduced axis in place)",
             notes,
         )
 
@@ -1136,6 +1133,11 @@ def _collect_assignments(func) -> tuple:
     for found in lines.values():
         found.sort()
     return at, lines
+
+
+def _kind_of(value) -> str | None:
+    """The array library of a value (``"numpy"``, ``"torch"``), or None."""
+    return value.kind if type(value) is Arr else None
 
 
 def _last_assignment(lines: dict, name: str, before: int) -> int | None:
