@@ -724,8 +724,9 @@ class Checker(
 
     def against_reduction(self, left, right, line: int, frame, library: bool) -> None:
         """An error when one operand of a broadcasting operation at ``line`` is the
-        other reduced over an inner axis without keepdim, both of unknown rank
-        (``check.reduced``); with ``library``, only by a library's function."""
+        other reduced without keepdim, its axes out of line with the other's whatever
+        the rank, both of unknown rank (``check.reduced``); with ``library``, only by
+        a library's function or after a new axis."""
         if frame.func is None or self.module is None:
             return
         assigns, lines = _assignments(frame.func.node)

@@ -105,12 +105,11 @@ def reduction_against(
     if a is None or b is None or a.root != b.root or (library and not (a.library or b.library)):
         return None
     if a.axis is None and b.axis is not None:
-        plain, reduced, node = a, b, right
+        reduced, node = b, right
     elif b.axis is None and a.axis is not None:
-        plain, reduced, node = b, a, left
+        reduced, node = a, left
     else:
         return None
-    del plain
     pair = _out_of_line(reduced.axis, reduced.inserted)
     if pair is None:
         return None
@@ -180,8 +179,7 @@ def _base(node, line, reads, budget):
     if t is ast.Subscript:
         if type(node.slice) is ast.Constant and node.slice.value == 0:
             # ``torch.max(x, 1)[0]``: the values of a (values, indices) pair
-            call = node.value
-            return _reduction(call, line, reads, budget, True) if type(call) is ast.Call else None
+            return _paired_values(node.value, line, reads, budget)
         at = _new_axis(node.slice)
         if at is None:
             return None
@@ -194,9 +192,8 @@ def _base(node, line, reads, budget):
                 return found.with_new_axis(at)
         found = _base(inner, line, reads, budget)
         return found.with_new_axis(at) if found is not None else None
-    if t is ast.Attribute and node.attr == "values":
-        call = node.value  # ``x.max(dim=1).values``
-        return _reduction(call, line, reads, budget, True) if type(call) is ast.Call else None
+    if t is ast.Attribute and node.attr == "values":  # ``x.max(dim=1).values``
+        return _paired_values(node.value, line, reads, budget)
     if t is ast.Attribute:
         # ``self.face_normals``, ``state.C``: the same attribute within one line only (a
         # call between two lines may set it)
@@ -227,6 +224,15 @@ def _base(node, line, reads, budget):
         if not path and all(_number(a, scalar) for a in node.args):
             return _base(func.value, line, reads, budget)
     return None
+
+
+def _paired_values(call, line, reads, budget) -> _Base | None:
+    """The values of ``max``/``min`` over an axis (not the first row of a sum)."""
+    if type(call) is not ast.Call or type(call.func) is not ast.Attribute:
+        return None
+    if call.func.attr not in _PAIRED:
+        return None
+    return _reduction(call, line, reads, budget, True)
 
 
 def _reduction(call, line, reads, budget, paired) -> _Base | None:
