@@ -1482,3 +1482,13 @@ def test_an_array_against_its_reduction_over_an_inner_axis_is_an_error_at_any_ra
         0
     ].related
     assert any(line == 27 for line, _col, _text in found[1].related)
+
+
+def test_the_reduction_rule_reads_a_bounded_part_of_long_chains():
+    # 40 assignments of 150-term sums: the chain back from each operand is read 48
+    # nodes deep at most, and the two operands here are one variable all the same
+    lines = ["import torch", "", "def f(x):", "    a0 = x"]
+    lines += [f"    a{i} = a{i - 1}" + " + 1" * 150 for i in range(1, 40)]
+    lines.append("    return a39 / torch.sum(a39 * 2, dim=1)")
+    found = [d for d in check_source("\n".join(lines) + "\n", "deep.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(44, "broadcast")]
