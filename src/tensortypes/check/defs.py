@@ -517,7 +517,7 @@ def _returned_parameter(node) -> str | None:
     return found
 
 
-def signature_names(info, declared=None):
+def signature_names(info, declared):
     """How to find the size names of a function's parameter annotations (``info``: its
     FunctionInfo), called when asked (``symbolic.signature_sizes``); None if it has no
     annotated parameter. It gives two sets: those names, and those of the attributes
@@ -527,8 +527,6 @@ def signature_names(info, declared=None):
     annotations = [ann for _, ann, _, _ in info.params if ann is not None]
     if not annotations:
         return None
-    if declared is None:
-        return lambda: (shape_names(*annotations), set())
     return lambda: (
         shape_names(*annotations),
         shape_names(*(a for ann in annotations for a in declared(ann))),

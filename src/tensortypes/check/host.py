@@ -22,7 +22,7 @@ class CheckerHost:
         last_ifexp: Any  # (node, value if true, value if false) of the last IfExp
         last_if: Any  # (node, frame, frame) of the last if statement with two live branches
         path_budget: int  # paths the block being walked may be followed on (exec_paths)
-        # name -> (size, line, stop node, line it was set) of ``for name in range(size)``
+        # name -> (size, line, stop node) of an enclosing ``for name in range(size)``
         loop_bounds: dict
         discarded: Any  # the call whose result the statement drops (no --strict note)
         quiet: int  # > 0 while values are evaluated without reporting

@@ -90,7 +90,7 @@ class IndexMixin(CheckerHost):
             index = self.eval_index(node.slice, frame)
             parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             if self.loop_bounds:
-                self.loop_index(receiver, parts, index, node)
+                self.loop_index(receiver, parts, index, node, frame)
             # Index arrays are operands too (their notes say where each was made).
             arrays = [
                 (part, value)
@@ -155,7 +155,7 @@ class IndexMixin(CheckerHost):
         self.eval(node.slice, frame)
         return UNKNOWN
 
-    def loop_index(self, receiver, parts, index, node) -> None:
+    def loop_index(self, receiver, parts, index, node, frame) -> None:
         """An index ``i`` of ``for i in range(n)`` on an axis of size ``m``: an error when
         ``n`` may be larger (``ci[0, c]`` of ``c`` over the components but the axis of
         the positions). Axes are counted up to the first ``...`` or index array. Only
@@ -177,7 +177,7 @@ class IndexMixin(CheckerHost):
             if axis >= len(shape) or type(shape[axis]) is not Dim:
                 return
             if kind == "item" and type(part) is ast.Name and part.id in self.loop_bounds:
-                bound, line, stop, set_at = self.loop_bounds[part.id]
+                bound, line, stop = self.loop_bounds[part.id]
                 size = shape[axis]
                 named = signature_sizes(declared=True)
                 if (
@@ -186,6 +186,12 @@ class IndexMixin(CheckerHost):
                     and not same_size(bound, size)
                 ):
                     notes: tuple = ()
+                    # where a variable bound was set (``seq_len = mask.shape[-1]``)
+                    set_at = (
+                        self.assignment_line(frame, stop.id, line)
+                        if type(stop) is ast.Name
+                        else None
+                    )
                     if set_at is not None:
                         said = f"{stop.id} is {fmt_dim(bound)}"
                         notes = (

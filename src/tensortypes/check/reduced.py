@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import ast
 
+from .expr import attr_key
+
 __all__ = ["reduction_against"]
 
 # methods and functions that reduce over ``dim=``/``axis=`` (the second positional
@@ -197,7 +199,7 @@ def _base(node, line, reads, budget):
     if t is ast.Attribute:
         # ``self.face_normals``, ``state.C``: the same attribute within one line only (a
         # call between two lines may set it)
-        dotted = _dotted(node)
+        dotted = attr_key(node)
         return _Base((dotted, ("line", line))) if dotted is not None else None
     if t is not ast.Call:
         return None
@@ -264,17 +266,6 @@ def _new_axis(index) -> int | None:
     if any(not _full(items[i]) for i in rest) or len(dots) > 1:
         return None
     return at if not dots or dots[0] > at else at - len(items)
-
-
-def _dotted(node) -> str | None:
-    """``a.b.c`` of a chain of attributes of a name, or None."""
-    parts = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is not ast.Name:
-        return None
-    return ".".join([node.id, *reversed(parts)])
 
 
 def _is_none(node) -> bool:

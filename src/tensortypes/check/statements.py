@@ -933,12 +933,7 @@ class StatementMixin(CheckerHost):
             return self.loop(stmt, frame, lambda f: self.assign(stmt.target, element, f, stmt))
         name = stmt.target.id
         outer = self.loop_bounds.get(name)
-        stop = stmt.iter.args[-1]
-        # where a variable bound was set (``seq_len = mask.shape[-1]``), for the note
-        set_at = (
-            self.assignment_line(frame, stop.id, stmt.lineno) if type(stop) is ast.Name else None
-        )
-        self.loop_bounds[name] = (bound, stmt.lineno, stop, set_at)
+        self.loop_bounds[name] = (bound, stmt.lineno, stmt.iter.args[-1])
         try:
             return self.loop(stmt, frame, lambda f: self.assign(stmt.target, element, f, stmt))
         finally:

@@ -11,7 +11,7 @@ from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
 from ..sizes import same_size
-from ..symbolic import UNKNOWN, Arr, ListV, Rest, TupleV, fmt_shape
+from ..symbolic import UNKNOWN, Arr, ListV, Rest, TupleV, fmt_shape, is_one
 from . import shapefns as sf
 from .base import (
     Call,
@@ -190,8 +190,8 @@ def _same_axes(shape, new) -> bool:
     """
     if shape is None or any(type(d) is Rest for d in shape):
         return False
-    shape = [d for d in shape if not _unit(d)]
-    new = [d for d in new if not _unit(d)]
+    shape = [d for d in shape if not is_one(d)]
+    new = [d for d in new if not is_one(d)]
     if len(shape) != len(new) or sum(type(d) is int for d in new) > 1:
         return False
     for old, want in zip(shape, new):
@@ -200,10 +200,6 @@ def _same_axes(shape, new) -> bool:
         if type(old) is not Dim or type(want) is not Dim or dims.eq(old, want) is not True:
             return False
     return True
-
-
-def _unit(d) -> bool:
-    return type(d) is Dim and d.is_constant and d.value == 1
 
 
 class Permute(Rule):
