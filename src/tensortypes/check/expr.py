@@ -183,12 +183,18 @@ def _open_transposed(shape, attr: str):
 
 def _repeated(left, right):
     """``[x] * 2`` (or ``2 * (a, b)``): a list or tuple of known items repeated a small
-    constant number of times; else None."""
+    constant number of times; ``[x] * k`` of a count not known: a list of ``x`` of
+    length ``k`` (``torch.cat([x] * k, dim=1)``); else None."""
     seq, count = (left, right) if type(left) in (ListV, TupleV) else (right, left)
     if type(seq) not in (ListV, TupleV) or seq.items is None or type(count) is not IntV:
         return None
     k = count.dim.value if count.dim is not None else None
-    if k is None or not 0 <= k * len(seq.items) <= 64:
+    if k is None:
+        items = seq.items
+        if type(seq) is not ListV or not items or any(v is not items[0] for v in items):
+            return None
+        return ListV(None, items[0], length=None if count.dim is None else count.dim * len(items))
+    if not 0 <= k * len(seq.items) <= 64:
         return None
     return ListV(seq.items * k) if type(seq) is ListV else TupleV(seq.items * k)
 

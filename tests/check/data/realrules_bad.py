@@ -927,3 +927,24 @@ def total_variation(x):
     h_tv = torch.pow(x[:, :, 1:, :] - x[:, :, :, : h_x - 1], 2).sum()  # E: axis 2 has sizes x.shape[2]-1 and x.shape[2] [broadcast]
     w_tv = torch.pow(x[:, :, :, 1:] - x[:, :, :, : w_x - 1], 2).sum()
     return (h_tv + w_tv) / batch_size
+
+
+def vertex_normals(
+    v_pos: Float[Tensor, "Nv 3"], face_normals: Float[Tensor, "Nf 3"], i0: Int[Tensor, " Nf"]
+) -> Float[Tensor, "Nv 3"]:
+    """An index may have at most the source's size on every axis (and the input's on
+    every axis but ``dim``): ``i0[None, :]`` repeated is ``(1, 3*Nf)``."""
+    v_nrm = torch.zeros_like(v_pos)
+    v_nrm.scatter_add_(0, i0[None, :].repeat(1, 3), face_normals)  # E: .scatter_add_: index (1, 3*Nf) is larger than src (Nf, 3) at axis 1 (3*Nf > 3) [index]
+    return v_nrm
+
+
+def pick_both(scores: Float[Tensor, "b n"], idx: Int[Tensor, "b k"]) -> Float[Tensor, "2*b k"]:
+    return scores.gather(1, torch.cat([idx, idx], 0))  # E: .gather: index (2*b, k) is larger than the input (b, n) at axis 0 (2*b > b) [index]
+
+
+def guided(latents: Float[Tensor, "B C H W"], k: int) -> Float[Tensor, "B C H W"]:
+    """``[x] * k`` is a list of ``k`` items ``x``: joined along the channels, not the
+    batch, the ``k`` copies have ``k*C`` channels."""
+    x_in = torch.cat([latents] * k, dim=1)
+    return x_in + latents  # E: axis -3 has sizes C*k and C [broadcast]

@@ -1117,3 +1117,24 @@ def total_variation(x):
     h_tv = torch.pow(x[:, :, 1:, :] - x[:, :, : h_x - 1, :], 2).sum()
     w_tv = torch.pow(x[:, :, :, 1:] - x[:, :, :, : w_x - 1], 2).sum()
     return (h_tv + w_tv) / batch_size
+
+
+def vertex_normals(
+    v_pos: Float[Tensor, "Nv 3"], face_normals: Float[Tensor, "Nf 3"], i0: Int[Tensor, " Nf"]
+) -> Float[Tensor, "Nv 3"]:
+    v_nrm = torch.zeros_like(v_pos)
+    v_nrm.scatter_add_(0, i0[:, None].repeat(1, 3), face_normals)
+    v_nrm.scatter_add_(0, i0[:, None].expand(-1, 3), face_normals)
+    return v_nrm
+
+
+def pick_first(scores: Float[Tensor, "b n"], idx: Int[Tensor, "b k"], m: int) -> Tensor:
+    # other sizes than the input's are not compared unless provably larger
+    picked = scores.gather(1, idx[:, :1].expand(-1, m))
+    return picked + scores.gather(1, idx)[:, :1]
+
+
+def guided(latents: Float[Tensor, "B C H W"], k: int) -> Float[Tensor, "B C H W"]:
+    x_in = torch.cat([latents] * k, dim=0)
+    copies = torch.stack([latents] * k, dim=1)
+    return x_in.reshape(k, -1, *latents.shape[1:]).mean(0) + copies.mean(1)

@@ -525,6 +525,41 @@ def _same_rank(call: Call, what: str, v, x: Arr) -> None:
         )
 
 
+def larger(a, b) -> bool:
+    """Whether size ``a`` is larger than ``b``: at least ``b`` for every size of 1 or
+    more, and not the same size (:func:`check.sizes.same_size`, the comparison every
+    rule makes). ``3*n`` is larger than ``3``; ``n`` and ``m`` are not compared.
+
+    >>> n, m = dims.symbol("n"), dims.symbol("m")
+    >>> larger(3 * n, dims.const(3)), larger(n, m), larger(n + 1, n), larger(n, n)
+    (True, False, True, False)
+    """
+    if type(a) is not Dim or type(b) is not Dim or same_size(a, b):
+        return False
+    shifted = {name: dims.symbol(name) + 1 for name in a.free_symbols | b.free_symbols}
+    try:
+        return dims.ge(a.substitute(shifted), b.substitute(shifted)) is True
+    except (ArithmeticError, ValueError):
+        return False
+
+
+def _within(call: Call, what: str, index, other: Arr, name: str, skip: int | None) -> None:
+    """torch's bound on an index of ``gather``/``scatter``: on every axis (but ``skip``,
+    the one indexed) it has at most as many items as ``other`` (the input, or the
+    source a scatter reads from), or the call fails."""
+    if type(index) is not Arr or index.rank is None or index.rank != other.rank:
+        return
+    for axis, (a, b) in enumerate(zip(index.shape, other.shape)):
+        if axis != skip and larger(a, b):
+            raise CheckFailure(
+                "index",
+                f"{call.name}: index {fmt_shape(index.shape)} is larger than {what} "
+                f"{fmt_shape(other.shape)} at axis {axis} ({fmt_dim(a)} > {fmt_dim(b)}); "
+                f"the index may have at most {name}'s size on "
+                + ("every axis" if skip is None else f"every axis but {skip}"),
+            )
+
+
 class IndexArg(ParamRule):
     """``index_select``/``gather``/``take_along_dim``: an integer index tensor along a dim."""
 
@@ -550,8 +585,9 @@ class IndexArg(ParamRule):
         if self.mode == "gather":
             # The result has the index's shape, whatever the input's (also a ``*rest``).
             if x.rank is not None:
-                sf.norm_axis(axis, x.rank)
+                i = sf.norm_axis(axis, x.rank)
                 _same_rank(call, "index", index, x)
+                _within(call, "the input", index, x, "the input", i)
             return x.with_(shape=index.shape, origin=None)
         if index.rank is not None and index.rank != 1:
             raise CheckFailure(
@@ -593,10 +629,13 @@ class Scatter(ParamRule):
         _integer_index(call, index)
         if x.rank is not None:
             axis = int_const(bound.get("dim"))
-            if axis is not None:
-                sf.norm_axis(axis, x.rank)
+            i = sf.norm_axis(axis, x.rank) if axis is not None else None
             _same_rank(call, "index", index, x)
             _same_rank(call, "src", src, x)
+            if type(src) is Arr:
+                _within(call, "src", index, src, "src", None)
+            if i is not None:
+                _within(call, "the input", index, x, "the input", i)
         return x.with_(origin=None)
 
 

@@ -318,11 +318,13 @@ def _grown(call: Call, bound: dict, params: tuple, new_axis: bool):
     if not -rank <= axis < rank:
         return None
     axis %= rank
-    shape = (
-        (*x.shape[:axis], None, *x.shape[axis:])
-        if new_axis
-        else (*x.shape[:axis], None, *x.shape[axis + 1 :])
-    )
+    count = value.length  # how many items, when known (``[x] * k``, ``range(n)``)
+    if new_axis:
+        shape = (*x.shape[:axis], count, *x.shape[axis:])
+    else:
+        joined = x.shape[axis]
+        size = count * joined if count is not None and type(joined) is Dim else None
+        shape = (*x.shape[:axis], size, *x.shape[axis + 1 :])
     return Arr(x.kind or call.kind, x.dtypes, shape)
 
 
