@@ -1256,7 +1256,10 @@ def fields_unrelated(a: Dim, b: Dim) -> bool | None:
     if na is nb or dims.eq(na, nb) is True:
         return True
     if a.is_constant or b.is_constant:
-        return True  # a field's value: the configuration's, not known here
+        # a field's value: the configuration's, not known here; but a product with it
+        # (``3*batch_size`` against 3) is larger for every value of 2 or more, and 1 is
+        # the value no size is taken to have (as where arrays broadcast)
+        return not _exceeds(b if a.is_constant else a, a if a.is_constant else b)
     if len({_field_owner(n) for n in (*fa, *fb)}) > 1:
         return True  # fields of two classes (a configuration's, an instance's): not compared
     siblings: set = set()
@@ -1264,6 +1267,16 @@ def fields_unrelated(a: Dim, b: Dim) -> bool | None:
         siblings |= _FIELDS[name][1]
     plain = (a.free_symbols | b.free_symbols).difference(_FIELDS)
     return not plain <= siblings.difference(_RENAMED[-1])
+
+
+def _exceeds(size: Dim, constant: Dim) -> bool:
+    """Whether ``size`` is larger than ``constant`` for every value of 2 or more of each
+    of its symbols (``3*n`` against 3; not ``n`` against 3, nor ``n - 1`` against 1)."""
+    shifted = {name: dims.symbol(name) + 2 for name in size.free_symbols}
+    try:
+        return dims.gt(size.substitute(shifted), constant) is True
+    except (ArithmeticError, ValueError):
+        return False
 
 
 def _field_owner(symbol: str) -> str:

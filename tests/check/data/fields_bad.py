@@ -63,3 +63,20 @@ class Base(nn.Module, Generic[C]):
 
     def scaled(self) -> Float[Tensor, "d_in d_sae"]:
         return self.W_enc * self.b_enc[:, None]  # E: axis -2 has sizes d_in and d_sae [broadcast]
+
+
+@dataclass
+class CameraConfig:
+    batch_size: int
+    n_views: int
+
+
+class Cameras:
+    def __init__(self, cfg: CameraConfig):
+        self.cfg = cfg
+
+    def up(self) -> Float[Tensor, "B 3"]:
+        """``repeat(1, B)`` of a ``(1, 3)`` row is ``(1, 3*batch_size)``: larger than 3
+        for every batch of 2 or more, whatever the configuration gives."""
+        row = torch.as_tensor([0.0, 0.0, 1.0])[None, :]
+        return row.repeat(1, self.cfg.batch_size)  # E: axis 1 has size 3*batch_size, expected 3 [return]

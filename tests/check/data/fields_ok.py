@@ -107,3 +107,23 @@ class Tokens(nn.Module):
         batch, ct = tokens.shape
         assert ct == self.cfg.d_in
         return tokens + torch.zeros(self.cfg.d_in)
+
+
+@dataclass
+class CameraConfig:
+    batch_size: int
+    n_views: int
+
+
+class Cameras:
+    def __init__(self, cfg: CameraConfig):
+        self.cfg = cfg
+
+    def up(self) -> Float[Tensor, "B 3"]:
+        row = torch.as_tensor([0.0, 0.0, 1.0])[None, :]
+        up: Float[Tensor, "B 3"] = row.repeat(self.cfg.batch_size, 1)
+        return up
+
+    def views(self) -> Tensor:
+        # a field against a constant: the configuration may well give n_views = 3
+        return torch.zeros(self.cfg.n_views) + torch.zeros(3)
