@@ -20,3 +20,21 @@ def pooled(x: Float[Tensor, "b t d"]) -> Float[Tensor, "b d"]:
 
 def summary(x: Float[Tensor, "b t d"]) -> Float[Tensor, "b d"]:
     return x.mean(dim=2)  # E: return value
+
+
+def mode_ids(ids: Float[Tensor, "b n n"]) -> Float[Tensor, "b n"]:
+    values, _ = ids.mode(dim=-1, keepdim=True)
+    return values  # E: return value
+
+
+def robust_scale(x: Float[np.ndarray, "n d"]) -> Float[np.ndarray, "n d"]:
+    return x / np.percentile(x, 95, axis=1)  # E: cannot broadcast
+
+
+def centered(x: Float[Tensor, "b n"]) -> Float[Tensor, "b n"]:
+    return x - x.median(dim=1).values  # E: cannot broadcast
+
+
+def spread(x: Float[Tensor, "b n"]) -> Float[Tensor, "b n"]:
+    var, mean = torch.var_mean(x, dim=1)
+    return (x - mean) / var  # E: cannot broadcast

@@ -70,6 +70,10 @@ _RED = ("a", "axis", "dtype", "out", "keepdims")
 _SUM = Reduce(_RED, "sum")
 _MEAN = Reduce(_RED, "float")
 _MAX = Reduce(("a", "axis", "out", "keepdims"), "same")
+# of a number ``q`` (an array of them adds a leading axis: not followed)
+_QUANTILE = Reduce(
+    ("a", "q", "axis", "out", "overwrite_input", "method", "keepdims"), "float", numbers=("q",)
+)
 _ARGMAX = Reduce(("a", "axis", "out", "keepdims"), "index")
 _ANY = Reduce(("a", "axis", "out", "keepdims"), "bool")
 _UNARY = (
@@ -172,6 +176,15 @@ FUNCTIONS: dict = {
     "nanmean": _MEAN,
     "nansum": _SUM,
     "median": _MEAN,
+    "nanmedian": _MEAN,
+    "nanmax": _MAX,
+    "nanmin": _MAX,
+    "nanstd": _MEAN,
+    "nanvar": _MEAN,
+    "percentile": _QUANTILE,
+    "quantile": _QUANTILE,
+    "nanpercentile": _QUANTILE,
+    "nanquantile": _QUANTILE,
     "any": _ANY,
     "all": _ANY,
     "count_nonzero": _ARGMAX,

@@ -18,7 +18,18 @@ from ..binding import Binder, dtype_problem
 from ..diagnostics import CheckFailure
 from ..shapetext import parse_shape
 from ..sizes import agree, same_size
-from ..symbolic import UNKNOWN, Arr, Ref, Rest, TupleV, Unknown, fmt_dtypes, fmt_shape
+from ..symbolic import (
+    UNKNOWN,
+    Arr,
+    FloatV,
+    IntV,
+    Ref,
+    Rest,
+    TupleV,
+    Unknown,
+    fmt_dtypes,
+    fmt_shape,
+)
 from . import shapefns as sf
 from .access import nonzero_tuple
 from .base import (
@@ -311,26 +322,43 @@ class Reduce(ParamRule):
     ``result``: ``"same"`` (max, min), ``"sum"`` (ints widen to int64),
     ``"float"`` (mean, std: PyTorch refuses integer inputs), ``"index"``
     (argmax: int64), ``"bool"`` (any, all). ``pair``: PyTorch's ``max(x, dim)``
-    returns ``(values, indices)``.
+    returns ``(values, indices)``; ``"twin"``: two results of the values' dtype
+    (``var_mean``, ``aminmax``). ``axis``: the axis reduced when none is given
+    (``mode``, ``kthvalue``: the last), else every axis. ``numbers``: parameters
+    that must be numbers, not arrays (``quantile``'s ``q``: an array of them adds
+    an axis), else the result is not known.
     """
 
-    __slots__ = ("result", "pair")
+    __slots__ = ("result", "pair", "axis", "numbers")
     PARAMS = ("input", "dim", "keepdim")
 
-    def __init__(self, params: tuple | None = None, result: str = "same", pair: bool = False):
+    def __init__(
+        self,
+        params: tuple | None = None,
+        result: str = "same",
+        pair: bool | str = False,
+        axis: int | None = None,
+        numbers: tuple = (),
+    ):
         super().__init__(params)
         self.result = result
         self.pair = pair
+        self.axis = axis
+        self.numbers = numbers
 
     def apply(self, call: Call):
         bound, x = self.bind_input(call)
         if x is None:
             return UNKNOWN
+        if any(type(bound.get(name)) not in (IntV, FloatV) for name in self.numbers):
+            return UNKNOWN
         axis_value = bound.get("dim", bound.get("axis"))
-        if self.pair and type(axis_value) is Arr:
+        if self.pair is True and type(axis_value) is Arr:
             return binary(call, x, axis_value, "promote", call.label(0), call.label(1))
         keep = bool_const(bound.get("keepdim", bound.get("keepdims")))
-        if axis_value is None or type(axis_value).__name__ == "NoneV":
+        if axis_value is None and self.axis is not None:
+            axes: list | None = [self.axis]
+        elif axis_value is None or type(axis_value).__name__ == "NoneV":
             axes = None
         else:
             axes = int_list(axis_value)
@@ -350,6 +378,8 @@ class Reduce(ParamRule):
             shape,
             numpy_scalar=kind == "numpy" and axes is None and not keep and not self.pair,
         )
+        if self.pair == "twin":
+            return TupleV((out, out))
         if self.pair and axes is not None:
             return TupleV((out, out.with_(dtypes=frozenset({int64}))))
         return out

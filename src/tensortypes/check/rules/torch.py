@@ -128,6 +128,10 @@ _ANY = Reduce(("input", "dim", "keepdim"), "bool")
 _STD = Reduce(("input", "dim", "unbiased", "keepdim"), "float")
 _PROD = Reduce(("input", "dim", "keepdim", "dtype"), "sum")
 _SOFTMAX = Softmax(("input", "dim"))
+# ``median(x)`` is one value; ``median(x, dim)`` the pair of values and indices
+_MEDIAN = Reduce(("input", "dim", "keepdim"), "same", pair=True)
+# of a number ``q`` (an array of them adds a leading axis: not followed)
+_QUANTILE = Reduce(("input", "q", "dim", "keepdim"), "float", numbers=("q",))
 _MASK = MaskedFill()
 _UNARY = (
     "abs",
@@ -406,6 +410,24 @@ FUNCTIONS.update(
         "torch.linalg.vector_norm": Reduce(("x", "ord", "dim", "keepdim"), "float"),
         "torch.nn.functional.logsigmoid": _FLOAT,
         "torch.sort": Sorted(),
+        "torch.msort": _SAME,
+        "torch.cummax": Sorted(),  # (values, indices), each of the input's shape
+        "torch.cummin": Sorted(),
+        "torch.logcumsumexp": _FLOAT,
+        "torch.nansum": _SUM,
+        "torch.nanmean": _MEAN,
+        "torch.median": _MEDIAN,
+        "torch.nanmedian": _MEDIAN,
+        "torch.mode": Reduce(("input", "dim", "keepdim"), "same", pair=True, axis=-1),
+        "torch.kthvalue": Reduce(("input", "k", "dim", "keepdim"), "same", pair=True, axis=-1),
+        "torch.quantile": _QUANTILE,
+        "torch.nanquantile": _QUANTILE,
+        "torch.var_mean": Reduce(("input", "dim", "unbiased", "keepdim"), "float", pair="twin"),
+        "torch.std_mean": Reduce(("input", "dim", "unbiased", "keepdim"), "float", pair="twin"),
+        "torch.aminmax": Reduce(("input", "dim", "keepdim"), "same", pair="twin"),
+        "torch.linalg.det": Sig("A: [*b n n] -> [*b]"),
+        "torch.det": Sig("input: [*b n n] -> [*b]"),
+        "torch.logdet": Sig("input: [*b n n] -> [*b]"),
         "torch.argsort": Cast(int64),
         "torch.allclose": Truth(),
         "torch.equal": Truth(),
@@ -564,6 +586,22 @@ METHODS.update(
     {
         "cross": _ADD,
         "sort": Sorted(),
+        "msort": _SAME,
+        "cummax": Sorted(),
+        "cummin": Sorted(),
+        "logcumsumexp": _FLOAT,
+        "nansum": _SUM,
+        "nanmean": _MEAN,
+        "median": _MEDIAN,
+        "nanmedian": _MEDIAN,
+        "mode": FUNCTIONS["torch.mode"],
+        "kthvalue": FUNCTIONS["torch.kthvalue"],
+        "quantile": _QUANTILE,
+        "nanquantile": _QUANTILE,
+        "aminmax": FUNCTIONS["torch.aminmax"],
+        "count_nonzero": FUNCTIONS["torch.count_nonzero"],
+        "det": FUNCTIONS["torch.det"],
+        "logdet": FUNCTIONS["torch.logdet"],
         "argsort": Cast(int64),
         "allclose": Truth(),
         "equal": Truth(),
