@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from einops import pack, rearrange, unpack
@@ -948,3 +949,22 @@ def guided(latents: Float[Tensor, "B C H W"], k: int) -> Float[Tensor, "B C H W"
     batch, the ``k`` copies have ``k*C`` channels."""
     x_in = torch.cat([latents] * k, dim=1)
     return x_in + latents  # E: axis -3 has sizes C*k and C [broadcast]
+
+
+def principal_axes(cov: Float[Tensor, "b 3 3"]) -> Float[Tensor, "b 3"]:
+    _, vectors = torch.linalg.eigh(cov)  # (values, vectors): vectors are (b, 3, 3)
+    return vectors  # E: return value
+
+
+def halves(x: Float[np.ndarray, "n 6"]) -> Float[np.ndarray, "n 2"]:
+    left, right = np.split(x, 2, axis=1)
+    return left  # E: axis 1 has size 3, expected 2 [return]
+
+
+class Normed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.RMSNorm(64)
+
+    def forward(self, x: Float[Tensor, "b 16 64"]) -> Tensor:
+        return self.norm(x.transpose(1, 2))  # E: RMSNorm: x.transpose(1, 2) (b, 64, 16) axis 2 has size 16, expected 64 [layer]

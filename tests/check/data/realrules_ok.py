@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from einops import pack, rearrange, unpack
@@ -1138,3 +1139,23 @@ def guided(latents: Float[Tensor, "B C H W"], k: int) -> Float[Tensor, "B C H W"
     x_in = torch.cat([latents] * k, dim=0)
     copies = torch.stack([latents] * k, dim=1)
     return x_in.reshape(k, -1, *latents.shape[1:]).mean(0) + copies.mean(1)
+
+
+def principal_axes(cov: Float[Tensor, "b 3 3"]) -> Float[Tensor, "b 3"]:
+    values, vectors = torch.linalg.eigh(cov)
+    inverse, info = torch.linalg.inv_ex(cov)
+    return values + vectors[:, :, 0] + inverse[:, 0] * (info == 0)[:, None]
+
+
+def halves(x: Float[np.ndarray, "n 6"]) -> Float[np.ndarray, "n 2"]:
+    a, b, c = np.split(x, 3, axis=1)
+    return a + b + c
+
+
+class Normed(nn.Module):
+    def __init__(self, d: int):
+        super().__init__()
+        self.norm = nn.RMSNorm(d)
+
+    def forward(self, x: Float[Tensor, "b n d"]) -> Float[Tensor, "b n d"]:
+        return self.norm(x)

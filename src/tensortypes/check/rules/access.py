@@ -889,7 +889,9 @@ def _open_chunks(x: Arr, axis: int, count: int):
 
 
 class Chunk(Rule):
-    """``chunk(n, dim)``/``split(size, dim)``: a tuple of pieces along ``dim``."""
+    """``chunk(n, dim)``/``split(size, dim)``: a tuple of pieces along ``dim``;
+    ``"sections"``: NumPy's ``split(x, n, axis)``, ``n`` equal pieces (unknown
+    for a known size they do not divide, which NumPy refuses)."""
 
     __slots__ = ("mode",)
 
@@ -897,15 +899,23 @@ class Chunk(Rule):
         self.mode = mode
 
     def apply(self, call: Call):
-        params = (
-            ("input", "chunks", "dim")
-            if self.mode == "chunk"
-            else ("input", "split_size_or_sections", "dim")
-        )
+        params = {
+            "chunk": ("input", "chunks", "dim"),
+            "split": ("input", "split_size_or_sections", "dim"),
+            "sections": ("input", "indices_or_sections", "axis"),
+        }[self.mode]
         bound = call.bind(params)
         x = bound_array(call, bound, "input")
         count = int_const(bound.get(params[1]))
-        axis = int_const(bound.get("dim")) if "dim" in bound else 0
+        axis = int_const(bound.get(params[2])) if params[2] in bound else 0
+        if self.mode == "sections":
+            if x is None or count is None or count <= 0 or axis is None or x.rank is None:
+                return UNKNOWN
+            i = sf.norm_axis(axis, x.rank)
+            size = x.shape[i]
+            if type(size) is Dim and size.value is not None and size.value % count:
+                return UNKNOWN  # NumPy refuses it
+            return _pieces(x, i, size, count, "chunk")
         if (
             self.mode == "split"
             and x is not None

@@ -10,7 +10,7 @@ batch; ``mean``, ``mode``, ``stddev`` and ``variance`` ``(*batch, *event)``.
 >>> from tensortypes.core import dims
 >>> n = dims.symbol("n")
 >>> d = DistV("Geometric", "torch", (dims.const(1),), (), None)
->>> Sample().apply(Call(".sample", [d, TupleV((IntV(n), IntV(n)))], {})).shape
+>>> Sample().apply(Call(".sample", [d, TupleV((IntV(n), IntV(n)))], {}, {}, "torch")).shape
 (Dim('n'), Dim('n'), Dim('1'))
 """
 

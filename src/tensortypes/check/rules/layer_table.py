@@ -250,6 +250,13 @@ LAYERS: dict = {
         (),
         "layernorm",
     ),
+    "RMSNorm": LayerRule(
+        "RMSNorm",
+        ("normalized_shape", "eps", "elementwise_affine", *_DEV),
+        {},
+        (),
+        "layernorm",
+    ),
     "Embedding": LayerRule(
         "Embedding",
         (

@@ -26,11 +26,11 @@ from tensortypes.core.dtypes import (
     uint64,
 )
 
-from .access import Cast, Diag, Identity, Item, NumpyUnique, Softmax
+from .access import Cast, Chunk, Diag, Identity, Item, NumpyUnique, Softmax
 from .create import Arange, Creator, Eye, FromData, Like, Linspace
 from .functional import OneHot
 from .layout import Concat, Flatten, Permute, Reshape, Squeeze, Stack, Swap, Unsqueeze
-from .ops import Binary, Elementwise, Flat, Matmul, Reduce, Where
+from .ops import Binary, Elementwise, Flat, Matmul, Reduce, Sig, Where
 from .patterns import Einsum
 from .tiling import BroadcastTo, Meshgrid, MoveAxis, RepeatInterleave, Tile
 
@@ -190,6 +190,12 @@ FUNCTIONS: dict = {
     "count_nonzero": _ARGMAX,
     "linalg.norm": Reduce(("x", "ord", "axis", "keepdims"), "float"),
     "linalg.inv": Identity(),
+    "linalg.det": Sig("a: [*b n n] -> [*b]"),
+    "linalg.eigh": Sig("a: [*b n n] -> ([*b n], [*b n n])"),
+    "linalg.eigvalsh": Sig("a: [*b n n] -> [*b n]"),
+    "split": Chunk("sections"),
+    "flipud": Identity(),
+    "fliplr": Identity(),
     "reshape": Reshape(method=False),
     "transpose": Permute(numpy=True),
     "swapaxes": Swap(("a", "axis1", "axis2")),

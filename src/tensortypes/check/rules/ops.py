@@ -71,10 +71,11 @@ class Sig(Rule):
 
     Parameters are array patterns (``[...]``, with an optional jaxtyping dtype
     class before the bracket). The result takes the promoted dtype of the
-    array arguments unless the return names a dtype class.
+    array arguments unless the return names a dtype class; a tuple of patterns
+    (``"A: [*b n n] -> ([*b n], [*b n n])"``) returns a tuple of arrays.
     """
 
-    __slots__ = ("params", "ret", "ret_dtypes", "code", "text")
+    __slots__ = ("params", "rets", "many", "code", "text")
     _PARAM = re.compile(r"(\w+)\s*:\s*(\w+)?\[([^\]]*)\]")
 
     def __init__(self, text: str, code: str = "rank"):
@@ -87,11 +88,14 @@ class Sig(Rule):
             )
             for m in self._PARAM.finditer(args)
         )
-        m = re.match(r"\s*(\w+)?\[([^\]]*)\]", ret)
-        if m is None:
+        found = re.findall(r"(\w+)?\[([^\]]*)\]", ret)
+        if not found:
             raise ValueError(f"signature {text!r} has no return shape")
-        self.ret_dtypes = DTYPE_NAMES.get(m.group(1)) if m.group(1) else None
-        self.ret = parse_shape(m.group(2))
+        self.rets = tuple(
+            (DTYPE_NAMES.get(dtype) if dtype else None, parse_shape(shape))
+            for dtype, shape in found
+        )
+        self.many = ret.strip().startswith("(")
         self.code = code
         self.text = text
 
@@ -116,11 +120,11 @@ class Sig(Rule):
         out = dtypes[0] if dtypes else (None, False)
         for other in dtypes[1:]:
             out = (promote(out, other, call.kind), False)
-        return Arr(
-            call.kind,
-            self.ret_dtypes if self.ret_dtypes is not None else out[0],
-            binder.substitute(self.ret),
+        results = tuple(
+            Arr(call.kind, want if want is not None else out[0], binder.substitute(shape))
+            for want, shape in self.rets
         )
+        return TupleV(results) if self.many else results[0]
 
 
 class Elementwise(Rule):
