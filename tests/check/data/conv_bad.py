@@ -1,6 +1,7 @@
 """Convolutions and recurrent layers fed the wrong layout."""
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 from jaxtyping import Float
 from torch import Tensor
 
@@ -55,3 +56,8 @@ def mismatch() -> None:
     rnn = nn.GRU(input_size=8, hidden_size=16, batch_first=True)
     seq = torch.randn(4, 10, 12)
     out, h = rnn(seq)  # E: axis 2 has size 12, expected 8
+
+
+def blur(x: Float[Tensor, "b 3 h w"], kernel: Float[Tensor, "3 3 5 5"]) -> Tensor:
+    # the functional form: the weight is (out_channels, in_channels / groups, *kernel)
+    return F.conv2d(x, kernel, padding=2, groups=3)  # E: Conv2d: x (b, 3, h, w) axis 1 has size 3, expected 9 [layer]

@@ -1,6 +1,7 @@
 """Convolutions, pooling and recurrent layers used with the right layout."""
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 from jaxtyping import Float, Int
 from torch import Tensor
 
@@ -66,3 +67,8 @@ def fine() -> None:
     rnn = nn.GRU(input_size=8, hidden_size=16, batch_first=True)
     seq = torch.randn(4, 10, 8)
     out, h = rnn(seq)
+
+
+def blur(x: Float[Tensor, "b 3 h w"], kernel: Float[Tensor, "3 1 5 5"]) -> Float[Tensor, "b 3 h w"]:
+    same = F.conv2d(x, kernel, padding="same", groups=3)
+    return F.conv2d(x, kernel, padding=2, groups=3) + same

@@ -12,6 +12,7 @@ and refuses a float input.
 
 from __future__ import annotations
 
+from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 from tensortypes.core.dtypes import int64
 
@@ -82,6 +83,43 @@ class Functional(Rule):
         return layer_forward(layer, [bound.get("input")], call)
 
 
+class FunctionalConv(Functional):
+    """``F.conv2d(input, weight, bias, stride, padding, dilation, groups)``: the layer
+    ``nn.Conv2d`` whose weight it is, ``(out_channels, in_channels / groups,
+    *kernel_size)``; unknown when the weight's shape is not known."""
+
+    __slots__ = ()
+
+    def apply(self, call: Call):
+        bound = call.bind(("input", *self.params))
+        weight = bound.get("weight")
+        groups = bound.get("groups", IntV(dims.const(1)))
+        spatial = LAYERS[self.layer].spatial
+        if type(bound.get("input")) is not Arr:
+            return UNKNOWN
+        if (
+            type(weight) is not Arr
+            or weight.rank != spatial + 2
+            or not all(type(d) is Dim for d in weight.shape)
+            or type(groups) is not IntV
+            or groups.dim is None
+        ):
+            return Arr("torch", bound["input"].dtypes, None)
+        out_channels, per_group, *kernel = weight.shape
+        args = {
+            "in_channels": IntV(per_group * groups.dim),
+            "out_channels": IntV(out_channels),
+            "kernel_size": TupleV(tuple(IntV(d) for d in kernel)),
+            **{k: bound[k] for k in ("stride", "padding", "dilation") if k in bound},
+            "groups": groups,
+        }
+        rule = LAYERS[self.layer]
+        built = Call(rule.name, [], args, _Shifted(call.labels), "torch", call.star)
+        layer = LayerV(rule, build_layer(rule, built), f"{call.name}(...)", None)
+        return layer_forward(layer, [bound.get("input")], call)
+
+
+_CONV = ("weight", "bias", "stride", "padding", "dilation", "groups")
 _MAX = ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
 _AVG = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
 FUNCTIONAL = {
@@ -93,6 +131,9 @@ FUNCTIONAL = {
     "adaptive_avg_pool2d": Functional("AdaptiveAvgPool2d", ("output_size",)),
     "adaptive_max_pool2d": Functional("AdaptiveMaxPool2d", ("output_size", "return_indices")),
     "layer_norm": Functional("LayerNorm", ("normalized_shape", "weight", "bias", "eps")),
+    "conv1d": FunctionalConv("Conv1d", _CONV),
+    "conv2d": FunctionalConv("Conv2d", _CONV),
+    "conv3d": FunctionalConv("Conv3d", _CONV),
 }
 
 
