@@ -1,6 +1,7 @@
 """cat/stack of arrays that disagree off the joined axis."""
 import numpy as np
 import torch
+from torch.nn.utils.rnn import pad_sequence
 from jaxtyping import Float
 from torch import Tensor
 
@@ -25,3 +26,11 @@ def with_unknown(a: Float[Tensor, "b n"], rows: Float[Tensor, "b"], other) -> No
     joined = torch.cat((a, other), dim=1)
     joined + a.T  # E: cannot broadcast
     torch.multinomial(torch.softmax(a, dim=-1), 2) + rows  # E: cannot broadcast
+
+
+def padded(a: Float[Tensor, "n 3"], b: Float[Tensor, "m 4"]) -> Tensor:
+    return pad_sequence([a, b], batch_first=True)  # E: only the first axis, the length, may differ [concat]
+
+
+def batch_of_rows(rows: Float[Tensor, "b n d"]) -> Float[Tensor, "n b d"]:
+    return pad_sequence([r for r in rows], batch_first=True)  # E: [return]

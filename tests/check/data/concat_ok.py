@@ -1,6 +1,7 @@
 """Joining arrays along the right axis."""
 import numpy as np
 import torch
+from torch.nn.utils.rnn import pad_sequence
 from jaxtyping import Float
 from torch import Tensor
 
@@ -23,3 +24,12 @@ def fixed() -> None:
     z = np.concatenate([x, y], axis=1)
     assert z.shape == (3, 9)
     w = np.hstack([np.ones(3), np.ones(4)])
+
+
+def padded(a: Float[Tensor, "n 3"], b: Float[Tensor, "m 3"]) -> Float[Tensor, "2 l 3"]:
+    both = pad_sequence([a, b])  # (longest, 2, 3)
+    return pad_sequence([a, b], batch_first=True) + both.transpose(0, 1)
+
+
+def batch_of_rows(rows: Float[Tensor, "b n d"]) -> Float[Tensor, "l b d"]:
+    return pad_sequence([r for r in rows])

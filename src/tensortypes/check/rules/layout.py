@@ -11,13 +11,14 @@ from tensortypes.core.dims import Dim
 
 from ..diagnostics import CheckFailure
 from ..sizes import same_size
-from ..symbolic import UNKNOWN, Arr, ListV, Rest, TupleV, fmt_shape, is_one
+from ..symbolic import UNKNOWN, Arr, ListV, Rest, TupleV, fmt_dim, fmt_shape, is_one
 from . import shapefns as sf
 from .base import (
     Call,
     ParamRule,
     Rule,
     as_array,
+    bool_const,
     dims_of,
     first_array,
     int_const,
@@ -33,6 +34,7 @@ __all__ = [
     "Transpose",
     "Concat",
     "Stack",
+    "PadSequence",
     "Squeeze",
     "Unsqueeze",
     "Flatten",
@@ -447,6 +449,57 @@ class Concat(ParamRule):
             ):
                 return UNKNOWN
         return Arr(known[0].kind or call.kind, None, (*shape[:axis], None, *shape[axis + 1 :]))
+
+
+class PadSequence(ParamRule):
+    """``pad_sequence(sequences, batch_first)``: sequences ``(L_i, *f)`` (their other
+    axes alike) padded to the longest and stacked: ``(L, B, *f)``, or ``(B, L, *f)``
+    with ``batch_first``; ``L`` is the length they share, else unknown, and ``B``
+    how many there are, when known."""
+
+    __slots__ = ()
+    PARAMS = ("sequences", "batch_first", "padding_value", "padding_side")
+
+    def apply(self, call: Call):
+        bound = call.bind(self.params)
+        seq = bound.get("sequences")
+        first = bool_const(bound.get("batch_first"), False)
+        if not isinstance(seq, (ListV, TupleV)) or first is None:
+            return UNKNOWN
+        items = seq.items if seq.items is not None else (seq.elem,) if type(seq) is ListV else ()
+        found = [as_array(v, call.kind) for v in items]
+        arrays = [a for a in found if a is not None and a.rank]
+        if not arrays or len(arrays) < len(found):
+            return UNKNOWN
+        shape = arrays[0].shape
+        for i, a in enumerate(arrays[1:], 1):
+            if a.shape[1:] != shape[1:]:
+                _differ(call, shape, a.shape, i)
+                return UNKNOWN
+        count: Dim | None = None
+        longest: Dim | None = None
+        if seq.items is not None:
+            count = dims.const(len(arrays))
+            if all(a.shape[0] == shape[0] for a in arrays):
+                longest = shape[0]
+        elif isinstance(seq, ListV):
+            count = seq.length
+        out = (count, longest) if first else (longest, count)
+        return Arr(arrays[0].kind or call.kind, arrays[0].dtypes, (*out, *shape[1:]))
+
+
+def _differ(call: Call, shape: tuple, other: tuple, i: int) -> None:
+    """Sequences that differ off their first axis cannot be padded into one array."""
+    if len(other) != len(shape):
+        return
+    for axis, (p, q) in enumerate(zip(shape[1:], other[1:]), 1):
+        if type(p) is Dim and type(q) is Dim and not same_size(p, q):
+            raise CheckFailure(
+                "concat",
+                f"{call.name}: {call.item_label(0, 0)} {fmt_shape(shape)} and "
+                f"{call.item_label(0, i)} {fmt_shape(other)} differ on axis {axis} "
+                f"({fmt_dim(p)} vs {fmt_dim(q)}): only the first axis, the length, may differ",
+            )
 
 
 class Stack(ParamRule):

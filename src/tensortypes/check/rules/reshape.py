@@ -23,6 +23,7 @@ from ..symbolic import (
     fmt_dim,
     fmt_shape,
     is_field_size,
+    is_data_size,
     is_field_symbol,
     rest_product,
     unrelated,
@@ -190,11 +191,15 @@ def _indivisible(total: Dim, known: Dim, facts, axes):
     A constant remainder decides; otherwise the facts may make the quotient
     exact, and else an example is searched for (``check.sizes.indivisible_example``):
     ``reshape(b, -1, 2)`` of ``(b, n)`` fails for ``n = 1``; ``n*(n+1)`` elements
-    always split in two, and there is no example.
+    always split in two, and there is no example. A count only the data fixes (how
+    many items a mask selects, ``torch.argwhere(d == 2)``) has none either: the data
+    may hold a multiple (the pairs of a mesh's faces come in threes).
     """
     r = total % known
     if r.is_constant:
         return {} if r.value != 0 else None
+    if is_data_size(total):
+        return None
     if dims.eq(r, 0) is True:
         return None
     if facts and equal_under_facts((total // known) * known, total, facts):
