@@ -37,3 +37,9 @@ def channels_last_tokens(x: Float[Tensor, "1 c h w"]) -> Float[Tensor, "1 h*w c"
 
 def swapped_back(x: Float[Tensor, "b n c"]) -> Float[Tensor, "b*n*c"]:
     return x.transpose(1, 2).transpose(1, 2).view(-1)
+
+
+def face_pairs(distances: Float[Tensor, "n m"]) -> Tensor:
+    # how many pairs the data holds: it may well be a multiple of 3 (faces)
+    pairs = torch.argwhere(distances == 2)
+    return torch.reshape(pairs[:, 1], [3, -1]).T
