@@ -968,3 +968,8 @@ class Normed(nn.Module):
 
     def forward(self, x: Float[Tensor, "b 16 64"]) -> Tensor:
         return self.norm(x.transpose(1, 2))  # E: RMSNorm: x.transpose(1, 2) (b, 64, 16) axis 2 has size 16, expected 64 [layer]
+
+
+def trace_of(m: Float[Tensor, "b n n"]) -> Float[Tensor, " b"]:
+    # diagonal() takes axes 0 and 1 by default: the batch's and a row's
+    return m.diagonal().sum(-1)  # E: [return]

@@ -1159,3 +1159,8 @@ class Normed(nn.Module):
 
     def forward(self, x: Float[Tensor, "b n d"]) -> Float[Tensor, "b n d"]:
         return self.norm(x)
+
+
+def trace_of(m: Float[Tensor, "b n n"], w: Float[Tensor, "b n"]) -> Float[Tensor, " b"]:
+    scaled = m * torch.diag_embed(w)
+    return scaled.diagonal(dim1=-2, dim2=-1).sum(-1) + torch.diagonal(m, 0, 1, 2).sum(-1)

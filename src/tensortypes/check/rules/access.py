@@ -723,6 +723,46 @@ class Bincount(ParamRule):
         return Arr(x.kind, dtypes, (None,))
 
 
+class Diagonal(ParamRule):
+    """``x.diagonal(offset, dim1, dim2)`` (``torch.diagonal``, NumPy's ``axis1`` and
+    ``axis2``): the two axes dropped and their diagonal, ``min`` of their sizes,
+    appended last; ``diag_embed`` the other way (``(*b, n)`` to ``(*b, n, n)``, the
+    default axes). An offset other than 0 gives the diagonal an unknown size."""
+
+    __slots__ = ("embed",)
+    PARAMS = ("input", "offset", "dim1", "dim2")
+
+    def __init__(self, params: tuple | None = None, embed: bool = False):
+        super().__init__(params)
+        self.embed = embed
+
+    def apply(self, call: Call):
+        bound, x = self.bind_input(call)
+        if x is None:
+            return UNKNOWN
+        names = self.params
+        k = int_const(bound.get(names[1], IntV(dims.const(0))))
+        default = (-2, -1) if self.embed else (0, 1)
+        given = [int_const(bound.get(n, IntV(dims.const(d)))) for n, d in zip(names[2:], default)]
+        axes = [a for a in given if a is not None]
+        if x.rank is None or len(axes) < 2 or k is None:
+            return x.with_(shape=None, origin=None)
+        shape = x.shape
+        if self.embed:
+            if axes != [-2, -1] or k != 0 or not shape:
+                return x.with_(shape=None, origin=None)
+            return x.with_(shape=(*shape, shape[-1]), origin=None)
+        i, j = (sf.norm_axis(a, x.rank) for a in axes)
+        if i == j:
+            raise CheckFailure(
+                "axis", f"{call.name}: the two axes of a diagonal must differ, got {i} twice"
+            )
+        a, b = shape[i], shape[j]
+        size = dims.dmin(a, b) if k == 0 and type(a) is Dim and type(b) is Dim else None
+        kept = tuple(d for n, d in enumerate(shape) if n not in (i, j))
+        return x.with_(shape=(*kept, size), origin=None)
+
+
 class Diag(ParamRule):
     """``diag(x)``: of a vector ``(n,)`` the matrix ``(n, n)``; of a matrix ``(n, m)``
     its diagonal, ``(min(n, m),)``. An offset other than 0 gives unknown sizes."""

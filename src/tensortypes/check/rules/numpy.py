@@ -26,7 +26,7 @@ from tensortypes.core.dtypes import (
     uint64,
 )
 
-from .access import Cast, Chunk, Diag, Identity, Item, NumpyUnique, Softmax
+from .access import Cast, Chunk, Diag, Diagonal, Identity, Item, NumpyUnique, Softmax
 from .create import Arange, Creator, Eye, FromData, Like, Linspace
 from .functional import OneHot
 from .layout import Concat, Flatten, Permute, Reshape, Squeeze, Stack, Swap, Unsqueeze
@@ -194,6 +194,7 @@ FUNCTIONS: dict = {
     "linalg.eigh": Sig("a: [*b n n] -> ([*b n], [*b n n])"),
     "linalg.eigvalsh": Sig("a: [*b n n] -> [*b n]"),
     "split": Chunk("sections"),
+    "diagonal": Diagonal(("a", "offset", "axis1", "axis2")),
     "flipud": Identity(),
     "fliplr": Identity(),
     "reshape": Reshape(method=False),
