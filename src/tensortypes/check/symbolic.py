@@ -1259,7 +1259,8 @@ def fields_unrelated(a: Dim, b: Dim) -> bool | None:
         # a field's value: the configuration's, not known here; but a product with it
         # (``3*batch_size`` against 3) is larger for every value of 2 or more, and 1 is
         # the value no size is taken to have (as where arrays broadcast)
-        return not _exceeds(b if a.is_constant else a, a if a.is_constant else b)
+        size, constant = (b, a) if a.is_constant else (a, b)
+        return not holds_from(dims.gt, size, constant, 2)
     if len({_field_owner(n) for n in (*fa, *fb)}) > 1:
         return True  # fields of two classes (a configuration's, an instance's): not compared
     siblings: set = set()
@@ -1269,12 +1270,18 @@ def fields_unrelated(a: Dim, b: Dim) -> bool | None:
     return not plain <= siblings.difference(_RENAMED[-1])
 
 
-def _exceeds(size: Dim, constant: Dim) -> bool:
-    """Whether ``size`` is larger than ``constant`` for every value of 2 or more of each
-    of its symbols (``3*n`` against 3; not ``n`` against 3, nor ``n - 1`` against 1)."""
-    shifted = {name: dims.symbol(name) + 2 for name in size.free_symbols}
+def holds_from(compare, a: Dim, b: Dim, least: int) -> bool:
+    """Whether ``compare(a, b)`` (``dims.ge``, ``dims.gt``) provably holds for every value
+    of ``least`` or more of each symbol: ``3*n`` is greater than 3 for every ``n`` of 2
+    or more; ``n`` is not, nor ``n - 1`` than 1.
+
+    >>> n = dims.symbol("n")
+    >>> holds_from(dims.gt, 3 * n, dims.const(3), 2), holds_from(dims.gt, n, dims.const(3), 2)
+    (True, False)
+    """
+    shifted = {name: dims.symbol(name) + least for name in a.free_symbols | b.free_symbols}
     try:
-        return dims.gt(size.substitute(shifted), constant) is True
+        return compare(a.substitute(shifted), b.substitute(shifted)) is True
     except (ArithmeticError, ValueError):
         return False
 

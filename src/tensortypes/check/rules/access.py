@@ -31,6 +31,7 @@ from ..symbolic import (
     fmt_dim,
     fmt_dtypes,
     fmt_shape,
+    holds_from,
     selected_count,
     signature_sizes,
     complement_count,
@@ -536,11 +537,7 @@ def larger(a, b) -> bool:
     """
     if type(a) is not Dim or type(b) is not Dim or same_size(a, b):
         return False
-    shifted = {name: dims.symbol(name) + 1 for name in a.free_symbols | b.free_symbols}
-    try:
-        return dims.ge(a.substitute(shifted), b.substitute(shifted)) is True
-    except (ArithmeticError, ValueError):
-        return False
+    return holds_from(dims.ge, a, b, 1)
 
 
 def _within(call: Call, what: str, index, other: Arr, name: str, skip: int | None) -> None:

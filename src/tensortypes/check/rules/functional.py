@@ -71,14 +71,12 @@ class Functional(Rule):
         rule = LAYERS[self.layer]
         bound = call.bind(("input", *self.params))
         known = {p.lstrip("*") for p in rule.params}
-        built = Call(
-            rule.name,
-            [],
-            {k: v for k, v in bound.items() if k in known},
-            _Shifted(call.labels),
-            "torch",
-            call.star,
-        )
+        return self._forward(call, {k: v for k, v in bound.items() if k in known}, bound)
+
+    def _forward(self, call: Call, args: dict, bound: dict):
+        """The layer built from constructor arguments ``args``, applied to the input."""
+        rule = LAYERS[self.layer]
+        built = Call(rule.name, [], args, _Shifted(call.labels), "torch", call.star)
         layer = LayerV(rule, build_layer(rule, built), f"{call.name}(...)", None)
         return layer_forward(layer, [bound.get("input")], call)
 
@@ -113,10 +111,7 @@ class FunctionalConv(Functional):
             **{k: bound[k] for k in ("stride", "padding", "dilation") if k in bound},
             "groups": groups,
         }
-        rule = LAYERS[self.layer]
-        built = Call(rule.name, [], args, _Shifted(call.labels), "torch", call.star)
-        layer = LayerV(rule, build_layer(rule, built), f"{call.name}(...)", None)
-        return layer_forward(layer, [bound.get("input")], call)
+        return self._forward(call, args, bound)
 
 
 _CONV = ("weight", "bias", "stride", "padding", "dilation", "groups")
