@@ -723,6 +723,7 @@ class ClassInfo:
         "assigned",
         "is_module",
         "is_dataclass",
+        "is_named_tuple",
         "open",
         "fields",
         "ready",
@@ -771,7 +772,10 @@ class ClassInfo:
         self.built_by: frozenset = frozenset()
         self.reassigned: dict = {}
         decorators = [decorator_name(d) for d in node.decorator_list]
-        self.is_dataclass = "dataclass" in decorators
+        # a named tuple's class body declares its fields, and its constructor takes
+        # them as a dataclass's does (positionally, in order, or by name)
+        self.is_named_tuple = "typing.NamedTuple" in self.bases
+        self.is_dataclass = "dataclass" in decorators or self.is_named_tuple
         self.kw_only = any(
             isinstance(d, ast.Call)
             and any(
@@ -842,7 +846,7 @@ class ClassInfo:
                 theirs, their_known = local._field_table(module)
                 table.update(theirs)
                 known = known and their_known
-            elif base not in _PLAIN_BASES:
+            elif base not in _PLAIN_BASES and base != "typing.NamedTuple":
                 known = False
         keyword_only = self.kw_only
         for f in self.fields:

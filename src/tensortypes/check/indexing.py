@@ -85,6 +85,7 @@ class IndexMixin(CheckerHost):
 
     def subscript(self, receiver, node, frame):
         """``receiver[...]`` of the subscript ``node``."""
+        receiver = self.named_items(receiver, node, frame)
         t = type(receiver)
         if t is Arr:
             index = self.eval_index(node.slice, frame)
@@ -479,21 +480,25 @@ def index_array(x: Arr, index: list, label: str):
                                 f"{fmt_shape(shape)} ({fmt_dim(m)} vs "
                                 f"{fmt_dim(s)})",
                             )
-                out.append(_mask_count(v))
-                axis += r
-                continue
-            if v.shape is None:
+                # a mask is the index arrays of its true items (``mask.nonzero()``):
+                # one axis of their count, broadcast with the other index arrays
+                # (``x[rows[:, None], mask]`` is ``(rows, count)``)
+                index_shape: tuple = (_mask_count(v),)
+                width = r
+            elif v.shape is None:
                 return x.with_(shape=None, origin=None)
+            else:
+                index_shape, width = v.shape, 1
             if advanced is None:
-                advanced = [v.shape]
+                advanced = [index_shape]
                 out.append(_ADVANCED)
             else:
                 # Index arrays broadcast together (``x[rows[:, None], cols]``); apart
                 # (a slice between them) their axes go first, as NumPy and torch do.
-                advanced.append(v.shape)
+                advanced.append(index_shape)
                 separated |= last_kind != "array"
             last_kind = "array"
-            axis += 1
+            axis += width
             continue
         if type(v) is FloatV:
             raise CheckFailure(

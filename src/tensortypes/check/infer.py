@@ -226,7 +226,7 @@ class Checker(
                 if text is None:
                     continue
             elif type(value) is Arr:
-                text = self.value_note(node, value, frame)
+                text = self.value_note(node, value, frame, about=failure.message)
             else:
                 continue
             if text not in notes:
@@ -268,12 +268,17 @@ class Checker(
             sources=((made, said, node.id, "number"),),
         )
 
-    def value_note(self, node, value: Arr, frame, always: bool = True) -> str | None:
+    def value_note(
+        self, node, value: Arr, frame, always: bool = True, about: str = ""
+    ) -> str | None:
         """``x: f32[b,3](torch), assigned at line 4, its shape from line 2``: an operand
         of a failed operation and where it was made.
 
         The line is where the value's shape was made (``Arr.since``): a variable's
-        own, or for an expression (``x[:, 0]``) that of the first variable it reads.
+        own, or for an expression (``x[:, 0]``) that of the first variable it reads
+        that carries a size the message ``about`` names (``div_term`` of
+        ``sin(position * div_term)`` when ``d_model`` is the size that does not
+        match), else of the first variable it reads.
         With ``always=False``, None unless the note names such a line.
         """
         text = f"{label_of(node)}: {value.describe()}"
@@ -321,19 +326,18 @@ class Checker(
                 sources,
             )
         known = frame.vars if frame is not None else {}
+        read = []
         for sub in ast.walk(node):
             if type(sub) is ast.Name and sub.id in known:
                 found = known[sub.id]
                 if type(found) is Arr and found.since is not None and found.since != here:
-                    text = (
-                        f"{text}, from {sub.id}: {found.describe()}, its shape from "
-                        f"line {found.since}"
-                    )
-                    hops = self.size_hops(frame, found.since, found.shape)
-                    text += "".join(f", {said} at line {line}" for line, said, *_ in hops)
-                    return ShapeNote(
-                        text, found.since, sub.id, fmt_shape(found.shape), sources=hops
-                    )
+                    read.append((sub.id, found))
+        if read:
+            name, found = next((r for r in read if _names_a_size(r[1], about)), read[0])
+            text = f"{text}, from {name}: {found.describe()}, its shape from line {found.since}"
+            hops = self.size_hops(frame, found.since, found.shape)
+            text += "".join(f", {said} at line {line}" for line, said, *_ in hops)
+            return ShapeNote(text, found.since, name, fmt_shape(found.shape), sources=hops)
         return text if always else None
 
     def kept_from(self, frame, line: int, name: str, shape) -> tuple:
@@ -970,6 +974,22 @@ class Checker(
 
 _PATHS = 4  # paths a function's body is walked on at most (see exec_paths)
 _HOPS = 6  # statements the notes of one operand follow back (see size_hops)
+
+
+def _names_a_size(value: Arr, message: str) -> bool:
+    """Whether ``message`` names one of the symbolic sizes of ``value``'s shape as a
+    word (``d_model`` in ``sizes (d_model+1)//2 and d_model``), after the operands
+    it names: in what it says of them (``cannot broadcast a (n, m) with b (n, k):
+    axis -1 has sizes m and k``), when it says something of them."""
+    if not message or value.shape is None:
+        return False
+    message = message.partition(": ")[2] or message
+    for d in value.shape:
+        if type(d) is Dim and d.value is None:
+            said = fmt_dim(d)
+            if re.search(rf"(?<![\w.]){re.escape(said)}(?![\w.])", message):
+                return True
+    return False
 
 
 def _assigned_before(node, frame) -> int | None:

@@ -260,6 +260,17 @@ class SchemaMixin(CheckerHost):
             if conds:
                 info.guards[key[len(prefix) :]] = conds
 
+    def named_items(self, value, node, frame):
+        """A named tuple's instance as the tuple of its fields' values (``a, b = pair``,
+        ``pair[0]``); any other value as it is."""
+        if type(value) is not InstV or not value.info.is_named_tuple:
+            return value
+        info = value.info
+        positional, _ = info.init_fields(self.module if info.walker is None else info.walker.module)
+        if positional is None:
+            return value
+        return TupleV(tuple(self.instance_attribute(value, n, node, frame) for n in positional))
+
     def instance_attribute(self, inst: InstV, attr: str, node, frame):
         """``inst.attr``: its declared type, its schema value, a method, or an ``attr`` error."""
         info = inst.info

@@ -630,6 +630,15 @@ class SignatureMixin(CheckerHost):
                     frame,
                 ):
                     break
+            else:
+                # the sizes the fields' annotations name are those of the arrays given
+                # (``dp`` of a ``"b n n dp"`` field is the ``d`` of the array passed)
+                if not binder.failed:
+                    env.update(
+                        (k, v)
+                        for k, v in binder.env.items()
+                        if type(v) is Dim and not k.startswith("*") and k not in env
+                    )
         return InstV(info, env, made=True)
 
     def check_layers(self, info, env: dict, node, frame) -> None:
@@ -863,6 +872,16 @@ class SignatureMixin(CheckerHost):
             for name in shape_names(info.returns):
                 if binder.env.get(name) is None and size_symbol(name) is not None:
                     binder.env[name] = call_count(name, owner, ())
+        if type(ret) is InstV and ret.info.is_dataclass and not ret.env and not ret.made:
+            # ``-> EmbeddedInputs``: its fields' sizes are those this call binds (``b``
+            # of the arguments), the others unknown, as a returned array's are (not the
+            # ``dp`` of a ``"b n n dp"`` field, which the caller cannot know)
+            fields = [f.annotation for f in ret.info.fields]
+            env = {
+                name: binder.env.get(name) if type(binder.env.get(name)) is Dim else None
+                for name in shape_names(*fields)
+            }
+            return InstV(ret.info, env) if env else ret
         return subst_value(ret, binder)
 
     def _tuple_told(self, info, ret, binder, args, kwargs, node, labels):

@@ -401,6 +401,7 @@ class StatementMixin(CheckerHost):
         starred = any(isinstance(e, ast.Starred) for e in target.elts)
         if not starred and self.narrow_unpacked(target, frame, stmt):
             value = self.eval(stmt.value, frame)
+        value = self.named_items(value, stmt, frame)
         items = (
             value.items
             if type(value) is TupleV or (type(value) is ListV and value.items is not None)

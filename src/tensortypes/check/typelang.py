@@ -158,6 +158,8 @@ def class_type(info, module):
                 return ANY
             if cls is not object:
                 bases.append(cls)
+        elif base == "typing.NamedTuple":
+            bases.append(tuple)  # its instances are tuples of the declared fields
         elif base not in NOMINAL_BASES:
             # A library base (a Dataset, a Mapping, torch.Tensor, a Protocol...) may make
             # the instances something the stand-in cannot say: leave them unchecked.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -973,3 +973,33 @@ class Normed(nn.Module):
 def trace_of(m: Float[Tensor, "b n n"]) -> Float[Tensor, " b"]:
     # diagonal() takes axes 0 and 1 by default: the batch's and a row's
     return m.diagonal().sum(-1)  # E: [return]
+
+
+def copy_blocks(out: Float[Tensor, "t m m"], block: Float[Tensor, "t n n"], keep: Bool[Tensor, "m m"]):
+    # a mask among index arrays is the index arrays of its true items: the rows of
+    # ``rows[:, None]`` broadcast with the mask's count, (t, count), not (t, 1, count)
+    rows = torch.arange(block.shape[0])
+    out[rows.unsqueeze(1), keep] = block.flatten(0, 1)  # E: axis -2 has sizes t and n*t [broadcast]
+
+
+class HeadLogits(NamedTuple):
+    pde: Float[Tensor, "b pde n n"]
+    plddt: Float[Tensor, "b plddt m"]
+
+
+def plddt_scores(logits: Float[Tensor, "b plddt m"]) -> Float[Tensor, "b m"]:
+    return logits.softmax(1).sum(1)
+
+
+def confidence(heads: HeadLogits) -> Float[Tensor, "b m"]:
+    # a named tuple's fields have their declared shapes: the pde logits are 4-d
+    return plddt_scores(heads.pde)  # E: has rank 4, expected rank 3 [arg-type]
+
+
+def confidence_unpacked(heads: HeadLogits) -> Float[Tensor, "b m"]:
+    pde, _ = heads  # its items are its fields, in order
+    return plddt_scores(pde)  # E: has rank 4, expected rank 3 [arg-type]
+
+
+def head_logits(pde: Float[Tensor, "b p n n"], plddt: Float[Tensor, "b q m"]) -> HeadLogits:
+    return HeadLogits(plddt, pde)  # E: field pde of HeadLogits (b, q, m) has rank 3 [arg-type]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -1164,3 +1164,63 @@ class Normed(nn.Module):
 def trace_of(m: Float[Tensor, "b n n"], w: Float[Tensor, "b n"]) -> Float[Tensor, " b"]:
     scaled = m * torch.diag_embed(w)
     return scaled.diagonal(dim1=-2, dim2=-1).sum(-1) + torch.diagonal(m, 0, 1, 2).sum(-1)
+
+
+def copy_blocks(out: Float[Tensor, "t m m"], block: Float[Tensor, "t n n"], keep: Bool[Tensor, "m m"]):
+    rows = torch.arange(block.shape[0])
+    out[rows.unsqueeze(1), keep] = block.flatten(1, 2)
+    picked = out[rows, keep]  # the rows broadcast with the mask's count: one axis
+    return picked.sum(0)
+
+
+class HeadLogits(NamedTuple):
+    pde: Float[Tensor, "b pde n n"]
+    plddt: Float[Tensor, "b plddt m"]
+    scale: float = 1.0
+
+    def total(self) -> Tensor:
+        return self.pde.sum() + self.plddt.sum()
+
+
+def plddt_scores(logits: Float[Tensor, "b plddt m"]) -> Float[Tensor, "b m"]:
+    return logits.softmax(1).sum(1)
+
+
+def confidence(pde: Float[Tensor, "b p n n"], plddt: Float[Tensor, "b q m"]) -> tuple:
+    heads = HeadLogits(pde, plddt)
+    first, second, scale = heads
+    again = heads._replace(scale=2.0)
+    return plddt_scores(heads.plddt) * scale, plddt_scores(heads[1]), second, again.total(), first
+
+
+class Embedded(NamedTuple):
+    single: Float[Tensor, "b n ds"]
+    pairwise: Float[Tensor, "b n n dp"]
+
+
+def embed(x: Float[Tensor, "b n d"], w: Float[Tensor, "d e"]) -> Embedded:
+    s = x @ w
+    return Embedded(s, s[:, :, None] + s[:, None])
+
+
+def use_embedded(x: Float[Tensor, "b n d"], w: Float[Tensor, "d e"], bias: Float[Tensor, "b n n e"]):
+    # the sizes a returned instance's fields name and the call does not bind (``dp``)
+    # are not known to the caller; those the instance was built with here are its own
+    single, pairwise = embed(x, w)
+    made = Embedded(x @ w, bias)
+    return pairwise + bias, made.pairwise + bias, single
+
+
+def composite(
+    opacity: Float[Tensor, "Nr 1"], rgb: Float[Tensor, "Nr 3"], b: int, h: int, w: int, bg: Tensor | None = None
+):
+    # an argument of unknown shape reshaped only when its shape is one the code tests
+    # keeps any other shape: the branches' join is not the reshaped array
+    if bg is None:
+        bg = rgb
+    else:
+        if bg.shape[:-1] == (b,):
+            bg = bg[:, None, None].expand(-1, h, w, -1)
+    if bg.shape[:-1] == (b, h, w):
+        bg = bg.reshape(b * h * w, -1)
+    return rgb + bg * (1.0 - opacity)
