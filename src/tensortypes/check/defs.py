@@ -517,20 +517,27 @@ def _returned_parameter(node) -> str | None:
     return found
 
 
-def signature_names(info, declared):
+def signature_names(info, declared, own=()):
     """How to find the size names of a function's parameter annotations (``info``: its
     FunctionInfo), called when asked (``symbolic.signature_sizes``); None if it has no
     annotated parameter. It gives two sets: those names, and those of the attributes
     the parameters' classes declare (``declared`` gives their annotations for a
     parameter's: ``alive_masks: dict[str, Bool[Tensor, "1 seq C"]]`` of ``alive_info:
-    AliveComponentInfo``)."""
+    AliveComponentInfo``), and for a method those its own class declares (``own``, a
+    function of no argument that gives their annotations), with those of the
+    classes they name (``self.alive_info.alive_masks``)."""
     annotations = [ann for _, ann, _, _ in info.params if ann is not None]
-    if not annotations:
+    if not annotations and not own:
         return None
-    return lambda: (
-        shape_names(*annotations),
-        shape_names(*(a for ann in annotations for a in declared(ann))),
-    )
+
+    def names():
+        attrs = [a for ann in annotations for a in declared(ann)]
+        if own:
+            mine = own()
+            attrs += [*mine, *(a for ann in mine for a in declared(ann))]
+        return shape_names(*annotations), shape_names(*attrs)
+
+    return names
 
 
 def free_names(node) -> frozenset:

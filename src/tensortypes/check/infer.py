@@ -650,7 +650,7 @@ class Checker(
             built = self.built_with(info) if building is None else ()
             renamed = self.renamed_attributes(info) if built else frozenset()
             given = self.dataclass_fields(info.cls) if built else frozenset()
-            signature = signature_names(info, self.declared_annotations)
+            signature = signature_names(info, self.declared_annotations, self.own_declared(info))
             if id(info.node) in self.module.generators:
                 with inputs(frame.where, signature), instance(built, renamed, given):
                     self.exec_block(info.node.body, frame)
@@ -779,6 +779,20 @@ class Checker(
             f"(keepdim=True keeps the reduced axis in place)",
             notes,
         )
+
+    def own_declared(self, info):
+        """For a method that takes ``self``: how to find the annotations of the
+        attributes its class declares (through its resolution order); else ()."""
+        cls = info.cls
+        if (
+            cls is None
+            or info.is_static
+            or "classmethod" in info.decorators
+            or not info.params
+            or info.params[0][1] is not None
+        ):
+            return ()
+        return lambda: [a for c in self.mro(cls) for a in c.declared.values()]
 
     def declared_annotations(self, annotation) -> list:
         """The annotations of the attributes the checked classes named in ``annotation``

@@ -577,6 +577,9 @@ class StatementMixin(CheckerHost):
             shape = shape[1:]  # NumPy and PyTorch drop leading 1s of an assigned value
 
         def store() -> None:
+            if self.loop_bounds:
+                # ``full[0, pos, m] = v`` of ``pos`` over another axis's size, as a read
+                self.loop_index(receiver, parts, index, target, frame)
             region = index_array(receiver, index, label_of(target.value))
             joined = sf.broadcast(
                 [region.shape, shape], [f"{label_of(target)}", label_of(stmt.value)]

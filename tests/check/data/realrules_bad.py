@@ -1003,3 +1003,30 @@ def confidence_unpacked(heads: HeadLogits) -> Float[Tensor, "b m"]:
 
 def head_logits(pde: Float[Tensor, "b p n n"], plddt: Float[Tensor, "b q m"]) -> HeadLogits:
     return HeadLogits(plddt, pde)  # E: field pde of HeadLogits (b, q, m) has rank 3 [arg-type]
+
+
+@dataclass
+class AliveMasks:
+    alive_masks: dict[str, Bool[Tensor, "1 seq C"]]
+
+
+@dataclass
+class CIParams:
+    alive_info: AliveMasks
+
+    def expand(self) -> list:
+        # the sizes the instance's declared attributes name are chosen by each instance:
+        # a loop over C indexes the seq axis, out of range when C > seq
+        rows = []
+        for mask in self.alive_info.alive_masks.values():
+            seq_len = mask.shape[-1]
+            for pos in range(seq_len):
+                rows.append(mask[0, pos, :])  # E: index pos runs over range(C) [index]
+        return rows
+
+
+def scatter_rows(ci: Float[Tensor, "1 seq C"], values: list[Tensor]) -> Tensor:
+    full = torch.zeros_like(ci)
+    for pos in range(ci.shape[-1]):
+        full[0, pos, :] = values[pos]  # E: index pos runs over range(C) [index]
+    return full

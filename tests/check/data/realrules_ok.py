@@ -1224,3 +1224,19 @@ def composite(
     if bg.shape[:-1] == (b, h, w):
         bg = bg.reshape(b * h * w, -1)
     return rgb + bg * (1.0 - opacity)
+
+
+@dataclass
+class PositionMasks:
+    masks: dict[str, Bool[Tensor, "1 seq C"]]
+
+    def rows(self) -> list:
+        # the positions of each mask's own sequence axis
+        return [m[0, pos, :] for m in self.masks.values() for pos in range(m.shape[1])]
+
+
+def scatter_rows(ci: Float[Tensor, "1 seq C"], values: list[Tensor]) -> Tensor:
+    full = torch.zeros_like(ci)
+    for pos in range(ci.shape[1]):
+        full[0, pos, :] = values[pos]
+    return full
