@@ -876,11 +876,10 @@ class SignatureMixin(CheckerHost):
             # ``-> EmbeddedInputs``: its fields' sizes are those this call binds (``b``
             # of the arguments), the others unknown, as a returned array's are (not the
             # ``dp`` of a ``"b n n dp"`` field, which the caller cannot know)
-            fields = [f.annotation for f in ret.info.fields]
-            env = {
-                name: binder.env.get(name) if type(binder.env.get(name)) is Dim else None
-                for name in shape_names(*fields)
-            }
+            env = {}
+            for name in shape_names(*(f.annotation for f in ret.info.fields)):
+                bound = binder.env.get(name)
+                env[name] = bound if type(bound) is Dim else None
             return InstV(ret.info, env) if env else ret
         return subst_value(ret, binder)
 

@@ -83,8 +83,9 @@ __all__ = [
     "NOMINAL_BASES",
 ]
 
-# Library bases that leave a class a plain nominal type; any other library base
-# (a protocol, an enum, a named tuple, torch.Tensor, a Dataset...) makes it Any.
+# Library bases that leave a class a plain nominal type (``typing.NamedTuple`` makes
+# it a tuple); any other library base (a protocol, an enum, torch.Tensor, a
+# Dataset...) makes it Any.
 NOMINAL_BASES = frozenset(
     {
         "torch.nn.Module",
@@ -124,8 +125,8 @@ def class_type(info, module):
     ('B', True)
 
 
-    ``ANY`` for a class with a library base other than ``NOMINAL_BASES`` (a
-    protocol, an enum, a named tuple, ``torch.Tensor``...), and for a class
+    ``ANY`` for a class with a library base other than ``NOMINAL_BASES`` and
+    ``typing.NamedTuple`` (a protocol, an enum, ``torch.Tensor``...), and for a class
     whose bases cannot be combined. The stand-in class is shared by every
     checked module with a class of that name and those bases, so checking many
     files does not grow the lattice's tables without bound.
