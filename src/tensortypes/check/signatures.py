@@ -1321,7 +1321,7 @@ class SignatureMixin(CheckerHost):
             return self._mismatch(
                 node, code, f"{what} is None, expected {annotation_text(want)}", frame
             )
-        several = self._several_arrays(want, got, what, binder, node, frame, code)
+        several = self._several_arrays(want, got, what, binder, node, frame, code, source)
         if several is not None:
             return several
         wanted = array_member(want)
@@ -1376,7 +1376,9 @@ class SignatureMixin(CheckerHost):
         wanted = self.module.by_type.get(want)
         return wanted is not None and got.info in self.mro(wanted)
 
-    def _several_arrays(self, want, got, what, binder, node, frame, code) -> bool | None:
+    def _several_arrays(
+        self, want, got, what, binder, node, frame, code, source=None
+    ) -> bool | None:
         """An array given for one of several (``Float["b m"] | Float[" m"]``), or one of
         several arrays (a union) given for an array type: it fits when one of them fits
         one of those; an error only where none does, and only for arrays of one rank
@@ -1390,6 +1392,7 @@ class SignatureMixin(CheckerHost):
             [m for m in want.members if m is not NONE_TYPE]
         ):
             return None  # also a number or a tuple (``Union[float, Tensor]``)
+        failed = []  # (member, first problem) of each member the shape does not fit
         for g in gots:
             for w in wants:
                 wanted = array_value(w)
@@ -1397,8 +1400,17 @@ class SignatureMixin(CheckerHost):
                 trial.soft = binder.soft
                 if dtype_problem(wanted.dtypes, g.dtypes):
                     continue
-                if not trial.match(wanted.shape, g.shape, what):
+                problems = trial.match(wanted.shape, g.shape, what)
+                if not problems:
                     return True
+                failed.append((wanted, problems[0].message))
+        if len(gots) == 1 and failed and len({message for _, message in failed}) == 1:
+            # One array that every member rejects at the same axis (``(n, m, ...)``
+            # returned for ``Float["b m ..."] | Bool["b m"]``): that axis is the error,
+            # with the notes of any other binding, whatever the array's rank.
+            trial = Binder(binder.env, binder.where, binder.facts)
+            trial.soft = binder.soft
+            return self.bind_array(failed[0][0], gots[0], what, trial, node, frame, code, source)
         if len({g.rank for g in gots}) > 1 or any(g.rank is None for g in gots):
             return True
         return self._mismatch(

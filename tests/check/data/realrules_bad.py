@@ -1030,3 +1030,16 @@ def scatter_rows(ci: Float[Tensor, "1 seq C"], values: list[Tensor]) -> Tensor:
     for pos in range(ci.shape[-1]):
         full[0, pos, :] = values[pos]  # E: index pos runs over range(C) [index]
     return full
+
+
+def repeat_rows(
+    feats: Float[Tensor, "b n ..."] | Bool[Tensor, "b n"], lens: Int[Tensor, "b n"], fill
+) -> Float[Tensor, "b m ..."] | Bool[Tensor, "b m"]:
+    # every member of the return's union rejects axis 0 (a sum over the batch): the
+    # error, whatever the rank of the array (fill's result is of unknown rank)
+    import einx
+
+    total = lens.sum(dim=0)
+    mask = torch.arange(8) < total[:, None]
+    out = einx.where("b n, b n ..., -> b n ...", mask, fill(feats), 0.0)
+    return out  # E: axis 0 has size n, expected b [return]
