@@ -200,6 +200,8 @@ class CallMixin(CheckerHost):
         """Whether ``func`` is mypy's ``reveal_type`` (bare, or from typing)."""
         if isinstance(func, ast.Name) and func.id == "reveal_type":
             return func.id not in frame.vars and func.id not in self.module.functions
+        if isinstance(func, ast.Attribute) and func.attr != "reveal_type":
+            return False  # most calls: no path to resolve through the imports
         return self.module.path_of(func) in ("typing.reveal_type", "typing_extensions.reveal_type")
 
     def invoke(self, callee, args, kwargs, node, frame, labels, star=False):
@@ -554,6 +556,13 @@ class CallMixin(CheckerHost):
             if first.items is not None and name != "sorted":
                 return TupleV(first.items) if name == "tuple" else ListV(first.items)
             return UNKNOWN if name == "tuple" else ListV(None, element_of(first))
+        if name == "iter" and len(args) == 1 and type(first) in (ListV, TupleV, Arr):
+            # ``next(iter(d.values()))``: one value of the dict, with its shape
+            items = first.items if type(first) is not Arr else None
+            return ListV(items, element_of(first), "iterator", length_of(first))
+        if name == "next" and args and type(first) is ListV and first.kind == "iterator":
+            found = first.items[0] if first.items else element_of(first)
+            return join_values(found, args[1]) if len(args) > 1 else found
         if name in ("max", "min", "sum"):
             return self.extremum(name, args)
         if name == "abs" and type(first) in (IntV, FloatV, Arr):

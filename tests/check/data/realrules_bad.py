@@ -1043,3 +1043,9 @@ def repeat_rows(
     mask = torch.arange(8) < total[:, None]
     out = einx.where("b n, b n ..., -> b n ...", mask, fill(feats), 0.0)
     return out  # E: axis 0 has size n, expected b [return]
+
+
+def first_mask_rows(masks: dict[str, Bool[Tensor, "b C"]]) -> Bool[Tensor, "b 1"]:
+    # next(iter(d.values())) is one of the dict's values, with its declared shape
+    sample = next(iter(masks.values()))
+    return sample.any(dim=-1)  # E: has rank 1, expected rank 2 [return]
