@@ -57,6 +57,7 @@ from .symbolic import (
     inputs,
     UNKNOWN,
     Arr,
+    Bcast,
     BoolV,
     FloatV,
     InstV,
@@ -615,22 +616,32 @@ class SignatureMixin(CheckerHost):
             )
             bound = dict(zip(positional, args)) if positional is not None and not star else {}
             bound.update((k, v) for k, v in kwargs.items() if k in names)
+            sources = {k: labels.nodes.get(i) for i, k in enumerate(positional or ())}
+            sources.update((k, labels.nodes.get(k)) for k in kwargs)
             env = {k: v.dim for k, v in bound.items() if type(v) is IntV and v.dim is not None}
             # One binding for all the fields, as the generated ``__init__`` is checked:
             # ``n_tokens`` of one field's annotation is ``n_tokens`` of the others.
             binder = Binder(facts=frame.facts)
+            tainted = None  # as in bind_call: after a field that did not fit
             for name, got in bound.items():
                 node_of = self.declared_attribute(info, name)
-                if node_of is not None and not self.check_binding(
-                    self.annotation_type(node_of),
+                if node_of is None:
+                    continue
+                want = self.annotation_type(node_of)
+                if tainted is not None and not _independent(want, tainted):
+                    continue
+                if not self.check_binding(
+                    want,
                     got,
                     f"field {name} of {info.name}",
                     binder,
                     node,
                     frame,
+                    source=sources.get(name),
                 ):
-                    break
-            else:
+                    binder.failed = True
+                    tainted = (tainted or set()) | _size_names(want)
+            if tainted is None:
                 # the sizes the fields' annotations name are those of the arrays given
                 # (``dp`` of a ``"b n n dp"`` field is the ``d`` of the array passed)
                 if not binder.failed:
@@ -1235,11 +1246,14 @@ class SignatureMixin(CheckerHost):
         ordered = sorted(
             params, key=lambda p: p[1] is None or array_member(self.annotation_type(p[1])) is None
         )
+        tainted = None  # after an argument that did not fit: the names it may have bound
         for name, ann, default, _kind in ordered:
             if name not in given or ann is None:
                 continue
             value, arg_node = given[name]
             want = self.annotation_type(ann)
+            if tainted is not None and not _independent(want, tainted):
+                continue
             if want is INT and type(value) is IntV:
                 ok = self.bind_int(binder, name, value, arg_node or node, info, frame)
             else:
@@ -1256,8 +1270,10 @@ class SignatureMixin(CheckerHost):
                 binder.dtype_only = False
                 continue  # a wrong dtype only: the sizes it bound are right
             if not ok:
+                # The bindings of the names it reads are now off: one error per call,
+                # not a cascade, but for the array arguments that read none of them.
                 binder.failed = True
-                break  # the bindings are now off: one error per call, not a cascade
+                tainted = (tainted or set()) | _size_names(want)
         return binder
 
     def bind_int(self, binder, name, value, node, info, frame) -> bool:
@@ -1466,6 +1482,33 @@ class SignatureMixin(CheckerHost):
 
 
 _SCALARS = (IntV, FloatV, BoolV, StrV)
+
+
+def _independent(want, tainted: set) -> bool:
+    """Whether an argument for ``want`` is checked after one that did not fit, which
+    may have bound the ``tainted`` names: one array annotation that names sizes, none
+    of them tainted."""
+    if type(want) is UnionType or array_member(want) is None:
+        return False
+    names = _size_names(want)
+    return bool(names) and not names & tainted
+
+
+def _size_names(want) -> set:
+    """The size names an array annotation's shape uses (``*rest`` as ``*rest``), or
+    the empty set."""
+    wanted = array_member(want)
+    shape = array_value(wanted).shape if wanted is not None else None
+    names: set = set()
+    for d in shape or ():
+        if type(d) is Rest:
+            if d.name is not None:
+                names.add("*" + d.name)
+        elif type(d) is Dim:
+            names.update(d.free_symbols)
+        elif type(d) is Bcast:
+            names.update(d.dim.free_symbols)
+    return names
 
 
 def _returned_argument(info, args, kwargs):

@@ -1049,3 +1049,42 @@ def first_mask_rows(masks: dict[str, Bool[Tensor, "b C"]]) -> Bool[Tensor, "b 1"
     # next(iter(d.values())) is one of the dict's values, with its declared shape
     sample = next(iter(masks.values()))
     return sample.any(dim=-1)  # E: has rank 1, expected rank 2 [return]
+
+
+@dataclass(frozen=True)
+class ResidueSpan:
+    restype: Int[Tensor, " n_tokens"]
+    centre_atom_index: Int[Tensor, " n_tokens"]
+    atom_coords: Float[Tensor, "n_atoms 3"]
+    atom_token_index: Int[Tensor, " n_atoms"]
+
+
+def one_residue_span(
+    restype: Int[Tensor, " n_tokens"], atom_coords: Float[Tensor, "n_atoms 3"]
+) -> ResidueSpan:
+    centre = torch.zeros(1, dtype=torch.long)
+    token_index = torch.zeros_like(restype)  # made like the tokens, not the atoms
+    # after a field that does not fit (the centre index, of one token), the fields that
+    # read none of its names are still checked against the others
+    return ResidueSpan(restype, centre, atom_coords, token_index)  # E: field centre_atom_index of ResidueSpan (1,) [arg-type] # E: field atom_token_index of ResidueSpan (n_tokens,) axis 0 has size n_tokens, expected n_atoms [arg-type]
+
+
+def mix(
+    x: Float[Tensor, "b n"],
+    w: Float[Tensor, " n"],
+    v: Float[Tensor, " n"],
+    y: Float[Tensor, "c d"],
+    z: Float[Tensor, " d"],
+) -> Tensor:
+    return x
+
+
+def mix_call(
+    x: Float[Tensor, "b n"],
+    w: Float[Tensor, " m"],
+    y: Float[Tensor, "c d"],
+    z: Float[Tensor, " e"],
+):
+    # the argument that does not fit (w) taints the names it reads: v, which reads n
+    # too, is not checked again (no cascade); z, which reads none of them, is
+    return mix(x, w, w, y, z)  # E: argument 'w' of mix() (m,) [arg-type] # E: argument 'z' of mix() (e,) [arg-type]
