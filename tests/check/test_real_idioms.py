@@ -1492,3 +1492,27 @@ def test_the_reduction_rule_reads_a_bounded_part_of_long_chains():
     lines.append("    return a39 / torch.sum(a39 * 2, dim=1)")
     found = [d for d in check_source("\n".join(lines) + "\n", "deep.py") if d.severity == "error"]
     assert [(d.line, d.code) for d in found] == [(44, "broadcast")]
+
+
+CARRIED = """\
+import einx
+import torch
+from jaxtyping import Float, Int
+from torch import Tensor
+
+
+def repeat_rows(feats: Float[Tensor, "b n d"], lens: Int[Tensor, "b n"]) -> Float[Tensor, "b m d"]:
+    total = lens.sum(dim=0)
+    mask = torch.arange(8) < total[:, None]
+    out = einx.where("b m, b m d, -> b m d", mask, feats, 0.0)
+    return out
+"""
+
+
+def test_a_parameter_size_out_of_place_names_the_arrays_that_carried_it_there():
+    # n stands where the batch b is expected: the notes go back through mask to the
+    # sum that left n on the first axis, not only to where out was made
+    found = [d for d in check_source(CARRIED, "carried.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(10, "broadcast")]
+    at = {line for line, _col, _text in found[0].related}
+    assert {8, 9} <= at, found[0].related

@@ -313,7 +313,7 @@ class Checker(
                 lines = " and ".join(f"{shape} at line {line}" for line, shape in sources)
                 text = f"{text}, {'made from its value' if since else 'its shapes'} {lines}"
             if since is not None and since != here and frame is not None:
-                hops = self.size_hops(frame, since, value.shape)
+                hops = self.size_hops(frame, since, value.shape, about)
                 if hops:
                     text += "".join(f", {said} at line {line}" for line, said, *_ in hops)
                     sources += hops
@@ -362,7 +362,7 @@ class Checker(
                 return ((made, f"{sub.id} is {fmt_shape(shape)}", sub.id, "array"),)
         return ()
 
-    def size_hops(self, frame, line: int, shape) -> tuple:
+    def size_hops(self, frame, line: int, shape, about: str = "") -> tuple:
         """Where the int and float variables that set a shape were computed:
         ``((line, text, name), ...)`` for the statement at ``line`` that made the
         shape (``centres = torch.arange(0.5 * w, 1.0, w)``), then for the statements
@@ -453,7 +453,11 @@ class Checker(
                 todo.append((made, after))
         named = {d for d in shape if type(d) is Dim and d.is_symbol and str(d) in frame.where}
         if named and len(found) < _HOPS:
-            found.extend(_renamed_hops(frame, line, named, assigns, assigned, seen))
+            renamed = _renamed_hops(frame, line, named, assigns, assigned, seen)
+            # a parameter's size the message is about, where another was expected:
+            # the arrays that carried it from the parameter it was read from
+            named = {d for d in named if _says_size(d, about)}
+            found.extend(renamed or _carried_hops(frame, line, named, assigns, assigned, seen))
         return tuple(found)
 
     def gave_up(self, node, message: str) -> None:
@@ -1014,6 +1018,50 @@ def _assigned_before(node, frame) -> int | None:
         return None
     made = _last_assignment(_assignments(func)[1], node.id, node.lineno)
     return None if made == node.lineno else made
+
+
+def _says_size(d: Dim, message: str) -> bool:
+    """Whether ``message`` names size ``d`` as a word after its first ``": "`` (what
+    it says of the operands), as :func:`_names_a_size` reads it."""
+    message = message.partition(": ")[2] or message
+    return (
+        bool(message)
+        and re.search(rf"(?<![\w.]){re.escape(fmt_dim(d))}(?![\w.])", message) is not None
+    )
+
+
+def _carried_hops(frame, line: int, named: set, assigns, assigned, seen) -> list:
+    """The hops through the arrays that carry a parameter's size to the statement at
+    ``line``, back to the one that made an array of it from the parameter
+    (``total_lens = lens.sum(dim=0)`` of ``lens: "b n"``, then ``mask =
+    lens_to_mask(total_lens)``): where the size took the place the error finds it in.
+    Empty when no such chain of at most four arrays is found."""
+    if not named:
+        return []
+    todo: list = [(line, [])]
+    visited = set(seen)
+    while todo:
+        at, path = todo.pop(0)
+        stmt = assigns.get(at)
+        if stmt is None or stmt.value is None or len(path) >= 4:
+            continue
+        for sub in ast.walk(stmt.value):
+            if type(sub) is not ast.Name or type(sub.ctx) is not ast.Load:
+                continue
+            value = frame.vars.get(sub.id)
+            if type(value) is not Arr or value.shape is None or not named & set(value.shape):
+                continue
+            made = _last_assignment(assigned, sub.id, at)
+            if made is None:
+                if path and any(p[0] == sub.id for p in frame.func.params):
+                    return path  # read from the parameter itself
+                continue
+            if made in visited:
+                continue
+            visited.add(made)
+            said = f"{sub.id} is {fmt_shape(value.shape)}"
+            todo.append((made, [*path, (made, said, sub.id, "array")]))
+    return []
 
 
 def _renamed_hops(frame, line: int, named: set, assigns, assigned, seen) -> list:

@@ -1461,7 +1461,7 @@ class SignatureMixin(CheckerHost):
         if problems:
             notes = list(binder.bound_notes(problems[0].names))
             if isinstance(source, ast.expr):
-                made = self.value_note(source, got, frame, always=False)
+                made = self.value_note(source, got, frame, always=False, about=problems[0].message)
                 if made is not None:
                     notes.insert(0, made)
             # The argument that bound a size this one contradicts may be the wrong one:
