@@ -1516,3 +1516,29 @@ def test_a_parameter_size_out_of_place_names_the_arrays_that_carried_it_there():
     assert [(d.line, d.code) for d in found] == [(10, "broadcast")]
     at = {line for line, _col, _text in found[0].related}
     assert {8, 9} <= at, found[0].related
+
+
+LISTED = """\
+from einops import reduce
+from jaxtyping import Int
+from torch import Tensor
+
+
+def use(keys: Int[Tensor, " depth"], d: Int[Tensor, " depth"]) -> None:
+    pass
+
+
+def pair(toks: list[Int[Tensor, "seq tok"]]) -> None:
+    dists = [reduce(t[0, :] != t, "seq tok -> tok", "sum") for t in toks]
+    for t, dist in zip(toks, dists):
+        use(t[:, 0], dist)
+"""
+
+
+def test_an_element_a_loop_takes_from_a_list_names_the_line_that_made_the_list():
+    # dist's shape was made where dists was (the reduce that kept the wrong axis), not
+    # by the loop that takes it out
+    found = [d for d in check_source(LISTED, "listed.py") if d.severity == "error"]
+    assert [(d.line, d.code) for d in found] == [(14, "arg-type")]
+    at = {line for line, _col, _text in found[0].related}
+    assert 12 in at, found[0].related

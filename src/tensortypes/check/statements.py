@@ -378,6 +378,8 @@ class StatementMixin(CheckerHost):
                         for v in value.items
                     )
                 )
+            elif type(value) is ListV and isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                value = _made_here(value, stmt.lineno)
             frame.vars[target.id] = value
             forget_items(frame, target.id)
             forget_guards(frame, target.id)
@@ -1184,6 +1186,16 @@ def shaped_since(value: Arr, stmt, frame) -> Arr:
     """
     if value.shape is None:
         return value if value.since is None else value.with_(since=None)
+    iterated = stmt.iter if isinstance(stmt, (ast.For, ast.AsyncFor)) else stmt
+    if value.since is not None and isinstance(iterated, ast.expr):
+        # an element of a list variable the loop (or comprehension) reads, as made
+        # where the list was (``dists = [reduce(...) for t in toks]``, then ``for t,
+        # dist in zip(toks, dists)``)
+        for node in ast.walk(iterated):
+            if type(node) is ast.Name:
+                held = frame.vars.get(node.id)
+                if type(held) is ListV and _holds_since(held, value):
+                    return value
     if isinstance(stmt, (ast.For, ast.AsyncFor)):
         sources = [stmt.iter]
     elif _splits(getattr(stmt, "value", None)):
@@ -1201,6 +1213,29 @@ def shaped_since(value: Arr, stmt, frame) -> Arr:
     if value.since == stmt.lineno:
         return value
     return value.with_(since=stmt.lineno, sources=_previous_shape(value, stmt, frame))
+
+
+def _made_here(value: ListV, line: int) -> ListV:
+    """A list assigned at ``line`` whose arrays have no line of their own: made there
+    (the line an element's note names once a loop takes it out)."""
+    if value.items is not None:
+        if not any(type(v) is Arr and v.since is None and v.shape for v in value.items):
+            return value
+        items = tuple(
+            v.with_(since=line) if type(v) is Arr and v.since is None and v.shape else v
+            for v in value.items
+        )
+        return ListV(items, value.elem, value.kind, value.length)
+    elem = value.elem
+    if type(elem) is Arr and elem.since is None and elem.shape:
+        return ListV(None, elem.with_(since=line), value.kind, value.length)
+    return value
+
+
+def _holds_since(held: ListV, value: Arr) -> bool:
+    """Whether list ``held`` has an array of ``value``'s shape made on its line."""
+    arrays = held.items if held.items is not None else (held.elem,)
+    return any(type(v) is Arr and v.since == value.since and v.shape == value.shape for v in arrays)
 
 
 def _rebound_names(stmt) -> frozenset:
