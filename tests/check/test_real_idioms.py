@@ -1539,6 +1539,6 @@ def test_an_element_a_loop_takes_from_a_list_names_the_line_that_made_the_list()
     # dist's shape was made where dists was (the reduce that kept the wrong axis), not
     # by the loop that takes it out
     found = [d for d in check_source(LISTED, "listed.py") if d.severity == "error"]
-    assert [(d.line, d.code) for d in found] == [(14, "arg-type")]
+    assert [(d.line, d.code) for d in found] == [(13, "arg-type")]
     at = {line for line, _col, _text in found[0].related}
-    assert 12 in at, found[0].related
+    assert 11 in at, found[0].related
