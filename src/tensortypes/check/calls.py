@@ -202,6 +202,10 @@ class CallMixin(CheckerHost):
             return func.id not in frame.vars and func.id not in self.module.functions
         if isinstance(func, ast.Attribute) and func.attr != "reveal_type":
             return False  # most calls: no path to resolve through the imports
+        if isinstance(func, ast.Name) and not self.module.aliases.get(func.id, "").endswith(
+            "reveal_type"
+        ):
+            return False  # ``rt(x)`` after ``from typing import reveal_type as rt`` only
         return self.module.path_of(func) in ("typing.reveal_type", "typing_extensions.reveal_type")
 
     def invoke(self, callee, args, kwargs, node, frame, labels, star=False):
