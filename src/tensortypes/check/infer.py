@@ -1038,29 +1038,10 @@ def _carried_hops(frame, line: int, named: set, assigns, assigned, seen) -> list
     Empty when no such chain of at most four arrays is found."""
     if not named:
         return []
-    todo: list = [(line, [])]
-    visited = set(seen)
-    while todo:
-        at, path = todo.pop(0)
-        stmt = assigns.get(at)
-        if stmt is None or stmt.value is None or len(path) >= 4:
-            continue
-        for sub in ast.walk(stmt.value):
-            if type(sub) is not ast.Name or type(sub.ctx) is not ast.Load:
-                continue
-            value = frame.vars.get(sub.id)
-            if type(value) is not Arr or value.shape is None or not named & set(value.shape):
-                continue
-            made = _last_assignment(assigned, sub.id, at)
-            if made is None:
-                if path and any(p[0] == sub.id for p in frame.func.params):
-                    return path  # read from the parameter itself
-                continue
-            if made in visited:
-                continue
-            visited.add(made)
-            said = f"{sub.id} is {fmt_shape(value.shape)}"
-            todo.append((made, [*path, (made, said, sub.id, "array")]))
+    params = {p[0] for p in frame.func.params}
+    for name, value, made, path in _read_back(frame, line, named, assigns, assigned, seen):
+        if made is None and path and name in params and _carries(value, named):
+            return path  # read from the parameter itself
     return []
 
 
@@ -1071,6 +1052,27 @@ def _renamed_hops(frame, line: int, named: set, assigns, assigned, seen) -> list
     then ``pos_emb = self.wpe(pos)``): where a size reached a shape under a name
     that is not its own, the usual place of a swapped unpacking. Empty when no such
     variable is found within four statements."""
+    for name, value, made, path in _read_back(frame, line, named, assigns, assigned, seen):
+        if (
+            made is not None
+            and type(value) is IntV
+            and value.dim in named
+            and str(value.dim) != name
+        ):
+            return [*path, (made, f"{name} is {fmt_dim(value.dim)}", name)]
+    return []
+
+
+def _carries(value, named: set) -> bool:
+    """Whether ``value`` is an array with one of the sizes ``named`` among its axes."""
+    return type(value) is Arr and value.shape is not None and bool(named & set(value.shape))
+
+
+def _read_back(frame, line: int, named: set, assigns, assigned, seen):
+    """``(name, value, line assigned or None, hops to there)`` for each variable read by
+    the statement at ``line`` and, breadth first, by the statements that assigned
+    the arrays among them that carry one of the sizes ``named`` (at most four deep,
+    each statement once; ``seen``: lines already named)."""
     todo: list = [(line, [])]
     visited = set(seen)
     while todo:
@@ -1083,15 +1085,13 @@ def _renamed_hops(frame, line: int, named: set, assigns, assigned, seen) -> list
                 continue
             value = frame.vars.get(sub.id)
             made = _last_assignment(assigned, sub.id, at)
-            if made is None or made in visited:
+            if made is not None and made in visited:
                 continue
-            if type(value) is IntV and value.dim in named and str(value.dim) != sub.id:
-                return [*path, (made, f"{sub.id} is {fmt_dim(value.dim)}", sub.id)]
-            if type(value) is Arr and value.shape is not None and named & set(value.shape):
+            yield sub.id, value, made, path
+            if made is not None and _carries(value, named):
                 visited.add(made)
                 said = f"{sub.id} is {fmt_shape(value.shape)}"
                 todo.append((made, [*path, (made, said, sub.id, "array")]))
-    return []
 
 
 class _Pos:
