@@ -378,7 +378,12 @@ class StatementMixin(CheckerHost):
                         for v in value.items
                     )
                 )
-            elif type(value) is ListV and isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            elif (
+                type(value) is ListV
+                and isinstance(stmt, (ast.Assign, ast.AnnAssign))
+                # a list built here, not another variable's (``xs = toks``)
+                and not isinstance(stmt.value, (ast.Name, ast.Attribute, ast.Subscript))
+            ):
                 value = _made_here(value, stmt.lineno)
             frame.vars[target.id] = value
             forget_items(frame, target.id)
