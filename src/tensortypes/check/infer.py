@@ -997,17 +997,10 @@ _HOPS = 6  # statements the notes of one operand follow back (see size_hops)
 def _names_a_size(value: Arr, message: str) -> bool:
     """Whether ``message`` names one of the symbolic sizes of ``value``'s shape as a
     word (``d_model`` in ``sizes (d_model+1)//2 and d_model``), after the operands
-    it names: in what it says of them (``cannot broadcast a (n, m) with b (n, k):
-    axis -1 has sizes m and k``), when it says something of them."""
-    if not message or value.shape is None:
-        return False
-    message = message.partition(": ")[2] or message
-    for d in value.shape:
-        if type(d) is Dim and d.value is None:
-            said = fmt_dim(d)
-            if re.search(rf"(?<![\w.]){re.escape(said)}(?![\w.])", message):
-                return True
-    return False
+    it names (:func:`_says_size`)."""
+    return value.shape is not None and any(
+        type(d) is Dim and d.value is None and _says_size(d, message) for d in value.shape
+    )
 
 
 def _assigned_before(node, frame) -> int | None:
@@ -1021,8 +1014,9 @@ def _assigned_before(node, frame) -> int | None:
 
 
 def _says_size(d: Dim, message: str) -> bool:
-    """Whether ``message`` names size ``d`` as a word after its first ``": "`` (what
-    it says of the operands), as :func:`_names_a_size` reads it."""
+    """Whether ``message`` names size ``d`` as a word, in what it says of the operands
+    it names (after its first ``": "``: ``cannot broadcast a (n, m) with b (n, k):
+    axis -1 has sizes m and k``), when it says something of them."""
     message = message.partition(": ")[2] or message
     return (
         bool(message)

@@ -57,7 +57,6 @@ from .symbolic import (
     inputs,
     UNKNOWN,
     Arr,
-    Bcast,
     BoolV,
     FloatV,
     InstV,
@@ -76,6 +75,7 @@ from .symbolic import (
     fmt_shape,
     is_data_size,
     call_count,
+    pattern_names,
     short_dtypes,
     CallablesV,
     LambdaV,
@@ -644,12 +644,11 @@ class SignatureMixin(CheckerHost):
             if tainted is None:
                 # the sizes the fields' annotations name are those of the arrays given
                 # (``dp`` of a ``"b n n dp"`` field is the ``d`` of the array passed)
-                if not binder.failed:
-                    env.update(
-                        (k, v)
-                        for k, v in binder.env.items()
-                        if type(v) is Dim and not k.startswith("*") and k not in env
-                    )
+                env.update(
+                    (k, v)
+                    for k, v in binder.env.items()
+                    if type(v) is Dim and not k.startswith("*") and k not in env
+                )
         return InstV(info, env, made=True)
 
     def check_layers(self, info, env: dict, node, frame) -> None:
@@ -1495,20 +1494,9 @@ def _independent(want, tainted: set) -> bool:
 
 
 def _size_names(want) -> set:
-    """The size names an array annotation's shape uses (``*rest`` as ``*rest``), or
-    the empty set."""
+    """The size names of an array annotation (``*rest`` as ``*rest``), or the empty set."""
     wanted = array_member(want)
-    shape = array_value(wanted).shape if wanted is not None else None
-    names: set = set()
-    for d in shape or ():
-        if type(d) is Rest:
-            if d.name is not None:
-                names.add("*" + d.name)
-        elif type(d) is Dim:
-            names.update(d.free_symbols)
-        elif type(d) is Bcast:
-            names.update(d.dim.free_symbols)
-    return names
+    return set(pattern_names(array_value(wanted))) if wanted is not None else set()
 
 
 def _returned_argument(info, args, kwargs):

@@ -49,7 +49,6 @@ from .symbolic import (
     instance_names,
     laid_out_together,
     is_one,
-    Bcast,
     DictV,
     DTypeV,
     FuncV,
@@ -65,6 +64,7 @@ from .symbolic import (
     fmt_dim,
     fmt_dtypes,
     fmt_shape,
+    pattern_names,
     unpacked_size,
 )
 
@@ -244,7 +244,7 @@ class StatementMixin(CheckerHost):
         # Size names the function's signature does not have are introduced here: each
         # stands for the size it met (``Nr`` for ``B*H*W``), or for an unknown size when
         # the value is unknown, in every later annotation of this function.
-        for name in _pattern_names(self.annotation_value(stmt.annotation)):
+        for name in pattern_names(self.annotation_value(stmt.annotation)):
             if name not in frame.where and name not in frame.sizes:
                 frame.sizes[name] = (
                     binder.env.get(name),
@@ -1093,21 +1093,6 @@ def _raises(node) -> bool:
     func = node.func if isinstance(node, ast.Call) else None
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
     return name in _RAISES
-
-
-def _pattern_names(value) -> list:
-    """The size names (``n``, ``*b``) in the array shapes of an annotation's value."""
-    out: list = []
-    for item in value.items if type(value) in (UnionV, TupleV) else (value,):
-        if type(item) is not Arr or item.shape is None:
-            continue
-        for d in item.shape:
-            d = d.dim if type(d) is Bcast else d
-            if type(d) is Dim:
-                out.extend(sorted(d.free_symbols))
-            elif type(d) is Rest and not d.anonymous:
-                out.append("*" + d.name)
-    return out
 
 
 def _substituted(value, binder: Binder):

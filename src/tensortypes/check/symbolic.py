@@ -111,6 +111,7 @@ __all__ = [
     "mask_line",
     "assigned_line",
     "unrelated",
+    "pattern_names",
 ]
 
 ONE = dims.const(1)
@@ -940,6 +941,22 @@ def is_one(d) -> bool:
 
 
 _ANONYMOUS: set = set()
+
+
+def pattern_names(value) -> list:
+    """The size names (``n``, ``*b``) in the array shapes of an annotation's value (an
+    array, or a union or tuple of arrays)."""
+    out: list = []
+    for item in value.items if type(value) in (UnionV, TupleV) else (value,):
+        if type(item) is not Arr or item.shape is None:
+            continue
+        for d in item.shape:
+            d = d.dim if type(d) is Bcast else d
+            if type(d) is Dim:
+                out.extend(sorted(d.free_symbols))
+            elif type(d) is Rest and not d.anonymous:
+                out.append("*" + d.name)
+    return out
 
 
 def anonymous_axis(owner: str, i: int) -> Dim:
