@@ -68,6 +68,7 @@ class Binder:
         "facts",
         "failed",
         "dtype_only",
+        "tainted",
         "soft",
         "keep_unbound",
         "source",
@@ -79,6 +80,9 @@ class Binder:
         self.where = dict(where) if where else {}
         self.facts = facts  # divisibility facts of the caller: (name, k) pairs
         self.failed = False  # an argument did not fit: the bindings are not to be trusted
+        # the size names the arguments that did not fit read (their bindings are off),
+        # or None when not known (an argument for a union, or none failed)
+        self.tainted: set | None = None
         # the last argument that did not fit had only a wrong dtype: its shape bound its
         # sizes, which are still to be trusted
         self.dtype_only = False

@@ -25,6 +25,7 @@ from tensortypes.core import dims
 from tensortypes.core.dims import Dim
 
 from .symbolic import (
+    is_failed_origin,
     UNKNOWN,
     Arr,
     BoolV,
@@ -189,6 +190,14 @@ def join_values(a: Value, b: Value) -> Value:
         if type(known) in (LambdaV, CallablesV):
             return _callables(a, b)  # a lambda, or an unknown callable (``getattr(F, n)``)
         return known.with_(origin=None) if type(known) is Arr else UNKNOWN
+    if (
+        type(a) is Arr
+        and type(b) is Arr
+        and is_failed_origin(a.origin) != is_failed_origin(b.origin)
+    ):
+        # the declared result of a call already reported: the other branch's array
+        # stays, as against an unknown value (the report is where the fix is)
+        return (b if is_failed_origin(a.origin) else a).with_(origin=None)
     if ta in (LambdaV, CallablesV) or tb in (LambdaV, CallablesV):
         if ta in _CALLABLES and tb in _CALLABLES:
             return _callables(a, b)

@@ -54,6 +54,7 @@ from .rules.layers import validate_layer
 from .rules.patterns import pattern_helper
 from .sizes import size_symbol
 from .symbolic import (
+    failed_origin,
     inputs,
     UNKNOWN,
     Arr,
@@ -701,12 +702,44 @@ class SignatureMixin(CheckerHost):
             )
             return
 
+    def failed_result(self, info, binder):
+        """The result of a call an argument of which did not fit (reported there): its
+        annotated arrays, with the sizes that argument reads unknown, as mypy gives a
+        call's declared type whatever its arguments. ``(?, 4, ?, ?)`` for ``-> Float[Tensor,
+        "B 4 Hl Wl"]`` when the ``"B 4 Hl Wl"`` argument did not fit: a size it may have
+        bound wrongly cannot cascade, the rest of the annotation still holds.
+        Unknown for a function without such an annotation, when which sizes the
+        argument read is not known (a union), or when no size is left."""
+        if (
+            binder.tainted is None
+            or info.returns is None
+            or info.overloaded
+            or not info.keeps_result
+        ):
+            return UNKNOWN
+        ret = self.annotation_value(info.returns)
+        if not (
+            type(ret) is Arr or (type(ret) is TupleV and all(type(v) is Arr for v in ret.items))
+        ):
+            return UNKNOWN
+        kept = Binder(
+            {k: v for k, v in binder.env.items() if k not in binder.tainted}, facts=binder.facts
+        )
+        found = subst_value(ret, kept)
+        arrays = found.items if type(found) is TupleV else (found,)
+        if all(a.shape is None or all(d is None for d in a.shape) for a in arrays):
+            return UNKNOWN  # nothing known
+        origin = failed_origin(info.qualname)
+        if type(found) is TupleV:
+            return TupleV(tuple(a.with_(origin=origin) for a in found.items))
+        return found.with_(origin=origin)
+
     def call_function(self, info, args, kwargs, node, frame, labels, self_value, star):
         if not info.keeps_signature:
             return UNKNOWN  # a decorator may take other arguments and give another result
         binder = self.bind_call(info, args, kwargs, node, frame, labels, self_value, star)
         if binder.failed:
-            return UNKNOWN  # reported at the argument; its result would only cascade
+            return self.failed_result(info, binder)
         if info.overloaded:
             found = self.overload_result(info)
             return self.helper_pattern_result(info, found, args, kwargs, node, frame, labels)
@@ -1271,8 +1304,14 @@ class SignatureMixin(CheckerHost):
             if not ok:
                 # The bindings of the names it reads are now off: one error per call,
                 # not a cascade, but for the array arguments that read none of them.
+                read = _size_names(want)
+                binder.tainted = (
+                    (tainted or set()) | read
+                    if read and not (binder.failed and binder.tainted is None)
+                    else None
+                )
                 binder.failed = True
-                tainted = (tainted or set()) | _size_names(want)
+                tainted = (tainted or set()) | read
         return binder
 
     def bind_int(self, binder, name, value, node, info, frame) -> bool:

@@ -44,6 +44,7 @@ from .symbolic import (
     NONE,
     UNKNOWN,
     Arr,
+    Bcast,
     BoolV,
     FloatV,
     instance_names,
@@ -221,7 +222,7 @@ class StatementMixin(CheckerHost):
         if isinstance(target, ast.Name):
             # A bare declaration (``y: T`` then ``y = ...`` in each branch) holds every
             # value assigned to the name; an annotated assignment holds its own value.
-            frame.declared[target.id] = (want, stmt.value is None)
+            frame.declared[target.id] = (want, stmt.value is None, stmt.annotation)
         elif (
             frame.building is not None
             and isinstance(target, ast.Attribute)
@@ -250,8 +251,8 @@ class StatementMixin(CheckerHost):
                     binder.env.get(name),
                     binder.where.get(name, f"line {stmt.lineno}"),
                 )
-        if got is UNKNOWN:
-            got = _substituted(self.annotation_value(stmt.annotation), self.local_binder(frame))
+        declared = _substituted(self.annotation_value(stmt.annotation), self.local_binder(frame))
+        got = _filled(got, declared)
         if stmt.value is None:
             key = attr_key(target) if not isinstance(target, ast.Name) else target.id
             # A bare declaration assigns nothing: a value already there stays
@@ -345,7 +346,11 @@ class StatementMixin(CheckerHost):
     def assign(self, target, value, frame, stmt, declared: bool = True) -> None:
         """Bind ``value`` to ``target``; ``declared``: check it against a declared type."""
         if isinstance(target, ast.Name):
-            want, bare = frame.declared.get(target.id, (None, False)) if declared else (None, False)
+            want, bare, node = (
+                frame.declared.get(target.id, (None, False, None))
+                if declared
+                else (None, False, None)
+            )
             if want is not None:
                 # The shape and dtype of ``y: T = v`` describe ``v`` (as jaxtyping checks
                 # it); a later value is held to the rest (an array of that library, None
@@ -360,6 +365,9 @@ class StatementMixin(CheckerHost):
                     code="assign",
                     source=_assigned_expr(stmt, target),
                 )
+            if bare:  # ``latents: Float[Tensor, "B 4 64 64"]``, then ``latents = encode(x)``
+                binder = self.local_binder(frame)
+                value = _filled(value, _substituted(self.annotation_value(node), binder), False)
             if type(value) is Arr:
                 value = shaped_since(value, stmt, frame)
                 laid_out_together(value.shape)
@@ -1102,6 +1110,50 @@ def _substituted(value, binder: Binder):
     if type(value) is UnionV:
         return UnionV(tuple(_substituted(v, binder) for v in value.items))
     return value
+
+
+def _filled(value, declared, partial: bool = True):
+    """``value`` assigned to a name declared ``declared`` (an annotation's value, its
+    sizes read through the function's binder): what the code declares the name to
+    hold, as for a parameter. The declared value where ``value`` is unknown (with
+    ``partial`` False, only a declared array of known sizes: after ``latents:
+    Float[Tensor, "B 4 Hl Wl"]``, an unknown value is no better known as ``(B, 4, ?,
+    ?)``, and a branch's ``(B, C, 64, 64)`` would lose its sizes where they meet); the
+    declared size of each axis of unknown size of an array of the declared rank
+    (``(B, 4, ?, ?)`` for ``"B 4 32 32"`` is ``(B, 4, 32, 32)``). A size the value has
+    stays (a mismatch is the binding's error).
+
+    >>> from tensortypes.core import dims
+    >>> n = dims.symbol("n")
+    >>> _filled(Arr("torch", None, (n, None)), Arr("torch", None, (n, 4))).shape == (n, 4)
+    True
+    >>> _filled(Arr("torch", None, (None,)), Arr("torch", None, (n, 4))).shape
+    (None,)
+    >>> _filled(UNKNOWN, Arr("torch", None, (n, None)), partial=False) is UNKNOWN
+    True
+    """
+    if value is UNKNOWN:
+        if partial or type(declared) is not Arr:
+            return declared
+        shape = declared.shape
+        if shape is None or any(d is None or type(d) in (Rest, Bcast) for d in shape):
+            return value
+        return declared
+    if (
+        type(value) is not Arr
+        or type(declared) is not Arr
+        or value.shape is None
+        or declared.shape is None
+        or len(value.shape) != len(declared.shape)
+        or None not in value.shape
+        or any(type(d) is Rest for d in value.shape + declared.shape)
+    ):
+        return value
+    shape = tuple(
+        d if d is not None or e is None or type(e) is Bcast else e
+        for d, e in zip(value.shape, declared.shape)
+    )
+    return value.with_(shape=shape)
 
 
 def _kind_only(want):

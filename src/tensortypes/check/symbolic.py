@@ -1009,6 +1009,18 @@ def mask_line(mask) -> int | None:
     return mask.since if mask.since is not None else assigned_line(mask.origin)
 
 
+def failed_origin(qualname: str) -> str:
+    """The origin of the declared result of a call of ``qualname`` an argument of which
+    did not fit (``signatures.failed_result``): a join treats it as an unknown value,
+    which leaves the other branch's array as it is."""
+    return f"the declared result of {qualname}(), whose arguments did not fit"
+
+
+def is_failed_origin(origin: str | None) -> bool:
+    """Whether ``origin`` is a :func:`failed_origin`."""
+    return origin is not None and origin.endswith(", whose arguments did not fit")
+
+
 def complement_origin(line: int) -> str:
     """The origin of ``~m`` of a boolean mask ``m`` whose shape was made at ``line``:
     what it selects is what ``m`` does not (:func:`complement_count`)."""

@@ -1088,3 +1088,39 @@ def mix_call(
     # the argument that does not fit (w) taints the names it reads: v, which reads n
     # too, is not checked again (no cascade); z, which reads none of them, is
     return mix(x, w, w, y, z)  # E: argument 'w' of mix() (m,) [arg-type] # E: argument 'z' of mix() (e,) [arg-type]
+
+
+def weighted_latents(
+    vae, rgb: Float[Tensor, "B H W 3"], alphas: Float[Tensor, " T"], t: Int[Tensor, " B"]
+) -> Tensor:
+    # a bare declaration, then a value the checker cannot follow: the name holds
+    # what it declares
+    latents: Float[Tensor, "B 4 64 64"]
+    latents = vae.encode(rgb.permute(0, 3, 1, 2))
+    w = 1.0 - alphas[t]  # (B,): the view(-1, 1, 1, 1) is missing
+    return w * latents  # E: cannot broadcast w (B,) with latents (B, 4, 64, 64): axis -1 has sizes B and 64 [broadcast]
+
+
+def predict_noise(
+    latents: Float[Tensor, "B 4 H W"], t: Int[Tensor, " B"]
+) -> Float[Tensor, "B 4 H W"]:
+    return latents
+
+
+def one_step(x: Float[Tensor, "B C H W"], t: Int[Tensor, " B"], sigmas: Float[Tensor, " T"]):
+    # a call whose argument does not fit still gives its declared result, with the
+    # sizes that argument reads unknown: (?, 4, ?, ?)
+    eps = predict_noise(x, t)  # E: argument 'latents' of predict_noise() (B, C, H, W) axis 1 has size C, expected 4 [arg-type]
+    return x - sigmas[t].view(1, -1, 1, 1) * eps  # E: cannot broadcast sigmas[t].view(1, -1, 1, 1) (1, B, 1, 1) with eps (?, 4, ?, ?): axis -3 has sizes B and 4 [broadcast]
+
+
+def one_step_either(
+    x: Float[Tensor, "B C 64 64"], t: Int[Tensor, " B"], w: Float[Tensor, " B"], flag: bool
+):
+    if flag:
+        eps = torch.zeros(x.shape[0], 4, 64, 64)
+    else:
+        eps = predict_noise(x, t)  # E: argument 'latents' of predict_noise() [arg-type]
+    # that result, reported where it was made, leaves the other branch's array as it
+    # is where the branches meet (as an unknown value would): (B, 4, 64, 64)
+    return w * eps  # E: cannot broadcast w (B,) with eps (B, 4, 64, 64): axis -1 has sizes B and 64 [broadcast]
