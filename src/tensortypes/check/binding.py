@@ -217,6 +217,7 @@ class Binder:
         rest_p = next((i for i, d in enumerate(pattern) if type(d) is Rest), None)
         rest_a = next((i for i, d in enumerate(shape) if type(d) is Rest), None)
         pairs = []
+        pending = None  # a mismatch of the rank, when the axes fit
         if rest_a is not None and rest_p is not None and pattern[rest_p].name is not None:
             aligned = self._open_rests(pattern, rest_p, shape, rest_a, label, out)
             if aligned is not None:
@@ -236,6 +237,18 @@ class Binder:
                     )
                 )
                 return out
+            returned = label.startswith("return value") or " of return value of " in label
+            if rest_p is None and _batch(shape[rest_a]) and returned:
+                # ``x.sum(-1)`` of ``x: (..., n)`` returned for ``""``: the parameter's
+                # ``...`` (a batch, any number of axes) would have to be just so many
+                # (reported when the axes it can see fit: else those are the error)
+                left = len(pattern) - rest_a - tail_a
+                many = "empty" if left == 0 else f"{left} axes" if left > 1 else "one axis"
+                pending = Mismatch(
+                    f"{_with_shape(label, shape)} keeps the '...' of a parameter, "
+                    f"expected rank {len(pattern)} {fmt_shape(pattern)}, so this "
+                    f"works only when '...' is {many}"
+                )
             tail = min(tail_a, tail_p)
             if (
                 rest_p is not None
@@ -287,7 +300,10 @@ class Binder:
                 (stop + k, pattern[rest_p + 1 + k], shape[stop + k]) for k in range(fixed - rest_p)
             ]
             self._rest(pattern[rest_p], tuple(shape[rest_p:stop]), label, out)
-        return self._pairs([(axis, p, a, label) for axis, p, a in pairs], out)
+        found = self._pairs([(axis, p, a, label) for axis, p, a in pairs], out)
+        if pending is not None and not found:
+            found.append(pending)
+        return found
 
     def _pairs(self, pairs, out: list) -> list:
         """Match ``(axis, pattern entry, actual entry, label)`` pairs into ``out``."""

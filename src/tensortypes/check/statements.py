@@ -106,24 +106,29 @@ class StatementMixin(CheckerHost):
             for i, stmt in enumerate(body):
                 if frame.terminated:
                     break
-                if paths > 1 and type(stmt) is ast.If and i + 1 < len(body):
+                if paths > 1 and type(stmt) in (ast.If, ast.Match) and i + 1 < len(body):
                     self.last_if = None
                     joined = self.exec_stmt(stmt, frame)
                     found = self.last_if
+                    tested = stmt.test if type(stmt) is ast.If else stmt.subject
                     if (
                         found is not None
                         and found[0] is stmt
                         and _layouts_differ(*found[1:])
-                        and not _tested_again(stmt.test, body[i + 1 :])
+                        and not _tested_again(tested, body[i + 1 :])
                     ):
                         ends = []
+                        share = max(1, paths // (len(found) - 1))
                         for branch in found[1:]:
                             branch.flags = frame.flags
-                            ends.append(self.exec_paths(body[i + 1 :], branch, paths // 2))
+                            ends.append(self.exec_paths(body[i + 1 :], branch, share))
                         live = [e for e in ends if not e.terminated]
                         if not live:
                             return ends[0]
-                        return live[0] if len(live) == 1 else join_frames(live[0], live[1])
+                        out = live[0]
+                        for other in live[1:]:
+                            out = join_frames(out, other)
+                        return out
                     frame = joined
                     continue
                 frame = self.exec_stmt(stmt, frame)
@@ -884,6 +889,8 @@ class StatementMixin(CheckerHost):
         live = [e for e in ends if not e.terminated]
         if not live:
             return ends[0]
+        if len(live) > 1:
+            self.last_if = (stmt, *live)  # for exec_paths, which may follow each
         out = live[0]
         for other in live[1:]:
             out = join_frames(out, other)
@@ -1197,9 +1204,14 @@ def _tested_again(test, rest) -> bool:
     return False
 
 
-def _layouts_differ(a, b) -> bool:
-    """Whether a variable holds an array of known shape on both frames whose join
-    would lose axes (another rank, or sizes on one axis known on both and different)."""
+def _layouts_differ(*frames) -> bool:
+    """Whether a variable holds an array of known shape on two of the frames whose
+    join would lose axes (another rank, or sizes on one axis known on both and
+    different)."""
+    return any(_two_layouts(a, b) for i, a in enumerate(frames) for b in frames[i + 1 :])
+
+
+def _two_layouts(a, b) -> bool:
     for key, x in a.vars.items():
         y = b.vars.get(key)
         if type(x) is not Arr or type(y) is not Arr or x.shape is None or y.shape is None:

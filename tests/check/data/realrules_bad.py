@@ -1124,3 +1124,35 @@ def one_step_either(
     # that result, reported where it was made, leaves the other branch's array as it
     # is where the branches meet (as an unknown value would): (B, 4, 64, 64)
     return w * eps  # E: cannot broadcast w (B,) with eps (B, 4, 64, 64): axis -1 has sizes B and 64 [broadcast]
+
+
+def summed_loss(
+    pred: Float[Tensor, "... vocab"], target: Float[Tensor, "... vocab"], kind: str
+) -> Float[Tensor, ""]:
+    # each case of a match whose cases leave arrays of two ranks is followed on its
+    # own; the sum over the last axis only keeps the parameter's '...', which a
+    # scalar result fits only when it is empty
+    match kind:
+        case "mse":
+            loss = ((pred - target) ** 2).sum(dim=-1)
+        case _:
+            loss = (pred - target).abs().sum()
+    return loss  # E: return value of summed_loss() (...,) keeps the '...' of a parameter, expected rank 0 (), so this works only when '...' is empty [return]
+
+
+def last_token(x: Float[Tensor, "... d"]) -> Float[Tensor, " d"]:
+    return x  # E: return value of last_token() (..., d) keeps the '...' of a parameter, expected rank 1 (d,), so this works only when '...' is empty [return]
+
+
+def total(x: Tensor) -> Float[Tensor, " n"]:
+    # a sum over every axis leaves none, whatever the rank of the array
+    return x.sum()  # E: return value of total() () has rank 0, expected rank 1 [return]
+
+
+def flat(x: Tensor, a: np.ndarray) -> tuple[Float[Tensor, "n m"], Float[np.ndarray, "n m"]]:
+    # flattened, any array is one axis; from start_dim 1, two
+    return x.flatten(), a.ravel()  # E: has rank 1, expected rank 2 [return]
+
+
+def flat_from_one(x: Tensor) -> Float[Tensor, " n"]:
+    return x.flatten(1)  # E: has rank 2, expected rank 1 [return]

@@ -173,7 +173,7 @@ def helper_patterns(q: Bool[Tensor, "b n"], k: Bool[Tensor, "b n"], h: int) -> N
     one + torch.zeros(7)
 
 
-def open_return(x: Float[Tensor, "... n"], y: Float[Tensor, "n"]) -> Float[Tensor, "n"]:
+def open_return(x: Float[Tensor, "... n"], y: Float[Tensor, "n"]) -> Float[Tensor, "... n"]:
     return x
 
 

@@ -413,9 +413,14 @@ def _rest_meets_rows(a, b, la: str, lb: str) -> None:
 
 
 def reduce_shape(shape, axes, keepdims: bool):
-    """The shape after reducing ``axes`` (None: all axes)."""
+    """The shape after reducing ``axes`` (None: all axes): all of them leave no axis,
+    whatever the rank (``x.sum()`` of an array of unknown rank is ``()``).
+
+    >>> reduce_shape(None, None, False), reduce_shape(None, [0], False)
+    ((), None)
+    """
     if shape is None:
-        return None
+        return () if axes is None and not keepdims else None
     prefix, rest, suffix = split_rest(shape)
     if axes is None:
         if rest is not None:
@@ -668,9 +673,21 @@ def insert_axis(shape, axis: int, size):
 
 
 def flatten_shape(shape, start: int = 0, end: int = -1):
-    """Merge axes ``start..end`` into one (their product)."""
+    """Merge axes ``start..end`` into one (their product). Of an array of open rank,
+    the axes from ``start`` (counted from the front) to the last are one axis of
+    unknown size: ``x.flatten()`` of any array is one axis.
+
+    >>> n = dims.symbol("n")
+    >>> flatten_shape(None), flatten_shape((n, Rest(None)), 1), flatten_shape(None, 1)
+    ((None,), (Dim('n'), None), (None, None))
+    """
     if shape is None or split_rest(shape)[1] is not None:
-        return None
+        if end != -1 or start < 0:
+            return None
+        if shape is None:
+            return (None,) * (start + 1)  # an input of at least start + 1 axes
+        prefix = split_rest(shape)[0]
+        return (*prefix[:start], None) if start <= len(prefix) else None
     if not shape:
         return (ONE,)
     rank = len(shape)
