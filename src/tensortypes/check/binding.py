@@ -255,7 +255,7 @@ class Binder:
                 and pattern[rest_p].name is None
                 and tail_p > tail_a
                 and _batch(shape[rest_a])
-                and (label.startswith("return value") or " of return value of " in label)
+                and returned
             ):
                 # ``(..., n)`` returned for ``"... n n"``: the parameter's ``...`` (a
                 # batch) would have to end with the axes the annotation names there.
