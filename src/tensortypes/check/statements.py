@@ -25,7 +25,7 @@ import ast
 
 from tensortypes.core.dims import Dim
 from tensortypes.errors import AnnotationError
-from tensortypes.types import ArrayType, UnionType
+from tensortypes.types import ArrayType, DictType, UnionType
 
 from .host import CheckerHost
 from .binding import Binder
@@ -558,6 +558,20 @@ class StatementMixin(CheckerHost):
 
     def assign_item(self, target, value, frame, stmt) -> None:
         receiver = self.eval(target.value, frame)
+        held = frame.declared.get(target.value.id) if type(target.value) is ast.Name else None
+        if held is not None and type(held[0]) is DictType:
+            # ``counts: dict[str, list[int]] = {}``, then ``counts[k] = v``: the value is
+            # held to the declared value type, as mypy holds it
+            self.check_binding(
+                held[0].value,
+                value,
+                f"value assigned to {label_of(target)}",
+                self.local_binder(frame),
+                stmt,
+                frame,
+                code="assign",
+                source=stmt.value,
+            )
         if type(receiver) is ListV:
             key = (
                 attr_key(target.value)

@@ -1156,3 +1156,13 @@ def flat(x: Tensor, a: np.ndarray) -> tuple[Float[Tensor, "n m"], Float[np.ndarr
 
 def flat_from_one(x: Tensor) -> Float[Tensor, " n"]:
     return x.flatten(1)  # E: has rank 2, expected rank 1 [return]
+
+
+def alive_counts(masks: dict[str, Bool[Tensor, "1 seq C"]]) -> dict[str, list[int]]:
+    # tolist() nests as deep as the array has axes; an item assigned to a declared
+    # dict is held to its value type
+    counts: dict[str, list[int]] = {}
+    for name, mask in masks.items():
+        per_pos = mask.sum(dim=-1)  # (1, seq): the batch row is not taken
+        counts[name] = per_pos.tolist()  # E: value assigned to counts[name] is List[List[int]], expected List[int] [assign]
+    return counts

@@ -1240,3 +1240,12 @@ def scatter_rows(ci: Float[Tensor, "1 seq C"], values: list[Tensor]) -> Tensor:
     for pos in range(ci.shape[1]):
         full[0, pos, :] = values[pos]
     return full
+
+
+def alive_counts(masks: dict[str, Bool[Tensor, "1 seq C"]]) -> dict[str, list[int]]:
+    counts: dict[str, list[int]] = {}
+    rows: dict[str, list[list[int]]] = {}
+    for name, mask in masks.items():
+        counts[name] = mask[0].sum(dim=-1).tolist()  # (seq,): a list of ints
+        rows[name] = mask.sum(dim=-1).tolist()  # (1, seq): a list of lists
+    return counts

@@ -185,7 +185,9 @@ class Glu(ParamRule):
 class Item(Rule):
     """``.item()`` of a one-element array: a Python scalar; ``.tolist()``: nested lists.
 
-    ``tolist`` of a 0-d array is the scalar itself; of any other array a list.
+    ``tolist`` of a 0-d array is the scalar itself; of any other array a list, nested
+    as deep as the array has axes when its rank is known (``(1, seq)`` of int64 gives
+    a ``list[list[int]]``).
     """
 
     __slots__ = ("nested",)
@@ -196,16 +198,26 @@ class Item(Rule):
     def apply(self, call: Call):
         x = first_array(call)
         if self.nested and x is not None and x.shape != ():
-            return ListV(None) if x.rank is not None and x.rank > 0 else UNKNOWN
+            if x.shape is None or any(type(d) is Rest for d in x.shape):
+                return ListV(None) if x.rank is not None and x.rank > 0 else UNKNOWN
+            nested: Value = _scalar(x)
+            for _ in x.shape:
+                nested = ListV(None, nested)
+            return nested
         if x is not None and not self.nested and len(call.args) == 1 and not call.kwargs:
             _one_element(call, x)
-        if x is None or x.dtypes is None:
-            return UNKNOWN
-        if all(d.kind in "iu" for d in x.dtypes):
-            return IntV()
-        if all(d.kind == "b" for d in x.dtypes):
-            return BoolV()
-        return FloatV()
+        return UNKNOWN if x is None else _scalar(x)
+
+
+def _scalar(x: Arr) -> Value:
+    """The Python number an element of ``x`` is (``item``, ``tolist``), by its dtypes."""
+    if x.dtypes is None:
+        return UNKNOWN
+    if all(d.kind in "iu" for d in x.dtypes):
+        return IntV()
+    if all(d.kind == "b" for d in x.dtypes):
+        return BoolV()
+    return FloatV()
 
 
 def _one_element(call: Call, x: Arr) -> None:
