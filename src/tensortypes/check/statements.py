@@ -99,8 +99,9 @@ class StatementMixin(CheckerHost):
         ``(B*N, Nf)`` on the other) is followed on each branch to the end of its block
         (of the body, or of a loop's, a ``with``'s or a branch's body, which
         ``exec_block`` walks so within a function): what the rest of the block does
-        fails on one of them, which their join (``(..., Nf)``) would hide. At most
-        ``paths`` paths; past that, branches meet as usual."""
+        fails on one of them, which their join (``(..., Nf)``) would hide. So is a
+        ``match`` whose cases do. At most ``paths`` paths; past that (a ``match`` of
+        more live cases than that, too), branches meet as usual."""
         outer, self.path_budget = self.path_budget, paths
         try:
             for i, stmt in enumerate(body):
@@ -114,11 +115,12 @@ class StatementMixin(CheckerHost):
                     if (
                         found is not None
                         and found[0] is stmt
+                        and len(found) - 1 <= paths  # a match of many cases: joined
                         and _layouts_differ(*found[1:])
                         and not _tested_again(tested, body[i + 1 :])
                     ):
                         ends = []
-                        share = max(1, paths // (len(found) - 1))
+                        share = paths // (len(found) - 1)
                         for branch in found[1:]:
                             branch.flags = frame.flags
                             ends.append(self.exec_paths(body[i + 1 :], branch, share))
