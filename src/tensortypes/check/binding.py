@@ -81,7 +81,7 @@ class Binder:
         self.facts = facts  # divisibility facts of the caller: (name, k) pairs
         self.failed = False  # an argument did not fit: the bindings are not to be trusted
         # the size names the arguments that did not fit read (their bindings are off),
-        # or None when not known (an argument for a union, or none failed)
+        # or None when not known (an argument for a union or a scalar, or none failed)
         self.tainted: set | None = None
         # the last argument that did not fit had only a wrong dtype: its shape bound its
         # sizes, which are still to be trusted

@@ -1279,6 +1279,7 @@ class SignatureMixin(CheckerHost):
             params, key=lambda p: p[1] is None or array_member(self.annotation_type(p[1])) is None
         )
         tainted = None  # after an argument that did not fit: the names it may have bound
+        opaque = False  # one that did not fit read no size names (a union, a scalar)
         for name, ann, default, _kind in ordered:
             if name not in given or ann is None:
                 continue
@@ -1305,13 +1306,10 @@ class SignatureMixin(CheckerHost):
                 # The bindings of the names it reads are now off: one error per call,
                 # not a cascade, but for the array arguments that read none of them.
                 read = _size_names(want)
-                binder.tainted = (
-                    (tainted or set()) | read
-                    if read and not (binder.failed and binder.tainted is None)
-                    else None
-                )
+                opaque = opaque or not read
                 binder.failed = True
                 tainted = (tainted or set()) | read
+        binder.tainted = None if opaque else tainted
         return binder
 
     def bind_int(self, binder, name, value, node, info, frame) -> bool:

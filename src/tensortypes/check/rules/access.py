@@ -198,10 +198,10 @@ class Item(Rule):
     def apply(self, call: Call):
         x = first_array(call)
         if self.nested and x is not None and x.shape != ():
-            if x.shape is None or any(type(d) is Rest for d in x.shape):
-                return ListV(None) if x.rank is not None and x.rank > 0 else UNKNOWN
+            if x.rank is None:
+                return UNKNOWN
             nested: Value = _scalar(x)
-            for _ in x.shape:
+            for _ in range(x.rank):
                 nested = ListV(None, nested)
             return nested
         if x is not None and not self.nested and len(call.args) == 1 and not call.kwargs:
